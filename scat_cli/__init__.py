@@ -1,0 +1,1 @@
+"""The scat command line."""

@@ -1,0 +1,53 @@
+"""The `scat` command line: a thin shell that delegates to scat_core and maps its errors.
+
+Keep imports here light: `scat --help` must not import SQLAlchemy; commands import the
+store lazily.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from scat_cli.context import CliState
+from scat_cli.db_commands import db_app
+from scat_core.domain.errors import ScatError
+
+app = typer.Typer(
+    name="scat",
+    help="Scat (Thirty-One): play the card game against people and bots, with a "
+    "tamper-evident event log.\n\nExample: scat new --player you --bot ann --bot bob",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(db_app, name="db")
+
+
+@app.callback()
+def _global_options(
+    ctx: typer.Context,
+    db: str | None = typer.Option(
+        None,
+        "--db",
+        metavar="URL",
+        help="Database URL (sqlite:///path/scat.db or postgresql+psycopg://user@host/db). "
+        "Default: $SCAT_DB_URL, else an SQLite file in your user data directory.",
+    ),
+) -> None:
+    """Global options, given before the command."""
+    ctx.obj = CliState(db_url=db)
+
+
+def main() -> None:
+    """Run the CLI; a ScatError becomes one line on stderr and its contract exit code."""
+    try:
+        app()
+    except ScatError as exc:
+        print(f"scat: error: {exc}", file=sys.stderr)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        print("scat: interrupted", file=sys.stderr)
+        sys.exit(130)

@@ -1,0 +1,1 @@
+"""Scat core: the pure domain and the event store."""

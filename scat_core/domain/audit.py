@@ -1,0 +1,229 @@
+"""Audit a game from its stored events alone: hash chain, rules, invariants and deals.
+
+Every command is re-decided from the state before it: an event that the rules would not
+have produced in that place is a failure. When the game is over, its revealed seed is
+checked against the commitment in the first event and every deal and reshuffle is
+recomputed from it; while it runs, the recorded decks are used (and checked by the
+invariants).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from . import commands as cmd
+from . import events as ev
+from .cards import DECK
+from .decide import decide
+from .errors import ScatError
+from .evolve import evolve
+from .hashing import GENESIS_HASH, chain_hash
+from .invariants import invariant_problems
+from .shuffle import Chance, SeededChance, seed_commitment
+from .state import GameState
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """The verdict on one game: ok, how many events, the first bad seq and every problem."""
+
+    game_id: str
+    ok: bool
+    events: int
+    first_bad_seq: int | None
+    problems: list[str] = field(default_factory=list)
+    seed_verified: bool = False
+
+
+class RecordedChance:
+    """Chance as recorded in the events themselves, for a game whose seed is still secret."""
+
+    def __init__(self, events: Sequence[ev.Event]) -> None:
+        self._decks: dict[int, list[str]] = {}
+        self._restocks: dict[tuple[int, int], list[str]] = {}
+        self._dealer = ""
+        self._players: list[str] = []
+        self._seed = ("", "")
+        self._commitment = ""
+        hand, count = 0, 0
+        for event in events:
+            if isinstance(event, ev.GameCreated):
+                self._dealer, self._players = event.dealer, [p.name for p in event.players]
+                self._commitment = event.seed_commitment
+            elif isinstance(event, ev.HandDealt):
+                hand, count = event.hand_number, 0
+                self._decks.setdefault(hand, list(event.deck))
+            elif isinstance(event, ev.StockReshuffled):
+                count += 1
+                self._restocks[(hand, count)] = list(event.stock)
+            elif isinstance(event, ev.GameWon):
+                self._seed = (event.seed, event.seed_salt)
+
+    def deck(self, hand_number: int) -> list[str]:
+        """The recorded deck of hand `hand_number`."""
+        return self._decks.get(hand_number, list(DECK))
+
+    def restock(self, hand_number: int, index: int, cards: Sequence[str]) -> list[str]:
+        """The recorded new stock, if it is a reordering of `cards`."""
+        recorded = self._restocks.get((hand_number, index), [])
+        return recorded if sorted(recorded) == sorted(cards) else list(cards)
+
+    def first_dealer(self, players: int) -> int:
+        """The seat of the recorded first dealer."""
+        return self._players.index(self._dealer) if self._dealer in self._players else 0
+
+    def reveal(self) -> tuple[str, str]:
+        """The recorded seed and salt, if any."""
+        return self._seed
+
+    def commitment(self) -> str:
+        """The recorded commitment to the seed."""
+        return self._commitment
+
+
+def verify_chain(records: Sequence[Mapping[str, Any]]) -> tuple[int | None, str | None]:
+    """The first seq whose numbering or hash is wrong, with the reason, or (None, None)."""
+    previous = GENESIS_HASH
+    game_id = records[0]["game_id"] if records else None
+    for index, record in enumerate(records, start=1):
+        if record["seq"] != index:
+            return index, f"event {index} is missing (found seq {record['seq']})"
+        if record["game_id"] != game_id:
+            return index, f"event {index} belongs to game {record['game_id']}"
+        if record["prev_hash"] != previous:
+            return index, f"event {index} does not chain to the hash of event {index - 1}"
+        if chain_hash(previous, dict(record)) != record["hash"]:
+            return index, f"event {index} was altered: its hash does not match its content"
+        previous = record["hash"]
+    return None, None
+
+
+def command_for(events: Sequence[ev.Event], index: int) -> cmd.Command | None:
+    """The command that must have caused the event at `index` (None: no command does)."""
+    event = events[index]
+    following = events[index + 1] if index + 1 < len(events) else None
+    if isinstance(event, ev.GameCreated):
+        stacked = isinstance(following, ev.HandDealt) and following.stacked
+        return cmd.CreateGame(
+            game_id=event.game_id,
+            players=event.players,
+            options=event.options,
+            dealer=None if event.dealer_drawn else event.dealer,
+            first_deck=following.deck if stacked and isinstance(following, ev.HandDealt) else None,
+            protected=event.protected,
+        )
+    if isinstance(event, ev.StockReshuffled) and isinstance(following, ev.CardDrawn):
+        return cmd.Draw(following.player, following.source)
+    if isinstance(event, ev.HandViewed):
+        return cmd.ViewHand(event.player)
+    if isinstance(event, ev.Knocked):
+        return cmd.Knock(event.player)
+    if isinstance(event, ev.ThirtyOneDeclared):
+        return cmd.Declare31(event.player)
+    if isinstance(event, ev.ThrowDownCalled):
+        return cmd.ThrowDown(event.player)
+    if isinstance(event, ev.CardDrawn):
+        return cmd.Draw(event.player, event.source)
+    if isinstance(event, ev.CardDiscarded):
+        return cmd.Discard(event.player, event.card)
+    return None
+
+
+def audit_records(records: Sequence[Mapping[str, Any]]) -> AuditReport:
+    """Audit one game's stored event records (envelopes as exported or stored)."""
+    game_id = str(records[0]["game_id"]) if records else ""
+    if not records:
+        return AuditReport(game_id, False, 0, None, ["the game has no events"])
+    bad_seq, reason = verify_chain(records)
+    if bad_seq is not None:
+        return AuditReport(game_id, False, len(records), bad_seq, [str(reason)])
+    events: list[ev.Event] = []
+    for record in records:
+        try:
+            events.append(ev.from_record(record["type"], record["schema_version"], record["data"]))
+        except (ValueError, ValidationError) as error:
+            first_line = str(error).splitlines()[0]
+            return AuditReport(
+                game_id,
+                False,
+                len(records),
+                record["seq"],
+                [f"event {record['seq']} is unreadable: {first_line}"],
+            )
+    return audit_events(game_id, events)
+
+
+def _choose_chance(events: Sequence[ev.Event]) -> tuple[Chance, bool, str | None]:
+    created = events[0] if isinstance(events[0], ev.GameCreated) else None
+    won = events[-1] if isinstance(events[-1], ev.GameWon) else None
+    if created is None or won is None:
+        return RecordedChance(events), False, None
+    if seed_commitment(won.seed, won.seed_salt) != created.seed_commitment:
+        return RecordedChance(events), False, "the revealed seed does not match the commitment"
+    return SeededChance(won.seed, won.seed_salt), True, None
+
+
+def audit_events(game_id: str, events: Sequence[ev.Event]) -> AuditReport:
+    """Re-decide every command from the state before it, checking invariants after each event."""
+    if not events:
+        return AuditReport(game_id, False, 0, None, ["the game has no events"])
+    chance, seeded, seed_problem = _choose_chance(events)
+    if seed_problem:
+        return AuditReport(game_id, False, len(events), len(events), [seed_problem])
+    state, index = GameState(), 0
+    while index < len(events):
+        seq = index + 1
+        command = command_for(events, index)
+        if command is None:
+            return _bad(
+                game_id,
+                events,
+                seq,
+                f"event {seq} ({events[index].type}) is not the effect of any command here",
+            )
+        try:
+            expected = decide(state, command, chance)
+        except ScatError as error:
+            return _bad(
+                game_id,
+                events,
+                seq,
+                f"event {seq} ({events[index].type}) breaks the rules: {error}",
+            )
+        if not expected:
+            return _bad(
+                game_id,
+                events,
+                seq,
+                f"event {seq} ({events[index].type}) should not have been recorded",
+            )
+        for offset, wanted in enumerate(expected):
+            at = index + offset
+            if at >= len(events):
+                return _bad(
+                    game_id,
+                    events,
+                    at + 1,
+                    f"the game stops before event {at + 1} ({wanted.type}), which the rules require",
+                )
+            if events[at] != wanted:
+                return _bad(
+                    game_id,
+                    events,
+                    at + 1,
+                    f"event {at + 1} ({events[at].type}) is not what the rules produce here (expected {wanted.type})",
+                )
+            state = evolve(state, events[at])
+            problems = invariant_problems(state)
+            if problems:
+                return _bad(game_id, events, at + 1, f"after event {at + 1}: " + "; ".join(problems))
+        index += len(expected)
+    return AuditReport(game_id, True, len(events), None, [], seeded)
+
+
+def _bad(game_id: str, events: Sequence[ev.Event], seq: int, problem: str) -> AuditReport:
+    return AuditReport(game_id, False, len(events), seq, [problem])

@@ -1,0 +1,122 @@
+"""Bots: a heuristic player, and a player picking uniformly among legal moves.
+
+The heuristic bot declares 31 at once, takes the discard when it improves the hand, keeps
+its best suit, and knocks on a threshold that depends on the number of players and how far
+the hand has gone. It uses no randomness, so a game's bots are deterministic given its seed.
+"""
+
+from __future__ import annotations
+
+import random
+
+from .cards import SUITS, hand_value, points, suit
+from .commands import Declare31, Discard, Draw, Knock, PlayerCommand
+from .decide import value_of
+from .state import GameState
+
+
+def _best_three(state: GameState, cards: tuple[str, ...], keep: str | None = None) -> tuple[int, str]:
+    """The best value of 3 of 4 `cards` and the card to throw for it (never `keep`, R13)."""
+    return _best_of_four(cards, keep, state.options.three_of_a_kind, state.options.straight_flush)
+
+
+def _best_of_four(
+    cards: tuple[str, ...], keep: str | None, three_of_a_kind: bool, straight_flush: bool
+) -> tuple[int, str]:
+    totals = dict.fromkeys(SUITS, 0)
+    for card in cards:
+        totals[suit(card)] += points(card)
+    best: tuple[int, int, str] | None = None
+    for thrown in cards:
+        if thrown == keep:
+            continue
+        thrown_suit, thrown_points = suit(thrown), points(thrown)
+        suited = max(total - thrown_points if name == thrown_suit else total for name, total in totals.items())
+        value = suited
+        if three_of_a_kind or straight_flush:
+            rest = [card for card in cards if card != thrown]
+            value = hand_value(rest, three_of_a_kind, straight_flush)
+        # Tie-break: keep the strongest suit together, throw the lowest card.
+        if best is None or (value, suited - thrown_points) > best[:2]:
+            best = (value, suited - thrown_points, thrown)
+    assert best is not None
+    return best[0], best[2]
+
+
+def knock_threshold(state: GameState) -> int:
+    """The value the bot knocks on: lower with more players, higher as the hand goes on."""
+    players = len(state.active_seats())
+    rounds = len(state.had_turn) // max(players, 1)
+    return max(17, min(27, 23 - (players - 2) + rounds))
+
+
+def can_declare(state: GameState, seat: int) -> bool:
+    """Whether the player at `seat` holds 3 cards worth 31 during a hand (R20)."""
+    hand = state.hands[seat]
+    if len(hand) != 3 or not hand[0][-1] == hand[1][-1] == hand[2][-1] or not state.in_hand:
+        return False  # 31 always needs three cards of one suit (R3, R5)
+    return value_of(state, seat) == 31
+
+
+def heuristic_move(state: GameState, seat: int) -> PlayerCommand | None:
+    """The heuristic bot's move for `seat`, or None when it has nothing to do."""
+    name = state.players[seat].name
+    if can_declare(state, seat):
+        return Declare31(name)
+    if state.turn != seat:
+        return None
+    hand = state.hands[seat]
+    if state.phase == "discard":
+        return Discard(name, _best_three(state, hand, state.taken_from_discard)[1])
+    current = value_of(state, seat)
+    if state.knocker is None and _may_knock(state, seat) and current >= knock_threshold(state):
+        return Knock(name)
+    top = state.discard[-1]
+    with_top, _ = _best_three(state, hand + (top,), keep=top)
+    if with_top > current and (with_top - current >= 3 or with_top >= 25):
+        return Draw(name, "discard")
+    return Draw(name, "stock")
+
+
+def _may_knock(state: GameState, seat: int) -> bool:
+    options = state.options
+    if options.no_first_round_knock and not set(state.active_seats()) <= state.had_turn:
+        return False
+    return options.min_knock is None or value_of(state, seat) >= options.min_knock
+
+
+def legal_moves(state: GameState, seat: int) -> list[PlayerCommand]:
+    """Every legal move of the player at `seat` on his turn (throw downs aside)."""
+    name = state.players[seat].name
+    moves: list[PlayerCommand] = []
+    if can_declare(state, seat):
+        moves.append(Declare31(name))
+    if state.turn != seat:
+        return moves
+    if state.phase == "discard":
+        moves.extend(Discard(name, card) for card in state.hands[seat] if card != state.taken_from_discard)
+        return moves
+    moves.extend([Draw(name, "stock"), Draw(name, "discard")])
+    if state.knocker is None and _may_knock(state, seat):
+        moves.append(Knock(name))
+    return moves
+
+
+def random_move(state: GameState, seat: int, rng: random.Random) -> PlayerCommand | None:
+    """A move picked uniformly among the legal ones of `seat` on his turn."""
+    if state.turn != seat:
+        return None
+    moves = legal_moves(state, seat)
+    return rng.choice(moves) if moves else None
+
+
+def next_bot_command(state: GameState) -> PlayerCommand | None:
+    """What a bot does next: a bot holding 31 declares at once, else the bot to play moves."""
+    if not state.in_hand:
+        return None
+    for player in state.players:
+        if player.is_bot and not player.out and can_declare(state, player.seat):
+            return Declare31(player.name)
+    if state.turn is not None and state.players[state.turn].is_bot:
+        return heuristic_move(state, state.turn)
+    return None

@@ -1,0 +1,69 @@
+"""Commands: what a player (or the shell, for a new game) asks for, in the imperative."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from .events import PlayerSeat
+from .options import GameOptions
+
+
+@dataclass(frozen=True, slots=True)
+class CreateGame:
+    """Create a game and deal its first hand."""
+
+    game_id: str
+    players: tuple[PlayerSeat, ...]
+    options: GameOptions = field(default_factory=GameOptions)
+    dealer: str | None = None
+    first_deck: tuple[str, ...] | None = None
+    protected: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """Draw the top card of the stock or of the discard pile (R12)."""
+
+    player: str
+    source: Literal["stock", "discard"]
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """Discard a card from the hand (R12, R13)."""
+
+    player: str
+    card: str
+
+
+@dataclass(frozen=True, slots=True)
+class Knock:
+    """Knock instead of drawing (R14-R16)."""
+
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class Declare31:
+    """Declare a hand worth 31 (R20-R22)."""
+
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThrowDown:
+    """Call a throw down without having looked at the hand (R23)."""
+
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class ViewHand:
+    """Show a player his own hand (recorded in throw-down games, R23)."""
+
+    player: str
+
+
+PlayerCommand = Draw | Discard | Knock | Declare31 | ThrowDown | ViewHand
+Command = CreateGame | PlayerCommand

@@ -1,0 +1,260 @@
+"""decide(state, command, chance) -> events: every rule of Scat, pure.
+
+A command that breaks a rule raises RuleViolation naming the rule. The consequences of a
+command (showdown, pennies, eliminations, the next deal, the end of the game) are decided
+here too, in the same list of events.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from . import events as ev
+from .cards import hand_value, validate_deck
+from .commands import Command, CreateGame, Declare31, Discard, Draw, Knock, ThrowDown, ViewHand
+from .errors import BadInput, NotFound, RuleViolation
+from .evolve import evolve
+from .shuffle import Chance
+from .state import GameState
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 9
+_NAME_RE = re.compile(r"^[\w][\w .'-]{0,31}$")
+
+
+class _Emitter:
+    """Collects events and keeps the state they lead to, so consequences see it."""
+
+    def __init__(self, state: GameState) -> None:
+        self.state = state
+        self.events: list[ev.Event] = []
+
+    def emit(self, event: Any) -> None:
+        self.events.append(event)
+        self.state = evolve(self.state, event)
+
+
+def value_of(state: GameState, seat: int) -> int:
+    """The value of the hand at `seat` under the game's options (R3-R5)."""
+    return hand_value(state.hands[seat], state.options.three_of_a_kind, state.options.straight_flush)
+
+
+def decide(state: GameState, command: Command, chance: Chance) -> list[ev.Event]:
+    """The events that `command` causes in `state`, or a RuleViolation naming the rule."""
+    if isinstance(command, CreateGame):
+        return _create(state, command, chance)
+    handler = _PLAYER_COMMANDS[type(command)]
+    if state.status == "new":
+        raise NotFound("no such game")
+    seat = state.seat_of(command.player)
+    if seat is None:
+        raise NotFound(f"no player {command.player!r} in this game")
+    if state.status == "finished":
+        raise RuleViolation(f"the game is over: {state.winner} won")
+    if state.players[seat].out:
+        raise RuleViolation(f"{state.players[seat].name} is out of the game", "R25")
+    return handler(state, seat, command, chance)
+
+
+def _create(state: GameState, command: CreateGame, chance: Chance) -> list[ev.Event]:
+    if state.status != "new":
+        raise RuleViolation(f"game {command.game_id} exists already")
+    names = [seat.name for seat in command.players]
+    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
+        raise RuleViolation(f"Scat is for 2 to 9 players, not {len(names)}", "R6")
+    for name in names:
+        if not _NAME_RE.match(name):
+            raise BadInput(f"{name!r} is not a usable player name: 1 to 32 letters, digits, spaces, . ' - or _")
+    folded = [name.casefold() for name in names]
+    if len(set(folded)) != len(folded):
+        twice = next(name for name in names if folded.count(name.casefold()) > 1)
+        raise BadInput(f"two players are called {twice!r}: names must differ (ignoring case)")
+    if command.dealer is None:
+        dealer, drawn = names[chance.first_dealer(len(names))], True
+    else:
+        if command.dealer.casefold() not in folded:
+            raise NotFound(f"the dealer {command.dealer!r} is not one of the players")
+        dealer, drawn = names[folded.index(command.dealer.casefold())], False
+    if command.first_deck is not None:
+        validate_deck(command.first_deck)
+    out = _Emitter(state)
+    out.emit(
+        ev.GameCreated(
+            game_id=command.game_id,
+            players=command.players,
+            options=command.options,
+            dealer=dealer,
+            dealer_drawn=drawn,
+            seed_commitment=chance.commitment(),
+            protected=command.protected,
+        )
+    )
+    if command.first_deck is not None:
+        out.emit(ev.HandDealt(hand_number=1, dealer=dealer, deck=command.first_deck, stacked=True))
+    else:
+        out.emit(ev.HandDealt(hand_number=1, dealer=dealer, deck=tuple(chance.deck(1))))
+    return out.events
+
+
+def _require_turn(state: GameState, seat: int, phase: str) -> None:
+    if state.turn != seat:
+        if state.turn is None:
+            raise RuleViolation("the hand is being settled: nobody is to play")
+        raise RuleViolation(f"it is not your turn: {state.name(state.turn)} is to play", "R11")
+    if state.phase != phase:
+        if phase == "draw":
+            raise RuleViolation("you have drawn already: discard a card now", "R12")
+        raise RuleViolation("draw a card first (from the stock or the discard pile)", "R12")
+
+
+def _draw(state: GameState, seat: int, command: Draw, chance: Chance) -> list[ev.Event]:
+    _require_turn(state, seat, "draw")
+    player = state.players[seat].name
+    out = _Emitter(state)
+    if command.source == "discard":
+        out.emit(ev.CardDrawn(player=player, source="discard", card=state.discard[-1]))
+        return out.events
+    if not state.stock:  # R17
+        stock = chance.restock(state.hand_number, state.reshuffles + 1, state.discard[:-1])
+        out.emit(ev.StockReshuffled(stock=tuple(stock)))
+    out.emit(ev.CardDrawn(player=player, source="stock", card=out.state.stock[0]))
+    return out.events
+
+
+def _discard(state: GameState, seat: int, command: Discard, chance: Chance) -> list[ev.Event]:
+    _require_turn(state, seat, "discard")
+    if command.card not in state.hands[seat]:
+        raise RuleViolation(f"you do not hold {command.card}", "R12")
+    if command.card == state.taken_from_discard:
+        raise RuleViolation(f"you took {command.card} from the discard pile this turn: discard another card", "R13")
+    out = _Emitter(state)
+    out.emit(ev.CardDiscarded(player=state.players[seat].name, card=command.card))
+    if out.state.phase == "settling":  # R16: the player to the knocker's right has discarded
+        assert state.knocker is not None
+        _showdown(out, state.knocker, chance)
+    return out.events
+
+
+def _knock(state: GameState, seat: int, command: Knock, chance: Chance) -> list[ev.Event]:
+    _require_turn(state, seat, "draw")
+    if state.knocker is not None:
+        raise RuleViolation(f"{state.name(state.knocker)} has knocked already: draw a card", "R16")
+    options = state.options
+    if options.no_first_round_knock and not set(state.active_seats()) <= state.had_turn:
+        raise RuleViolation("nobody may knock until every player has had a turn", "R15b")
+    if options.min_knock is not None and value_of(state, seat) < options.min_knock:
+        raise RuleViolation(
+            f"your hand is worth {value_of(state, seat)}: knocking needs at least {options.min_knock}",
+            "R15",
+        )
+    return [ev.Knocked(player=state.players[seat].name)]
+
+
+def _declare(state: GameState, seat: int, command: Declare31, chance: Chance) -> list[ev.Event]:
+    if not state.in_hand:
+        raise RuleViolation("the hand is being settled: nothing to declare", "R20")
+    if len(state.hands[seat]) != 3:
+        raise RuleViolation("you hold 4 cards: discard first, then declare 31", "R20")
+    value = value_of(state, seat)
+    if value != 31:
+        raise RuleViolation(f"your hand is worth {value}, not 31", "R20")
+    out = _Emitter(state)
+    player = state.players[seat].name
+    out.emit(ev.ThirtyOneDeclared(player=player, hand=state.hands[seat]))
+    _lose_lives(out, [(other, 1) for other in _play_order(state) if other != seat])  # R21
+    _next_hand_or_end(out, chance)
+    return out.events
+
+
+def _throw_down(state: GameState, seat: int, command: ThrowDown, chance: Chance) -> list[ev.Event]:
+    if not state.options.throw_down:
+        raise RuleViolation("this game was created without the throw-down option", "R23")
+    if not state.in_hand:
+        raise RuleViolation("the hand is being settled", "R23")
+    if seat in state.looked:
+        raise RuleViolation("you have looked at your hand: only a player who has not may throw down", "R23")
+    if state.phase != "draw":
+        raise RuleViolation(f"{state.name(state.turn)} is in the middle of a turn: throw down between turns", "R23")
+    out = _Emitter(state)
+    out.emit(ev.ThrowDownCalled(player=state.players[seat].name))
+    _showdown(out, seat, chance)
+    return out.events
+
+
+def _view(state: GameState, seat: int, command: ViewHand, chance: Chance) -> list[ev.Event]:
+    if state.options.throw_down and state.in_hand and seat not in state.looked:
+        return [ev.HandViewed(player=state.players[seat].name)]
+    return []
+
+
+def _play_order(state: GameState) -> list[int]:
+    """Active seats clockwise from the dealer's left."""
+    order, seat = [], state.dealer
+    for _ in state.active_seats():
+        seat = state.left_of(seat)
+        order.append(seat)
+    return order
+
+
+def _showdown(out: _Emitter, caller: int, chance: Chance) -> None:
+    """R18, R19: reveal and value every active hand; the lowest lose lives."""
+    state = out.state
+    order = _play_order(state)
+    values = {seat: value_of(state, seat) for seat in order}
+    lowest = min(values.values())
+    losers = [seat for seat in order if values[seat] == lowest]
+    if losers == [caller]:
+        losses = [(caller, 2)]  # R19b
+    else:
+        losses = [(seat, 1) for seat in losers if seat != caller]  # R19a, R19c
+    names = state.players
+    out.emit(
+        ev.ShowdownHeld(
+            caller=names[caller].name,
+            hands={names[seat].name: state.hands[seat] for seat in order},
+            values={names[seat].name: values[seat] for seat in order},
+            lives_lost={names[seat].name: lives for seat, lives in losses},
+        )
+    )
+    _lose_lives(out, losses)
+    _next_hand_or_end(out, chance)
+
+
+def _lose_lives(out: _Emitter, losses: list[tuple[int, int]]) -> None:
+    """R24, R25: pay one penny per life; a life lost on the dole puts the player out."""
+    for seat, lives in losses:
+        for _ in range(lives):
+            player = out.state.players[seat]
+            if player.out:
+                break
+            if player.pennies > 0:
+                out.emit(ev.PennyPaid(player=player.name))
+                if out.state.options.no_dole and out.state.players[seat].pennies == 0:
+                    out.emit(ev.PlayerEliminated(player=player.name))
+            else:
+                out.emit(ev.PlayerEliminated(player=player.name))
+
+
+def _next_hand_or_end(out: _Emitter, chance: Chance) -> None:
+    """R26 and R8: the last player standing wins; otherwise the deal passes to the left."""
+    state = out.state
+    remaining = state.active_seats()
+    if len(remaining) == 1:
+        seed, salt = chance.reveal()
+        winner = state.players[remaining[0]].name
+        out.emit(ev.GameWon(winner=winner, kitty=state.kitty, seed=seed, seed_salt=salt))
+        return
+    dealer = state.left_of(state.dealer)
+    number = state.hand_number + 1
+    out.emit(ev.HandDealt(hand_number=number, dealer=state.players[dealer].name, deck=tuple(chance.deck(number))))
+
+
+_PLAYER_COMMANDS: dict[type, Callable[[GameState, int, Any, Chance], list[ev.Event]]] = {
+    Draw: _draw,
+    Discard: _discard,
+    Knock: _knock,
+    Declare31: _declare,
+    ThrowDown: _throw_down,
+    ViewHand: _view,
+}

@@ -1,0 +1,43 @@
+"""Domain errors, each carrying the exit code the CLI contract gives it."""
+
+from __future__ import annotations
+
+
+class ScatError(Exception):
+    """Base of every error the user can cause; `exit_code` follows the CLI contract."""
+
+    exit_code = 1
+
+
+class RuleViolation(ScatError):
+    """The move is not allowed by the rules or the game's state (exit 1)."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, rule: str | None = None) -> None:
+        self.rule = rule
+        super().__init__(f"{message} ({rule})" if rule else message)
+
+
+class BadInput(ScatError):
+    """Unreadable input: a malformed card, a bad option, an unusable URL (exit 2)."""
+
+    exit_code = 2
+
+
+class AuthFailed(ScatError):
+    """A wrong or missing player token for a protected game (exit 3)."""
+
+    exit_code = 3
+
+
+class NotFound(ScatError):
+    """No such game, player or file (exit 4)."""
+
+    exit_code = 4
+
+
+class ConcurrencyConflict(ScatError):
+    """Someone else acted on the game first (exit 5): try again."""
+
+    exit_code = 5

@@ -1,0 +1,237 @@
+"""Events: everything that happens in a game, immutable, in the past tense.
+
+Every event has a `type` and a `schema_version`. Stored events are read back through
+`from_record`, which upcasts an old schema version to the current one (never rewriting the
+stored row).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .options import GameOptions
+
+SHUFFLE_ALGORITHM = "scat-shuffle-v1"
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class PlayerSeat(BaseModel):
+    """A player as seated when the game was created (R6)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    is_bot: bool = False
+
+
+class GameCreated(_Event):
+    """A game was created: seats, options, first dealer and the commitment to the seed."""
+
+    type: Literal["GameCreated"] = "GameCreated"
+    schema_version: Literal[2] = 2
+    game_id: str
+    players: tuple[PlayerSeat, ...]
+    options: GameOptions
+    dealer: str
+    dealer_drawn: bool
+    seed_commitment: str
+    shuffle: str = SHUFFLE_ALGORITHM
+    protected: bool = False
+
+
+class HandDealt(_Event):
+    """A hand was dealt from `deck` (top first): R8-R10, replayable without any RNG."""
+
+    type: Literal["HandDealt"] = "HandDealt"
+    schema_version: Literal[1] = 1
+    hand_number: int
+    dealer: str
+    deck: tuple[str, ...]
+    stacked: bool = False
+
+
+class HandViewed(_Event):
+    """A player was shown his own hand (recorded in throw-down games, R23)."""
+
+    type: Literal["HandViewed"] = "HandViewed"
+    schema_version: Literal[1] = 1
+    player: str
+
+
+class StockReshuffled(_Event):
+    """The discard pile but its top card became the new stock, in this order (R17)."""
+
+    type: Literal["StockReshuffled"] = "StockReshuffled"
+    schema_version: Literal[1] = 1
+    stock: tuple[str, ...]
+
+
+class CardDrawn(_Event):
+    """A player drew a card from the stock or the discard pile (R12)."""
+
+    type: Literal["CardDrawn"] = "CardDrawn"
+    schema_version: Literal[1] = 1
+    player: str
+    source: Literal["stock", "discard"]
+    card: str
+
+
+class CardDiscarded(_Event):
+    """A player discarded a card onto the discard pile (R12, R13)."""
+
+    type: Literal["CardDiscarded"] = "CardDiscarded"
+    schema_version: Literal[1] = 1
+    player: str
+    card: str
+
+
+class Knocked(_Event):
+    """A player knocked (R14-R16)."""
+
+    type: Literal["Knocked"] = "Knocked"
+    schema_version: Literal[1] = 1
+    player: str
+
+
+class ThirtyOneDeclared(_Event):
+    """A player declared 31 and showed his hand (R20-R22)."""
+
+    type: Literal["ThirtyOneDeclared"] = "ThirtyOneDeclared"
+    schema_version: Literal[1] = 1
+    player: str
+    hand: tuple[str, ...]
+
+
+class ThrowDownCalled(_Event):
+    """A player who had not looked at his hand called a throw down (R23)."""
+
+    type: Literal["ThrowDownCalled"] = "ThrowDownCalled"
+    schema_version: Literal[1] = 1
+    player: str
+
+
+class ShowdownHeld(_Event):
+    """Every active hand was revealed and valued; the lowest lose lives (R18, R19)."""
+
+    type: Literal["ShowdownHeld"] = "ShowdownHeld"
+    schema_version: Literal[1] = 1
+    caller: str
+    hands: dict[str, tuple[str, ...]]
+    values: dict[str, int]
+    lives_lost: dict[str, int]
+
+
+class PennyPaid(_Event):
+    """A player lost a life and paid one penny into the kitty (R24)."""
+
+    type: Literal["PennyPaid"] = "PennyPaid"
+    schema_version: Literal[1] = 1
+    player: str
+
+
+class PlayerEliminated(_Event):
+    """A player had to lose a life on the dole (or paid his last with no-dole) and is out (R25)."""
+
+    type: Literal["PlayerEliminated"] = "PlayerEliminated"
+    schema_version: Literal[1] = 1
+    player: str
+
+
+class GameWon(_Event):
+    """One player remains: he wins and takes the kitty; the seed is revealed (R26)."""
+
+    type: Literal["GameWon"] = "GameWon"
+    schema_version: Literal[1] = 1
+    winner: str
+    kitty: int
+    seed: str
+    seed_salt: str
+
+
+Event = Annotated[
+    GameCreated
+    | HandDealt
+    | HandViewed
+    | StockReshuffled
+    | CardDrawn
+    | CardDiscarded
+    | Knocked
+    | ThirtyOneDeclared
+    | ThrowDownCalled
+    | ShowdownHeld
+    | PennyPaid
+    | PlayerEliminated
+    | GameWon,
+    Field(discriminator="type"),
+]
+EVENT_TYPES: dict[str, type[BaseModel]] = {
+    cls.model_fields["type"].default: cls
+    for cls in (
+        GameCreated,
+        HandDealt,
+        HandViewed,
+        StockReshuffled,
+        CardDrawn,
+        CardDiscarded,
+        Knocked,
+        ThirtyOneDeclared,
+        ThrowDownCalled,
+        ShowdownHeld,
+        PennyPaid,
+        PlayerEliminated,
+        GameWon,
+    )
+}
+
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+#: (type, from_version) -> function turning that version's data into the next version's.
+UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+
+
+def upcaster(event_type: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
+    """Register a function that upcasts `event_type` data from `from_version` to the next."""
+
+    def register(function: Upcaster) -> Upcaster:
+        UPCASTERS[(event_type, from_version)] = function
+        return function
+
+    return register
+
+
+@upcaster("GameCreated", 1)
+def _game_created_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """v1 predates the named shuffle algorithm and protected games: both take their defaults."""
+    return {**data, "shuffle": data.get("shuffle", SHUFFLE_ALGORITHM), "protected": False}
+
+
+def current_version(event_type: str) -> int:
+    """The schema version this code writes for `event_type`."""
+    return int(EVENT_TYPES[event_type].model_fields["schema_version"].default)
+
+
+def to_record(event: BaseModel) -> tuple[str, int, dict[str, Any]]:
+    """Split an event into (type, schema_version, data) for storage."""
+    data = event.model_dump(mode="json", exclude={"type", "schema_version"})
+    return event.type, event.schema_version, data  # type: ignore[attr-defined]
+
+
+def from_record(event_type: str, schema_version: int, data: dict[str, Any]) -> Event:
+    """Rebuild an event from storage, upcasting old schema versions to the current one."""
+    if event_type not in EVENT_TYPES:
+        raise ValueError(f"unknown event type {event_type!r}")
+    target = current_version(event_type)
+    if schema_version > target:
+        raise ValueError(f"{event_type} v{schema_version} is newer than this program (v{target})")
+    while schema_version < target:
+        step = UPCASTERS.get((event_type, schema_version))
+        if step is None:
+            raise ValueError(f"no upcaster for {event_type} v{schema_version}")
+        data = step(data)
+        schema_version += 1
+    return EVENT_TYPES[event_type].model_validate({**data, "type": event_type, "schema_version": schema_version})  # type: ignore[return-value]

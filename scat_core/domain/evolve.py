@@ -1,0 +1,194 @@
+"""evolve(state, event) -> state: pure, one function per event type; fold is a reduce."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from typing import Any
+
+from . import events as ev
+from .state import GameState, Player
+
+Changes = dict[str, Any]
+
+
+def _created(state: GameState, event: ev.GameCreated) -> Changes:
+    players = tuple(
+        Player(name=seat.name, seat=index, is_bot=seat.is_bot, pennies=event.options.lives)
+        for index, seat in enumerate(event.players)
+    )
+    return dict(
+        game_id=event.game_id,
+        players=players,
+        seats={player.name.casefold(): player.seat for player in players},
+        options=event.options,
+        protected=event.protected,
+        seed_commitment=event.seed_commitment,
+        dealer=next(p.seat for p in players if p.name == event.dealer),
+    )
+
+
+def _dealt(state: GameState, event: ev.HandDealt) -> Changes:
+    dealer = state.seats[event.dealer.casefold()]
+    order = []
+    seat = dealer
+    for _ in state.active_seats():
+        seat = state.left_of(seat)
+        order.append(seat)
+    hands: list[list[str]] = [[] for _ in state.players]
+    deck = event.deck
+    position = 0
+    for _ in range(3):
+        for seat in order:
+            hands[seat].append(deck[position])
+            position += 1
+    return dict(
+        status="active",
+        dealer=dealer,
+        hand_number=event.hand_number,
+        hands=tuple(tuple(hand) for hand in hands),
+        discard=(deck[position],),
+        stock=tuple(deck[position + 1 :]),
+        phase="draw",
+        turn=order[0],
+        knocker=None,
+        taken_from_discard=None,
+        had_turn=frozenset(),
+        looked=frozenset(),
+        reshuffles=0,
+    )
+
+
+def _with_hand(state: GameState, seat: int, hand: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    return state.hands[:seat] + (hand,) + state.hands[seat + 1 :]
+
+
+def _viewed(state: GameState, event: ev.HandViewed) -> Changes:
+    return dict(looked=state.looked | {state.seats[event.player.casefold()]})
+
+
+def _reshuffled(state: GameState, event: ev.StockReshuffled) -> Changes:
+    return dict(stock=event.stock, discard=state.discard[-1:], reshuffles=state.reshuffles + 1)
+
+
+def _drawn(state: GameState, event: ev.CardDrawn) -> Changes:
+    seat = state.seats[event.player.casefold()]
+    hands = _with_hand(state, seat, state.hands[seat] + (event.card,))
+    looked = state.looked | {seat}
+    if event.source == "stock":
+        return dict(hands=hands, stock=state.stock[1:], phase="discard", looked=looked)
+    return dict(
+        hands=hands,
+        discard=state.discard[:-1],
+        phase="discard",
+        looked=looked,
+        taken_from_discard=event.card,
+    )
+
+
+def _discarded(state: GameState, event: ev.CardDiscarded) -> Changes:
+    seat = state.seats[event.player.casefold()]
+    hand = tuple(card for card in state.hands[seat] if card != event.card)
+    following = state.left_of(seat)
+    hand_ends = state.knocker is not None and following == state.knocker  # R16
+    return dict(
+        hands=_with_hand(state, seat, hand),
+        discard=state.discard + (event.card,),
+        taken_from_discard=None,
+        had_turn=state.had_turn | {seat},
+        phase="settling" if hand_ends else "draw",
+        turn=None if hand_ends else following,
+    )
+
+
+def _knocked(state: GameState, event: ev.Knocked) -> Changes:
+    seat = state.seats[event.player.casefold()]
+    return dict(
+        knocker=seat,
+        had_turn=state.had_turn | {seat},
+        looked=state.looked | {seat},
+        turn=state.left_of(seat),
+        phase="draw",
+    )
+
+
+def _declared(state: GameState, event: ev.ThirtyOneDeclared) -> Changes:
+    seat = state.seats[event.player.casefold()]
+    return dict(
+        phase="settling",
+        turn=None,
+        looked=state.looked | {seat},
+        revealed={event.player: event.hand},
+        revealed_values={event.player: 31},
+    )
+
+
+def _thrown_down(state: GameState, event: ev.ThrowDownCalled) -> Changes:
+    seat = state.seats[event.player.casefold()]
+    return dict(phase="settling", turn=None, looked=state.looked | {seat})
+
+
+def _showdown(state: GameState, event: ev.ShowdownHeld) -> Changes:
+    return dict(phase="settling", turn=None, revealed=dict(event.hands), revealed_values=dict(event.values))
+
+
+def _paid(state: GameState, event: ev.PennyPaid) -> Changes:
+    seat = state.seats[event.player.casefold()]
+    players = list(state.players)
+    players[seat] = replace(players[seat], pennies=players[seat].pennies - 1)
+    return dict(players=tuple(players), kitty=state.kitty + 1)
+
+
+def _eliminated(state: GameState, event: ev.PlayerEliminated) -> Changes:
+    seat = state.seats[event.player.casefold()]
+    players = list(state.players)
+    players[seat] = replace(players[seat], out=True)
+    # An eliminated player's cards go under the discard pile until the next deal.
+    return dict(
+        players=tuple(players),
+        hands=_with_hand(state, seat, ()),
+        discard=state.hands[seat] + state.discard,
+    )
+
+
+def _won(state: GameState, event: ev.GameWon) -> Changes:
+    return dict(
+        status="finished",
+        phase="finished",
+        turn=None,
+        winner=event.winner,
+        seed=event.seed,
+        seed_salt=event.seed_salt,
+    )
+
+
+_HANDLERS: dict[str, Callable[[GameState, Any], Changes]] = {
+    "GameCreated": _created,
+    "HandDealt": _dealt,
+    "HandViewed": _viewed,
+    "StockReshuffled": _reshuffled,
+    "CardDrawn": _drawn,
+    "CardDiscarded": _discarded,
+    "Knocked": _knocked,
+    "ThirtyOneDeclared": _declared,
+    "ThrowDownCalled": _thrown_down,
+    "ShowdownHeld": _showdown,
+    "PennyPaid": _paid,
+    "PlayerEliminated": _eliminated,
+    "GameWon": _won,
+}
+
+
+def evolve(state: GameState, event: ev.Event) -> GameState:
+    """The state after `event`; pure, never mutates `state`."""
+    changes = _HANDLERS[event.type](state, event)
+    changes["version"] = state.version + 1
+    return state.evolved(changes)
+
+
+def fold(events: Iterable[ev.Event], state: GameState | None = None) -> GameState:
+    """The state that `events` build, starting from `state` (an empty game by default)."""
+    current = GameState() if state is None else state
+    for event in events:
+        current = evolve(current, event)
+    return current

@@ -1,0 +1,27 @@
+"""The hash chain over stored events: a documented canonical form any tool can verify.
+
+hash = SHA-256(prev_hash as ASCII hex + canonical JSON of the envelope), where the envelope
+is {"game_id", "seq", "type", "schema_version", "recorded_at", "data"} and canonical JSON
+means sorted keys, no spaces (separators "," and ":"), non-ASCII kept, UTF-8 encoded.
+The first event of a game has prev_hash = GENESIS_HASH (64 zeros).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+GENESIS_HASH = "0" * 64
+ENVELOPE_KEYS = ("game_id", "seq", "type", "schema_version", "recorded_at", "data")
+
+
+def canonical_json(obj: Any) -> bytes:
+    """Serialise `obj` in the canonical form: sorted keys, no spaces, UTF-8."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def chain_hash(prev_hash: str, envelope: dict[str, Any]) -> str:
+    """Hash one event envelope chained to the hash of the event before it."""
+    body = {key: envelope[key] for key in ENVELOPE_KEYS}
+    return hashlib.sha256(prev_hash.encode("ascii") + canonical_json(body)).hexdigest()

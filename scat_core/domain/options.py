@@ -1,0 +1,35 @@
+"""The options a game is created with (R4, R5, R7, R15, R15b, R23, R25)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class GameOptions(BaseModel):
+    """Rule options, recorded in the game's first event so a replay uses the game's own rules."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    lives: int = Field(default=3, ge=1, le=9, description="R7: pennies each player starts with")
+    three_of_a_kind: bool = Field(default=False, description="R4: three of a rank are worth 30")
+    straight_flush: bool = Field(default=False, description="R5: a suited run is worth 30 (A-K-Q 31)")
+    min_knock: int | None = Field(default=None, ge=1, le=31, description="R15: least value to knock")
+    no_first_round_knock: bool = Field(default=False, description="R15b: no knock in the first round")
+    throw_down: bool = Field(default=False, description="R23: throw down allowed")
+    no_dole: bool = Field(default=False, description="R25: out as soon as the last penny is paid")
+
+    def describe(self) -> list[str]:
+        """The options that differ from the defaults, in CLI spelling."""
+        parts = [] if self.lives == 3 else [f"lives {self.lives}"]
+        for name in (
+            "three_of_a_kind",
+            "straight_flush",
+            "no_first_round_knock",
+            "throw_down",
+            "no_dole",
+        ):
+            if getattr(self, name):
+                parts.append(name.replace("_", "-"))
+        if self.min_knock is not None:
+            parts.append(f"min-knock {self.min_knock}")
+        return parts

@@ -1,0 +1,129 @@
+"""Chance as data: the versioned, documented shuffle `scat-shuffle-v1`.
+
+Anyone holding a game's seed can recompute every deal:
+
+* A stream for a label is the concatenation of HMAC-SHA-256(key=seed as UTF-8,
+  msg="scat-shuffle-v1|" + label + "|" + counter) for counter = 0, 1, 2, ... (decimal),
+  read as big-endian unsigned 32-bit words.
+* `uniform(n)` takes words w until w < 2**32 - (2**32 mod n) and returns w mod n.
+* A shuffle is Fisher-Yates: for i from len-1 down to 1, swap items i and uniform(i + 1).
+* Labels: "deal/H" shuffles the 52 cards of `cards.DECK` for hand H (top first);
+  "restock/H/K" shuffles the K-th reshuffle of hand H (R17), the old discard pile without
+  its top card taken bottom first; "dealer" draws the first dealer's seat when none is named.
+* The seed is committed at creation as SHA-256(salt + ":" + seed) and revealed with its salt
+  in the game's last event.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Iterator, Sequence
+from typing import Protocol
+
+from .cards import DECK
+
+ALGORITHM = "scat-shuffle-v1"
+
+
+def seed_commitment(seed: str, salt: str) -> str:
+    """The public commitment to a game's seed."""
+    return hashlib.sha256(f"{salt}:{seed}".encode()).hexdigest()
+
+
+def new_seed() -> str:
+    """A fresh random seed (a decimal integer, like one given with --seed)."""
+    return str(secrets.randbits(64))
+
+
+def new_salt() -> str:
+    """A fresh random salt for the seed commitment."""
+    return secrets.token_hex(16)
+
+
+class _Stream:
+    """The word stream of one label."""
+
+    def __init__(self, key: bytes, label: str) -> None:
+        self._key = key
+        self._label = label
+        self._counter = 0
+        self._words: Iterator[int] = iter(())
+
+    def word(self) -> int:
+        for word in self._words:
+            return word
+        block = hmac.new(self._key, f"{ALGORITHM}|{self._label}|{self._counter}".encode(), hashlib.sha256).digest()
+        self._counter += 1
+        self._words = iter([int.from_bytes(block[i : i + 4], "big") for i in range(0, 32, 4)])
+        return self.word()
+
+    def uniform(self, n: int) -> int:
+        limit = 2**32 - (2**32 % n)
+        while True:
+            word = self.word()
+            if word < limit:
+                return word % n
+
+
+def shuffled(seed: str, label: str, items: Sequence[str]) -> list[str]:
+    """Shuffle `items` with the stream of `label` under `seed` (Fisher-Yates)."""
+    stream = _Stream(seed.encode("utf-8"), label)
+    result = list(items)
+    for i in range(len(result) - 1, 0, -1):
+        j = stream.uniform(i + 1)
+        result[i], result[j] = result[j], result[i]
+    return result
+
+
+class Chance(Protocol):
+    """Where decide gets chance from: decks, reshuffles, the first dealer, the seed."""
+
+    def deck(self, hand_number: int) -> list[str]:
+        """The deck for hand `hand_number`, top first."""
+        ...
+
+    def restock(self, hand_number: int, index: int, cards: Sequence[str]) -> list[str]:
+        """The new stock of the `index`-th reshuffle of a hand (R17), top first."""
+        ...
+
+    def first_dealer(self, players: int) -> int:
+        """The seat of the first dealer, drawn when none is named (R8)."""
+        ...
+
+    def reveal(self) -> tuple[str, str]:
+        """The seed and its salt, revealed when the game ends."""
+        ...
+
+    def commitment(self) -> str:
+        """The public commitment to the seed, recorded when the game is created."""
+        ...
+
+
+class SeededChance:
+    """Chance computed from the game's seed with scat-shuffle-v1."""
+
+    def __init__(self, seed: str, salt: str) -> None:
+        self.seed = seed
+        self.salt = salt
+
+    def deck(self, hand_number: int) -> list[str]:
+        """The deck for hand `hand_number`, top first."""
+        return shuffled(self.seed, f"deal/{hand_number}", DECK)
+
+    def restock(self, hand_number: int, index: int, cards: Sequence[str]) -> list[str]:
+        """The new stock of the `index`-th reshuffle of a hand (R17), top first."""
+        return shuffled(self.seed, f"restock/{hand_number}/{index}", cards)
+
+    def first_dealer(self, players: int) -> int:
+        """The seat of the first dealer, drawn when none is named (R8)."""
+        return _Stream(self.seed.encode("utf-8"), "dealer").uniform(players)
+
+    def reveal(self) -> tuple[str, str]:
+        """The seed and its salt."""
+        return self.seed, self.salt
+
+    def commitment(self) -> str:
+        """The public commitment to this seed."""
+        return seed_commitment(self.seed, self.salt)

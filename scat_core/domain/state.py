@@ -1,0 +1,100 @@
+"""The state of a game: an immutable value, only ever the fold of its events."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from .options import GameOptions
+
+Phase = Literal["new", "draw", "discard", "settling", "finished"]
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """A seated player and his pennies (R6, R7, R25)."""
+
+    name: str
+    seat: int
+    is_bot: bool
+    pennies: int
+    out: bool = False
+
+    @property
+    def on_dole(self) -> bool:
+        """Whether the player has no pennies left but plays on (R25)."""
+        return self.pennies == 0 and not self.out
+
+
+@dataclass(frozen=True)
+class GameState:
+    """Everything known about a game after some events; hands by seat, stock top first."""
+
+    game_id: str = ""
+    status: Literal["new", "active", "finished"] = "new"
+    players: tuple[Player, ...] = ()
+    seats: dict[str, int] = field(default_factory=dict)  # casefolded name -> seat
+    options: GameOptions = field(default_factory=GameOptions)
+    protected: bool = False
+    seed_commitment: str = ""
+    dealer: int = -1
+    hand_number: int = 0
+    hands: tuple[tuple[str, ...], ...] = ()
+    stock: tuple[str, ...] = ()
+    discard: tuple[str, ...] = ()  # bottom first: the top card is the last
+    phase: Phase = "new"
+    turn: int | None = None
+    knocker: int | None = None
+    taken_from_discard: str | None = None  # R13: the card drawn from the discard pile this turn
+    had_turn: frozenset[int] = frozenset()  # R15b
+    looked: frozenset[int] = frozenset()  # R23
+    reshuffles: int = 0  # R17, in this hand
+    revealed: dict[str, tuple[str, ...]] = field(default_factory=dict)  # last showdown or 31
+    revealed_values: dict[str, int] = field(default_factory=dict)
+    kitty: int = 0
+    winner: str | None = None
+    seed: str | None = None
+    seed_salt: str | None = None
+    version: int = 0  # how many events made this state
+
+    def evolved(self, changes: dict[str, object]) -> GameState:
+        """A copy with `changes` applied (a fast `dataclasses.replace`; self is untouched)."""
+        new = object.__new__(GameState)
+        new.__dict__.update(self.__dict__)
+        new.__dict__.update(changes)
+        return new
+
+    def seat_of(self, name: str) -> int | None:
+        """The seat of the player called `name` (case-insensitive), or None."""
+        return self.seats.get(name.casefold())
+
+    def active_seats(self) -> list[int]:
+        """The seats of players still in the game, in seat order."""
+        return [player.seat for player in self.players if not player.out]
+
+    def left_of(self, seat: int) -> int:
+        """The next active player clockwise after `seat`, which may itself be out (R6, R8)."""
+        count = len(self.players)
+        for step in range(1, count + 1):
+            candidate = (seat + step) % count
+            if not self.players[candidate].out:
+                return candidate
+        raise ValueError("no active player")
+
+    def right_of(self, seat: int) -> int:
+        """The previous active player counter-clockwise before `seat` (R6)."""
+        count = len(self.players)
+        for step in range(1, count + 1):
+            candidate = (seat - step) % count
+            if not self.players[candidate].out:
+                return candidate
+        raise ValueError("no active player")
+
+    def name(self, seat: int | None) -> str | None:
+        """The name of the player at `seat`, or None."""
+        return None if seat is None else self.players[seat].name
+
+    @property
+    def in_hand(self) -> bool:
+        """Whether a hand is being played (someone is to draw or discard)."""
+        return self.phase in ("draw", "discard")

@@ -1,0 +1,95 @@
+"""Projections of a game: the public view and a player's own view, and event redaction."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import events as ev
+from .decide import value_of
+from .state import GameState
+
+HIDDEN = "??"
+
+
+def public_view(state: GameState) -> dict[str, Any]:
+    """What everybody may see: the contract's fields of `scat show --json`."""
+    finished = state.status == "finished"
+    view: dict[str, Any] = {
+        "game_id": state.game_id,
+        "status": "finished" if finished else "active",
+        "hand_number": state.hand_number,
+        "dealer": state.name(state.dealer) if state.dealer >= 0 else None,
+        "turn": state.name(state.turn),
+        "phase": state.phase,
+        "knocked_by": state.name(state.knocker),
+        "discard_top": state.discard[-1] if state.discard else None,
+        "stock_count": len(state.stock),
+        "kitty": state.kitty,
+        "winner": state.winner,
+        "last_seq": state.version,
+        "options": state.options.model_dump(),
+        "players": [
+            {
+                "name": player.name,
+                "seat": player.seat,
+                "pennies": player.pennies,
+                "on_dole": player.on_dole,
+                "out": player.out,
+                "is_bot": player.is_bot,
+                "cards": len(state.hands[player.seat]) if state.hands else 0,
+            }
+            for player in state.players
+        ],
+        "revealed": {name: list(cards) for name, cards in state.revealed.items()},
+        "revealed_values": dict(state.revealed_values),
+    }
+    if finished:
+        view["hands"] = {p.name: list(state.hands[p.seat]) for p in state.players if state.hands}
+        view["seed"] = state.seed
+    return view
+
+
+def player_view(state: GameState, name: str) -> dict[str, Any]:
+    """The public view plus the player's own hand and its value."""
+    view = public_view(state)
+    seat = state.seat_of(name)
+    if seat is None or not state.hands:
+        return view
+    view["you"] = state.players[seat].name
+    view["hand"] = list(state.hands[seat])
+    view["hand_value"] = value_of(state, seat) if state.hands[seat] else None
+    view["taken_from_discard"] = state.taken_from_discard if state.turn == seat else None
+    return view
+
+
+def redact(event: ev.Event, before: GameState, viewer: str | None) -> ev.Event:
+    """The event as `viewer` (None: the public) could see it while the game runs.
+
+    `before` is the state just before the event. Dealt decks show only the viewer's own cards
+    and the discard top; cards drawn from the stock and reshuffled stocks are hidden from all
+    but the drawer.
+    """
+    viewer_key = viewer.casefold() if viewer else None
+    if isinstance(event, ev.HandDealt):
+        after_cards = _visible_deal(event, before, viewer_key)
+        return event.model_copy(update={"deck": after_cards})
+    if isinstance(event, ev.StockReshuffled):
+        return event.model_copy(update={"stock": tuple(HIDDEN for _ in event.stock)})
+    if isinstance(event, ev.CardDrawn) and event.source == "stock" and event.player.casefold() != viewer_key:
+        return event.model_copy(update={"card": HIDDEN})
+    return event
+
+
+def _visible_deal(event: ev.HandDealt, before: GameState, viewer_key: str | None) -> tuple[str, ...]:
+    dealer = before.seats[event.dealer.casefold()]
+    order, seat = [], dealer
+    for _ in before.active_seats():
+        seat = before.left_of(seat)
+        order.append(seat)
+    mine = before.seats.get(viewer_key) if viewer_key else None
+    shown = []
+    for position, card in enumerate(event.deck):
+        dealt_to = order[position % len(order)] if position < 3 * len(order) else None
+        visible = (mine is not None and dealt_to == mine) or position == 3 * len(order)
+        shown.append(card if visible else HIDDEN)
+    return tuple(shown)

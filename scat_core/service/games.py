@@ -1,0 +1,274 @@
+"""The application service over the event store: every use case of the CLI is one method.
+
+A command is handled as load -> fold -> decide -> append (with the read model) in one
+transaction; afterwards bots whose turn it is act, each move in its own transaction.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from scat_core.domain import events as ev
+from scat_core.domain.audit import AuditReport, audit_records
+from scat_core.domain.bots import next_bot_command
+from scat_core.domain.commands import CreateGame, PlayerCommand, ViewHand
+from scat_core.domain.decide import decide
+from scat_core.domain.errors import AuthFailed, ConcurrencyConflict, NotFound, RuleViolation
+from scat_core.domain.evolve import evolve, fold
+from scat_core.domain.options import GameOptions
+from scat_core.domain.shuffle import SeededChance, new_salt, new_seed
+from scat_core.domain.state import GameState
+from scat_core.domain.views import redact
+from scat_core.store.database import open_engine
+from scat_core.store.event_store import EventStore, GameRow, GameSummary, StoredEvent, StoreTransaction
+from scat_core.store.tokens import hash_token, new_token, verify_token
+
+BOT_MOVES_PER_CALL = 100_000  # a safety bound: a bot-only game ends long before
+BOT_RETRIES = 5
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a call did: the game's state afterwards and the events it appended."""
+
+    game_id: str
+    state: GameState
+    events: list[StoredEvent] = field(default_factory=list)
+    tokens: dict[str, str] = field(default_factory=dict)
+
+
+def summarize(state: GameState) -> GameSummary:
+    """The games read-model row for `state`."""
+    return GameSummary(
+        status="finished" if state.status == "finished" else "active",
+        players=tuple(player.name for player in state.players),
+        bots=tuple(player.name for player in state.players if player.is_bot),
+        turn=state.name(state.turn),
+        hand_number=state.hand_number,
+        dealer=state.name(state.dealer) if state.dealer >= 0 else None,
+        winner=state.winner,
+        protected=state.protected,
+    )
+
+
+class GameService:
+    """Use cases over one event store."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+
+    @classmethod
+    def open(cls, url: str | None = None) -> GameService:
+        """The service over the database at `url` (or $SCAT_DB_URL, or the default file)."""
+        return cls(EventStore(open_engine(url)))
+
+    # ---- playing -------------------------------------------------------------------------
+
+    def create_game(
+        self,
+        players: Sequence[ev.PlayerSeat],
+        *,
+        options: GameOptions | None = None,
+        dealer: str | None = None,
+        seed: int | str | None = None,
+        deck: Sequence[str] | None = None,
+        protect: bool = False,
+    ) -> Outcome:
+        """Create a game, deal its first hand, then let bots play until a human must."""
+        chance = SeededChance(str(seed) if seed is not None else new_seed(), new_salt())
+        command = CreateGame(
+            game_id=secrets.token_hex(5),
+            players=tuple(players),
+            options=options or GameOptions(),
+            dealer=dealer,
+            first_deck=tuple(deck) if deck is not None else None,
+            protected=protect,
+        )
+        events = decide(GameState(), command, chance)
+        state = fold(events)
+        tokens = {p.name: new_token() for p in state.players if protect and not p.is_bot}
+        with self.store.transaction() as tx:
+            stored = tx.append(command.game_id, 0, events, summarize(state))
+            tx.put_secret(command.game_id, chance.seed, chance.salt)
+            for name, token in tokens.items():
+                tx.put_token_hash(command.game_id, name, hash_token(token))
+        outcome = self._run_bots(command.game_id, state, chance)
+        return Outcome(command.game_id, outcome.state, stored + outcome.events, tokens)
+
+    def act(self, game_id: str, command: PlayerCommand, token: str | None = None) -> Outcome:
+        """Carry out a human player's command, then let bots play until a human must."""
+        with self.store.transaction() as tx:
+            state = self._load_state(tx, game_id)
+            seat = self._authorize(tx, state, command.player, token)
+            if state.players[seat].is_bot:
+                raise RuleViolation(f"{state.players[seat].name} is a bot: bots play by themselves")
+            chance = self._chance(tx, state)
+            events = decide(state, command, chance)
+            stored = self._append(tx, state, events)
+            state = fold(events, state)
+        outcome = self._run_bots(game_id, state, chance)
+        return Outcome(game_id, outcome.state, stored + outcome.events)
+
+    def view(self, game_id: str, player: str | None = None, token: str | None = None) -> GameState:
+        """The current state; showing a player his hand is recorded in throw-down games (R23)."""
+        with self.store.read() as tx:
+            state = self._load_state(tx, game_id)
+            if player is None:
+                return state
+            self._authorize(tx, state, player, token)
+        if state.options.throw_down and state.in_hand:
+            with self.store.transaction() as tx:
+                state = self._load_state(tx, game_id)
+                events = decide(state, ViewHand(player), self._chance(tx, state))
+                if events:
+                    self._append(tx, state, events)
+                    state = fold(events, state)
+        return state
+
+    def _run_bots(self, game_id: str, state: GameState, chance: SeededChance | None) -> Outcome:
+        """Bots act, one transaction a move, until a human must act or the game ends."""
+        appended: list[StoredEvent] = []
+        retries = 0
+        for _ in range(BOT_MOVES_PER_CALL):
+            command = next_bot_command(state)
+            if command is None or chance is None:
+                break
+            try:
+                with self.store.transaction() as tx:
+                    events = decide(state, command, chance)
+                    appended += self._append(tx, state, events)
+                    state = fold(events, state)
+            except ConcurrencyConflict:
+                retries += 1
+                if retries > BOT_RETRIES:
+                    raise
+                with self.store.read() as tx:
+                    state = self._load_state(tx, game_id)
+        return Outcome(game_id, state, appended)
+
+    # ---- reading -------------------------------------------------------------------------
+
+    def list_games(self, status: str | None = None, waiting_for: str | None = None) -> list[GameRow]:
+        """Games newest activity first, optionally only those with a status or waiting for a name."""
+        with self.store.read() as tx:
+            return tx.list_games(status=status, waiting_for=waiting_for)
+
+    def history(self, game_id: str, up_to: int | None = None) -> list[StoredEvent]:
+        """The stored events of a game, up to seq `up_to`."""
+        with self.store.read() as tx:
+            events = tx.load(game_id, up_to)
+        if up_to is not None and (up_to < 1 or up_to > events[-1].seq):
+            raise NotFound(f"game {game_id} has events 1 to {events[-1].seq}, not {up_to}")
+        return events
+
+    def visible_history(
+        self, game_id: str, viewer: str | None = None, token: str | None = None, up_to: int | None = None
+    ) -> tuple[GameState, list[tuple[StoredEvent, ev.Event]]]:
+        """The state after `up_to` and each event as `viewer` may see it (all, once the game ended)."""
+        with self.store.read() as tx:
+            full = tx.load(game_id)
+            final = fold(stored.event for stored in full)
+            if viewer is not None and final.status != "finished":
+                self._authorize(tx, final, viewer, token)
+            elif viewer is not None and final.seat_of(viewer) is None:
+                raise NotFound(f"no player {viewer!r} in game {game_id}")
+        if up_to is not None and not 1 <= up_to <= len(full):
+            raise NotFound(f"game {game_id} has events 1 to {len(full)}, not {up_to}")
+        shown: list[tuple[StoredEvent, ev.Event]] = []
+        state = GameState()
+        for stored in full[:up_to]:
+            event = stored.event
+            shown.append((stored, event if final.status == "finished" else redact(event, state, viewer)))
+            state = evolve(state, event)
+        return state, shown
+
+    # ---- audit, export, import -----------------------------------------------------------
+
+    def audit(self, game_id: str) -> AuditReport:
+        """Verify a game from its stored events alone, and that no tail was cut off."""
+        with self.store.read() as tx:
+            records = tx.load_raw(game_id)
+            row = tx.get_game(game_id)
+        report = audit_records(records)
+        if report.ok and row is not None and (row.head_seq, row.head_hash) != (records[-1]["seq"], records[-1]["hash"]):
+            return AuditReport(
+                game_id, False, len(records), len(records) + 1,
+                [
+                    f"the log ends at event {len(records)} but the game had reached event "
+                    f"{row.head_seq}: events were removed"
+                ],
+            )
+        return report
+
+    def game_ids(self) -> list[str]:
+        """Every game in the database, oldest first."""
+        with self.store.read() as tx:
+            return tx.game_ids()
+
+    def audit_all(self) -> Iterator[AuditReport]:
+        """Audit every game in the database, one after the other."""
+        for game_id in self.game_ids():
+            yield self.audit(game_id)
+
+    def export_records(self, game_id: str) -> list[dict[str, Any]]:
+        """The full stored history of a game, one envelope per event."""
+        with self.store.read() as tx:
+            return tx.load_raw(game_id)
+
+    def import_records(self, records: Sequence[Mapping[str, Any]]) -> AuditReport:
+        """Audit an exported history and, only if it holds, store it verbatim."""
+        report = audit_records(records)
+        if not report.ok:
+            raise RuleViolation(
+                f"refused: the history is invalid or tampered at event {report.first_bad_seq}: {report.problems[0]}"
+            )
+        state = fold(ev.from_record(r["type"], r["schema_version"], r["data"]) for r in records)
+        with self.store.transaction() as tx:
+            if tx.head(report.game_id) is not None:
+                raise RuleViolation(f"game {report.game_id} is already in this database: nothing imported")
+            tx.append_raw(records, summarize(state))
+        return report
+
+    # ---- helpers -------------------------------------------------------------------------
+
+    @staticmethod
+    def _load_state(tx: StoreTransaction, game_id: str) -> GameState:
+        return fold(stored.event for stored in tx.load(game_id))
+
+    @staticmethod
+    def _append(tx: StoreTransaction, state: GameState, events: list[ev.Event]) -> list[StoredEvent]:
+        after = fold(events, state)
+        stored = tx.append(state.game_id, state.version, events, summarize(after))
+        if after.status == "finished":
+            tx.delete_secret(state.game_id)
+        return stored
+
+    @staticmethod
+    def _chance(tx: StoreTransaction, state: GameState) -> SeededChance:
+        secret = tx.get_secret(state.game_id)
+        if secret is None:
+            raise RuleViolation(
+                f"game {state.game_id} was imported without its secret seed: it can be shown, "
+                "replayed and audited, not played on"
+            )
+        return SeededChance(secret.seed, secret.salt)
+
+    @staticmethod
+    def _authorize(tx: StoreTransaction, state: GameState, player: str, token: str | None) -> int:
+        seat = state.seat_of(player)
+        if seat is None:
+            names = ", ".join(p.name for p in state.players)
+            raise NotFound(f"no player {player!r} in game {state.game_id} (players: {names})")
+        if state.protected and not state.players[seat].is_bot:
+            name = state.players[seat].name
+            if not token:
+                raise AuthFailed(
+                    f"game {state.game_id} is protected: give {name}'s token with --token or SCAT_TOKEN"
+                )
+            stored = tx.get_token_hash(state.game_id, name)
+            if stored is None or not verify_token(token, stored):
+                raise AuthFailed(f"wrong token for {name} in game {state.game_id}")
+        return seat

@@ -1,0 +1,160 @@
+"""Opening the database: URL resolution, engines tuned per backend, and schema upgrades.
+
+The schema is owned by the Alembic scripts in the repository's top-level `migrations/`
+folder. `ensure_schema` keeps Alembic off the play path: it reads `alembic_version` with
+plain SQL and imports Alembic only when the database is behind `HEAD_REVISION`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import create_engine, event, text
+from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError, ProgrammingError
+
+from scat_core.domain.errors import BadInput
+
+if TYPE_CHECKING:
+    from alembic.config import Config
+
+ENV_VAR = "SCAT_DB_URL"
+HEAD_REVISION = "0001"
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+# Any 64-bit constant: PostgreSQL sessions migrating at once take turns on this lock.
+_PG_MIGRATION_LOCK = 3_141_592_653
+WRITE_OPTION = "scat_write"
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+MIGRATIONS_DIR = REPO_ROOT / "migrations"
+
+
+def default_url() -> str:
+    """The default database: an SQLite file in the user's data directory (created here)."""
+    from platformdirs import user_data_dir
+
+    directory = Path(user_data_dir("scat", appauthor=False))
+    directory.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{directory / 'scat.db'}"
+
+
+def resolve_url(url: str | None) -> str:
+    """The database URL to use: the argument, else $SCAT_DB_URL, else the default file."""
+    if url:
+        return url
+    from_env = os.environ.get(ENV_VAR)
+    if from_env:
+        return from_env
+    return default_url()
+
+
+def _on_sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+    """Tune every new SQLite connection: WAL, busy timeout, foreign keys, our own BEGIN."""
+    # Stop pysqlite from emitting BEGIN itself; `_on_begin` emits the right one instead.
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.execute("PRAGMA foreign_keys = ON")
+    finally:
+        cursor.close()
+
+
+def _on_sqlite_begin(conn: Connection) -> None:
+    """Begin IMMEDIATE for write transactions (writers queue, never deadlock), else DEFERRED."""
+    write = conn.get_execution_options().get(WRITE_OPTION, False)
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for `url`; SQLite gets WAL, a 30 s busy timeout and foreign keys on."""
+    try:
+        parsed = make_url(url)
+        if parsed.get_backend_name() == "sqlite":
+            engine = create_engine(parsed)
+            event.listen(engine, "connect", _on_sqlite_connect)
+            event.listen(engine, "begin", _on_sqlite_begin)
+        else:
+            engine = create_engine(parsed, pool_pre_ping=False)
+    except (ArgumentError, NoSuchModuleError, ValueError) as exc:
+        raise BadInput(
+            f"cannot use database URL {url!r}: {exc}; expected e.g. sqlite:///path/scat.db "
+            "or postgresql+psycopg://user@host/db"
+        ) from exc
+    except ImportError as exc:
+        raise BadInput(f"cannot use database URL {url!r}: driver missing ({exc})") from exc
+    return engine
+
+
+def safe_url(engine: Engine) -> str:
+    """The engine's URL with any password hidden, for messages."""
+    return engine.url.render_as_string(hide_password=True)
+
+
+def current_revision(conn: Connection) -> str | None:
+    """The Alembic revision of the database, or None when it has no schema yet."""
+    try:
+        with conn.begin_nested() if conn.in_transaction() else conn.begin():
+            row = conn.execute(text("SELECT version_num FROM alembic_version")).first()
+    except (OperationalError, ProgrammingError):
+        return None  # no alembic_version table yet
+    return None if row is None else str(row[0])
+
+
+def alembic_config(connection: Connection | None = None) -> Config:
+    """An Alembic config pointing at the repository's migrations, optionally bound."""
+    from alembic.config import Config
+
+    if not (MIGRATIONS_DIR / "env.py").exists():
+        raise BadInput(
+            f"the Alembic migrations are not at {MIGRATIONS_DIR}; install scat from its "
+            "source tree with `pip install -e .`"
+        )
+    config = Config(str(REPO_ROOT / "alembic.ini"))
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    if connection is not None:
+        config.attributes["connection"] = connection
+    return config
+
+
+def _connect(engine: Engine) -> Connection:
+    """Connect, turning an unreachable or unopenable database into one clear BadInput."""
+    try:
+        return engine.connect()
+    except OperationalError as exc:
+        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+        raise BadInput(f"cannot open database {safe_url(engine)}: {reason}") from exc
+
+
+def upgrade(engine: Engine) -> str:
+    """Bring the schema to the newest revision (Alembic, serialised); return that revision."""
+    from alembic import command
+
+    with _connect(engine) as conn:
+        conn = conn.execution_options(**{WRITE_OPTION: True})
+        with conn.begin():
+            if conn.dialect.name == "postgresql":
+                conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_MIGRATION_LOCK})
+            command.upgrade(alembic_config(conn), "head")
+        revision = current_revision(conn)
+    return revision or ""
+
+
+def ensure_schema(engine: Engine) -> None:
+    """Upgrade the schema on first use, cheaply: Alembic is imported only when behind."""
+    with _connect(engine) as conn:
+        revision = current_revision(conn)
+        conn.rollback()
+    if revision != HEAD_REVISION:
+        upgrade(engine)
+
+
+def open_engine(url: str | None = None) -> Engine:
+    """Resolve `url`, make its engine and make sure its schema is current."""
+    engine = make_engine(resolve_url(url))
+    ensure_schema(engine)
+    return engine

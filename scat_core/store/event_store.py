@@ -1,0 +1,370 @@
+"""The event store: an append-only, hash-chained log per game plus its read model.
+
+Usage, one unit of work per command::
+
+    store = EventStore(engine)
+    with store.transaction() as tx:          # commits on clean exit, else rolls back
+        history = tx.load(game_id)
+        tx.append(game_id, history[-1].seq, new_events, summary)
+
+`append` is optimistic: `expected_seq` is the seq of the last event the caller saw (0 for a
+new game); if someone appended since, it raises ConcurrencyConflict and writes nothing.
+On SQLite write transactions start with BEGIN IMMEDIATE so writers queue (busy timeout)
+instead of deadlocking; on PostgreSQL the UNIQUE(game_id, seq) decides every race.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import cached_property
+from typing import Any
+
+from pydantic import BaseModel
+from sqlalchemy import Engine, func, select
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+
+from scat_core.domain.errors import ConcurrencyConflict, NotFound
+from scat_core.domain.events import Event, from_record, to_record
+from scat_core.domain.hashing import GENESIS_HASH, canonical_json, chain_hash
+from scat_core.store import tables as t
+from scat_core.store.database import WRITE_OPTION
+
+RECORD_KEYS = ("game_id", "seq", "type", "schema_version", "recorded_at", "data", "prev_hash",
+               "hash")
+
+
+def utc_now() -> str:
+    """Now in UTC as ISO-8601 with microseconds and a Z: 2026-11-29T11:22:33.123456Z."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """One stored event exactly as recorded; `event` is its upcast domain event."""
+
+    game_id: str
+    seq: int
+    type: str
+    schema_version: int
+    recorded_at: str
+    data: dict[str, Any]
+    prev_hash: str
+    hash: str
+
+    @cached_property
+    def event(self) -> Event:
+        """The domain event, upcast to the current schema version."""
+        return from_record(self.type, self.schema_version, dict(self.data))
+
+    def envelope(self) -> dict[str, Any]:
+        """The hashed envelope: game_id, seq, type, schema_version, recorded_at, data."""
+        return {
+            "game_id": self.game_id,
+            "seq": self.seq,
+            "type": self.type,
+            "schema_version": self.schema_version,
+            "recorded_at": self.recorded_at,
+            "data": self.data,
+        }
+
+    def record(self) -> dict[str, Any]:
+        """The full export record: the envelope plus prev_hash and hash."""
+        return {**self.envelope(), "prev_hash": self.prev_hash, "hash": self.hash}
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """What the games read model needs to know after an append (computed by the caller)."""
+
+    status: str
+    players: tuple[str, ...]
+    turn: str | None = None
+    hand_number: int = 1
+    dealer: str | None = None
+    winner: str | None = None
+    protected: bool = False
+    bots: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One row of the games read model."""
+
+    game_id: str
+    status: str
+    players: tuple[str, ...]
+    bots: tuple[str, ...]
+    turn: str | None
+    hand_number: int
+    dealer: str | None
+    created_at: str
+    last_activity: str
+    winner: str | None
+    head_seq: int
+    head_hash: str
+    protected: bool
+
+
+@dataclass(frozen=True)
+class GameSecret:
+    """The seed of a running game and the salt of its commitment, kept outside the log."""
+
+    seed: str
+    salt: str
+
+
+def _is_lock_error(exc: DBAPIError) -> bool:
+    """Whether a database error means another writer won: locked, serialization, deadlock."""
+    text = str(exc.orig).lower()
+    code = getattr(exc.orig, "sqlstate", None)
+    return (
+        "database is locked" in text
+        or "database is busy" in text
+        or code in {"40001", "40P01", "55P03"}
+    )
+
+
+class StoreTransaction:
+    """One open unit of work on the store; obtained from `EventStore.transaction()`."""
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+
+    # ---- the log -------------------------------------------------------------------------
+
+    def load(self, game_id: str, up_to: int | None = None) -> list[StoredEvent]:
+        """The game's events in seq order, up to seq `up_to` inclusive; NotFound if none."""
+        query = select(*(t.events.c[k] for k in RECORD_KEYS)).where(t.events.c.game_id == game_id)
+        if up_to is not None:
+            query = query.where(t.events.c.seq <= up_to)
+        rows = self._conn.execute(query.order_by(t.events.c.seq)).all()
+        if not rows and (up_to is None or self.head(game_id) is None):
+            raise NotFound(f"no game {game_id!r} in this database (see `scat games`)")
+        return [
+            StoredEvent(
+                game_id=r[0], seq=r[1], type=r[2], schema_version=r[3], recorded_at=r[4],
+                data=json.loads(r[5]), prev_hash=r[6], hash=r[7],
+            )
+            for r in rows
+        ]
+
+    def load_raw(self, game_id: str) -> list[dict[str, Any]]:
+        """The game's full records (envelope, prev_hash, hash) as stored, for export."""
+        return [stored.record() for stored in self.load(game_id)]
+
+    def head(self, game_id: str) -> tuple[int, str] | None:
+        """(seq, hash) of the game's last event, or None when the game has no events."""
+        row = self._conn.execute(
+            select(t.events.c.seq, t.events.c.hash)
+            .where(t.events.c.game_id == game_id)
+            .order_by(t.events.c.seq.desc())
+            .limit(1)
+        ).first()
+        return None if row is None else (int(row[0]), str(row[1]))
+
+    def game_ids(self) -> list[str]:
+        """Every game id that has events, in order of first appearance."""
+        rows = self._conn.execute(
+            select(t.events.c.game_id).where(t.events.c.seq == 1).order_by(t.events.c.position)
+        )
+        return [str(r[0]) for r in rows]
+
+    def append(
+        self,
+        game_id: str,
+        expected_seq: int,
+        events: Sequence[BaseModel],
+        summary: GameSummary | None = None,
+    ) -> list[StoredEvent]:
+        """Append `events` after seq `expected_seq`, chaining hashes; update the read model."""
+        head = self.head(game_id)
+        head_seq, prev_hash = head if head is not None else (0, GENESIS_HASH)
+        if head_seq != expected_seq:
+            raise ConcurrencyConflict(
+                f"game {game_id} changed meanwhile (you saw event {expected_seq}, it is now at "
+                f"{head_seq}): look again and retry"
+            )
+        now = utc_now()
+        stored: list[StoredEvent] = []
+        for offset, event in enumerate(events, start=1):
+            event_type, version, data = to_record(event)
+            envelope: dict[str, Any] = {
+                "game_id": game_id, "seq": expected_seq + offset, "type": event_type,
+                "schema_version": version, "recorded_at": now, "data": data,
+            }
+            digest = chain_hash(prev_hash, envelope)
+            stored.append(
+                StoredEvent(
+                    game_id=game_id, seq=expected_seq + offset, type=event_type,
+                    schema_version=version, recorded_at=now, data=data,
+                    prev_hash=prev_hash, hash=digest,
+                )
+            )
+            prev_hash = digest
+        self._insert(stored)
+        if stored:
+            self._update_read_model(game_id, stored[-1], summary)
+        return stored
+
+    def append_raw(
+        self, records: Sequence[Mapping[str, Any]], summary: GameSummary | None = None
+    ) -> list[StoredEvent]:
+        """Insert exported records verbatim (recorded_at, hashes as given; nothing verified)."""
+        stored = [
+            StoredEvent(
+                game_id=str(r["game_id"]), seq=int(r["seq"]), type=str(r["type"]),
+                schema_version=int(r["schema_version"]), recorded_at=str(r["recorded_at"]),
+                data=dict(r["data"]), prev_hash=str(r["prev_hash"]), hash=str(r["hash"]),
+            )
+            for r in records
+        ]
+        self._insert(stored)
+        for game_id in dict.fromkeys(s.game_id for s in stored):
+            last = max((s for s in stored if s.game_id == game_id), key=lambda s: s.seq)
+            self._update_read_model(game_id, last, summary)
+        return stored
+
+    def _insert(self, stored: Sequence[StoredEvent]) -> None:
+        if not stored:
+            return
+        rows = [
+            {**s.envelope(), "data": canonical_json(s.data).decode("utf-8"),
+             "prev_hash": s.prev_hash, "hash": s.hash}
+            for s in stored
+        ]
+        try:
+            self._conn.execute(t.events.insert(), rows)
+        except IntegrityError as exc:
+            raise ConcurrencyConflict(
+                f"game {stored[0].game_id} changed meanwhile (event {stored[0].seq} already "
+                "exists): look again and retry"
+            ) from exc
+
+    # ---- the games read model ------------------------------------------------------------
+
+    def _update_read_model(
+        self, game_id: str, last: StoredEvent, summary: GameSummary | None
+    ) -> None:
+        values: dict[str, Any] = {
+            "head_seq": last.seq, "head_hash": last.hash, "last_activity": last.recorded_at,
+        }
+        if summary is not None:
+            values.update(
+                status=summary.status, players=json.dumps(list(summary.players)),
+                bots=json.dumps(list(summary.bots)), turn=summary.turn,
+                hand_number=summary.hand_number, dealer=summary.dealer,
+                winner=summary.winner, protected=summary.protected,
+            )
+        updated = self._conn.execute(
+            t.games.update().where(t.games.c.game_id == game_id).values(**values)
+        )
+        if updated.rowcount == 0:
+            defaults: dict[str, Any] = {
+                "status": "active", "players": "[]", "bots": "[]", "turn": None,
+                "hand_number": 1, "dealer": None, "winner": None, "protected": False,
+            }
+            self._conn.execute(
+                t.games.insert().values(
+                    **{**defaults, **values}, game_id=game_id, created_at=last.recorded_at
+                )
+            )
+
+    def get_game(self, game_id: str) -> GameRow | None:
+        """The read-model row of one game, or None."""
+        row = self._conn.execute(select(t.games).where(t.games.c.game_id == game_id)).first()
+        return None if row is None else _game_row(row._mapping)
+
+    def list_games(
+        self, status: str | None = None, waiting_for: str | None = None
+    ) -> list[GameRow]:
+        """Games from the read model, newest activity first, optionally filtered."""
+        query = select(t.games)
+        if status is not None:
+            query = query.where(t.games.c.status == status)
+        if waiting_for is not None:
+            query = query.where(t.games.c.turn == waiting_for)
+        query = query.order_by(t.games.c.last_activity.desc(), t.games.c.game_id)
+        return [_game_row(r._mapping) for r in self._conn.execute(query)]
+
+    def count_games(self) -> int:
+        """How many games the read model holds."""
+        return int(self._conn.execute(select(func.count()).select_from(t.games)).scalar_one())
+
+    # ---- secrets and tokens --------------------------------------------------------------
+
+    def put_secret(self, game_id: str, seed: str, salt: str) -> None:
+        """Keep the seed of a running game (and its commitment salt) outside the log."""
+        self._conn.execute(t.game_secrets.insert().values(game_id=game_id, seed=seed, salt=salt))
+
+    def get_secret(self, game_id: str) -> GameSecret | None:
+        """The kept seed and salt of a game, or None (never stored, or already revealed)."""
+        row = self._conn.execute(
+            select(t.game_secrets.c.seed, t.game_secrets.c.salt).where(
+                t.game_secrets.c.game_id == game_id
+            )
+        ).first()
+        return None if row is None else GameSecret(seed=row[0], salt=row[1])
+
+    def delete_secret(self, game_id: str) -> None:
+        """Forget a game's kept seed (once the log reveals it)."""
+        self._conn.execute(t.game_secrets.delete().where(t.game_secrets.c.game_id == game_id))
+
+    def put_token_hash(self, game_id: str, player: str, token_hash: str) -> None:
+        """Store the hash of a player's token for a protected game."""
+        self._conn.execute(
+            t.player_tokens.insert().values(game_id=game_id, player=player, token_hash=token_hash)
+        )
+
+    def get_token_hash(self, game_id: str, player: str) -> str | None:
+        """The stored token hash of a player, or None."""
+        return self._conn.execute(
+            select(t.player_tokens.c.token_hash).where(
+                t.player_tokens.c.game_id == game_id, t.player_tokens.c.player == player
+            )
+        ).scalar_one_or_none()
+
+
+def _game_row(m: Any) -> GameRow:
+    return GameRow(
+        game_id=m["game_id"], status=m["status"], players=tuple(json.loads(m["players"])),
+        bots=tuple(json.loads(m["bots"])), turn=m["turn"], hand_number=m["hand_number"],
+        dealer=m["dealer"], created_at=m["created_at"], last_activity=m["last_activity"],
+        winner=m["winner"], head_seq=m["head_seq"], head_hash=m["head_hash"],
+        protected=bool(m["protected"]),
+    )
+
+
+class EventStore:
+    """The store over one engine; every access goes through `transaction()`."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    @contextmanager
+    def transaction(self, write: bool = True) -> Iterator[StoreTransaction]:
+        """A unit of work: commit on clean exit, roll back on any exception."""
+        try:
+            with self.engine.connect() as conn:
+                if write:
+                    conn = conn.execution_options(**{WRITE_OPTION: True})
+                with conn.begin():
+                    yield StoreTransaction(conn)
+        except OperationalError as exc:
+            if _is_lock_error(exc):
+                raise ConcurrencyConflict(
+                    "the database is busy with another change: try again"
+                ) from exc
+            raise
+        except DBAPIError as exc:
+            if _is_lock_error(exc):
+                raise ConcurrencyConflict("another change won the race: try again") from exc
+            raise
+
+    def read(self) -> AbstractContextManager[StoreTransaction]:
+        """Shorthand for a read-only transaction (no write lock on SQLite)."""
+        return self.transaction(write=False)

@@ -1,0 +1,45 @@
+"""Player tokens of protected games: issued once, stored only as a salted scrypt hash.
+
+Stored form: "scrypt$N$r$p$SALT_HEX$HASH_HEX".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+
+SCRYPT_N = 2**14
+SCRYPT_R = 8
+SCRYPT_P = 1
+_DKLEN = 32
+
+
+def new_token() -> str:
+    """A fresh random token (URL-safe, 256 bits)."""
+    return secrets.token_urlsafe(32)
+
+
+def _scrypt(token: str, salt: bytes, n: int, r: int, p: int) -> bytes:
+    return hashlib.scrypt(
+        token.encode("utf-8"), salt=salt, n=n, r=r, p=p, dklen=_DKLEN, maxmem=64 * 1024 * 1024
+    )
+
+
+def hash_token(token: str) -> str:
+    """The storable salted scrypt hash of `token`."""
+    salt = secrets.token_bytes(16)
+    digest = _scrypt(token, salt, SCRYPT_N, SCRYPT_R, SCRYPT_P)
+    return f"scrypt${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}${salt.hex()}${digest.hex()}"
+
+
+def verify_token(token: str, stored: str) -> bool:
+    """Whether `token` matches the stored hash (constant-time comparison)."""
+    try:
+        scheme, n, r, p, salt_hex, digest_hex = stored.split("$")
+        if scheme != "scrypt":
+            return False
+        digest = _scrypt(token, bytes.fromhex(salt_hex), int(n), int(r), int(p))
+    except (ValueError, MemoryError):
+        return False
+    return hmac.compare_digest(digest, bytes.fromhex(digest_hex))

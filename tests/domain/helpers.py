@@ -1,0 +1,231 @@
+"""Test helpers: stacked decks, given / when / then, and bot-driven games.
+
+A deck is a list of the 52 cards, top first. Dealing goes one card at a time clockwise
+starting left of the dealer (R9); the next card is the discard top and the rest is the
+stock (R10). `stacked_deck` builds such a deck from the hands wanted, in deal order.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import pytest
+
+from scat_core.domain import events as ev
+from scat_core.domain.bots import heuristic_move, random_move
+from scat_core.domain.cards import DECK, parse_cards
+from scat_core.domain.commands import Command, CreateGame, Discard, Draw, PlayerCommand
+from scat_core.domain.decide import decide
+from scat_core.domain.errors import ScatError
+from scat_core.domain.events import PlayerSeat
+from scat_core.domain.evolve import evolve, fold
+from scat_core.domain.hashing import GENESIS_HASH, chain_hash
+from scat_core.domain.options import GameOptions
+from scat_core.domain.shuffle import SeededChance, seed_commitment
+from scat_core.domain.state import GameState
+
+SEED, SALT = "seed", "salt"
+CHANCE = SeededChance(SEED, SALT)
+COMMITMENT = seed_commitment(SEED, SALT)
+GAME_ID = "g1"
+
+
+def cards(text: str | Sequence[str]) -> tuple[str, ...]:
+    """Cards from "AS KS QS" (any CLI notation) or an already-split sequence."""
+    return tuple(parse_cards(text) if isinstance(text, str) else parse_cards(" ".join(text)))
+
+
+def deal_order(names: Sequence[str], dealer: str) -> list[str]:
+    """The players in deal order: clockwise starting left of the dealer (R9, R11)."""
+    start = list(names).index(dealer)
+    return [names[(start + step) % len(names)] for step in range(1, len(names) + 1)]
+
+
+def stacked_deck(
+    hands: Sequence[str | Sequence[str]], discard: str | None = None, stock: str | Sequence[str] = ()
+) -> tuple[str, ...]:
+    """A 52-card deck, top first, dealing `hands` (in deal order), then `discard`, then `stock`.
+
+    The cards not named follow in the fixed order of `cards.DECK` (the discard top too, when
+    it is not named: the first card of that order not named elsewhere).
+    """
+    parsed = [cards(hand) for hand in hands]
+    assert all(len(hand) == 3 for hand in parsed), "every hand is 3 cards"
+    top = [hand[index] for index in range(3) for hand in parsed]
+    stock_cards = cards(stock)
+    if discard is None:
+        discard = next(card for card in DECK if card not in top and card not in stock_cards)
+    top.append(cards(discard)[0])
+    top.extend(stock_cards)
+    assert len(set(top)) == len(top), f"a card is named twice: {top}"
+    return tuple(top) + tuple(card for card in DECK if card not in top)
+
+
+def seats(*names: str, bots: Iterable[str] = ()) -> tuple[PlayerSeat, ...]:
+    """Player seats in the order given."""
+    bot_names = set(bots)
+    return tuple(PlayerSeat(name=name, is_bot=name in bot_names) for name in names)
+
+
+def create(
+    names: Sequence[str],
+    dealer: str | None,
+    hands: Mapping[str, str] | None = None,
+    discard: str | None = None,
+    stock: str | Sequence[str] = (),
+    chance: SeededChance = CHANCE,
+    **options: Any,
+) -> list[ev.Event]:
+    """The events of creating a game; with `hands` (by player), from a stacked first deck."""
+    deck = None
+    if hands is not None:
+        assert dealer is not None, "a stacked deal needs a named dealer"
+        deck = stacked_deck([hands[name] for name in deal_order(names, dealer)], discard, stock)
+    command = CreateGame(
+        game_id=GAME_ID,
+        players=seats(*names),
+        options=GameOptions(**options),
+        dealer=dealer,
+        first_deck=deck,
+    )
+    return decide(GameState(), command, chance)
+
+
+def dealt(
+    names: Sequence[str], dealer: str, hand_number: int, hands: Mapping[str, str],
+    discard: str | None = None, stock: str | Sequence[str] = (),
+) -> ev.HandDealt:
+    """A HandDealt event with a constructed deck (for given histories of later hands)."""
+    order = [name for name in deal_order(names, dealer) if name in hands]
+    deck = stacked_deck([hands[name] for name in order], discard, stock)
+    return ev.HandDealt(hand_number=hand_number, dealer=dealer, deck=deck)
+
+
+def play(events: Sequence[ev.Event], *commands: PlayerCommand) -> list[ev.Event]:
+    """`events` followed by the events of each command in turn."""
+    history = list(events)
+    state = fold(history)
+    for command in commands:
+        new = decide(state, command, CHANCE)
+        history.extend(new)
+        state = fold(new, state)
+    return history
+
+
+def take_turn(events: Sequence[ev.Event], source: str = "stock", card: str | None = None) -> list[ev.Event]:
+    """`events` followed by a whole turn of the player to play: he draws from `source` and
+    discards `card` (by default the card drawn from the stock, or his first card)."""
+    state = fold(events)
+    assert state.turn is not None and state.phase == "draw"
+    player = state.players[state.turn].name
+    drawn = decide(state, Draw(player, source), CHANCE)  # type: ignore[arg-type]
+    state = fold(drawn, state)
+    if card is None:
+        card = drawn[-1].card if source == "stock" else state.hands[state.seat_of(player)][0]  # type: ignore[union-attr,index]
+    return [*events, *drawn, *decide(state, Discard(player, card), CHANCE)]
+
+
+class Scenario:
+    """given(events).when(command).then(events) / .then_refused(error, rule)."""
+
+    def __init__(self, events: Sequence[ev.Event]) -> None:
+        self.history = list(events)
+        self.state = fold(self.history)
+        self.command: Command | None = None
+
+    def when(self, command: Command) -> Scenario:
+        self.command = command
+        return self
+
+    def _decide(self) -> list[ev.Event]:
+        assert self.command is not None, "when(command) first"
+        return decide(self.state, self.command, CHANCE)
+
+    def then(self, expected: Sequence[ev.Event]) -> GameState:
+        """The command yields exactly `expected`; returns the state after them."""
+        produced = self._decide()
+        assert produced == list(expected)
+        return fold(produced, self.state)
+
+    def then_starts_with(self, expected: Sequence[ev.Event]) -> tuple[list[ev.Event], GameState]:
+        """The command's events begin with `expected`; returns them and the state after."""
+        produced = self._decide()
+        assert produced[: len(expected)] == list(expected)
+        return produced, fold(produced, self.state)
+
+    def then_refused(self, error: type[ScatError], rule: str | None = None, match: str | None = None) -> None:
+        """The command is refused with `error` naming `rule`; the state is untouched."""
+        before = self.state
+        with pytest.raises(error, match=match) as caught:
+            self._decide()
+        if rule is not None:
+            assert getattr(caught.value, "rule", None) == rule, str(caught.value)
+            assert f"({rule})" in str(caught.value)
+        assert self.state == before
+
+
+def given(events: Sequence[ev.Event]) -> Scenario:
+    """Start a scenario from the state `events` build."""
+    return Scenario(events)
+
+
+def records_for(events: Sequence[ev.Event], game_id: str = GAME_ID) -> list[dict[str, Any]]:
+    """Stored-style envelopes of `events`, hash-chained as the store writes them."""
+    records, previous = [], GENESIS_HASH
+    for seq, event in enumerate(events, start=1):
+        event_type, version, data = ev.to_record(event)
+        envelope = {
+            "game_id": game_id, "seq": seq, "type": event_type, "schema_version": version,
+            "recorded_at": f"2024-01-01T00:00:{seq % 60:02d}.000000Z", "data": data,
+        }
+        digest = chain_hash(previous, envelope)
+        records.append({**envelope, "prev_hash": previous, "hash": digest})
+        previous = digest
+    return records
+
+
+Policy = Callable[[GameState, int], PlayerCommand | None]
+
+
+def heuristic(state: GameState, seat: int) -> PlayerCommand | None:
+    """The heuristic bot's move."""
+    return heuristic_move(state, seat)
+
+
+def uniform(rng: random.Random) -> Policy:
+    """A player picking uniformly among the legal moves on his turn."""
+    return lambda state, seat: random_move(state, seat, rng)
+
+
+def play_out(
+    names: Sequence[str], policies: Sequence[Policy], seed: str, *,
+    options: GameOptions | None = None, dealer: str | None = None, max_moves: int = 20_000,
+) -> tuple[list[ev.Event], GameState]:
+    """A whole game played by `policies` (one per seat); a heuristic seat holding 31 declares
+    out of turn (R20). Returns the events and the final state."""
+    chance = SeededChance(seed, "salt-" + seed)
+    command = CreateGame(
+        game_id="g-" + seed, players=seats(*names), options=options or GameOptions(), dealer=dealer
+    )
+    history = decide(GameState(), command, chance)
+    state = fold(history)
+    for _ in range(max_moves):
+        if state.status == "finished":
+            return history, state
+        move = None
+        for seat in state.active_seats():
+            if policies[seat] is heuristic and seat != state.turn:
+                move = heuristic_move(state, seat)  # only a declaration, out of turn
+                if move is not None:
+                    break
+        if move is None:
+            assert state.turn is not None
+            move = policies[state.turn](state, state.turn)
+        assert move is not None
+        new = decide(state, move, chance)
+        history.extend(new)
+        for event in new:
+            state = evolve(state, event)
+    raise AssertionError(f"the game with seed {seed} did not end within {max_moves} moves")

@@ -1,0 +1,75 @@
+"""The application service on both databases: play, bots, audit, export and import."""
+
+from __future__ import annotations
+
+import pytest
+
+from scat_core.domain.commands import Draw
+from scat_core.domain.errors import AuthFailed, NotFound, RuleViolation
+from scat_core.domain.events import PlayerSeat
+from scat_core.service import GameService
+
+
+def test_a_game_of_bots_is_played_to_the_end_and_audits_clean(db_url: str) -> None:
+    service = GameService.open(db_url)
+    outcome = service.create_game([PlayerSeat(name=n, is_bot=True) for n in ("ann", "bob", "cy")], seed=7)
+    assert outcome.state.status == "finished"
+    report = service.audit(outcome.game_id)
+    assert report.ok and report.seed_verified
+    [row] = service.list_games(status="finished")
+    assert (row.game_id, row.winner, row.head_seq) == (outcome.game_id, outcome.state.winner, outcome.state.version)
+
+
+def test_a_human_move_is_stored_then_bots_play_until_the_human_must_act(db_url: str) -> None:
+    service = GameService.open(db_url)
+    created = service.create_game([PlayerSeat(name="you"), PlayerSeat(name="bot", is_bot=True)], seed=3, dealer="bot")
+    assert created.state.name(created.state.turn) == "you"  # R11: left of the dealer starts
+    drawn = service.act(created.game_id, Draw("you", "stock"))
+    assert drawn.state.phase == "discard" and len(drawn.events) == 1
+    hand = drawn.state.hands[0]
+    from scat_core.domain.commands import Discard
+
+    after = service.act(created.game_id, Discard("you", hand[0]))
+    assert after.state.name(after.state.turn) == "you" or after.state.status == "finished"
+    assert service.audit(created.game_id).ok
+
+
+def test_protected_games_need_the_players_token(db_url: str) -> None:
+    service = GameService.open(db_url)
+    created = service.create_game([PlayerSeat(name="ann"), PlayerSeat(name="bob")], seed=1, dealer="bob", protect=True)
+    assert set(created.tokens) == {"ann", "bob"}
+    with pytest.raises(AuthFailed):
+        service.act(created.game_id, Draw("ann", "stock"))
+    with pytest.raises(AuthFailed):
+        service.act(created.game_id, Draw("ann", "stock"), token=created.tokens["bob"])
+    assert service.act(created.game_id, Draw("ann", "stock"), token=created.tokens["ann"]).state.phase == "discard"
+
+
+def test_refused_commands_write_nothing(db_url: str) -> None:
+    service = GameService.open(db_url)
+    created = service.create_game([PlayerSeat(name="ann"), PlayerSeat(name="bob")], seed=1, dealer="bob")
+    with pytest.raises(RuleViolation):
+        service.act(created.game_id, Draw("bob", "stock"))  # R11: ann is to play
+    with pytest.raises(NotFound):
+        service.act(created.game_id, Draw("zed", "stock"))
+    with pytest.raises(NotFound):
+        service.act("nosuchgame", Draw("ann", "stock"))
+    assert len(service.history(created.game_id)) == created.state.version
+
+
+def test_an_exported_game_imports_into_a_fresh_database_and_a_tampered_one_is_refused(
+    db_url: str, tmp_path
+) -> None:
+    source = GameService.open(db_url)
+    outcome = source.create_game([PlayerSeat(name=n, is_bot=True) for n in ("ann", "bob")], seed=11)
+    records = source.export_records(outcome.game_id)
+    target = GameService.open(f"sqlite:///{tmp_path / 'copy.db'}")
+    tampered = [dict(r) for r in records]
+    tampered[5] = {**tampered[5], "recorded_at": "2020-01-01T00:00:00.000000Z"}
+    with pytest.raises(RuleViolation):
+        target.import_records(tampered)
+    assert target.list_games() == []
+    assert target.import_records(records).ok
+    assert target.audit(outcome.game_id).ok
+    with pytest.raises(RuleViolation):
+        target.import_records(records)  # already there

@@ -1,0 +1,99 @@
+"""Opening databases: URL resolution, engine set-up, migrations (SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, inspect, text
+
+from scat_core.domain.errors import BadInput
+from scat_core.store import database
+from scat_core.store.database import (
+    HEAD_REVISION,
+    alembic_config,
+    current_revision,
+    ensure_schema,
+    make_engine,
+    resolve_url,
+    upgrade,
+)
+
+
+def test_the_head_revision_constant_matches_the_alembic_scripts() -> None:
+    assert ScriptDirectory.from_config(alembic_config()).get_current_head() == HEAD_REVISION
+
+
+def test_the_url_comes_from_the_argument_then_the_environment_then_the_default(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("SCAT_DB_URL", "sqlite:///from-env.db")
+    assert resolve_url("sqlite:///arg.db") == "sqlite:///arg.db"
+    assert resolve_url(None) == "sqlite:///from-env.db"
+    monkeypatch.delenv("SCAT_DB_URL")
+    default = resolve_url(None)
+    assert default == f"sqlite:///{tmp_path / 'xdg-data' / 'scat' / 'scat.db'}"
+    assert (tmp_path / "xdg-data" / "scat").is_dir()
+
+
+@pytest.mark.parametrize("url", ["nonsense", "nope://host/db", "sqlite+nodriver:///x.db"])
+def test_an_unusable_url_is_bad_input(url: str) -> None:
+    with pytest.raises(BadInput, match="cannot use database URL"):
+        make_engine(url)
+
+
+def test_an_unreachable_database_is_bad_input_with_a_clear_message(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'missing-dir' / 'scat.db'}")
+    with pytest.raises(BadInput, match="cannot open database"):
+        ensure_schema(engine)
+
+
+def test_sqlite_connections_use_wal_a_busy_timeout_and_foreign_keys(sqlite_url: str) -> None:
+    engine = make_engine(sqlite_url)
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 30_000
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+    engine.dispose()
+
+
+def test_the_first_use_migrates_to_head_and_later_uses_do_nothing(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = make_engine(db_url)
+    ensure_schema(engine)
+    with engine.connect() as conn:
+        assert current_revision(conn) == HEAD_REVISION
+    assert {"events", "games", "game_secrets", "player_tokens"} <= set(
+        inspect(engine).get_table_names()
+    )
+
+    def no_alembic(_engine: Engine) -> str:
+        raise AssertionError("Alembic must not run when the schema is current")
+
+    monkeypatch.setattr(database, "upgrade", no_alembic)
+    ensure_schema(engine)
+    engine.dispose()
+
+
+def test_upgrading_twice_is_harmless(engine: Engine) -> None:
+    assert upgrade(engine) == HEAD_REVISION
+    assert upgrade(engine) == HEAD_REVISION
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM alembic_version")).scalar() == 1
+
+
+def test_loading_one_game_is_an_indexed_lookup_on_sqlite(sqlite_url: str) -> None:
+    engine = make_engine(sqlite_url)
+    ensure_schema(engine)
+    with engine.connect() as conn:
+        plan = " ".join(
+            str(row[-1])
+            for row in conn.exec_driver_sql(
+                "EXPLAIN QUERY PLAN SELECT * FROM events WHERE game_id = 'g' AND seq <= 5 "
+                "ORDER BY seq"
+            )
+        )
+    assert "USING INDEX" in plan and "TEMP B-TREE" not in plan
+    engine.dispose()

@@ -1,0 +1,36 @@
+"""The README's two commands are the single source of truth that CI runs."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+README = (REPO / "README.md").read_text(encoding="utf-8")
+CI_RUN = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def block(marker: str) -> list[str]:
+    """The command lines between <!-- marker --> and <!-- /marker --> in the README."""
+    match = re.search(rf"<!-- {marker} -->\n```sh\n(.*?)\n```\n<!-- /{marker} -->", README,
+                      re.DOTALL)
+    assert match, f"README.md has no {marker} block"
+    return match.group(1).splitlines()
+
+
+def test_the_readme_has_exactly_one_test_command_that_installs_and_runs_pytest() -> None:
+    (command,) = block("test-command")
+    assert command.startswith("python3 -m venv .venv && ")
+    assert "pip install -e '.[test]'" in command and command.endswith(".venv/bin/pytest")
+
+
+def test_the_readme_has_exactly_one_play_command_against_bots() -> None:
+    (command,) = block("play-command")
+    assert command.startswith("python3 -m venv .venv && ")
+    assert "scat new" in command and "--bot" in command
+
+
+def test_ci_runs_the_readme_test_command_itself() -> None:
+    assert "<!-- test-command -->" in CI_RUN and "README.md" in CI_RUN
+    assert 'bash -c "set -euo pipefail; $TEST_COMMAND"' in CI_RUN
+    assert CI_RUN.startswith("#!/usr/bin/env bash") and "set -euo pipefail" in CI_RUN
