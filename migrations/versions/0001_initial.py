@@ -26,6 +26,14 @@ SQLITE_TRIGGERS = (
     CREATE TRIGGER events_no_delete BEFORE DELETE ON events
     BEGIN SELECT RAISE(ABORT, 'events are immutable'); END
     """,
+    # INSERT OR REPLACE / REPLACE INTO delete the conflicting row without firing DELETE
+    # triggers (unless recursive_triggers is on): refuse any insert onto an existing event.
+    """
+    CREATE TRIGGER events_no_replace BEFORE INSERT ON events
+    WHEN EXISTS (SELECT 1 FROM events WHERE game_id = NEW.game_id AND seq = NEW.seq)
+      OR EXISTS (SELECT 1 FROM events WHERE position = NEW.position)
+    BEGIN SELECT RAISE(ABORT, 'events are immutable: that event exists already'); END
+    """,
 )
 
 PG_TRIGGERS = (

@@ -65,7 +65,8 @@ class RecordedChance:
 
     def deck(self, hand_number: int) -> list[str]:
         """The recorded deck of hand `hand_number`."""
-        return self._decks.get(hand_number, list(DECK))
+        recorded = self._decks.get(hand_number, [])
+        return recorded if len(recorded) == len(DECK) else list(DECK)  # a short deck deals nothing
 
     def restock(self, hand_number: int, index: int, cards: Sequence[str]) -> list[str]:
         """The recorded new stock, if it is a reordering of `cards`."""
@@ -85,11 +86,37 @@ class RecordedChance:
         return self._commitment
 
 
+_RECORD_FIELDS: dict[str, type] = {
+    "game_id": str,
+    "seq": int,
+    "type": str,
+    "schema_version": int,
+    "recorded_at": str,
+    "data": dict,
+    "prev_hash": str,
+    "hash": str,
+}
+
+
+def record_shape_problem(record: Any) -> str | None:
+    """What is wrong with the shape of one stored record (a missing or mistyped field), or None."""
+    if not isinstance(record, Mapping):
+        return "is not a JSON object"
+    for key, wanted in _RECORD_FIELDS.items():
+        value = record.get(key)
+        if not isinstance(value, wanted) or isinstance(value, bool):
+            return f"has no valid {key!r} ({wanted.__name__} expected)"
+    return None
+
+
 def verify_chain(records: Sequence[Mapping[str, Any]]) -> tuple[int | None, str | None]:
-    """The first seq whose numbering or hash is wrong, with the reason, or (None, None)."""
+    """The first seq whose shape, numbering or hash is wrong, with the reason, or (None, None)."""
     previous = GENESIS_HASH
-    game_id = records[0]["game_id"] if records else None
+    game_id = records[0].get("game_id") if records and isinstance(records[0], Mapping) else None
     for index, record in enumerate(records, start=1):
+        shape = record_shape_problem(record)
+        if shape:
+            return index, f"event {index} {shape}"
         if record["seq"] != index:
             return index, f"event {index} is missing (found seq {record['seq']})"
         if record["game_id"] != game_id:
@@ -135,7 +162,8 @@ def command_for(events: Sequence[ev.Event], index: int) -> cmd.Command | None:
 
 def audit_records(records: Sequence[Mapping[str, Any]]) -> AuditReport:
     """Audit one game's stored event records (envelopes as exported or stored)."""
-    game_id = str(records[0]["game_id"]) if records else ""
+    first = records[0] if records else None
+    game_id = str(first.get("game_id", "")) if isinstance(first, Mapping) else ""
     if not records:
         return AuditReport(game_id, False, 0, None, ["the game has no events"])
     bad_seq, reason = verify_chain(records)
@@ -187,6 +215,8 @@ def audit_events(game_id: str, events: Sequence[ev.Event]) -> AuditReport:
             )
         try:
             expected = decide(state, command, chance)
+        except (ValueError, LookupError, TypeError) as error:  # recorded chance no deal can use
+            return _bad(game_id, events, seq, f"event {seq} ({events[index].type}) cannot be played: {error!r}")
         except ScatError as error:
             return _bad(
                 game_id,
@@ -217,7 +247,10 @@ def audit_events(game_id: str, events: Sequence[ev.Event]) -> AuditReport:
                     at + 1,
                     f"event {at + 1} ({events[at].type}) is not what the rules produce here (expected {wanted.type})",
                 )
-            state = evolve(state, events[at])
+            try:
+                state = evolve(state, events[at])
+            except (ValueError, LookupError, TypeError) as error:  # a forged event no rule makes
+                return _bad(game_id, events, at + 1, f"event {at + 1} ({events[at].type}) cannot be played: {error!r}")
             problems = invariant_problems(state)
             if problems:
                 return _bad(game_id, events, at + 1, f"after event {at + 1}: " + "; ".join(problems))

@@ -20,7 +20,7 @@ from .shuffle import Chance
 from .state import GameState
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 9
-_NAME_RE = re.compile(r"^[\w][\w .'-]{0,31}$")
+_NAME_RE = re.compile(r"[\w][\w .'-]{0,31}")
 
 
 class _Emitter:
@@ -64,7 +64,7 @@ def _create(state: GameState, command: CreateGame, chance: Chance) -> list[ev.Ev
     if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
         raise RuleViolation(f"Scat is for 2 to 9 players, not {len(names)}", "R6")
     for name in names:
-        if not _NAME_RE.match(name):
+        if not _NAME_RE.fullmatch(name):
             raise BadInput(f"{name!r} is not a usable player name: 1 to 32 letters, digits, spaces, . ' - or _")
     folded = [name.casefold() for name in names]
     if len(set(folded)) != len(folded):
@@ -109,6 +109,8 @@ def _require_turn(state: GameState, seat: int, phase: str) -> None:
 
 
 def _draw(state: GameState, seat: int, command: Draw, chance: Chance) -> list[ev.Event]:
+    if command.source not in ("stock", "discard"):
+        raise BadInput(f"draw from 'stock' or 'discard', not {command.source!r}")
     _require_turn(state, seat, "draw")
     player = state.players[seat].name
     out = _Emitter(state)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import events as ev
+from .cards import hand_value
 from .decide import value_of
 from .state import GameState
 
@@ -49,6 +50,19 @@ def public_view(state: GameState) -> dict[str, Any]:
     return view
 
 
+def kept_value(state: GameState, seat: int) -> int:
+    """The value of the hand at `seat`; mid-turn, of the best 3 cards he may keep (R3, R13)."""
+    hand = state.hands[seat]
+    if len(hand) <= 3:
+        return value_of(state, seat)
+    options = state.options
+    return max(
+        hand_value([card for card in hand if card != thrown], options.three_of_a_kind, options.straight_flush)
+        for thrown in hand
+        if thrown != state.taken_from_discard
+    )
+
+
 def player_view(state: GameState, name: str) -> dict[str, Any]:
     """The public view plus the player's own hand and its value."""
     view = public_view(state)
@@ -57,7 +71,7 @@ def player_view(state: GameState, name: str) -> dict[str, Any]:
         return view
     view["you"] = state.players[seat].name
     view["hand"] = list(state.hands[seat])
-    view["hand_value"] = value_of(state, seat) if state.hands[seat] else None
+    view["hand_value"] = kept_value(state, seat) if state.hands[seat] else None
     view["taken_from_discard"] = state.taken_from_discard if state.turn == seat else None
     return view
 

@@ -38,6 +38,31 @@ class Outcome:
     state: GameState
     events: list[StoredEvent] = field(default_factory=list)
     tokens: dict[str, str] = field(default_factory=dict)
+    before: GameState = field(default_factory=GameState)
+
+    def seen_by(self, viewer: str | None) -> list[tuple[StoredEvent, ev.Event]]:
+        """The appended events as `viewer` (None: the public) could see them; all once over."""
+        shown: list[tuple[StoredEvent, ev.Event]] = []
+        state = self.before
+        for stored in self.events:
+            event = stored.event
+            finished = self.state.status == "finished"
+            shown.append((stored, event if finished else redact(event, state, viewer)))
+            state = evolve(state, event)
+        return shown
+
+
+def _bot_moves(state: GameState, chance: SeededChance) -> tuple[list[ev.Event], GameState]:
+    """The events of the bots' moves from `state` until a human must act, and the state after."""
+    events: list[ev.Event] = []
+    for _ in range(BOT_MOVES_PER_CALL):
+        command = next_bot_command(state)
+        if command is None:
+            break
+        produced = decide(state, command, chance)
+        events += produced
+        state = fold(produced, state)
+    return events, state
 
 
 def summarize(state: GameState) -> GameSummary:
@@ -106,48 +131,72 @@ class GameService:
             if state.players[seat].is_bot:
                 raise RuleViolation(f"{state.players[seat].name} is a bot: bots play by themselves")
             chance = self._chance(tx, state)
-            events = decide(state, command, chance)
+            # Moves bots still owe (their writer was interrupted) come first.
+            events, before = _bot_moves(state, chance)
+            events += decide(before, command, chance)
             stored = self._append(tx, state, events)
             state = fold(events, state)
         outcome = self._run_bots(game_id, state, chance)
-        return Outcome(game_id, outcome.state, stored + outcome.events)
+        return Outcome(game_id, outcome.state, stored + outcome.events, before=before)
 
     def view(self, game_id: str, player: str | None = None, token: str | None = None) -> GameState:
         """The current state; showing a player his hand is recorded in throw-down games (R23)."""
         with self.store.read() as tx:
             state = self._load_state(tx, game_id)
-            if player is None:
-                return state
-            self._authorize(tx, state, player, token)
-        if state.options.throw_down and state.in_hand:
-            with self.store.transaction() as tx:
+            if player is not None:
+                self._authorize(tx, state, player, token)
+        if next_bot_command(state) is not None:
+            state = self.play_bots(game_id).state
+        seat = state.seat_of(player) if player is not None else None
+        if (
+            seat is not None
+            and state.options.throw_down
+            and state.in_hand
+            and seat not in state.looked
+            and not state.players[seat].out
+        ):
+            with self.store.transaction() as tx:  # R23: being shown one's hand is recorded
                 state = self._load_state(tx, game_id)
-                events = decide(state, ViewHand(player), self._chance(tx, state))
+                events = decide(state, ViewHand(state.players[seat].name), self._chance(tx, state))
                 if events:
                     self._append(tx, state, events)
                     state = fold(events, state)
         return state
 
-    def _run_bots(self, game_id: str, state: GameState, chance: SeededChance | None) -> Outcome:
-        """Bots act, one transaction a move, until a human must act or the game ends."""
-        appended: list[StoredEvent] = []
-        retries = 0
-        for _ in range(BOT_MOVES_PER_CALL):
-            command = next_bot_command(state)
-            if command is None or chance is None:
-                break
+    def play_bots(self, game_id: str) -> Outcome:
+        """Let bots make the moves they still owe, until a human must act or the game ends.
+
+        Only an interrupted call leaves bots owing moves: a process killed between the
+        commit of a human's move (or of a new game) and the commit of the bots' answer.
+        Without this the game would wait for a bot for ever. Nothing owed: nothing appended.
+        """
+        with self.store.read() as tx:
+            state = self._load_state(tx, game_id)
+            if next_bot_command(state) is None:
+                return Outcome(game_id, state, before=state)
+            chance = self._chance(tx, state)
+        outcome = self._run_bots(game_id, state, chance)
+        return Outcome(game_id, outcome.state, outcome.events, before=state)
+
+    def _run_bots(self, game_id: str, state: GameState, chance: SeededChance) -> Outcome:
+        """Bots act until a human must act or the game ends, in one durable transaction.
+
+        If someone else changed the game meanwhile, the bots look again and retry.
+        """
+        for attempt in range(BOT_RETRIES + 1):
+            events, after = _bot_moves(state, chance)
+            if not events:
+                return Outcome(game_id, state)
             try:
                 with self.store.transaction() as tx:
-                    events = decide(state, command, chance)
-                    appended += self._append(tx, state, events)
-                    state = fold(events, state)
+                    appended = self._append(tx, state, events)
+                return Outcome(game_id, after, appended)
             except ConcurrencyConflict:
-                retries += 1
-                if retries > BOT_RETRIES:
+                if attempt == BOT_RETRIES:
                     raise
                 with self.store.read() as tx:
                     state = self._load_state(tx, game_id)
-        return Outcome(game_id, state, appended)
+        raise AssertionError("unreachable")
 
     # ---- reading -------------------------------------------------------------------------
 
@@ -165,9 +214,14 @@ class GameService:
         return events
 
     def visible_history(
-        self, game_id: str, viewer: str | None = None, token: str | None = None, up_to: int | None = None
+        self, game_id: str, viewer: str | None = None, token: str | None = None, up_to: int | None = None,
+        as_then: bool = False,
     ) -> tuple[GameState, list[tuple[StoredEvent, ev.Event]]]:
-        """The state after `up_to` and each event as `viewer` may see it (all, once the game ended)."""
+        """The state after `up_to` and each event as `viewer` may see it (all, once the game ended).
+
+        With `as_then`, events are shown as `viewer` saw them at `up_to`, even if the game has
+        ended since (a replay); the state returned is always the true one.
+        """
         with self.store.read() as tx:
             full = tx.load(game_id)
             final = fold(stored.event for stored in full)
@@ -179,9 +233,10 @@ class GameService:
             raise NotFound(f"game {game_id} has events 1 to {len(full)}, not {up_to}")
         shown: list[tuple[StoredEvent, ev.Event]] = []
         state = GameState()
+        revealed = final.status == "finished" and not (as_then and up_to is not None and up_to < len(full))
         for stored in full[:up_to]:
             event = stored.event
-            shown.append((stored, event if final.status == "finished" else redact(event, state, viewer)))
+            shown.append((stored, event if revealed else redact(event, state, viewer)))
             state = evolve(state, event)
         return state, shown
 

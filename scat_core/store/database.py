@@ -58,7 +58,7 @@ def _on_sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
     try:
         cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA journal_mode = WAL")
-        cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.execute("PRAGMA synchronous = FULL")  # every committed command survives a crash
         cursor.execute("PRAGMA foreign_keys = ON")
     finally:
         cursor.close()

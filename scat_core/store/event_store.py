@@ -20,22 +20,61 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, bindparam, func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from scat_core.domain.errors import ConcurrencyConflict, NotFound
-from scat_core.domain.events import Event, from_record, to_record
+from scat_core.domain.events import (
+    EVENT_TYPES,
+    Event,
+    current_version,
+    from_record,
+    to_record,
+)
 from scat_core.domain.hashing import GENESIS_HASH, canonical_json, chain_hash
 from scat_core.store import tables as t
 from scat_core.store.database import WRITE_OPTION
 
+_INSERT_CHUNK = 500  # rows per INSERT: 9 columns each, well under SQLite's 32,766 variables
 RECORD_KEYS = ("game_id", "seq", "type", "schema_version", "recorded_at", "data", "prev_hash",
                "hash")
+# Built once: building and cache-keying a select costs more than fetching a short game.
+_LOAD = (
+    select(*(t.events.c[k] for k in RECORD_KEYS))
+    .where(t.events.c.game_id == bindparam("game_id"))
+    .order_by(t.events.c.seq)
+)
+_LOAD_UP_TO = _LOAD.where(t.events.c.seq <= bindparam("up_to"))
+#: Where `StoredEvent.from_row` puts each column of RECORD_KEYS (data stays JSON text).
+_ROW_ATTRIBUTES = tuple("_data_json" if key == "data" else key for key in RECORD_KEYS)
+
+#: type -> (its model, the schema version this program writes), filled on first use.
+_CURRENT: dict[str, tuple[type[BaseModel], int]] = {}
+
+
+def _decode(stored: StoredEvent) -> Event:
+    """The domain event of `stored`: validated straight from its stored JSON when it is at
+    the current schema version (one pydantic call), else upcast by `from_record`."""
+    raw: str | None = stored.__dict__.get("_data_json")
+    current = _CURRENT.get(stored.type)
+    if current is None and stored.type in EVENT_TYPES:
+        current = _CURRENT[stored.type] = (
+            EVENT_TYPES[stored.type], current_version(stored.type)
+        )
+    if (
+        raw is not None
+        and current is not None
+        and stored.schema_version == current[1]
+        # `type` and `schema_version` come from the row, never from data (as in from_record)
+        and '"type":' not in raw
+        and '"schema_version":' not in raw
+    ):
+        return current[0].model_validate_json(raw)  # type: ignore[return-value]
+    return from_record(stored.type, stored.schema_version, dict(stored.data))
 
 
 def utc_now() -> str:
@@ -45,7 +84,12 @@ def utc_now() -> str:
 
 @dataclass(frozen=True)
 class StoredEvent:
-    """One stored event exactly as recorded; `event` is its upcast domain event."""
+    """One stored event exactly as recorded; `event` is its upcast domain event.
+
+    Events loaded from the database are built by `from_row`, which defers the JSON of
+    `data` until someone reads it: replaying a game only needs `event`, which is validated
+    straight from the stored JSON when it is at the current schema version.
+    """
 
     game_id: str
     seq: int
@@ -56,10 +100,31 @@ class StoredEvent:
     prev_hash: str
     hash: str
 
-    @cached_property
+    @classmethod
+    def from_row(cls, row: Sequence[Any]) -> StoredEvent:
+        """A row of the columns RECORD_KEYS (in that order) as is; `data` stays JSON text
+        until it is first read."""
+        stored = object.__new__(cls)
+        stored.__dict__.update(zip(_ROW_ATTRIBUTES, row, strict=True))
+        return stored
+
+    if not TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any:
+            # Only reached while `data` of a `from_row` event has not been parsed yet.
+            raw = self.__dict__.get("_data_json")
+            if name != "data" or raw is None:
+                raise AttributeError(name)
+            data = self.__dict__["data"] = json.loads(raw)
+            return data
+
+    @property
     def event(self) -> Event:
-        """The domain event, upcast to the current schema version."""
-        return from_record(self.type, self.schema_version, dict(self.data))
+        """The domain event, upcast to the current schema version (computed once)."""
+        cached: Event | None = self.__dict__.get("_event")
+        if cached is None:
+            cached = self.__dict__["_event"] = _decode(self)
+        return cached
 
     def envelope(self) -> dict[str, Any]:
         """The hashed envelope: game_id, seq, type, schema_version, recorded_at, data."""
@@ -139,19 +204,14 @@ class StoreTransaction:
 
     def load(self, game_id: str, up_to: int | None = None) -> list[StoredEvent]:
         """The game's events in seq order, up to seq `up_to` inclusive; NotFound if none."""
-        query = select(*(t.events.c[k] for k in RECORD_KEYS)).where(t.events.c.game_id == game_id)
-        if up_to is not None:
-            query = query.where(t.events.c.seq <= up_to)
-        rows = self._conn.execute(query.order_by(t.events.c.seq)).all()
+        if up_to is None:
+            rows = self._conn.execute(_LOAD, {"game_id": game_id}).all()
+        else:
+            rows = self._conn.execute(_LOAD_UP_TO, {"game_id": game_id, "up_to": up_to}).all()
         if not rows and (up_to is None or self.head(game_id) is None):
             raise NotFound(f"no game {game_id!r} in this database (see `scat games`)")
-        return [
-            StoredEvent(
-                game_id=r[0], seq=r[1], type=r[2], schema_version=r[3], recorded_at=r[4],
-                data=json.loads(r[5]), prev_hash=r[6], hash=r[7],
-            )
-            for r in rows
-        ]
+        from_row = StoredEvent.from_row
+        return [from_row(row) for row in rows]
 
     def load_raw(self, game_id: str) -> list[dict[str, Any]]:
         """The game's full records (envelope, prev_hash, hash) as stored, for export."""
@@ -168,9 +228,9 @@ class StoreTransaction:
         return None if row is None else (int(row[0]), str(row[1]))
 
     def game_ids(self) -> list[str]:
-        """Every game id that has events, in order of first appearance."""
+        """Every game id, oldest first (from the games read model, not the whole log)."""
         rows = self._conn.execute(
-            select(t.events.c.game_id).where(t.events.c.seq == 1).order_by(t.events.c.position)
+            select(t.games.c.game_id).order_by(t.games.c.created_at, t.games.c.game_id)
         )
         return [str(r[0]) for r in rows]
 
@@ -238,7 +298,10 @@ class StoreTransaction:
             for s in stored
         ]
         try:
-            self._conn.execute(t.events.insert(), rows)
+            # One multi-row INSERT per chunk: a single statement either lands or fails whole
+            # (no driver pipeline left to abort), and stays under SQLite's variable limit.
+            for start in range(0, len(rows), _INSERT_CHUNK):
+                self._conn.execute(t.events.insert().values(rows[start : start + _INSERT_CHUNK]))
         except IntegrityError as exc:
             raise ConcurrencyConflict(
                 f"game {stored[0].game_id} changed meanwhile (event {stored[0].seq} already "

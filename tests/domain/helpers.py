@@ -7,6 +7,7 @@ stock (R10). `stacked_deck` builds such a deck from the hands wanted, in deal or
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -141,7 +142,11 @@ class Scenario:
 
     def _decide(self) -> list[ev.Event]:
         assert self.command is not None, "when(command) first"
-        return decide(self.state, self.command, CHANCE)
+        untouched = copy.deepcopy(self.state)
+        try:
+            return decide(self.state, self.command, CHANCE)
+        finally:
+            assert self.state == untouched, "decide changed the state it was given"
 
     def then(self, expected: Sequence[ev.Event]) -> GameState:
         """The command yields exactly `expected`; returns the state after them."""
@@ -156,14 +161,12 @@ class Scenario:
         return produced, fold(produced, self.state)
 
     def then_refused(self, error: type[ScatError], rule: str | None = None, match: str | None = None) -> None:
-        """The command is refused with `error` naming `rule`; the state is untouched."""
-        before = self.state
+        """The command is refused with `error` naming `rule` (and the state is untouched)."""
         with pytest.raises(error, match=match) as caught:
             self._decide()
         if rule is not None:
             assert getattr(caught.value, "rule", None) == rule, str(caught.value)
             assert f"({rule})" in str(caught.value)
-        assert self.state == before
 
 
 def given(events: Sequence[ev.Event]) -> Scenario:

@@ -152,3 +152,11 @@ def test_r1_a_deck_must_hold_each_of_the_52_cards_once() -> None:
         parse_deck(list(DECK[1:]) + ["AS"])
     with pytest.raises(BadInput, match="is not a card"):
         parse_deck(list(DECK[1:]) + ["1C"])
+
+
+def test_a_cards_rank_and_suit_are_read_from_its_notation() -> None:
+    from scat_core.domain.cards import rank, suit
+
+    assert [(rank(card), suit(card)) for card in ("10H", "AS", "2C", "QD")] == [
+        ("10", "H"), ("A", "S"), ("2", "C"), ("Q", "D")
+    ]

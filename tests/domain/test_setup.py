@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
@@ -20,7 +21,7 @@ from .helpers import CHANCE, COMMITMENT, GAME_ID, cards, create, dealt, given, p
 ABCD = ("A", "B", "C", "D")
 
 
-def new_game(*names: str, dealer: str | None = None, **options: object) -> CreateGame:
+def new_game(*names: str, dealer: str | None = None, **options: Any) -> CreateGame:
     return CreateGame(game_id=GAME_ID, players=seats(*names), options=GameOptions(**options), dealer=dealer)
 
 
@@ -62,6 +63,10 @@ def test_r6_player_names_must_differ_ignoring_case() -> None:
 @pytest.mark.parametrize("name", ["", " Ann", "A" * 33, "Ann;drop", "Ann\tB"])
 def test_r6_unusable_player_names_are_refused(name: str) -> None:
     given([]).when(new_game(name, "Bob")).then_refused(BadInput, match="not a usable player name")
+
+
+def test_r6_a_player_name_ending_in_a_newline_is_refused() -> None:
+    given([]).when(new_game("Ann\n", "Bob")).then_refused(BadInput, match="not a usable player name")
 
 
 def test_r6_player_commands_name_players_ignoring_case() -> None:
@@ -243,3 +248,32 @@ def test_dealt_helper_matches_the_deal_of_a_later_hand() -> None:
     event = dealt(ABCD, "D", 2, {"A": "AS KS QS", "B": "2D 3D 4D", "C": "2H 3H 4H", "D": "2C 3C 4C"})
     state = fold([*create(ABCD, dealer="C"), event])
     assert state.hands[0] == cards("AS KS QS") and state.dealer == 3 and state.hand_number == 2
+
+
+def test_r7_r15_r15b_r23_r25_the_options_that_differ_from_the_defaults_are_described_in_cli_spelling() -> None:
+    assert GameOptions().describe() == []
+    options = GameOptions(lives=5, three_of_a_kind=True, straight_flush=True, min_knock=20,
+                          no_first_round_knock=True, throw_down=True, no_dole=True)
+    assert options.describe() == [
+        "lives 5", "three-of-a-kind", "straight-flush", "no-first-round-knock", "throw-down", "no-dole", "min-knock 20"
+    ]
+
+
+def test_r6_left_is_the_next_active_seat_and_right_the_previous_one_skipping_players_out() -> None:
+    from dataclasses import replace
+
+    state = fold(create(ABCD, dealer="A"))
+    assert [state.left_of(seat) for seat in range(4)] == [1, 2, 3, 0]
+    assert [state.right_of(seat) for seat in range(4)] == [3, 0, 1, 2]
+    players = (state.players[0], replace(state.players[1], out=True), *state.players[2:])
+    state = state.evolved({"players": players})
+    assert (state.left_of(0), state.right_of(2), state.left_of(1), state.right_of(1)) == (2, 0, 2, 0)
+    assert state.active_seats() == [0, 2, 3]
+
+
+def test_the_stacked_deck_helper_deals_the_hands_wanted_from_a_valid_deck() -> None:
+    from scat_core.domain.cards import validate_deck
+
+    deck = stacked_deck(["AS KS QS", "2D 3D 4D"], discard="9H", stock="8H")
+    validate_deck(deck)
+    assert deck[:8] == ("AS", "2D", "KS", "3D", "QS", "4D", "9H", "8H")

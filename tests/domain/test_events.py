@@ -1,0 +1,83 @@
+"""Events: versioned, parsed from JSON by type, old versions upcast when read back."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from pydantic import TypeAdapter, ValidationError
+
+from scat_core.domain import events as ev
+from scat_core.domain.evolve import fold
+from scat_core.domain.options import GameOptions
+
+from .helpers import COMMITMENT, heuristic, play_out, seats, uniform
+
+ANY_EVENT: TypeAdapter[ev.Event] = TypeAdapter(ev.Event)  # type: ignore[arg-type]
+
+
+def test_every_event_type_has_a_schema_version() -> None:
+    assert len(ev.EVENT_TYPES) == 13
+    for name, cls in ev.EVENT_TYPES.items():
+        assert cls.model_fields["type"].default == name
+        assert isinstance(cls.model_fields["schema_version"].default, int)
+    assert ev.current_version("GameCreated") == 2
+
+
+def test_a_whole_game_survives_the_round_trip_through_records_and_json() -> None:
+    events, state = play_out(("A", "B", "C"), [heuristic, uniform(random.Random(1)), heuristic], "7",
+                             options=GameOptions(throw_down=True, lives=2))
+    assert {event.type for event in events} >= {"GameCreated", "HandDealt", "CardDrawn", "CardDiscarded",
+                                                  "ShowdownHeld", "PennyPaid", "PlayerEliminated", "GameWon"}
+    back = []
+    for event in events:
+        event_type, version, data = ev.to_record(event)
+        data = json.loads(json.dumps(data))
+        back.append(ev.from_record(event_type, version, data))
+        assert ANY_EVENT.validate_json(event.model_dump_json()) == event
+    assert back == events
+    assert fold(back) == state
+
+
+def v1_game_created() -> dict[str, object]:
+    return {
+        "game_id": "old",
+        "players": [{"name": "Ann", "is_bot": False}, {"name": "Bob", "is_bot": True}],
+        "options": {"lives": 3, "three_of_a_kind": False, "straight_flush": False, "min_knock": None,
+                    "no_first_round_knock": False, "throw_down": False, "no_dole": False},
+        "dealer": "Ann",
+        "dealer_drawn": False,
+        "seed_commitment": COMMITMENT,
+    }
+
+
+def test_a_game_created_v1_is_upcast_to_v2_when_read_back() -> None:
+    stored = v1_game_created()
+    event = ev.from_record("GameCreated", 1, stored)
+    assert event == ev.GameCreated(
+        game_id="old", players=seats("Ann", "Bob", bots=["Bob"]), options=GameOptions(), dealer="Ann",
+        dealer_drawn=False, seed_commitment=COMMITMENT, shuffle="scat-shuffle-v1", protected=False,
+    )
+    assert event.schema_version == 2
+    assert stored == v1_game_created()  # the stored data is never rewritten
+
+
+def test_a_v1_record_does_not_parse_as_v2_without_its_upcaster() -> None:
+    with pytest.raises(ValidationError):
+        ANY_EVENT.validate_python({**v1_game_created(), "type": "GameCreated", "schema_version": 1})
+
+
+def test_events_of_an_unknown_type_or_a_future_version_are_refused() -> None:
+    with pytest.raises(ValueError, match="unknown event type"):
+        ev.from_record("CardsBurned", 1, {})
+    with pytest.raises(ValueError, match="newer than this program"):
+        ev.from_record("Knocked", 2, {"player": "Ann"})
+
+
+def test_events_are_immutable_and_refuse_unknown_fields() -> None:
+    knocked = ev.Knocked(player="Ann")
+    with pytest.raises(ValidationError):
+        knocked.player = "Bob"
+    with pytest.raises(ValidationError):
+        ev.Knocked(player="Ann", loudly=True)  # type: ignore[call-arg]

@@ -1,0 +1,89 @@
+"""Decision (deck order), R8, R17: chance as data, the documented shuffle scat-shuffle-v1."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Iterator, Sequence
+
+from scat_core.domain.cards import DECK
+from scat_core.domain.shuffle import ALGORITHM, SeededChance, new_salt, new_seed, seed_commitment, shuffled
+
+#: The first deck of seed "42", top first. Changing it breaks every stored game: never do.
+SEED_42_FIRST_DECK = (
+    "KC JC 4C 8C JH 3C QS 9D 6S 9C AC 5H 2D 6D QD 7D 7S 5C 5D 5S 6H 6C KD 4D QH JD 4H KS 10S "
+    "10D 3S 8D KH 3H 4S 7C 2H 9H AD 10H 8H QC 3D 7H 9S 2S 2C AH JS 8S 10C AS"
+).split()
+
+
+def documented_shuffle(seed: str, label: str, items: Sequence[str]) -> list[str]:
+    """scat-shuffle-v1 written again from its documentation alone."""
+
+    def words() -> Iterator[int]:
+        counter = 0
+        while True:
+            message = f"scat-shuffle-v1|{label}|{counter}".encode()
+            block = hmac.new(seed.encode("utf-8"), message, hashlib.sha256).digest()
+            for offset in range(0, 32, 4):
+                yield int.from_bytes(block[offset : offset + 4], "big")
+            counter += 1
+
+    stream = words()
+
+    def uniform(n: int) -> int:
+        while True:
+            word = next(stream)
+            if word < 2**32 - (2**32 % n):
+                return word % n
+
+    result = list(items)
+    for i in range(len(result) - 1, 0, -1):
+        j = uniform(i + 1)
+        result[i], result[j] = result[j], result[i]
+    return result
+
+
+def test_the_algorithm_is_named_and_versioned() -> None:
+    assert ALGORITHM == "scat-shuffle-v1"
+
+
+def test_the_first_deck_of_seed_42_is_pinned() -> None:
+    assert SeededChance("42", "any salt").deck(1) == SEED_42_FIRST_DECK
+
+
+def test_the_same_seed_gives_the_same_decks_and_the_salt_does_not_matter() -> None:
+    assert SeededChance("7", "a").deck(3) == SeededChance("7", "b").deck(3)
+    assert SeededChance("7", "a").restock(2, 1, DECK[:20]) == SeededChance("7", "b").restock(2, 1, DECK[:20])
+
+
+def test_every_deck_is_a_permutation_of_the_52_cards_and_differs_by_hand_and_seed() -> None:
+    decks = [SeededChance(seed, "s").deck(hand) for seed in ("1", "2") for hand in (1, 2, 3)]
+    assert all(sorted(deck) == sorted(DECK) for deck in decks)
+    assert len({tuple(deck) for deck in decks}) == len(decks)
+
+
+def test_decks_and_reshuffles_follow_the_documented_algorithm() -> None:
+    for seed in ("42", "0", "18446744073709551615", "graine-é"):
+        chance = SeededChance(seed, "salt")
+        for hand in (1, 2, 17):
+            assert chance.deck(hand) == documented_shuffle(seed, f"deal/{hand}", DECK)
+        pile = SEED_42_FIRST_DECK[10:40]
+        assert chance.restock(3, 2, pile) == documented_shuffle(seed, "restock/3/2", pile)
+        assert shuffled(seed, "x", pile) == documented_shuffle(seed, "x", pile)
+
+
+def test_shuffling_leaves_the_input_alone() -> None:
+    pile = tuple(DECK[:10])
+    shuffled("1", "restock/1/1", pile)
+    assert pile == tuple(DECK[:10])
+
+
+def test_the_seed_is_committed_as_sha256_of_salt_colon_seed() -> None:
+    assert seed_commitment("42", "salt") == hashlib.sha256(b"salt:42").hexdigest()
+    assert SeededChance("42", "salt").reveal() == ("42", "salt")
+
+
+def test_fresh_seeds_and_salts_are_random() -> None:
+    assert len({new_seed() for _ in range(20)}) == 20
+    assert len({new_salt() for _ in range(20)}) == 20
+    assert all(seed.isdigit() for seed in (new_seed(), new_seed()))

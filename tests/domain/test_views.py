@@ -1,0 +1,146 @@
+"""Views: a player sees his own hand, the discard top and counts; never others' cards or the stock."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from pydantic import BaseModel
+
+from scat_core.domain import events as ev
+from scat_core.domain.cards import is_card
+from scat_core.domain.commands import Declare31, Discard, Draw, Knock
+from scat_core.domain.evolve import fold
+from scat_core.domain.views import HIDDEN, player_view, public_view, redact
+
+from .helpers import CHANCE, cards, create, play, take_turn
+
+ABC = ("A", "B", "C")  # C deals: A plays first, then B, then C
+HANDS = {"A": "AS KS 4S", "B": "KH QH 2C", "C": "10D 2S 3C"}
+
+
+def cards_in(value: Any) -> Iterator[str]:
+    """Every card named anywhere in a view or an event."""
+    if isinstance(value, BaseModel):
+        value = value.model_dump()
+    if isinstance(value, str):
+        if is_card(value):
+            yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from cards_in(key)
+            yield from cards_in(item)
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for item in value:
+            yield from cards_in(item)
+
+
+def game() -> list[ev.Event]:
+    return create(ABC, dealer="C", hands=HANDS, discard="9H", stock="5H 6H 7H")
+
+
+def test_a_player_sees_his_own_hand_and_its_value_the_discard_top_and_counts() -> None:
+    view = player_view(fold(game()), "b")
+    assert view["you"] == "B"
+    assert view["hand"] == ["KH", "QH", "2C"] and view["hand_value"] == 20
+    assert view["discard_top"] == "9H" and view["stock_count"] == 52 - 10
+    assert [p["cards"] for p in view["players"]] == [3, 3, 3]
+    assert (view["turn"], view["phase"], view["dealer"], view["knocked_by"]) == ("A", "draw", "C", None)
+    assert set(cards_in(view)) == {"KH", "QH", "2C", "9H"}
+
+
+def test_r3_the_value_shown_to_a_player_holding_4_cards_is_never_more_than_31() -> None:
+    # A hand is 3 cards (R3): mid-turn, A holds AS KS QS JS, worth 31 at best, not 41.
+    history = create(("A", "B"), dealer="B", hands={"A": "AS KS QS", "B": "2C 3D 4H"}, discard="JS")
+    view = player_view(fold(play(history, Draw("A", "discard"))), "A")
+    assert view["hand"] == ["AS", "KS", "QS", "JS"]
+    assert view["hand_value"] in (None, 31)
+
+
+def test_the_public_view_shows_no_hand_at_all() -> None:
+    view = public_view(fold(game()))
+    assert "hand" not in view and "hands" not in view
+    assert set(cards_in(view)) == {"9H"}
+
+
+def test_a_card_drawn_from_the_stock_is_seen_only_by_the_drawer() -> None:
+    state = fold(play(game(), Draw("A", "stock")))
+    assert "5H" in player_view(state, "A")["hand"]
+    for viewer in ("B", "C"):
+        assert "5H" not in set(cards_in(player_view(state, viewer)))
+    assert [p["cards"] for p in public_view(state)["players"]] == [4, 3, 3]
+
+
+def test_r13_only_the_drawer_is_reminded_which_card_he_took_from_the_discard_pile() -> None:
+    state = fold(play(game(), Draw("A", "discard")))
+    assert player_view(state, "A")["taken_from_discard"] == "9H"
+    assert player_view(state, "B")["taken_from_discard"] is None
+    assert public_view(state)["discard_top"] is None
+
+
+def test_r18_a_showdown_reveals_every_hand_to_everybody() -> None:
+    history = play(game(), Knock("A"))
+    history = take_turn(history)
+    history = play(history, Draw("C", "stock"))
+    history = play(history, Discard("C", fold(history).hands[2][-1]))
+    view = public_view(fold(history))
+    assert view["hand_number"] == 2
+    assert view["revealed"] == {name: list(cards(HANDS[name])) for name in ABC}
+    assert view["revealed_values"] == {"A": 25, "B": 20, "C": 10}
+
+
+def test_r26_after_the_game_everything_is_revealed_with_the_seed() -> None:
+    history = create(("A", "B"), dealer="B", hands={"A": "AS KS QS", "B": "2C 3D 4H"}, lives=1, no_dole=True)
+    state = fold(play(history, Declare31("A")))
+    view = public_view(state)
+    assert view["status"] == "finished" and view["seed"] == "seed"
+    assert view["hands"] == {"A": ["AS", "KS", "QS"], "B": []}
+
+
+def test_a_dealt_deck_shows_a_player_only_his_own_cards_and_the_discard_top() -> None:
+    history = game()
+    before, deal = fold(history[:1]), history[1]
+    assert isinstance(deal, ev.HandDealt)
+    mine = redact(deal, before, "a")
+    assert isinstance(mine, ev.HandDealt)
+    assert [card for card in mine.deck if card != HIDDEN] == ["AS", "KS", "4S", "9H"]
+    assert mine.deck[0] == "AS" and mine.deck[9] == "9H" and len(mine.deck) == 52
+    public = redact(deal, before, None)
+    assert isinstance(public, ev.HandDealt)
+    assert [card for card in public.deck if card != HIDDEN] == ["9H"]
+
+
+def test_a_later_deal_skips_players_who_are_out_when_hiding_cards() -> None:
+    history = create(ABC, dealer="C", hands={"A": "10S 2H 3D", "B": "KH QH 2C", "C": "KD QD 2S"}, lives=1)
+    history = play(history, Knock("A"))
+    history = take_turn(history)
+    history = play(history, Draw("C", "stock"))
+    history = play(history, Discard("C", fold(history).hands[2][-1]))  # A alone lowest: out (R19b, R25)
+    at = max(i for i, e in enumerate(history) if isinstance(e, ev.HandDealt))
+    before, deal = fold(history[:at]), history[at]
+    assert before.players[0].out and isinstance(deal, ev.HandDealt) and deal.dealer == "B"
+    deck = CHANCE.deck(2)
+    for viewer, visible in (("B", [deck[1], deck[3], deck[5], deck[6]]), ("A", [deck[6]])):
+        shown = redact(deal, before, viewer)
+        assert isinstance(shown, ev.HandDealt)
+        assert [card for card in shown.deck if card != HIDDEN] == visible
+
+
+def test_cards_drawn_from_the_stock_are_hidden_from_all_but_the_drawer() -> None:
+    history = play(game(), Draw("A", "stock"))
+    before, drawn = fold(history[:-1]), history[-1]
+    assert redact(drawn, before, "A") == drawn
+    assert redact(drawn, before, "b") == ev.CardDrawn(player="A", source="stock", card=HIDDEN)
+    assert redact(drawn, before, None) == ev.CardDrawn(player="A", source="stock", card=HIDDEN)
+
+
+def test_cards_taken_from_the_discard_pile_and_discards_are_public() -> None:
+    history = play(game(), Draw("A", "discard"), Discard("A", "4S"))
+    for event in history[-2:]:
+        assert redact(event, fold(history[: history.index(event)]), None) == event
+
+
+def test_r17_a_reshuffled_stock_is_hidden_from_everybody() -> None:
+    event = ev.StockReshuffled(stock=("2C", "3C", "4C"))
+    for viewer in ("A", None):
+        assert redact(event, fold(game()), viewer) == ev.StockReshuffled(stock=(HIDDEN, HIDDEN, HIDDEN))

@@ -1,0 +1,1 @@
+"""Reliability tests: concurrent writers, killed writers, tampering, on SQLite and PostgreSQL."""

@@ -1,0 +1,122 @@
+"""Tampering with the log directly in the database, on SQLite and on PostgreSQL.
+
+Plain UPDATE, DELETE and TRUNCATE on `events` are refused by the triggers (see
+tests/store/test_event_store.py). Here: the sideways routes to rewriting an event (REPLACE
+and upserts) are refused too, and with the triggers dropped the audit still catches an
+altered event and a cut-off tail (the read model remembers the head).
+"""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import Engine, text
+
+from scat_core.domain.bots import heuristic_move
+from scat_core.domain.events import PlayerSeat
+from scat_core.service import GameService
+
+COLUMNS = "game_id, seq, type, schema_version, data, recorded_at, prev_hash, hash"
+FORGED = "game_id, seq, 'Forged', schema_version, data, recorded_at, prev_hash, hash"
+SECOND = "FROM events WHERE seq = 2"
+UPSERT = (f"INSERT INTO events ({COLUMNS}) SELECT {COLUMNS} {SECOND} "
+          "ON CONFLICT (game_id, seq) DO UPDATE SET type = 'Forged'")
+REWRITES = {
+    "sqlite": [
+        f"INSERT OR REPLACE INTO events ({COLUMNS}) SELECT {FORGED} {SECOND}",
+        f"REPLACE INTO events ({COLUMNS}) SELECT {FORGED} {SECOND}",
+        # the same position (the primary key) under a new seq
+        f"INSERT OR REPLACE INTO events (position, {COLUMNS}) "
+        f"SELECT position, game_id, 1000, 'Forged', schema_version, data, recorded_at, "
+        f"prev_hash, hash {SECOND}",
+        UPSERT,
+    ],
+    "postgresql": [
+        UPSERT,
+        f"INSERT INTO events (position, {COLUMNS}) SELECT position, {FORGED} {SECOND} "
+        "ON CONFLICT (position) DO UPDATE SET type = 'Forged'",
+        f"MERGE INTO events e USING (SELECT position {SECOND}) s ON e.position = s.position "
+        "WHEN MATCHED THEN UPDATE SET type = 'Forged'",
+        f"MERGE INTO events e USING (SELECT position {SECOND}) s ON e.position = s.position "
+        "WHEN MATCHED THEN DELETE",
+    ],
+}
+
+
+def a_game_in_play(service: GameService, moves: int = 12) -> str:
+    """A game of three humans, `moves` commands in (not finished)."""
+    outcome = service.create_game([PlayerSeat(name=n) for n in ("ann", "bob", "cy")], seed=31)
+    state = outcome.state
+    for _ in range(moves):
+        command = heuristic_move(state, state.turn) if state.turn is not None else None
+        assert command is not None
+        state = service.act(outcome.game_id, command).state
+    return outcome.game_id
+
+
+def drop_event_triggers(engine: Engine) -> None:
+    """What someone with full access to the database could do first."""
+    if engine.dialect.name == "sqlite":
+        listing = "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'events'"
+        drop = 'DROP TRIGGER "{}"'
+    else:
+        listing = ("SELECT tgname FROM pg_trigger WHERE tgrelid = 'events'::regclass "
+                   "AND NOT tgisinternal")
+        drop = 'DROP TRIGGER "{}" ON events'
+    with engine.begin() as conn:
+        names: list[str] = [str(row[0]) for row in conn.execute(text(listing))]
+        for name in names:
+            conn.execute(text(drop.format(name)))
+    assert names, "the events table had no triggers to drop"
+
+
+def test_replacing_or_upserting_an_event_is_refused_by_the_database(db_url: str) -> None:
+    service = GameService.open(db_url)
+    engine = service.store.engine
+    game_id = a_game_in_play(service)
+    before = service.export_records(game_id)
+
+    for statement in REWRITES[engine.dialect.name]:
+        with pytest.raises(Exception, match="events are immutable"), engine.begin() as conn:
+            conn.execute(text(statement))
+
+    assert service.export_records(game_id) == before
+    assert service.audit(game_id).ok
+    engine.dispose()
+
+
+def test_a_tail_deleted_with_the_triggers_dropped_is_caught_by_the_audit(db_url: str) -> None:
+    service = GameService.open(db_url)
+    engine = service.store.engine
+    game_id = a_game_in_play(service)
+    head = len(service.history(game_id))
+    assert service.audit(game_id).ok
+
+    drop_event_triggers(engine)
+    with engine.begin() as conn:
+        conn.execute(text("DELETE FROM events WHERE game_id = :g AND seq > :s"),
+                     {"g": game_id, "s": head - 3})
+
+    # What is left is a valid prefix: only the read model's head can tell.
+    report = service.audit(game_id)
+    assert not report.ok
+    assert report.events == head - 3 and report.first_bad_seq == head - 2
+    assert "removed" in report.problems[0]
+    engine.dispose()
+
+
+def test_an_event_altered_with_the_triggers_dropped_is_caught_by_the_audit(db_url: str) -> None:
+    service = GameService.open(db_url)
+    engine = service.store.engine
+    game_id = a_game_in_play(service)
+
+    drop_event_triggers(engine)
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE events SET data = replace(data, '\"stock\"', '\"discard\"') "
+                          "WHERE game_id = :g AND type = 'CardDrawn' AND seq = "
+                          "(SELECT min(seq) FROM events WHERE game_id = :g "
+                          "AND type = 'CardDrawn' AND data LIKE '%\"stock\"%')"),
+                     {"g": game_id})
+
+    report = service.audit(game_id)
+    assert not report.ok and "altered" in report.problems[0]
+    engine.dispose()
