@@ -42,8 +42,15 @@ def value_of(state: GameState, seat: int) -> int:
 
 def decide(state: GameState, command: Command, chance: Chance) -> list[ev.Event]:
     """The events that `command` causes in `state`, or a RuleViolation naming the rule."""
+    return decide_and_evolve(state, command, chance)[0]
+
+
+def decide_and_evolve(state: GameState, command: Command, chance: Chance) -> tuple[list[ev.Event], GameState]:
+    """`decide`, and the state those events lead to (already computed while deciding)."""
+    out = _Emitter(state)
     if isinstance(command, CreateGame):
-        return _create(state, command, chance)
+        _create(out, command, chance)
+        return out.events, out.state
     handler = _PLAYER_COMMANDS[type(command)]
     if state.status == "new":
         raise NotFound("no such game")
@@ -54,10 +61,12 @@ def decide(state: GameState, command: Command, chance: Chance) -> list[ev.Event]
         raise RuleViolation(f"the game is over: {state.winner} won")
     if state.players[seat].out:
         raise RuleViolation(f"{state.players[seat].name} is out of the game", "R25")
-    return handler(state, seat, command, chance)
+    handler(out, seat, command, chance)
+    return out.events, out.state
 
 
-def _create(state: GameState, command: CreateGame, chance: Chance) -> list[ev.Event]:
+def _create(out: _Emitter, command: CreateGame, chance: Chance) -> None:
+    state = out.state
     if state.status != "new":
         raise RuleViolation(f"game {command.game_id} exists already")
     names = [seat.name for seat in command.players]
@@ -78,7 +87,6 @@ def _create(state: GameState, command: CreateGame, chance: Chance) -> list[ev.Ev
         dealer, drawn = names[folded.index(command.dealer.casefold())], False
     if command.first_deck is not None:
         validate_deck(command.first_deck)
-    out = _Emitter(state)
     out.emit(
         ev.GameCreated(
             game_id=command.game_id,
@@ -94,7 +102,6 @@ def _create(state: GameState, command: CreateGame, chance: Chance) -> list[ev.Ev
         out.emit(ev.HandDealt(hand_number=1, dealer=dealer, deck=command.first_deck, stacked=True))
     else:
         out.emit(ev.HandDealt(hand_number=1, dealer=dealer, deck=tuple(chance.deck(1))))
-    return out.events
 
 
 def _require_turn(state: GameState, seat: int, phase: str) -> None:
@@ -108,37 +115,36 @@ def _require_turn(state: GameState, seat: int, phase: str) -> None:
         raise RuleViolation("draw a card first (from the stock or the discard pile)", "R12")
 
 
-def _draw(state: GameState, seat: int, command: Draw, chance: Chance) -> list[ev.Event]:
+def _draw(out: _Emitter, seat: int, command: Draw, chance: Chance) -> None:
+    state = out.state
     if command.source not in ("stock", "discard"):
         raise BadInput(f"draw from 'stock' or 'discard', not {command.source!r}")
     _require_turn(state, seat, "draw")
     player = state.players[seat].name
-    out = _Emitter(state)
     if command.source == "discard":
         out.emit(ev.CardDrawn(player=player, source="discard", card=state.discard[-1]))
-        return out.events
+        return
     if not state.stock:  # R17
         stock = chance.restock(state.hand_number, state.reshuffles + 1, state.discard[:-1])
         out.emit(ev.StockReshuffled(stock=tuple(stock)))
     out.emit(ev.CardDrawn(player=player, source="stock", card=out.state.stock[0]))
-    return out.events
 
 
-def _discard(state: GameState, seat: int, command: Discard, chance: Chance) -> list[ev.Event]:
+def _discard(out: _Emitter, seat: int, command: Discard, chance: Chance) -> None:
+    state = out.state
     _require_turn(state, seat, "discard")
     if command.card not in state.hands[seat]:
         raise RuleViolation(f"you do not hold {command.card}", "R12")
     if command.card == state.taken_from_discard:
         raise RuleViolation(f"you took {command.card} from the discard pile this turn: discard another card", "R13")
-    out = _Emitter(state)
     out.emit(ev.CardDiscarded(player=state.players[seat].name, card=command.card))
     if out.state.phase == "settling":  # R16: the player to the knocker's right has discarded
         assert state.knocker is not None
         _showdown(out, state.knocker, chance)
-    return out.events
 
 
-def _knock(state: GameState, seat: int, command: Knock, chance: Chance) -> list[ev.Event]:
+def _knock(out: _Emitter, seat: int, command: Knock, chance: Chance) -> None:
+    state = out.state
     _require_turn(state, seat, "draw")
     if state.knocker is not None:
         raise RuleViolation(f"{state.name(state.knocker)} has knocked already: draw a card", "R16")
@@ -150,10 +156,11 @@ def _knock(state: GameState, seat: int, command: Knock, chance: Chance) -> list[
             f"your hand is worth {value_of(state, seat)}: knocking needs at least {options.min_knock}",
             "R15",
         )
-    return [ev.Knocked(player=state.players[seat].name)]
+    out.emit(ev.Knocked(player=state.players[seat].name))
 
 
-def _declare(state: GameState, seat: int, command: Declare31, chance: Chance) -> list[ev.Event]:
+def _declare(out: _Emitter, seat: int, command: Declare31, chance: Chance) -> None:
+    state = out.state
     if not state.in_hand:
         raise RuleViolation("the hand is being settled: nothing to declare", "R20")
     if len(state.hands[seat]) != 3:
@@ -161,15 +168,14 @@ def _declare(state: GameState, seat: int, command: Declare31, chance: Chance) ->
     value = value_of(state, seat)
     if value != 31:
         raise RuleViolation(f"your hand is worth {value}, not 31", "R20")
-    out = _Emitter(state)
     player = state.players[seat].name
     out.emit(ev.ThirtyOneDeclared(player=player, hand=state.hands[seat]))
     _lose_lives(out, [(other, 1) for other in _play_order(state) if other != seat])  # R21
     _next_hand_or_end(out, chance)
-    return out.events
 
 
-def _throw_down(state: GameState, seat: int, command: ThrowDown, chance: Chance) -> list[ev.Event]:
+def _throw_down(out: _Emitter, seat: int, command: ThrowDown, chance: Chance) -> None:
+    state = out.state
     if not state.options.throw_down:
         raise RuleViolation("this game was created without the throw-down option", "R23")
     if not state.in_hand:
@@ -178,16 +184,14 @@ def _throw_down(state: GameState, seat: int, command: ThrowDown, chance: Chance)
         raise RuleViolation("you have looked at your hand: only a player who has not may throw down", "R23")
     if state.phase != "draw":
         raise RuleViolation(f"{state.name(state.turn)} is in the middle of a turn: throw down between turns", "R23")
-    out = _Emitter(state)
     out.emit(ev.ThrowDownCalled(player=state.players[seat].name))
     _showdown(out, seat, chance)
-    return out.events
 
 
-def _view(state: GameState, seat: int, command: ViewHand, chance: Chance) -> list[ev.Event]:
+def _view(out: _Emitter, seat: int, command: ViewHand, chance: Chance) -> None:
+    state = out.state
     if state.options.throw_down and state.in_hand and seat not in state.looked:
-        return [ev.HandViewed(player=state.players[seat].name)]
-    return []
+        out.emit(ev.HandViewed(player=state.players[seat].name))
 
 
 def _play_order(state: GameState) -> list[int]:
@@ -252,7 +256,7 @@ def _next_hand_or_end(out: _Emitter, chance: Chance) -> None:
     out.emit(ev.HandDealt(hand_number=number, dealer=state.players[dealer].name, deck=tuple(chance.deck(number))))
 
 
-_PLAYER_COMMANDS: dict[type, Callable[[GameState, int, Any, Chance], list[ev.Event]]] = {
+_PLAYER_COMMANDS: dict[type, Callable[[_Emitter, int, Any, Chance], None]] = {
     Draw: _draw,
     Discard: _discard,
     Knock: _knock,

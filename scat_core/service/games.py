@@ -15,7 +15,7 @@ from scat_core.domain import events as ev
 from scat_core.domain.audit import AuditReport, audit_records
 from scat_core.domain.bots import next_bot_command
 from scat_core.domain.commands import CreateGame, PlayerCommand, ViewHand
-from scat_core.domain.decide import decide
+from scat_core.domain.decide import decide, decide_and_evolve
 from scat_core.domain.errors import AuthFailed, ConcurrencyConflict, NotFound, RuleViolation
 from scat_core.domain.evolve import evolve, fold
 from scat_core.domain.options import GameOptions
@@ -59,9 +59,8 @@ def _bot_moves(state: GameState, chance: SeededChance) -> tuple[list[ev.Event], 
         command = next_bot_command(state)
         if command is None:
             break
-        produced = decide(state, command, chance)
+        produced, state = decide_and_evolve(state, command, chance)
         events += produced
-        state = fold(produced, state)
     return events, state
 
 
@@ -132,10 +131,10 @@ class GameService:
                 raise RuleViolation(f"{state.players[seat].name} is a bot: bots play by themselves")
             chance = self._chance(tx, state)
             # Moves bots still owe (their writer was interrupted) come first.
-            events, before = _bot_moves(state, chance)
-            events += decide(before, command, chance)
+            events, owed = _bot_moves(state, chance)
+            events += decide(owed, command, chance)
             stored = self._append(tx, state, events)
-            state = fold(events, state)
+            before, state = state, fold(events, state)  # Outcome.before: the state before events[0]
         outcome = self._run_bots(game_id, state, chance)
         return Outcome(game_id, outcome.state, stored + outcome.events, before=before)
 

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from scat_core.domain.bots import heuristic_move, next_bot_command, random_move  # noqa: E402
 from scat_core.domain.commands import CreateGame, PlayerCommand  # noqa: E402
-from scat_core.domain.decide import decide  # noqa: E402
+from scat_core.domain.decide import decide, decide_and_evolve  # noqa: E402
 from scat_core.domain.events import PlayerSeat  # noqa: E402
 from scat_core.domain.evolve import evolve  # noqa: E402
 from scat_core.domain.options import GameOptions  # noqa: E402
@@ -45,7 +45,7 @@ Policy = Callable[[GameState, int], "PlayerCommand | None"]
 
 def bot_game(players: int, options: GameOptions, seed: str) -> tuple[int, float]:
     """One game of heuristic bots, as the service runs them: (events, seconds spent in the
-    rules alone, i.e. in decide and evolve, not in the bots' choice of moves)."""
+    rules alone, i.e. in decide_and_evolve, not in the bots' choice of moves)."""
     clock = time.perf_counter
     chance = SeededChance(seed, "bench")
     seats = tuple(PlayerSeat(name=f"bot{index}", is_bot=True) for index in range(players))
@@ -54,9 +54,8 @@ def bot_game(players: int, options: GameOptions, seed: str) -> tuple[int, float]
     events, in_rules = 0, 0.0
     for _ in range(MAX_MOVES):
         started = clock()
-        for event in decide(state, command, chance):  # type: ignore[arg-type]
-            state = evolve(state, event)
-            events += 1
+        produced, state = decide_and_evolve(state, command, chance)  # type: ignore[arg-type]
+        events += len(produced)
         in_rules += clock() - started
         if state.status == "finished":
             return events, in_rules
