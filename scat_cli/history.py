@@ -1,0 +1,294 @@
+"""The record of games: `log`, `replay`, `audit`, `export`, `import`."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+
+import typer
+
+from scat_cli import render
+from scat_cli.common import AsViewer, GameArg, Json, Token, print_json, service, stderr_is_terminal
+from scat_cli.play import next_steps, viewer_view
+
+if TYPE_CHECKING:
+    from scat_core.domain.audit import AuditReport
+    from scat_core.service.games import GameService
+
+T = TypeVar("T")
+
+
+class Format(StrEnum):
+    """Export formats."""
+
+    jsonl = "jsonl"
+    json = "json"
+    text = "text"
+
+
+@contextmanager
+def progress(items: list[T], label: str) -> Iterator[Iterable[T]]:
+    """`items`, with a progress bar on stderr when stderr is a terminal."""
+    if not stderr_is_terminal() or len(items) < 2:
+        yield items
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        yield bar.track(items, description=label)
+
+
+def log(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Token = None,
+        as_json: Json = False) -> None:
+    """The event log, one line per event.
+
+    Each line: seq, time (UTC), type, what happened. While the game runs, hidden cards
+    (other hands, the stock) are left out; with --as you also see your own. Once it is
+    over, everything is shown.
+
+    Example: scat log 3f2a1b9c0d --as you
+    """
+    from scat_core.domain.events import to_record
+    from scat_core.service.transcript import PublicTable, describe
+
+    with service(ctx) as games:
+        _, shown = games.visible_history(game, player, token)
+    table = PublicTable()
+    lines: list[dict[str, Any]] = []
+    for stored, event in shown:
+        _, _, data = to_record(event)
+        lines.append({"seq": stored.seq, "recorded_at": stored.recorded_at, "type": stored.type,
+                      "schema_version": stored.schema_version, "data": data, "hash": stored.hash,
+                      "text": describe(event, table)})
+        table.apply(event)
+    if as_json:
+        print_json({"game_id": game, "viewer": player, "events": lines})
+        return
+    width = max(len(line["type"]) for line in lines)
+    render.print_lines(
+        f"{line['seq']:>4}  {line['recorded_at'][:19].replace('T', ' ')}  {line['type']:<{width}}  {line['text']}"
+        for line in lines
+    )
+
+
+def replay(ctx: typer.Context, game: GameArg,
+           to: Annotated[int | None, typer.Option("--to", metavar="SEQ", show_default=False,
+                                                  help="Stop after event SEQ (default: the last).")] = None,
+           player: AsViewer = None, token: Token = None, as_json: Json = False) -> None:
+    """Show a game rebuilt from its events, as after event SEQ.
+
+    With --as, show what that player could see at that moment (his own hand only).
+
+    Example: scat replay 3f2a1b9c0d --to 12 --as you
+    """
+    with service(ctx) as games:
+        state, shown = games.visible_history(game, player, token, up_to=to, as_then=True)
+    view = {**viewer_view(state, player), "replayed_to": state.version}
+    if as_json:
+        print_json(view)
+        return
+    from scat_core.service.transcript import PublicTable, describe
+
+    table = PublicTable()
+    for _, event in shown[:-1]:
+        table.apply(event)
+    render.plain(f"Replayed to event {state.version} of {game}: {describe(shown[-1][1], table)}")
+    render.view_table(view)
+    if player and to is None:
+        title, steps = next_steps(ctx, state, player)
+        if title or steps:
+            render.hints(steps, title)
+
+
+#: What replaying a forged history may raise instead of a verdict; such a history fails.
+UNREPLAYABLE = (IndexError, KeyError, TypeError, ValueError)
+
+
+def _audit(games: GameService, game_id: str) -> AuditReport:
+    """The audit of one game; a history that cannot even be replayed is a failed audit."""
+    from scat_core.domain.audit import AuditReport
+
+    try:
+        return games.audit(game_id)
+    except UNREPLAYABLE as error:
+        return AuditReport(game_id, False, 0, None, [f"the history cannot be replayed: {error!r}"])
+
+
+def _report_json(report: AuditReport) -> dict[str, Any]:
+    return {"game_id": report.game_id, "ok": report.ok, "events": report.events,
+            "first_bad_seq": report.first_bad_seq, "problems": list(report.problems),
+            "seed_verified": report.seed_verified}
+
+
+def _verdict(report: AuditReport) -> str:
+    if report.ok:
+        seed = ("every deal recomputed from the revealed seed" if report.seed_verified
+                else "deals as recorded (the seed is revealed when the game ends)")
+        return (f"game {report.game_id}: OK, {report.events} events: hash chain, rules, invariants "
+                f"and {seed}")
+    where = f" at event {report.first_bad_seq}" if report.first_bad_seq is not None else ""
+    return f"game {report.game_id}: FAILED{where}: {'; '.join(report.problems)}"
+
+
+def audit(ctx: typer.Context,
+          game: Annotated[str | None, typer.Argument(metavar="GAME", help="The game to audit.",
+                                                     show_default=False)] = None,
+          every: Annotated[bool, typer.Option("--all", help="Audit every game in the database.")] = False,
+          as_json: Json = False) -> None:
+    """Verify games from their events alone; exit 1 if one fails.
+
+    Checks the hash chain and the recorded head, re-decides every event from the rules,
+    checks the invariants and, once the seed is revealed, recomputes every deal.
+    With --all, --json prints {"games": [report, ...], "ok": true|false}.
+
+    Example: scat audit 3f2a1b9c0d
+    """
+    from scat_core.domain.errors import BadInput
+
+    if (game is None) == (not every):
+        raise BadInput("name one GAME or give --all (see `scat audit --help`)")
+    with service(ctx) as games:
+        if game is not None:
+            reports = [_audit(games, game)]
+        else:
+            reports = []
+            with progress(games.game_ids(), "auditing") as ids:
+                reports = [_audit(games, game_id) for game_id in ids]
+    ok = all(report.ok for report in reports)
+    if as_json:
+        print_json(_report_json(reports[0]) if game is not None
+                   else {"games": [_report_json(r) for r in reports], "ok": ok})
+    else:
+        for report in reports:
+            if game is not None or not report.ok:
+                typer.echo(_verdict(report))
+        if game is None:
+            bad = sum(not report.ok for report in reports)
+            games_word = "game" if len(reports) == 1 else "games"
+            typer.echo(f"{len(reports)} {games_word} audited: " + ("all OK" if ok else f"{bad} FAILED"))
+    if not ok:
+        raise typer.Exit(1)
+
+
+def _write(path: Path, text: str) -> None:
+    from scat_core.domain.errors import BadInput, NotFound
+
+    try:
+        path.write_text(text, encoding="utf-8")
+    except FileNotFoundError:
+        raise NotFound(f"cannot write {path}: its folder does not exist") from None
+    except OSError as error:
+        raise BadInput(f"cannot write {path}: {error.strerror}") from None
+
+
+def _render_export(records: list[dict[str, Any]], fmt: Format) -> str:
+    from scat_core.service import exports, transcript
+
+    if fmt is Format.jsonl:
+        return exports.to_jsonl(records)
+    if fmt is Format.json:
+        return exports.to_json(records)
+    return transcript.transcript(records)
+
+
+def export(ctx: typer.Context,
+           game: Annotated[str | None, typer.Argument(metavar="GAME", help="The game to export.",
+                                                      show_default=False)] = None,
+           fmt: Annotated[Format, typer.Option("--format", "-f", help="jsonl (one event a line), json "
+                                               "(one document) or text (a transcript).")] = Format.jsonl,
+           output: Annotated[Path | None, typer.Option(
+               "--output", "-o", metavar="FILE|DIR", show_default=False,
+               help="Write here instead of stdout (a folder with --all).")] = None,
+           every: Annotated[bool, typer.Option(
+               "--all", help="Export every game, one file each, into -o DIR.")] = False,
+           as_json: Json = False) -> None:
+    """Export histories as jsonl, json or a text transcript.
+
+    Exports hold every card, hidden ones too. The json document is {"format":
+    "scat-export", "version": 1, "game_id", "last_seq", "head_hash", "events": [...]}.
+    With -o, --json prints a summary of the files written; without -o, --json is the
+    same as --format json.
+
+    Example: scat export 3f2a1b9c0d --format text -o game.txt
+    """
+    from scat_core.domain.errors import BadInput
+
+    if (game is None) == (not every):
+        raise BadInput("name one GAME or give --all -o DIR (see `scat export --help`)")
+    if every and output is None:
+        raise BadInput("export --all writes one file per game: give a folder with -o DIR")
+    if as_json and output is None:
+        fmt = Format.json
+    written: list[dict[str, Any]] = []
+    with service(ctx) as games:
+        if game is not None:
+            records = games.export_records(game)
+            text = _render_export(records, fmt)
+            if output is None:
+                sys.stdout.write(text)
+                sys.stdout.flush()
+                return
+            _write(output, text)
+            written.append({"game_id": game, "path": str(output), "events": len(records)})
+        else:
+            assert output is not None
+            if output.exists() and not output.is_dir():
+                raise BadInput(f"{output} is a file: export --all needs a folder")
+            output.mkdir(parents=True, exist_ok=True)
+            with progress(games.game_ids(), "exporting") as ids:
+                for game_id in ids:
+                    records = games.export_records(game_id)
+                    path = output / f"{game_id}.{fmt.value if fmt is not Format.text else 'txt'}"
+                    _write(path, _render_export(records, fmt))
+                    written.append({"game_id": game_id, "path": str(path), "events": len(records)})
+    if as_json:
+        print_json({"format": fmt.value, "files": written})
+        return
+    for item in written:
+        typer.echo(f"wrote game {item['game_id']} ({item['events']} events, {fmt.value}) to {item['path']}")
+    if every:
+        typer.echo(f"{len(written)} games exported to {output}")
+
+
+def import_(ctx: typer.Context,
+            file: Annotated[Path, typer.Argument(metavar="FILE", help="A json or jsonl export ('-': stdin).",
+                                                 show_default=False)],
+            as_json: Json = False) -> None:
+    """Load an exported game after auditing it.
+
+    A tampered history or a game already here is refused (exit 1). Nothing is written
+    unless the whole history holds. An imported running game can be shown, replayed and
+    audited, not played on (its secret seed stays behind).
+
+    Example: scat import game.jsonl
+    """
+    from scat_core.domain.errors import BadInput, NotFound, RuleViolation
+    from scat_core.service.exports import parse_export
+
+    try:
+        text = sys.stdin.read() if str(file) == "-" else file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise NotFound(f"no file {file}") from None
+    except IsADirectoryError:
+        raise BadInput(f"{file} is a folder, not an export file") from None
+    except UnicodeDecodeError:
+        raise BadInput(f"{file} is not text: it is not a scat export") from None
+    except OSError as error:
+        raise BadInput(f"cannot read {file}: {error.strerror}") from None
+    records = parse_export(text, str(file))
+    with service(ctx) as games:
+        try:
+            report = games.import_records(records)
+        except UNREPLAYABLE as error:
+            raise RuleViolation(
+                f"refused: the history in {file} cannot be replayed ({error!r}): nothing imported"
+            ) from None
+    if as_json:
+        print_json({**_report_json(report), "imported": True})
+        return
+    typer.echo(f"imported game {report.game_id}: {report.events} events, audited OK")

@@ -1,0 +1,339 @@
+"""Playing: `new`, `games`, `show`, `draw`, `discard`, `knock`, `declare`, `throw-down`.
+
+Each command calls one service method and renders its result; the rules live in scat_core.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from scat_cli import render
+from scat_cli.cardargs import Source, card_argument, deck_option
+from scat_cli.common import (
+    AsName,
+    AsViewer,
+    GameArg,
+    Json,
+    SeatOrderCommand,
+    Token,
+    command_class,
+    print_json,
+    scat_prefix,
+    seat_order,
+    service,
+)
+
+if TYPE_CHECKING:
+    from scat_core.domain.commands import PlayerCommand
+    from scat_core.domain.state import GameState
+    from scat_core.service.games import Outcome
+
+
+class Status(StrEnum):
+    """A game's status in the games list."""
+
+    active = "active"
+    finished = "finished"
+
+
+def viewer_view(state: GameState, viewer: str | None) -> dict[str, Any]:
+    """The JSON view for `viewer`: his hand only once he has looked at it in a throw-down game."""
+    from scat_core.domain.views import player_view, public_view
+
+    seat = None if viewer is None else state.seat_of(viewer)
+    if viewer is None or seat is None:
+        return public_view(state)
+    if state.options.throw_down and state.in_hand and seat not in state.looked:
+        return {**public_view(state), "you": state.players[seat].name, "hand_hidden": True}  # R23
+    return player_view(state, viewer)
+
+
+def next_steps(ctx: typer.Context, state: GameState, viewer: str) -> tuple[str, list[tuple[str, str]]]:
+    """A title and (command, why) pairs: what `viewer` may do now, from the domain's legal moves."""
+    from scat_core.domain import commands as cmd
+    from scat_core.domain.bots import legal_moves
+
+    scat, game = scat_prefix(ctx), state.game_id
+    seat = state.seat_of(viewer)
+    if state.status == "finished":
+        return f"{state.winner} won.", [
+            (f"{scat} export {game} --format text", "the whole game, hand by hand"),
+            (f"{scat} audit {game}", "check the game from its events"),
+        ]
+    if seat is None:
+        return "", []
+    name = state.players[seat].name
+    act = f"{scat} {{}} {game} --as {name}"
+    if state.players[seat].out:
+        return f"{name} is out of the game.", [(f"{scat} show {game}", "watch the others")]
+    if state.options.throw_down and state.in_hand and seat not in state.looked:
+        unseen = [(act.format("show"), "look at your hand")]
+        if state.phase == "draw":
+            unseen.append((act.format("throw-down"), "show every hand at once, unseen (R23)"))
+        return "You have not looked at your hand yet.", unseen
+    steps: list[tuple[str, str]] = []
+    title = ""
+    discards: list[str] = []
+    for move in legal_moves(state, seat):
+        if isinstance(move, cmd.Declare31):
+            title = f"You hold 31: run `{act.format('declare')}`"
+            steps.append((act.format("declare"), "everyone else loses a life (R21)"))
+        elif isinstance(move, cmd.Draw) and move.source == "stock":
+            steps.append((act.format("draw") + " stock", "take the top card of the stock"))
+        elif isinstance(move, cmd.Draw):
+            steps.append((act.format("draw") + " discard", f"take {state.discard[-1]} from the discard pile"))
+        elif isinstance(move, cmd.Knock):
+            steps.append((act.format("knock"), "keep your hand: the others get one more turn each"))
+        elif isinstance(move, cmd.Discard):
+            discards.append(move.card)
+    if discards:
+        steps.append((act.format("discard") + " CARD", "CARD one of " + " ".join(discards)))
+    if not title:
+        if state.turn == seat:
+            title = "Your turn."
+        elif state.turn is not None:
+            title = f"Waiting for {state.name(state.turn)}."
+    if state.protected and steps:
+        title += " (Protected game: give your token with --token or SCAT_TOKEN.)"
+    return title, steps
+
+
+def _events_json(seen: list[tuple[Any, Any]], before: GameState) -> list[dict[str, Any]]:
+    from scat_core.domain.events import to_record
+    from scat_core.service.transcript import PublicTable, describe
+
+    table = PublicTable.of(before)
+    shown = []
+    for stored, event in seen:
+        _, _, data = to_record(event)
+        shown.append({"seq": stored.seq, "type": stored.type, "recorded_at": stored.recorded_at,
+                      "data": data, "text": describe(event, table)})
+        table.apply(event)
+    return shown
+
+
+def report(ctx: typer.Context, outcome: Outcome, viewer: str | None, as_json: bool,
+           extra: dict[str, Any] | None = None) -> None:
+    """Print what happened (redacted for `viewer`), the new state and what to do next.
+
+    `extra` adds fields to the JSON document; its "tokens" are printed before the hints.
+    """
+    from scat_core.service.transcript import PublicTable, narrate
+
+    view = viewer_view(outcome.state, viewer)
+    seen = outcome.seen_by(viewer)
+    if view.get("hand_hidden"):  # R23: a deal is told as the public saw it until you look
+        public = outcome.seen_by(None)
+        seen = [shown if shown[1].type != "HandDealt" else hidden for shown, hidden in zip(seen, public, strict=True)]
+    title, steps = next_steps(ctx, outcome.state, viewer) if viewer else ("", [])
+    if as_json:
+        moves = [command for command, _ in steps]
+        print_json({**view, **(extra or {}), "events": _events_json(seen, outcome.before), "moves": moves})
+        return
+    render.print_lines(narrate([event for _, event in seen], PublicTable.of(outcome.before)), "· ")
+    render.view_table(view)
+    if extra and extra.get("tokens"):
+        render.tokens(extra["tokens"])
+    if title or steps:
+        render.hints(steps, title)
+
+
+def _act(ctx: typer.Context, game: str, player: str, token: str | None, command: PlayerCommand,
+         as_json: bool) -> None:
+    with service(ctx) as games:
+        outcome = games.act(game, command, token)
+    report(ctx, outcome, player, as_json)
+
+
+def _flag(name: str, text: str) -> Any:
+    return typer.Option(name, help=text)
+
+
+Players = Annotated[list[str] | None, typer.Option(
+    "--player", "-p", metavar="NAME", show_default=False, help="A human player (repeat; seated in the order given).")]
+Bots = Annotated[list[str] | None, typer.Option(
+    "--bot", "-b", metavar="NAME", show_default=False, help="A bot player (repeat; interleaves with --player).")]
+Dealer = Annotated[str | None, typer.Option(
+    metavar="NAME", show_default=False, help="The first dealer (default: drawn from the seed, R8).")]
+Seed = Annotated[int | None, typer.Option(
+    show_default=False, help="Seed every shuffle (default: random; revealed when the game ends).")]
+Deck = Annotated[str | None, typer.Option(
+    metavar="CARDS", show_default=False, help="The 52 cards of the first deck, top first (a stacked deck).")]
+Lives = Annotated[int, typer.Option(min=1, max=9, help="Pennies each player starts with (R7).")]
+MinKnock = Annotated[int | None, typer.Option(
+    min=1, max=31, metavar="N", show_default=False, help="Knock only with a hand worth N or more (R15).")]
+ThreeOfAKind = Annotated[bool, _flag("--three-of-a-kind", "Three of a rank are worth 30 (R4).")]
+StraightFlush = Annotated[bool, _flag("--straight-flush", "A suited run is worth 30, A-K-Q 31 (R5).")]
+NoFirstRoundKnock = Annotated[bool, _flag("--no-first-round-knock", "Nobody knocks before all had a turn (R15b).")]
+ThrowDownOption = Annotated[bool, _flag("--throw-down", "Allow throw downs (R23).")]
+NoDole = Annotated[bool, _flag("--no-dole", "Out as soon as the last penny is paid (R25).")]
+Protect = Annotated[bool, _flag("--protect", "Give every human a secret token, printed once.")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the game id.")]
+
+
+@command_class(SeatOrderCommand)
+def new(
+    ctx: typer.Context,
+    players: Players = None,
+    bots: Bots = None,
+    dealer: Dealer = None,
+    seed: Seed = None,
+    deck: Deck = None,
+    lives: Lives = 3,
+    three_of_a_kind: ThreeOfAKind = False,
+    straight_flush: StraightFlush = False,
+    min_knock: MinKnock = None,
+    no_first_round_knock: NoFirstRoundKnock = False,
+    throw_down: ThrowDownOption = False,
+    no_dole: NoDole = False,
+    protect: Protect = False,
+    quiet: Quiet = False,
+    as_json: Json = False,
+) -> None:
+    """Create a game and deal; bots play until a human must.
+
+    Players sit in the order given; --player and --bot interleave (R6). Prints the game id,
+    the table and the command to play next; with --protect, each human's token, once.
+
+    Example: scat new --player you --bot ann --bot bob --seed 7
+    """
+    from scat_core.domain.events import PlayerSeat
+    from scat_core.domain.options import GameOptions
+
+    seats = [PlayerSeat(name=name, is_bot=is_bot) for name, is_bot in seat_order(ctx, players or [], bots or [])]
+    options = GameOptions(
+        lives=lives, three_of_a_kind=three_of_a_kind, straight_flush=straight_flush, min_knock=min_knock,
+        no_first_round_knock=no_first_round_knock, throw_down=throw_down, no_dole=no_dole,
+    )
+    cards = deck_option(deck)
+    with service(ctx) as games:
+        outcome = games.create_game(seats, options=options, dealer=dealer, seed=seed, deck=cards, protect=protect)
+    humans = [seat.name for seat in seats if not seat.is_bot]
+    viewer = humans[0] if len(humans) == 1 and not throw_down else None
+    if quiet and not as_json:
+        typer.echo(outcome.game_id)
+        return
+    extra: dict[str, Any] = {"tokens": outcome.tokens} if protect else {}
+    if not as_json:
+        render.plain(f"Created game {outcome.game_id}.")
+    report(ctx, outcome, viewer, as_json, extra)
+    state = outcome.state
+    if not as_json and viewer is None and humans and state.status != "finished" and state.turn is not None:
+        first, scat = state.players[state.turn].name, scat_prefix(ctx)
+        token = " (with --token or SCAT_TOKEN)" if protect else ""
+        render.hints([(f"{scat} show {outcome.game_id} --as {first}", "look at your hand" + token),
+                      (f"{scat} draw {outcome.game_id} --as {first} stock", "or draw straight away")],
+                     f"{first} is to play.")
+
+
+def games(
+    ctx: typer.Context,
+    status: Annotated[Status | None, typer.Option(help="Only active or only finished games.",
+                                                  show_default=False)] = None,
+    waiting_for: Annotated[str | None, typer.Option(metavar="NAME", show_default=False,
+                                                    help="Only games where NAME is to play.")] = None,
+    as_json: Json = False,
+) -> None:
+    """List games, newest activity first, with whose turn it is.
+
+    Example: scat games --status active --waiting-for you
+    """
+    with service(ctx) as store:
+        rows = store.list_games(status=status.value if status else None, waiting_for=waiting_for)
+    if as_json:
+        print_json({"games": [
+            {"game_id": r.game_id, "status": r.status, "players": list(r.players), "bots": list(r.bots),
+             "turn": r.turn, "hand_number": r.hand_number, "dealer": r.dealer, "winner": r.winner,
+             "created_at": r.created_at, "last_activity": r.last_activity, "last_seq": r.head_seq,
+             "protected": r.protected}
+            for r in rows
+        ]})
+        return
+    render.games_table(rows)
+
+
+def show(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Token = None,
+         as_json: Json = False) -> None:
+    """Show a game; with --as, that player's own hand too.
+
+    Never anyone else's cards before a showdown reveals them.
+
+    Example: scat show 3f2a1b9c0d --as you
+    """
+    with service(ctx) as games:
+        state = games.view(game, player, token)
+    view = viewer_view(state, player)
+    if as_json:
+        print_json(view)
+        return
+    render.view_table(view)
+    title, steps = next_steps(ctx, state, player) if player else ("", [])
+    if title or steps:
+        render.hints(steps, title)
+
+
+def draw(ctx: typer.Context, game: GameArg,
+         source: Annotated[Source, typer.Argument(metavar="stock|discard", case_sensitive=False,
+                                                  help="Where to draw from (R12).")],
+         player: AsName, token: Token = None, as_json: Json = False) -> None:
+    """Draw the top card of the stock or of the discard pile (R12).
+
+    Example: scat draw 3f2a1b9c0d --as you stock
+    """
+    from scat_core.domain.commands import Draw
+
+    _act(ctx, game, player, token, Draw(player, source.value), as_json)
+
+
+def discard(ctx: typer.Context, game: GameArg,
+            card: Annotated[str, typer.Argument(metavar="CARD", help="The card to discard: AS, 10H, qd, 7♣.")],
+            player: AsName, token: Token = None, as_json: Json = False) -> None:
+    """Discard a card from your hand (R12, R13).
+
+    Not the card you just took from the discard pile (R13).
+
+    Example: scat discard 3f2a1b9c0d --as you 7C
+    """
+    from scat_core.domain.commands import Discard
+
+    _act(ctx, game, player, token, Discard(player, card_argument(card)), as_json)
+
+
+def knock(ctx: typer.Context, game: GameArg, player: AsName, token: Token = None, as_json: Json = False) -> None:
+    """Knock instead of drawing (R14-R16).
+
+    Every other player gets one more turn, then the hands are shown.
+
+    Example: scat knock 3f2a1b9c0d --as you
+    """
+    from scat_core.domain.commands import Knock
+
+    _act(ctx, game, player, token, Knock(player), as_json)
+
+
+def declare(ctx: typer.Context, game: GameArg, player: AsName, token: Token = None, as_json: Json = False) -> None:
+    """Declare 31: everyone else loses a life (R20-R22).
+
+    Allowed any time during the hand while you hold 3 cards worth 31, even out of turn.
+
+    Example: scat declare 3f2a1b9c0d --as you
+    """
+    from scat_core.domain.commands import Declare31
+
+    _act(ctx, game, player, token, Declare31(player), as_json)
+
+
+def throw_down(ctx: typer.Context, game: GameArg, player: AsName, token: Token = None,
+               as_json: Json = False) -> None:
+    """Call a throw down, unseen: all hands are shown (R23).
+
+    Only in games created with --throw-down, by a player who has not looked at his hand.
+
+    Example: scat throw-down 3f2a1b9c0d --as you
+    """
+    from scat_core.domain.commands import ThrowDown
+
+    _act(ctx, game, player, token, ThrowDown(player), as_json)

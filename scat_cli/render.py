@@ -1,0 +1,206 @@
+"""The human view: rich tables and coloured suits on a terminal, plain text in a pipe.
+
+On a terminal, output goes through `rich`: tables, bold, cards with their suit as a symbol
+(red for hearts and diamonds). When stdout is a pipe or a file, the same lines are written
+as plain text, cards in plain notation (AS, 10H), without ANSI codes and without importing
+rich at all. Everything rendered comes from a view dict (`public_view`/`player_view`) or
+from sentences built from redacted events, so it shows nothing the JSON output would not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import typer
+
+from scat_cli.common import stdout_is_terminal
+
+CARD_RE = re.compile(r"(?<![\w?])(10|[2-9JQKA])([CDHS])(?![\w?])")
+_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+_RED = {"D", "H"}
+
+
+def _escape(text: str) -> str:
+    return text.replace("[", "\\[")
+
+
+def _colour_card(match: re.Match[str]) -> str:
+    rank, suit = match.groups()
+    return f"[{'bold red' if suit in _RED else 'bold'}]{rank}{_SYMBOLS[suit]}[/]"
+
+
+class Out:
+    """One invocation's output: markup for rich on a terminal, plain text otherwise."""
+
+    def __init__(self) -> None:
+        self.terminal = stdout_is_terminal()
+        self._console: Any = None
+
+    def text(self, text: str) -> str:
+        """`text` ready to print, its cards coloured on a terminal."""
+        return CARD_RE.sub(_colour_card, _escape(text)) if self.terminal else text
+
+    def style(self, text: str, style: str) -> str:
+        """`text` in a rich style on a terminal (bold, dim, bold red ...), as is otherwise."""
+        return f"[{style}]{self.text(text)}[/]" if self.terminal else text
+
+    def line(self, *parts: str) -> None:
+        """Print parts already passed through `text`/`style`, as one line."""
+        if self.terminal:
+            self.console().print("".join(parts), soft_wrap=True)
+        else:
+            typer.echo("".join(parts))
+
+    def table(self, columns: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+        """A table: rich on a terminal, columns aligned with spaces otherwise."""
+        if self.terminal:
+            from rich import box
+            from rich.table import Table
+
+            table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+            for column in columns:
+                table.add_column(column)
+            for row in rows:
+                table.add_row(*row)
+            self.console().print(table)
+            return
+        widths = [max(len(str(cell)) for cell in column) for column in zip(columns, *rows, strict=True)]
+        for row in (columns, *rows):
+            typer.echo("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+
+    def console(self) -> Any:
+        """The rich console (terminal only)."""
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(highlight=False, emoji=False, force_terminal=True)
+        return self._console
+
+
+def ago(moment: str, now: datetime | None = None) -> str:
+    """A stored ISO time as "just now", "2 minutes ago", "3 days ago"."""
+    try:
+        then = datetime.strptime(moment.rstrip("Z")[:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=UTC)
+    except ValueError:
+        return moment
+    seconds = int(((now or datetime.now(UTC)) - then).total_seconds())
+    if seconds < 10:
+        return "just now"
+    for unit, size in (("day", 86_400), ("hour", 3_600), ("minute", 60), ("second", 1)):
+        if seconds >= size:
+            count = seconds // size
+            if unit == "day" and count > 60:
+                return f"on {then:%Y-%m-%d}"
+            return f"{count} {unit}{'s' if count != 1 else ''} ago"
+    return "just now"
+
+
+def print_lines(lines: Iterable[str], prefix: str = "") -> None:
+    """Sentences, one per line, cards coloured on a terminal."""
+    out = Out()
+    for line in lines:
+        out.line(out.text(prefix + line))
+
+
+def plain(text: str) -> None:
+    """One line of text, cards coloured on a terminal."""
+    out = Out()
+    out.line(out.text(text))
+
+
+def _player_notes(view: dict[str, Any], player: dict[str, Any]) -> list[str]:
+    name, finished = player["name"], view["status"] == "finished"
+    notes = []
+    if name == view["turn"]:
+        notes.append(f"to {view['phase']}")
+    if name == view["knocked_by"]:
+        notes.append("knocked")
+    if player["out"]:
+        notes.append("out")
+    elif player["on_dole"]:
+        notes.append("on the dole")
+    if name == view["dealer"] and not finished:
+        notes.append("dealer")
+    if name == view.get("winner"):
+        notes.append("winner")
+    return notes
+
+
+def view_table(view: dict[str, Any]) -> None:
+    """The table of a game: players, pennies, turn, piles, the viewer's hand, the result."""
+    out = Out()
+    you = view.get("you")
+    finished = view["status"] == "finished"
+    status = "finished" if finished else f"hand {view['hand_number']}"
+    who = f" · you are {out.style(you, 'bold')}" if you else ""
+    out.line(out.style(f"Game {view['game_id']}", "bold"), f" · {status} · dealer {view['dealer']}", who)
+    rows = []
+    for player in view["players"]:
+        name = player["name"]
+        label = name + (" (bot)" if player["is_bot"] else "") + (" (you)" if name == you and name != "you" else "")
+        rows.append([
+            "▶" if name == view["turn"] else "",
+            str(player["seat"] + 1),
+            out.style(label, "bold") if name == you else out.text(label),
+            f"{'●' * player['pennies']} {player['pennies']}".strip(),
+            "-" if player["out"] else str(player["cards"]),
+            ", ".join(_player_notes(view, player)),
+        ])
+    out.table(["", "seat", "player", "pennies", "cards", ""], rows)
+    if not finished:
+        top = view["discard_top"] or "-"
+        out.line(out.text(f"Discard pile: {top}    Stock: {view['stock_count']} cards    Kitty: {view['kitty']}"))
+        if view.get("hand") is not None:
+            out.line("Your hand: ", out.style(" ".join(view["hand"]), "bold"), f"   (worth {view.get('hand_value')})")
+        if view.get("hand_hidden"):
+            out.line("Your hand: ", out.style("face down (you have not looked at it)", "dim"))
+        revealed, values = view.get("revealed") or {}, view.get("revealed_values") or {}
+        if revealed:
+            shown = ", ".join(f"{name} {' '.join(cards)} ({values.get(name, '?')})" for name, cards in revealed.items())
+            out.line(out.text(f"Last hand shown: {shown}"))
+        return
+    out.line(out.style(f"Game over: {view['winner']} won the kitty of {view['kitty']} pennies.", "bold green"))
+    hands = view.get("hands") or {}
+    shown = ", ".join(f"{name} {' '.join(cards)}" for name, cards in hands.items() if cards)
+    if shown:
+        out.line(out.text(f"Final hands: {shown}"))
+    out.line(out.text(f"Seed: {view.get('seed')} (check every deal with `scat audit {view['game_id']}`)"))
+
+
+def hints(lines: Sequence[tuple[str, str]], title: str | None = None) -> None:
+    """What the player may do next: a title and (command, explanation) pairs."""
+    out = Out()
+    if title:
+        out.line(out.style(title, "bold yellow" if "31" in title else "bold"))
+    width = max((len(command) for command, _ in lines), default=0)
+    for command, why in lines:
+        out.line("  ", out.style(command, "bold cyan"), " " * (width - len(command) + 3), out.text(why))
+
+
+def games_table(rows: Sequence[Any]) -> None:
+    """The games list: id, players (bots starred), turn, hand, status, last activity."""
+    out = Out()
+    if not rows:
+        out.line("No games yet. Start one: scat new --player you --bot ann --bot bob")
+        return
+    table = []
+    for row in rows:
+        players = ", ".join(name + ("*" if name in row.bots else "") for name in row.players)
+        status = f"won by {row.winner}" if row.status == "finished" else "active"
+        table.append([row.game_id, out.text(players), row.turn or "-", str(row.hand_number), status,
+                      ago(row.last_activity)])
+    out.table(["game", "players", "turn", "hand", "status", "last activity"], table)
+    out.line(out.style("* bot", "dim"))
+
+
+def tokens(tokens_by_name: dict[str, str]) -> None:
+    """The tokens of a protected game, with the warning that they are shown only once."""
+    out = Out()
+    out.line(out.style("Player tokens, shown only this once (only their hashes are stored): "
+                       "give each player his own and keep them secret.", "bold yellow"))
+    for name, token in tokens_by_name.items():
+        out.line(f"  {name}: {token}")
+    out.line("A player passes his token with --token TOKEN or the SCAT_TOKEN environment variable.")

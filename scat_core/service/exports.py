@@ -1,0 +1,98 @@
+"""The export formats of a game's history, and reading them back for import.
+
+* `jsonl`: one record per line, each {game_id, seq, type, schema_version, recorded_at, data,
+  prev_hash, hash}, seq from 1.
+* `json`: one document {"format": "scat-export", "version": 1, "game_id", "last_seq",
+  "head_hash", "events": [records]}; `last_seq` and `head_hash` let an import notice a cut tail.
+* `text`: the transcript of `transcript.py` (for people; it cannot be imported).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from scat_core.domain.errors import BadInput, RuleViolation
+
+FORMAT_NAME = "scat-export"
+FORMAT_VERSION = 1
+RECORD_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "game_id": str, "seq": int, "type": str, "schema_version": int, "recorded_at": str,
+    "data": dict, "prev_hash": str, "hash": str,
+}
+NOT_AN_EXPORT = "is not a scat export (expected the json or jsonl written by `scat export`)"
+
+
+def to_jsonl(records: Sequence[Mapping[str, Any]]) -> str:
+    """The records as JSON lines, one per event."""
+    return "".join(json.dumps(dict(record), ensure_ascii=False) + "\n" for record in records)
+
+
+def to_json(records: Sequence[Mapping[str, Any]]) -> str:
+    """The records as one JSON document with the head of the chain."""
+    document = {
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        "game_id": records[0]["game_id"] if records else None,
+        "last_seq": records[-1]["seq"] if records else 0,
+        "head_hash": records[-1]["hash"] if records else None,
+        "events": [dict(record) for record in records],
+    }
+    return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+
+
+def parse_export(text: str, source: str = "the file") -> list[dict[str, Any]]:
+    """The records of a json or jsonl export; BadInput when `text` is no export at all."""
+    stripped = text.strip()
+    if not stripped:
+        raise BadInput(f"{source} is empty: it {NOT_AN_EXPORT}")
+    document: Any
+    try:
+        document = json.loads(stripped)
+    except json.JSONDecodeError:
+        document = None
+    if isinstance(document, dict):
+        records = _records_of_document(document, source)
+    elif isinstance(document, list):
+        records = document
+    else:
+        records = []
+        for number, line in enumerate(stripped.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError:
+                raise BadInput(f"{source} line {number} is not JSON: {source} {NOT_AN_EXPORT}") from None
+    _check_records(records, source)
+    return records
+
+
+def _records_of_document(document: dict[str, Any], source: str) -> list[Any]:
+    if "seq" in document and "hash" in document:
+        return [document]  # a one-line jsonl file
+    if document.get("format") != FORMAT_NAME or not isinstance(document.get("events"), list):
+        raise BadInput(f"{source} {NOT_AN_EXPORT}")
+    records: list[Any] = document["events"]
+    last = records[-1] if records and isinstance(records[-1], dict) else {}
+    if (document.get("last_seq"), document.get("head_hash")) != (last.get("seq"), last.get("hash")):
+        raise RuleViolation(
+            f"refused: {source} declares {document.get('last_seq')} events but its events end at "
+            f"{last.get('seq')}: events were removed or the file was edited"
+        )
+    return records
+
+
+def _check_records(records: list[Any], source: str) -> None:
+    if not records:
+        raise BadInput(f"{source} holds no events: it {NOT_AN_EXPORT}")
+    for number, record in enumerate(records, start=1):
+        if not isinstance(record, dict):
+            raise BadInput(f"{source}: record {number} is not an object: {source} {NOT_AN_EXPORT}")
+        for name, kind in RECORD_FIELDS.items():
+            value = record.get(name)
+            if not isinstance(value, kind) or isinstance(value, bool):
+                raise BadInput(
+                    f"{source}: record {number} lacks a valid {name!r}: {source} {NOT_AN_EXPORT}"
+                )

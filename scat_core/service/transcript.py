@@ -1,0 +1,226 @@
+"""Readable accounts of events: one sentence per event, turn summaries, a whole transcript.
+
+Everything here is a pure function over events. It prints exactly the cards the events it
+is given contain, so events redacted for a viewer (hidden cards are `views.HIDDEN`) are
+described without leaking anything; a full history gives a full transcript.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from scat_core.domain import events as ev
+from scat_core.domain.state import GameState
+from scat_core.domain.views import HIDDEN
+
+
+@dataclass
+class Seat:
+    """A player as the public sees him: pennies and whether he is out."""
+
+    name: str
+    is_bot: bool
+    pennies: int
+    out: bool = False
+
+
+@dataclass
+class PublicTable:
+    """What anyone watching the table knows: seats, pennies, kitty, the current hand."""
+
+    game_id: str = ""
+    seats: list[Seat] = field(default_factory=list)
+    kitty: int = 0
+    hand_number: int = 0
+    dealer: str | None = None
+    winner: str | None = None
+
+    @classmethod
+    def of(cls, state: GameState) -> PublicTable:
+        """The public part of a game state."""
+        return cls(
+            game_id=state.game_id,
+            seats=[Seat(p.name, p.is_bot, p.pennies, p.out) for p in state.players],
+            kitty=state.kitty,
+            hand_number=state.hand_number,
+            dealer=state.name(state.dealer) if state.dealer >= 0 else None,
+            winner=state.winner,
+        )
+
+    def seat(self, name: str) -> Seat:
+        """The seat of `name` (case-insensitive)."""
+        key = name.casefold()
+        return next(seat for seat in self.seats if seat.name.casefold() == key)
+
+    def deal_order(self, dealer: str) -> list[str]:
+        """Active players clockwise from the dealer's left, the order cards are dealt (R9)."""
+        names = [seat.name for seat in self.seats]
+        start = names.index(self.seat(dealer).name)
+        rotated = [self.seats[(start + step) % len(names)] for step in range(1, len(names) + 1)]
+        return [seat.name for seat in rotated if not seat.out]
+
+    def apply(self, event: ev.Event) -> None:
+        """Follow one (possibly redacted) event."""
+        if isinstance(event, ev.GameCreated):
+            self.game_id = event.game_id
+            lives = event.options.lives
+            self.seats = [Seat(p.name, p.is_bot, lives) for p in event.players]
+            self.dealer = event.dealer
+        elif isinstance(event, ev.HandDealt):
+            self.hand_number, self.dealer = event.hand_number, event.dealer
+        elif isinstance(event, ev.PennyPaid):
+            self.seat(event.player).pennies -= 1
+            self.kitty += 1
+        elif isinstance(event, ev.PlayerEliminated):
+            self.seat(event.player).out = True
+        elif isinstance(event, ev.GameWon):
+            self.winner = event.winner
+
+
+def cards_text(cards: Iterable[str]) -> str:
+    """Cards separated by spaces, hidden ones left out."""
+    return " ".join(card for card in cards if card != HIDDEN)
+
+
+def deal_text(event: ev.HandDealt, table: PublicTable) -> str:
+    """Who was dealt what (as far as the event shows) and the first discard (R9, R10)."""
+    order = table.deal_order(event.dealer)
+    count = len(order)
+    hands = {name: [event.deck[round_ * count + i] for round_ in range(3)] for i, name in enumerate(order)}
+    shown = [f"{name} {cards_text(cards)}" for name, cards in hands.items() if cards_text(cards)]
+    dealt = f": {', '.join(shown)}" if shown else ""
+    start = event.deck[3 * count]
+    stacked = " (stacked deck)" if event.stacked else ""
+    top = f"; the discard pile starts with {start}" if start != HIDDEN else ""
+    return f"{event.dealer} dealt hand {event.hand_number}{stacked}{dealt}{top}"
+
+
+def describe(event: ev.Event, table: PublicTable) -> str:
+    """One sentence for `event`; `table` is the public table just before it."""
+    if isinstance(event, ev.GameCreated):
+        players = ", ".join(p.name + (" (bot)" if p.is_bot else "") for p in event.players)
+        options = "; ".join(event.options.describe()) or "standard rules"
+        drawn = " (drawn by lot)" if event.dealer_drawn else ""
+        protected = "; protected by player tokens" if event.protected else ""
+        return f"game {event.game_id} created for {players}; dealer {event.dealer}{drawn}; {options}{protected}"
+    if isinstance(event, ev.HandDealt):
+        return deal_text(event, table)
+    if isinstance(event, ev.HandViewed):
+        return f"{event.player} looked at their hand"
+    if isinstance(event, ev.StockReshuffled):
+        return f"the discard pile but its top card was shuffled into a new stock of {len(event.stock)} cards"
+    if isinstance(event, ev.CardDrawn):
+        card = "" if event.card == HIDDEN else f" {event.card}"
+        where = "the stock" if event.source == "stock" else "the discard pile"
+        return f"{event.player} drew{card} from {where}"
+    if isinstance(event, ev.CardDiscarded):
+        return f"{event.player} discarded {event.card}"
+    if isinstance(event, ev.Knocked):
+        return f"{event.player} knocked"
+    if isinstance(event, ev.ThirtyOneDeclared):
+        return f"{event.player} declared 31 with {cards_text(event.hand)}"
+    if isinstance(event, ev.ThrowDownCalled):
+        return f"{event.player} called a throw down"
+    if isinstance(event, ev.ShowdownHeld):
+        hands = ", ".join(
+            f"{name} {event.values[name]} ({cards_text(cards)})" for name, cards in event.hands.items()
+        )
+        lost = ", ".join(f"{name} {n} {'life' if n == 1 else 'lives'}" for name, n in event.lives_lost.items())
+        return f"showdown called by {event.caller}: {hands}; lost: {lost or 'nothing'}"
+    if isinstance(event, ev.PennyPaid):
+        left = table.seat(event.player).pennies - 1
+        dole = "on the dole" if left == 0 else f"{left} left"
+        return f"{event.player} paid a penny into the kitty ({dole}; kitty {table.kitty + 1})"
+    if isinstance(event, ev.PlayerEliminated):
+        return f"{event.player} is out of the game"
+    if isinstance(event, ev.GameWon):
+        return f"{event.winner} won the game and the kitty of {event.kitty}; the seed was {event.seed}"
+    return event.type
+
+
+def narrate(events: Iterable[ev.Event], table: PublicTable) -> list[str]:
+    """Sentences for `events`, a draw and the discard after it told as one turn.
+
+    `table` is the public table before the first event; it is moved along.
+    """
+    lines: list[str] = []
+    pending: ev.CardDrawn | None = None
+    for event in events:
+        if pending is not None and isinstance(event, ev.CardDiscarded) and event.player == pending.player:
+            lines.append(f"{describe(pending, table)} and discarded {event.card}")
+            pending = None
+            table.apply(event)
+            continue
+        if pending is not None:
+            lines.append(describe(pending, table))
+            pending = None
+        if isinstance(event, ev.CardDrawn):
+            pending = event
+        else:
+            lines.append(describe(event, table))
+        table.apply(event)
+    if pending is not None:
+        lines.append(describe(pending, table))
+    return lines
+
+
+def _header(records: Sequence[Mapping[str, Any]], events: Sequence[ev.Event]) -> list[str]:
+    created = events[0]
+    assert isinstance(created, ev.GameCreated)
+    won = events[-1] if isinstance(events[-1], ev.GameWon) else None
+    players = ", ".join(p.name + (" (bot)" if p.is_bot else "") for p in created.players)
+    tags = [
+        ("Event", "Scat (Thirty-One)"),
+        ("Game", created.game_id),
+        ("Date", str(records[0]["recorded_at"])),
+        ("Players", players),
+        ("Options", "; ".join(created.options.describe()) or "standard rules"),
+        ("Dealer", created.dealer + (" (drawn by lot)" if created.dealer_drawn else "")),
+        ("Shuffle", created.shuffle),
+        ("SeedCommitment", created.seed_commitment),
+        ("Seed", won.seed if won else "secret until the game ends"),
+        ("Events", str(len(events))),
+        ("LastHash", str(records[-1]["hash"])),
+        ("Result", f"{won.winner} wins (kitty {won.kitty})" if won else "* (game in progress)"),
+    ]
+    return [f'[{name} "{value}"]' for name, value in tags]
+
+
+def transcript(records: Sequence[Mapping[str, Any]]) -> str:
+    """A readable transcript of a whole game, hand by hand, with a PGN-like header."""
+    events = [ev.from_record(r["type"], r["schema_version"], dict(r["data"])) for r in records]
+    lines = _header(records, events)
+    table = PublicTable()
+    table.apply(events[0])
+    turn = 0
+    body: list[str] = []
+    for index, event in enumerate(events[1:], start=1):
+        if isinstance(event, ev.HandDealt):
+            body += ["", f"Hand {event.hand_number} (dealer {event.dealer})"]
+            turn = 0
+        if isinstance(event, ev.CardDiscarded) and isinstance(events[index - 1], ev.CardDrawn):
+            table.apply(event)
+            continue  # told with the draw
+        if isinstance(event, ev.CardDrawn):
+            turn += 1
+            following = events[index + 1] if index + 1 < len(events) else None
+            text = narrate([event, following] if isinstance(following, ev.CardDiscarded) else [event], _copy(table))
+            body.append(f"  {turn}. {text[0]}")
+        elif isinstance(event, ev.Knocked):
+            turn += 1
+            body.append(f"  {turn}. {describe(event, table)}")
+        else:
+            body.append(f"  {describe(event, table)}")
+        table.apply(event)
+    won = events[-1] if isinstance(events[-1], ev.GameWon) else None
+    result = f"Result: {won.winner} wins (kitty {won.kitty})" if won else "Result: * (game in progress)"
+    return "\n".join([*lines, *body, "", result]) + "\n"
+
+
+def _copy(table: PublicTable) -> PublicTable:
+    return PublicTable(
+        table.game_id, [Seat(s.name, s.is_bot, s.pennies, s.out) for s in table.seats],
+        table.kitty, table.hand_number, table.dealer, table.winner,
+    )

@@ -1,0 +1,85 @@
+"""CLI test helpers: a migrated SQLite file per test (copied, fast), `scat` in-process, decks.
+
+`scat(*args)` runs the command line in-process with typer's CliRunner against this test's
+database and returns the result; `scat_json(*args)` adds --json and parses stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from scat_cli.app import app
+from scat_core.domain.cards import DECK
+from scat_core.store.database import ensure_schema, make_engine
+
+Scat = Callable[..., Any]
+
+
+@pytest.fixture(scope="session")
+def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One SQLite file migrated to head, copied by every test that needs a database."""
+    path = tmp_path_factory.mktemp("template") / "scat.db"
+    engine = make_engine(f"sqlite:///{path}")
+    ensure_schema(engine)
+    engine.dispose()
+    return path
+
+
+@pytest.fixture
+def cli_db(migrated_sqlite: Path, tmp_path: Path) -> str:
+    """A fresh, migrated SQLite database for this test."""
+    path = tmp_path / "cli.db"
+    shutil.copy(migrated_sqlite, path)
+    return f"sqlite:///{path}"
+
+
+@pytest.fixture
+def scat(cli_db: str) -> Iterator[Scat]:
+    """Run `scat ARGS...` in-process on this test's db (SCAT_DB_URL); returns the click Result."""
+    runner = CliRunner()
+
+    def run(*args: str, env: dict[str, str] | None = None, input: str | None = None) -> Any:
+        environment = {"SCAT_DB_URL": cli_db, "SCAT_TOKEN": "", **(env or {})}
+        return runner.invoke(app, list(args), env=environment, input=input, catch_exceptions=False)
+
+    yield run
+
+
+@pytest.fixture
+def scat_json(scat: Scat) -> Scat:
+    """Run a command with --json, assert it succeeded, and return the parsed document."""
+
+    def run(*args: str, env: dict[str, str] | None = None) -> Any:
+        result = scat(*args, "--json", env=env)
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+    return run
+
+
+def stacked(hands: Sequence[Sequence[str]], discard: str, stock: Sequence[str] = ()) -> str:
+    """A 52-card deck, top first, dealing `hands` in deal order (from the dealer's left, R9).
+
+    `hands[i]` are the 3 cards of the i-th player dealt to; then the first discard, then
+    `stock` on top of the stock; the remaining cards follow in a fixed order.
+    """
+    count = len(hands)
+    top = [hands[i % count][i // count] for i in range(3 * count)] + [discard, *stock]
+    rest = [card for card in DECK if card not in top]
+    assert len(set(top)) == len(top), "a card given twice"
+    return " ".join([*top, *rest])
+
+
+def one_line_error(result: Any) -> str:
+    """The single stderr line of a refused command (and no traceback)."""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.output
+    return lines[0]

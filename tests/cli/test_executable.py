@@ -1,0 +1,98 @@
+"""The installed `scat` executable in a subprocess, on SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+BIN = Path(sys.executable).parent
+SCAT = shutil.which("scat", path=str(BIN)) or str(BIN / "scat")
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the real `scat` executable."""
+    environment = {**os.environ, **(env or {})}
+    environment.pop("SCAT_TOKEN", None)
+    return subprocess.run([SCAT, *args], capture_output=True, text=True, timeout=120, env=environment, check=False)
+
+
+def run_json(url: str, *args: str) -> Any:
+    """Run `scat --db URL ... --json`, check it succeeded and parse its output."""
+    result = run("--db", url, *args, "--json")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_a_whole_session_through_the_executable(db_url: str, tmp_path: Path) -> None:
+    game = run_json(db_url, "new", "--player", "you", "--bot", "ann", "--bot", "bob", "--seed", "8",
+                    "--lives", "1")["game_id"]
+    view = run_json(db_url, "show", game, "--as", "you")
+    for _ in range(2):  # one turn: draw, then discard
+        if view["turn"] != "you":
+            break
+        if view["phase"] == "draw":
+            view = run_json(db_url, "draw", game, "--as", "you", "stock")
+        else:
+            view = run_json(db_url, "discard", game, "--as", "you", view["hand"][-1])
+    human = run("--db", db_url, "show", game, "--as", "you")
+    assert human.returncode == 0 and human.stdout.startswith(f"Game {game}")
+    assert "\x1b[" not in human.stdout  # a pipe gets plain text
+    log = run("--db", db_url, "log", game, "--as", "you")
+    assert log.returncode == 0 and log.stdout.splitlines()[0].split()[:1] == ["1"]
+    assert run_json(db_url, "audit", game)["ok"]
+    export = tmp_path / "game.jsonl"
+    assert run("--db", db_url, "export", game, "-o", str(export)).returncode == 0
+    other = f"sqlite:///{tmp_path / 'copy.db'}"
+    assert run("--db", other, "import", str(export)).returncode == 0
+    assert run_json(other, "show", game) == run_json(db_url, "show", game)
+    duplicate = run("--db", db_url, "import", str(export))
+    assert duplicate.returncode == 1 and duplicate.stderr.count("\n") == 1
+
+
+def test_errors_through_the_executable_are_one_line_with_the_contract_code(db_url: str) -> None:
+    game = run_json(db_url, "new", "--player", "you", "--bot", "bob", "--protect")["game_id"]
+    for args, code in ((("show", "nosuchgame"), 4), (("draw", game, "--as", "you", "stock"), 3),
+                       (("discard", game, "--as", "you", "1X"), 2), (("new", "--player", "solo"), 1)):
+        result = run("--db", db_url, *args)
+        assert result.returncode == code, (args, result.stderr)
+        assert result.stderr.startswith("scat: error: ") and result.stderr.count("\n") == 1
+        assert "Traceback" not in result.stderr
+
+
+def test_a_bad_database_url_is_exit_2_without_traceback() -> None:
+    result = run("--db", "nope://x", "show", "abc")
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+def test_scat_db_url_from_the_environment_is_used(sqlite_url: str) -> None:
+    created = run("new", "-q", "--player", "you", "--bot", "bob", env={"SCAT_DB_URL": sqlite_url})
+    assert created.returncode == 0, created.stderr
+    assert run_json(sqlite_url, "show", created.stdout.strip())["game_id"] == created.stdout.strip()
+
+
+@pytest.mark.parametrize(
+    ("args", "unwanted"),
+    [
+        (["--help"], ("sqlalchemy", "pydantic", "rich", "scat_core.store")),
+        # Typer 0.29 coerces the root's --db value through pydantic before a subcommand's help
+        (["show", "--help"], ("sqlalchemy", "rich", "scat_core.store")),
+        (["new", "--help"], ("sqlalchemy", "rich", "scat_core.store")),
+    ],
+)
+def test_help_stays_light(args: list[str], unwanted: tuple[str, ...]) -> None:
+    code = (
+        f"import sys; sys.argv = ['scat', *{args!r}]\n"
+        "from scat_cli.app import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        f"heavy = sorted(m for m in {unwanted!r} if m in sys.modules)\n"
+        "assert not heavy, heavy\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr

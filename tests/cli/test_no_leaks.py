@@ -1,0 +1,135 @@
+"""Through whole random games, nothing printed for `--as you` shows a hidden card.
+
+A hidden card is one in another player's hand or in the stock that no event has shown to
+everyone (a discard, a card taken from the discard pile, a showdown, a declaration).
+`show`, `log` and `replay` are checked, human and JSON output, against the true state that
+the service folds from the stored events.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterable
+
+import pytest
+
+from scat_core.domain import commands as cmd
+from scat_core.domain import events as ev
+from scat_core.domain.bots import legal_moves
+from scat_core.domain.evolve import evolve
+from scat_core.domain.state import GameState
+from scat_core.service.games import GameService
+from tests.cli.conftest import Scat
+
+CARD = re.compile(r"(?<![\w?])(?:10|[2-9JQKA])[CDHS](?![\w?])")
+YOU = "you"
+
+
+def cards_in(text: str) -> set[str]:
+    """Every card named in `text`."""
+    return set(CARD.findall(text))
+
+
+def hidden_from_you(state: GameState, shown_publicly: Iterable[str] = ()) -> set[str]:
+    """Cards in other players' hands or the stock, except those everyone has been shown."""
+    you = state.seat_of(YOU)
+    hidden = set(state.stock)
+    for seat, hand in enumerate(state.hands):
+        if seat != you:
+            hidden |= set(hand)
+    revealed = {card for cards in state.revealed.values() for card in cards}
+    return hidden - revealed - set(shown_publicly)
+
+
+def public_cards(event: ev.Event, after: GameState) -> set[str]:
+    """The cards an event shows to everyone."""
+    if isinstance(event, ev.CardDiscarded) or (isinstance(event, ev.CardDrawn) and event.source == "discard"):
+        return {event.card}
+    if isinstance(event, ev.ShowdownHeld):
+        return {card for cards in event.hands.values() for card in cards}
+    if isinstance(event, ev.ThirtyOneDeclared):
+        return set(event.hand)
+    if isinstance(event, ev.HandDealt):
+        return set(after.discard[-1:])
+    return set()
+
+
+def check_view(scat: Scat, state: GameState, *args: str, shown: Iterable[str] = ()) -> None:
+    """`show`/`replay` output (human and JSON) names no card hidden from you in `state`."""
+    forbidden = hidden_from_you(state, shown)
+    for extra in ((), ("--json",)):
+        result = scat(*args, *extra)
+        assert result.exit_code == 0, result.output
+        leaked = cards_in(result.stdout) & forbidden
+        assert not leaked, f"{' '.join(args)} shows {leaked} at event {state.version}:\n{result.stdout}"
+
+
+def check_log(scat: Scat, game: str, history: list[ev.Event]) -> None:
+    """Each line of `log --as you` names only cards you could see at that event."""
+    lines = scat("log", game, "--as", YOU).stdout.splitlines()
+    assert len(lines) == len(history)
+    state = GameState()
+    for line, event in zip(lines, history, strict=True):
+        state = evolve(state, event)
+        leaked = cards_in(line) & hidden_from_you(state, public_cards(event, state))
+        assert not leaked, f"log line shows {leaked}: {line}"
+
+
+def play_randomly(scat: Scat, games: GameService, game: str, rng: random.Random) -> int:
+    """Play `you` at random through the CLI, checking every view; return the moves made."""
+    moves = 0
+    for _ in range(300):
+        state = games.view(game)
+        seat = state.seat_of(YOU)
+        if state.status == "finished" or seat is None or state.players[seat].out:
+            break
+        check_view(scat, state, "show", game, "--as", YOU)
+        history = [stored.event for stored in games.history(game)]
+        if moves % 4 == 0:
+            check_log(scat, game, history)
+            seq = rng.randint(1, len(history))
+            then = GameState()
+            for event in history[:seq]:
+                then = evolve(then, event)
+            check_view(scat, then, "replay", game, "--to", str(seq), "--as", YOU,
+                       shown=public_cards(history[seq - 1], then))
+        choice = rng.choice(legal_moves(state, seat))
+        args = {
+            cmd.Draw: lambda m: ["draw", game, "--as", YOU, m.source],
+            cmd.Discard: lambda m: ["discard", game, "--as", YOU, m.card],
+            cmd.Knock: lambda m: ["knock", game, "--as", YOU],
+            cmd.Declare31: lambda m: ["declare", game, "--as", YOU],
+        }[type(choice)](choice)
+        state_before = state
+        result = scat(*args)
+        assert result.exit_code == 0, result.output
+        after = games.view(game)
+        if after.status != "finished":
+            # what the command printed (your move, the bots' answers, the new state) hides the rest
+            revealed_since = {c for e in [s.event for s in games.history(game)][state_before.version:]
+                              for c in public_cards(e, after)}
+            leaked = cards_in(result.stdout) & hidden_from_you(after, revealed_since)
+            assert not leaked, f"{' '.join(args)} shows {leaked}:\n{result.stdout}"
+        moves += 1
+    return moves
+
+
+@pytest.mark.parametrize("seed", [3, 17, 2024, 7, 99])
+def test_random_games_never_show_you_a_hidden_card(scat: Scat, scat_json: Scat, cli_db: str, seed: int) -> None:
+    rng = random.Random(seed)
+    game = scat_json("new", "--bot", "ann", "--player", YOU, "--bot", "bob", "--seed", str(seed),
+                     "--lives", "3", "--min-knock", "15")["game_id"]
+    games = GameService.open(cli_db)
+    try:
+        moves = play_randomly(scat, games, game, rng)
+        assert moves > 5
+        final = [stored.event for stored in games.history(game)]
+    finally:
+        games.store.engine.dispose()
+    ended = scat_json("show", game)
+    if ended["status"] == "finished":  # once over, everything may be seen, but replay shows the past
+        then, seq = GameState(), len(final) // 2
+        for event in final[:seq]:
+            then = evolve(then, event)
+        check_view(scat, then, "replay", game, "--to", str(seq), "--as", YOU, shown=public_cards(final[seq - 1], then))

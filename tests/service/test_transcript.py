@@ -1,0 +1,72 @@
+"""Transcripts and export formats: pure functions over events and records."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from scat_core.domain import events as ev
+from scat_core.domain.errors import BadInput, RuleViolation
+from scat_core.domain.options import GameOptions
+from scat_core.domain.views import HIDDEN
+from scat_core.service.exports import parse_export, to_json, to_jsonl
+from scat_core.service.transcript import PublicTable, describe, narrate
+
+
+def table_of_three() -> PublicTable:
+    """A table of ann, bob (a bot) and cid, ann dealing."""
+    table = PublicTable()
+    table.apply(ev.GameCreated(
+        game_id="g", players=(ev.PlayerSeat(name="ann"), ev.PlayerSeat(name="bob", is_bot=True),
+                              ev.PlayerSeat(name="cid")),
+        options=GameOptions(), dealer="ann", dealer_drawn=False, seed_commitment="c" * 64,
+    ))
+    return table
+
+
+def test_a_redacted_deal_names_only_the_cards_it_shows() -> None:
+    deck = ["2C", HIDDEN, HIDDEN, "3C", HIDDEN, HIDDEN, "4C", HIDDEN, HIDDEN, "5S", *[HIDDEN] * 42]
+    text = describe(ev.HandDealt(hand_number=1, dealer="ann", deck=tuple(deck)), table_of_three())
+    assert text == "ann dealt hand 1: bob 2C 3C 4C; the discard pile starts with 5S"
+
+
+def test_a_draw_and_the_discard_after_it_are_told_as_one_turn() -> None:
+    lines = narrate([ev.CardDrawn(player="bob", source="stock", card=HIDDEN),
+                     ev.CardDiscarded(player="bob", card="7C"), ev.Knocked(player="cid")], table_of_three())
+    assert lines == ["bob drew from the stock and discarded 7C", "cid knocked"]
+
+
+def test_pennies_and_the_kitty_are_counted_along() -> None:
+    table = table_of_three()
+    assert narrate([ev.PennyPaid(player="bob"), ev.PennyPaid(player="bob")], table) == [
+        "bob paid a penny into the kitty (2 left; kitty 1)",
+        "bob paid a penny into the kitty (1 left; kitty 2)",
+    ]
+
+
+def records() -> list[dict[str, object]]:
+    """Two records shaped like an export (hashes are not checked here)."""
+    return [
+        {"game_id": "g", "seq": seq, "type": "Knocked", "schema_version": 1, "recorded_at": "t",
+         "data": {"player": "ann"}, "prev_hash": "0" * 64, "hash": str(seq) * 64}
+        for seq in (1, 2)
+    ]
+
+
+def test_jsonl_and_json_exports_read_back_to_the_same_records() -> None:
+    assert parse_export(to_jsonl(records())) == records()
+    assert parse_export(to_json(records())) == records()
+
+
+def test_a_json_export_with_a_cut_tail_is_refused() -> None:
+    document = json.loads(to_json(records()))
+    document["events"].pop()
+    with pytest.raises(RuleViolation, match="events were removed"):
+        parse_export(json.dumps(document))
+
+
+@pytest.mark.parametrize("text", ["", "hello", "[]", '{"a": 1}', '[{"seq": "1"}]', '{"seq": 1, "hash": "x"}'])
+def test_text_that_is_no_export_is_bad_input(text: str) -> None:
+    with pytest.raises(BadInput):
+        parse_export(text)
