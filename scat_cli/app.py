@@ -10,6 +10,7 @@ import sys
 
 import typer
 
+from scat_cli.common import ScatGroup
 from scat_cli.context import CliState
 from scat_cli.db_commands import db_app
 from scat_core.domain.errors import ScatError
@@ -22,6 +23,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
     context_settings={"help_option_names": ["-h", "--help"]},
+    cls=ScatGroup,  # the commands of scat_cli.common.COMMANDS, built lazily
+    rich_markup_mode=None,  # plain click help: `scat --help` in well under 150 ms
 )
 app.add_typer(db_app, name="db")
 
