@@ -228,6 +228,8 @@ def export(ctx: typer.Context,
     with service(ctx) as games:
         if game is not None:
             records = games.export_records(game)
+            if records and records[-1]["type"] != "GameWon":
+                typer.echo(f"scat: note: game {game} is still running: this export shows every hidden card", err=True)
             text = _render_export(records, fmt)
             if output is None:
                 sys.stdout.write(text)

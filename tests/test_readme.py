@@ -34,3 +34,21 @@ def test_ci_runs_the_readme_test_command_itself() -> None:
     assert "<!-- test-command -->" in CI_RUN and "README.md" in CI_RUN
     assert 'bash -c "set -euo pipefail; $TEST_COMMAND"' in CI_RUN
     assert CI_RUN.startswith("#!/usr/bin/env bash") and "set -euo pipefail" in CI_RUN
+
+
+def test_the_readme_play_command_starts_a_game_on_the_default_database(tmp_path: Path) -> None:
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    (command,) = block("play-command")
+    scat_part = command.split(" && ")[-1].split()
+    assert scat_part[0] == ".venv/bin/scat"
+    scat = shutil.which("scat", path=str(Path(sys.executable).parent)) or "scat"
+    env = {k: v for k, v in os.environ.items() if k != "SCAT_DB_URL"}
+    env.update(XDG_DATA_HOME=str(tmp_path / "data"), HOME=str(tmp_path))
+    result = subprocess.run([scat, *scat_part[1:]], env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "Your turn." in result.stdout or "won" in result.stdout
+    assert (tmp_path / "data" / "scat" / "scat.db").exists()

@@ -223,11 +223,15 @@ class GameService:
         """
         with self.store.read() as tx:
             full = tx.load(game_id)
-            final = fold(stored.event for stored in full)
-            if viewer is not None and final.status != "finished":
-                self._authorize(tx, final, viewer, token)
-            elif viewer is not None and final.seat_of(viewer) is None:
-                raise NotFound(f"no player {viewer!r} in game {game_id}")
+        final = fold(stored.event for stored in full)
+        if viewer is not None and final.status != "finished":
+            # Authorizes, and in throw-down games records that the viewer sees his hand (R23).
+            if self.view(game_id, viewer, token).version != final.version:
+                with self.store.read() as tx:
+                    full = tx.load(game_id)
+                final = fold(stored.event for stored in full)
+        elif viewer is not None and final.seat_of(viewer) is None:
+            raise NotFound(f"no player {viewer!r} in game {game_id}")
         if up_to is not None and not 1 <= up_to <= len(full):
             raise NotFound(f"game {game_id} has events 1 to {len(full)}, not {up_to}")
         shown: list[tuple[StoredEvent, ev.Event]] = []

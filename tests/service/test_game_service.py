@@ -73,3 +73,18 @@ def test_an_exported_game_imports_into_a_fresh_database_and_a_tampered_one_is_re
     assert target.audit(outcome.game_id).ok
     with pytest.raises(RuleViolation):
         target.import_records(records)  # already there
+
+
+def test_r23_reading_the_log_as_a_player_in_a_throw_down_game_records_that_he_saw_his_hand(db_url: str) -> None:
+    from scat_core.domain.commands import ThrowDown
+    from scat_core.domain.options import GameOptions
+
+    service = GameService.open(db_url)
+    created = service.create_game(
+        [PlayerSeat(name="ann"), PlayerSeat(name="bob")], seed=4, dealer="bob", options=GameOptions(throw_down=True)
+    )
+    _, shown = service.visible_history(created.game_id, viewer="ann")
+    assert [stored.type for stored, _ in shown][-1] == "HandViewed"
+    with pytest.raises(RuleViolation, match="R23"):
+        service.act(created.game_id, ThrowDown("ann"))
+    assert service.act(created.game_id, ThrowDown("bob")).state.hand_number == 2

@@ -1,0 +1,45 @@
+"""`scat rules`: the numbered rules ship with the program, one rule at a time if asked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from scat_cli.app import app
+from scat_cli.rules_command import rules_text
+
+SPEC = Path(__file__).resolve().parents[3] / "shared" / "spec" / "rules.md"
+
+
+def test_the_shipped_rules_are_the_projects_rules_document() -> None:
+    if SPEC.exists():  # beside the clone in CI and on developers' machines
+        assert rules_text() == SPEC.read_text(encoding="utf-8")
+    for number in range(1, 27):
+        assert f"**R{number}" in rules_text()
+
+
+def test_scat_rules_prints_every_rule() -> None:
+    result = CliRunner().invoke(app, ["rules"])
+    assert result.exit_code == 0
+    assert "R1" in result.stdout and "R26" in result.stdout and "Invariants" in result.stdout
+
+
+def test_scat_rules_r19_prints_that_rule_with_its_exceptions_only() -> None:
+    result = CliRunner().invoke(app, ["rules", "r19"])
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("- **R19**") and any("**R19b**" in line for line in lines)
+    assert "R20" not in result.stdout and "R18" not in result.stdout
+
+
+def test_a_rule_number_can_omit_the_r_and_name_a_lettered_rule() -> None:
+    result = CliRunner().invoke(app, ["rules", "15b"])
+    assert result.exit_code == 0 and "no-first-round-knock" in result.stdout
+    assert "R16" not in result.stdout
+
+
+def test_an_unknown_rule_is_not_found_with_one_line_on_stderr() -> None:
+    result = CliRunner().invoke(app, ["rules", "R99"])
+    assert result.exit_code == 4
+    assert result.stderr.strip().count("\n") == 0 and "R99" in result.stderr
