@@ -18,13 +18,13 @@ SHUFFLE_ALGORITHM = "scat-shuffle-v1"
 
 
 class _Event(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class PlayerSeat(BaseModel):
     """A player as seated when the game was created (R6)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     name: str
     is_bot: bool = False

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class GameOptions(BaseModel):
     """Rule options, recorded in the game's first event so a replay uses the game's own rules."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     lives: int = Field(default=3, ge=1, le=9, description="R7: pennies each player starts with")
     three_of_a_kind: bool = Field(default=False, description="R4: three of a rank are worth 30")
