@@ -15,7 +15,7 @@ from scat_core.domain import events as ev
 from scat_core.domain.audit import AuditReport, audit_records
 from scat_core.domain.bots import next_bot_command
 from scat_core.domain.commands import CreateGame, PlayerCommand, ViewHand
-from scat_core.domain.decide import decide, decide_and_evolve
+from scat_core.domain.decide import decide_and_evolve
 from scat_core.domain.errors import AuthFailed, ConcurrencyConflict, NotFound, RuleViolation
 from scat_core.domain.evolve import evolve, fold
 from scat_core.domain.options import GameOptions
@@ -111,8 +111,7 @@ class GameService:
             first_deck=tuple(deck) if deck is not None else None,
             protected=protect,
         )
-        events = decide(GameState(), command, chance)
-        state = fold(events)
+        events, state = decide_and_evolve(GameState(), command, chance)
         tokens = {p.name: new_token() for p in state.players if protect and not p.is_bot}
         with self.store.transaction() as tx:
             stored = tx.append(command.game_id, 0, events, summarize(state))
@@ -132,9 +131,10 @@ class GameService:
             chance = self._chance(tx, state)
             # Moves bots still owe (their writer was interrupted) come first.
             events, owed = _bot_moves(state, chance)
-            events += decide(owed, command, chance)
-            stored = self._append(tx, state, events)
-            before, state = state, fold(events, state)  # Outcome.before: the state before events[0]
+            mine, after = decide_and_evolve(owed, command, chance)
+            events += mine
+            stored = self._append(tx, state, events, after)
+            before, state = state, after  # Outcome.before: the state before events[0]
         outcome = self._run_bots(game_id, state, chance)
         return Outcome(game_id, outcome.state, stored + outcome.events, before=before)
 
@@ -156,10 +156,11 @@ class GameService:
         ):
             with self.store.transaction() as tx:  # R23: being shown one's hand is recorded
                 state = self._load_state(tx, game_id)
-                events = decide(state, ViewHand(state.players[seat].name), self._chance(tx, state))
+                look = ViewHand(state.players[seat].name)
+                events, after = decide_and_evolve(state, look, self._chance(tx, state))
                 if events:
-                    self._append(tx, state, events)
-                    state = fold(events, state)
+                    self._append(tx, state, events, after)
+                    state = after
         return state
 
     def play_bots(self, game_id: str) -> Outcome:
@@ -188,7 +189,7 @@ class GameService:
                 return Outcome(game_id, state)
             try:
                 with self.store.transaction() as tx:
-                    appended = self._append(tx, state, events)
+                    appended = self._append(tx, state, events, after)
                 return Outcome(game_id, after, appended)
             except ConcurrencyConflict:
                 if attempt == BOT_RETRIES:
@@ -297,8 +298,10 @@ class GameService:
         return fold(stored.event for stored in tx.load(game_id))
 
     @staticmethod
-    def _append(tx: StoreTransaction, state: GameState, events: list[ev.Event]) -> list[StoredEvent]:
-        after = fold(events, state)
+    def _append(
+        tx: StoreTransaction, state: GameState, events: list[ev.Event], after: GameState
+    ) -> list[StoredEvent]:
+        """Append `events` (which lead from `state` to `after`) with the read model; forget a revealed seed."""
         stored = tx.append(state.game_id, state.version, events, summarize(after))
         if after.status == "finished":
             tx.delete_secret(state.game_id)
