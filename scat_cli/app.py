@@ -41,6 +41,10 @@ def _global_options(
     ),
 ) -> None:
     """Global options, given before the command."""
+    if db is not None and not db.strip():
+        from scat_core.domain.errors import BadInput
+
+        raise BadInput("--db needs a URL, e.g. sqlite:///path/scat.db or postgresql+psycopg://user@host/db")
     ctx.obj = CliState(db_url=db)
 
 

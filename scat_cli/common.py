@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from scat_cli.context import state
+from scat_cli.context import CliState, state
 from scat_core.domain.errors import ScatError
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ AsName = Annotated[
 ]
 AsViewer = Annotated[
     str | None,
-    typer.Option("--as", metavar="NAME", help="See the game as this player (his own hand too).",
+    typer.Option("--as", metavar="NAME", help="See the game as this player (that player's own hand too).",
                  show_default=False),
 ]
 Token = Annotated[
@@ -89,7 +90,7 @@ class ScatGroup(TyperGroup):
 
         module, function = COMMANDS[name]
         callback = getattr(import_module(module), function)
-        info = CommandInfo(name=name, callback=callback, cls=getattr(callback, "command_class", None))
+        info = CommandInfo(name=name, callback=callback, cls=getattr(callback, "command_class", ScatCommand))
         return get_command_from_info(info, pretty_exceptions_short=True, rich_markup_mode=self.rich_markup_mode)
 
     def resolve_command(self, ctx: Context, args: list[str]) -> tuple[str | None, Command | None, list[str]]:
@@ -108,17 +109,17 @@ class ScatGroup(TyperGroup):
 
     def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
         """Parse the global options, a usage error told in one line (exit 2)."""
-        with _one_line_errors():
+        with _one_line_errors(ctx):
             return super().parse_args(ctx, args)
 
     def invoke(self, ctx: Context) -> Any:
-        """Run the command, mapping domain and usage errors to the contract's exit codes."""
-        with _one_line_errors():
+        """Run the command, mapping domain, usage and database errors to the contract's exit codes."""
+        with _one_line_errors(ctx):
             return super().invoke(ctx)
 
 
 @contextmanager
-def _one_line_errors() -> Iterator[None]:
+def _one_line_errors(ctx: Context) -> Iterator[None]:
     from typer._click.exceptions import NoArgsIsHelpError, UsageError
 
     try:
@@ -128,10 +129,107 @@ def _one_line_errors() -> Iterator[None]:
     except NoArgsIsHelpError:
         raise
     except UsageError as error:
-        command = error.ctx.command_path if error.ctx else "scat"
-        message = error.format_message().rstrip(".")
-        typer.echo(f"scat: error: {message} (see `{command} --help`)", err=True)
+        # Some errors (an option without its value) carry no context: name the subcommand.
+        fallback = f"{ctx.command_path} {ctx.invoked_subcommand}" if ctx.invoked_subcommand else ctx.command_path
+        command = error.ctx.command_path if error.ctx else fallback
+        typer.echo(f"scat: error: {usage_message(error)} (see `{command} --help`)", err=True)
         raise typer.Exit(error.exit_code) from None
+    except Exception as error:
+        database_error = _database_error(error, ctx)
+        if database_error is None:
+            raise
+        fail(database_error)
+
+
+def _database_error(error: Exception, ctx: Context) -> ScatError | None:
+    """A SQLAlchemy error that reached the CLI as one of ours; None for any other error.
+
+    Told by the error's module, so SQLAlchemy is imported only once one was raised: a lost
+    connection or an unusable database is BadInput (exit 2), anything else RuleViolation.
+    """
+    if not type(error).__module__.startswith("sqlalchemy"):
+        return None
+    from sqlalchemy import exc
+
+    from scat_core.domain.errors import BadInput, RuleViolation
+    from scat_core.store.database import masked_url, resolve_url
+
+    given = ctx.find_root().obj
+    try:
+        url = masked_url(resolve_url(given.db_url if isinstance(given, CliState) else None))
+    except ScatError:
+        url = "(unknown)"
+    original = getattr(error, "orig", None)
+    lines = str(original if original is not None else error).strip().splitlines()
+    reason = lines[0].strip() if lines else type(error).__name__
+    if isinstance(error, exc.OperationalError | exc.InterfaceError | exc.DisconnectionError) or getattr(
+        error, "connection_invalidated", False
+    ):
+        return BadInput(f"cannot use database {url}: {reason}")
+    return RuleViolation(
+        f"the database {url} refused the request: {reason} (is it a scat database? `scat db upgrade` "
+        "brings its schema up to date)"
+    )
+
+
+#: What an enum option or argument is, for "'top' is not a draw source: write stock or discard".
+CHOICE_NOUNS = {"Source": "draw source", "Status": "game status", "Format": "export format"}
+_BOUND_ERRORS = {"greater_than_equal", "less_than_equal", "greater_than", "less_than"}
+
+
+def usage_message(error: Any) -> str:
+    """A usage error as one plain line: typer's and pydantic's wording replaced where known."""
+    from typer._click.exceptions import BadParameter
+
+    better = _bad_value_message(error) if isinstance(error, BadParameter) and error.param is not None else None
+    return better or " ".join(error.format_message().split()).rstrip(".")
+
+
+def _bad_value_message(error: Any) -> str | None:
+    from typer._click.exceptions import MissingParameter
+
+    param = error.param
+    opts = [opt for opt in getattr(param, "opts", []) if opt.startswith("-")]
+    name = opts[0] if opts else (getattr(param, "metavar", None) or str(param.name).upper())
+    choices, noun = _choices(param)
+    if isinstance(error, MissingParameter):
+        return f"missing the {noun}: write {_either(choices)}" if choices else None
+    details = error.__cause__.errors() if hasattr(error.__cause__, "errors") else []
+    first: dict[str, Any] = details[0] if details else {}
+    value, kind = first.get("input"), str(first.get("type", ""))
+    if choices and value is not None:
+        article = "an" if noun[:1] in "aeiou" else "a"
+        return f"{value!r} is not {article} {noun}: write {_either(choices)}"
+    low, high = getattr(param, "min", None), getattr(param, "max", None)
+    if kind in _BOUND_ERRORS and low is not None and high is not None:
+        return f"{name} must be from {low} to {high}, not {value}"
+    if kind in _BOUND_ERRORS and low is not None:
+        return f"{name} must be at least {low}, not {value}"
+    if kind in _BOUND_ERRORS and high is not None:
+        return f"{name} must be at most {high}, not {value}"
+    if kind == "int_parsing":
+        return f"{name} needs a whole number, not {value!r}"
+    message = str(first.get("msg", "")).removeprefix("Value error, ").rstrip(".")
+    return f"invalid value for {name}: {' '.join(message.split())}" if message else None
+
+
+def _choices(param: Any) -> tuple[list[str], str]:
+    """The values of an enum parameter and what they are, or ([], "")."""
+    from enum import Enum
+    from typing import get_args
+
+    descriptor = getattr(param, "type_descriptor", None)
+    pending, seen = [getattr(descriptor, "annotation", None)], 0
+    while pending and seen < 10:
+        kind, seen = pending.pop(), seen + 1
+        if isinstance(kind, type) and issubclass(kind, Enum):
+            return [str(member.value) for member in kind], CHOICE_NOUNS.get(kind.__name__, "choice")
+        pending.extend(get_args(kind))
+    return [], ""
+
+
+def _either(choices: list[str]) -> str:
+    return choices[0] if len(choices) == 1 else ", ".join(choices[:-1]) + " or " + choices[-1]
 
 
 def command_class(cls: type[TyperCommand]) -> Any:
@@ -144,7 +242,19 @@ def command_class(cls: type[TyperCommand]) -> Any:
     return mark
 
 
-class SeatOrderCommand(TyperCommand):
+class ScatCommand(TyperCommand):
+    """A command whose usage line names its arguments plainly: `scat discard [OPTIONS] GAME CARD`."""
+
+    def collect_usage_pieces(self, ctx: Context) -> list[str]:
+        """Typer's pieces without the braces it puts around required arguments."""
+        pieces = super().collect_usage_pieces(ctx)
+        return [
+            piece[1:-1] if (piece[:1], piece[-1:]) == ("{", "}") or piece.startswith("[[") else piece
+            for piece in pieces
+        ]
+
+
+class SeatOrderCommand(ScatCommand):
     """A command that remembers the order in which --player and --bot were given (R6)."""
 
     def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
@@ -180,7 +290,12 @@ def scat_prefix(ctx: typer.Context) -> str:
         return "scat"
     if _PASSWORD_RE.search(url):
         return "scat --db URL"
-    return f"scat --db {url}" if " " not in url else f"scat --db '{url}'"
+    return f"scat --db {shlex.quote(url)}"
+
+
+def command_line(*words: str) -> str:
+    """A command to suggest, each word quoted for the shell where needed (names with spaces)."""
+    return " ".join(shlex.quote(word) for word in words)
 
 
 def print_json(document: Any) -> None:

@@ -57,14 +57,19 @@ def log(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Token
     from scat_core.service.transcript import PublicTable, describe
 
     with service(ctx) as games:
-        _, shown = games.visible_history(game, player, token)
+        state, shown = games.visible_history(game, player, token)
+    # While the game runs, no hashes: with the hash of a redacted event (a card drawn from the
+    # stock) and the hash before it, the hidden card is one of 52 tries away.
+    hashes = state.status == "finished"
     table = PublicTable()
     lines: list[dict[str, Any]] = []
     for stored, event in shown:
         _, _, data = to_record(event)
-        lines.append({"seq": stored.seq, "recorded_at": stored.recorded_at, "type": stored.type,
-                      "schema_version": stored.schema_version, "data": data, "hash": stored.hash,
-                      "text": describe(event, table)})
+        line = {"seq": stored.seq, "recorded_at": stored.recorded_at, "type": stored.type,
+                "schema_version": stored.schema_version, "data": data, "text": describe(event, table)}
+        if hashes:
+            line |= {"prev_hash": stored.prev_hash, "hash": stored.hash}
+        lines.append(line)
         table.apply(event)
     if as_json:
         print_json({"game_id": game, "viewer": player, "events": lines})
@@ -82,12 +87,13 @@ def replay(ctx: typer.Context, game: GameArg,
            player: AsViewer = None, token: Token = None, as_json: Json = False) -> None:
     """Show a game rebuilt from its events, as after event SEQ.
 
-    With --as, show what that player could see at that moment (his own hand only).
+    With --as, show what that player could see at that moment (that player's own hand only).
 
     Example: scat replay 3f2a1b9c0d --to 12 --as you
     """
     with service(ctx) as games:
         state, shown = games.visible_history(game, player, token, up_to=to, as_then=True)
+        read_only = bool(player) and to is None and not as_json and games.is_read_only(game)
     view = {**viewer_view(state, player), "replayed_to": state.version}
     if as_json:
         print_json(view)
@@ -100,7 +106,7 @@ def replay(ctx: typer.Context, game: GameArg,
     render.plain(f"Replayed to event {state.version} of {game}: {describe(shown[-1][1], table)}")
     render.view_table(view)
     if player and to is None:
-        title, steps = next_steps(ctx, state, player)
+        title, steps = next_steps(ctx, state, player, read_only)
         if title or steps:
             render.hints(steps, title)
 
@@ -209,14 +215,15 @@ def export(ctx: typer.Context,
            as_json: Json = False) -> None:
     """Export histories as jsonl, json or a text transcript.
 
-    Exports hold every card, hidden ones too. The json document is {"format":
-    "scat-export", "version": 1, "game_id", "last_seq", "head_hash", "events": [...]}.
-    With -o, --json prints a summary of the files written; without -o, --json is the
-    same as --format json.
+    Exports hold every card, hidden ones too: a protected game is exported only once it
+    has ended (--all skips it, with a note); a running unprotected one with a note.
+    The json document is {"format": "scat-export", "version": 1, "game_id", "last_seq",
+    "head_hash", "events": [...]}. With -o, --json prints a summary of the files written
+    and the games skipped; without -o, --json is the same as --format json.
 
     Example: scat export 3f2a1b9c0d --format text -o game.txt
     """
-    from scat_core.domain.errors import BadInput
+    from scat_core.domain.errors import BadInput, RuleViolation
 
     if (game is None) == (not every):
         raise BadInput("name one GAME or give --all -o DIR (see `scat export --help`)")
@@ -225,9 +232,10 @@ def export(ctx: typer.Context,
     if as_json and output is None:
         fmt = Format.json
     written: list[dict[str, Any]] = []
+    skipped: list[dict[str, Any]] = []
     with service(ctx) as games:
         if game is not None:
-            records = games.export_records(game)
+            records = games.export_records(game)  # refused for a running protected game
             if records and records[-1]["type"] != "GameWon":
                 typer.echo(f"scat: note: game {game} is still running: this export shows every hidden card", err=True)
             text = _render_export(records, fmt)
@@ -242,19 +250,31 @@ def export(ctx: typer.Context,
             if output.exists() and not output.is_dir():
                 raise BadInput(f"{output} is a file: export --all needs a folder")
             output.mkdir(parents=True, exist_ok=True)
+            running = games.running_games()
             with progress(games.game_ids(), "exporting") as ids:
                 for game_id in ids:
-                    records = games.export_records(game_id)
+                    try:
+                        records = games.export_records(game_id)
+                    except RuleViolation:  # running and protected: not until it ends
+                        typer.echo(f"scat: note: skipped game {game_id}: it is still running and protected "
+                                   "(its export would show every player's cards)", err=True)
+                        skipped.append({"game_id": game_id, "reason": "running and protected"})
+                        continue
+                    if game_id in running:
+                        typer.echo(f"scat: note: game {game_id} is still running: its export shows every "
+                                   "hidden card", err=True)
                     path = output / f"{game_id}.{fmt.value if fmt is not Format.text else 'txt'}"
                     _write(path, _render_export(records, fmt))
                     written.append({"game_id": game_id, "path": str(path), "events": len(records)})
     if as_json:
-        print_json({"format": fmt.value, "files": written})
+        print_json({"format": fmt.value, "files": written, "skipped": skipped})
         return
     for item in written:
         typer.echo(f"wrote game {item['game_id']} ({item['events']} events, {fmt.value}) to {item['path']}")
     if every:
-        typer.echo(f"{len(written)} games exported to {output}")
+        games_word = "game" if len(written) == 1 else "games"
+        left_out = f"; {len(skipped)} skipped (running and protected)" if skipped else ""
+        typer.echo(f"{len(written)} {games_word} exported to {output}{left_out}")
 
 
 def import_(ctx: typer.Context,

@@ -20,6 +20,7 @@ from scat_cli.common import (
     SeatOrderCommand,
     Token,
     command_class,
+    command_line,
     print_json,
     scat_prefix,
     seat_order,
@@ -51,8 +52,13 @@ def viewer_view(state: GameState, viewer: str | None) -> dict[str, Any]:
     return player_view(state, viewer)
 
 
-def next_steps(ctx: typer.Context, state: GameState, viewer: str) -> tuple[str, list[tuple[str, str]]]:
-    """A title and (command, why) pairs: what `viewer` may do now, from the domain's legal moves."""
+def next_steps(ctx: typer.Context, state: GameState, viewer: str,
+               read_only: bool = False) -> tuple[str, list[tuple[str, str]]]:
+    """A title and (command, why) pairs: what `viewer` may do now, from the domain's legal moves.
+
+    Commands are quoted for the shell (names with spaces or quotes); `read_only`: an imported
+    running game, which nobody can play here.
+    """
     from scat_core.domain import commands as cmd
     from scat_core.domain.bots import legal_moves
 
@@ -60,37 +66,41 @@ def next_steps(ctx: typer.Context, state: GameState, viewer: str) -> tuple[str, 
     seat = state.seat_of(viewer)
     if state.status == "finished":
         return f"{state.winner} won.", [
-            (f"{scat} export {game} --format text", "the whole game, hand by hand"),
-            (f"{scat} audit {game}", "check the game from its events"),
+            (f"{scat} {command_line('export', game, '--format', 'text')}", "the whole game, hand by hand"),
+            (f"{scat} {command_line('audit', game)}", "check the game from its events"),
         ]
+    if read_only:
+        return read_only_note(game), []
     if seat is None:
         return "", []
     name = state.players[seat].name
-    act = f"{scat} {{}} {game} --as {name}"
+
+    def act(command: str, *more: str) -> str:
+        return f"{scat} {command_line(command, game, '--as', name, *more)}"
+
     if state.players[seat].out:
-        return f"{name} is out of the game.", [(f"{scat} show {game}", "watch the others")]
-    if state.options.throw_down and state.in_hand and seat not in state.looked:
-        unseen = [(act.format("show"), "look at your hand")]
-        if state.phase == "draw":
-            unseen.append((act.format("throw-down"), "show every hand at once, unseen (R23)"))
-        return "You have not looked at your hand yet.", unseen
+        return "You are out of the game.", [(f"{scat} {command_line('show', game)}", "watch the others")]
     steps: list[tuple[str, str]] = []
+    if state.options.throw_down and state.in_hand and seat not in state.looked:  # R23
+        steps.append((act("show"), "look at your hand (then you may no longer throw down)"))
+        if state.phase == "draw":
+            steps.append((act("throw-down"), "show every hand at once, unseen (R23)"))
     title = ""
     discards: list[str] = []
     for move in legal_moves(state, seat):
         if isinstance(move, cmd.Declare31):
-            title = f"You hold 31: run `{act.format('declare')}`"
-            steps.append((act.format("declare"), "everyone else loses a life (R21)"))
+            title = f"You hold 31: run `{act('declare')}`"
+            steps.append((act("declare"), "everyone else loses a life (R21)"))
         elif isinstance(move, cmd.Draw) and move.source == "stock":
-            steps.append((act.format("draw") + " stock", "take the top card of the stock"))
+            steps.append((act("draw", "stock"), "take the top card of the stock"))
         elif isinstance(move, cmd.Draw):
-            steps.append((act.format("draw") + " discard", f"take {state.discard[-1]} from the discard pile"))
+            steps.append((act("draw", "discard"), f"take {state.discard[-1]} from the discard pile"))
         elif isinstance(move, cmd.Knock):
-            steps.append((act.format("knock"), "keep your hand: the others get one more turn each"))
+            steps.append((act("knock"), "keep your hand: the others get one more turn each"))
         elif isinstance(move, cmd.Discard):
             discards.append(move.card)
     if discards:
-        steps.append((act.format("discard") + " CARD", "CARD one of " + " ".join(discards)))
+        steps.append((act("discard") + " CARD", "CARD one of " + " ".join(discards)))
     if not title:
         if state.turn == seat:
             title = "Your turn."
@@ -99,6 +109,12 @@ def next_steps(ctx: typer.Context, state: GameState, viewer: str) -> tuple[str, 
     if state.protected and steps:
         title += " (Protected game: give your token with --token or SCAT_TOKEN.)"
     return title, steps
+
+
+def read_only_note(game: str) -> str:
+    """What an imported running game is: shown, never played here."""
+    return (f"Game {game} was imported without its secret seed: it is read-only here "
+            "(show, log, replay, audit, export); play it on where it was created.")
 
 
 def _events_json(seen: list[tuple[Any, Any]], before: GameState) -> list[dict[str, Any]]:
@@ -171,7 +187,8 @@ NoFirstRoundKnock = Annotated[bool, _flag("--no-first-round-knock", "Nobody knoc
 ThrowDownOption = Annotated[bool, _flag("--throw-down", "Allow throw downs (R23).")]
 NoDole = Annotated[bool, _flag("--no-dole", "Out as soon as the last penny is paid (R25).")]
 Protect = Annotated[bool, _flag("--protect", "Give every human a secret token, printed once.")]
-Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the game id.")]
+Quiet = Annotated[bool, typer.Option(
+    "--quiet", "-q", help="Print only the game id (with --protect, then one NAME<TAB>TOKEN line per human).")]
 
 
 @command_class(SeatOrderCommand)
@@ -215,6 +232,8 @@ def new(
     viewer = humans[0] if len(humans) == 1 and not throw_down else None
     if quiet and not as_json:
         typer.echo(outcome.game_id)
+        for name, token in outcome.tokens.items():  # shown only this once: never thrown away
+            typer.echo(f"{name}\t{token}")
         return
     extra: dict[str, Any] = {"tokens": outcome.tokens} if protect else {}
     if not as_json:
@@ -224,9 +243,15 @@ def new(
     if not as_json and viewer is None and humans and state.status != "finished" and state.turn is not None:
         first, scat = state.players[state.turn].name, scat_prefix(ctx)
         token = " (with --token or SCAT_TOKEN)" if protect else ""
-        render.hints([(f"{scat} show {outcome.game_id} --as {first}", "look at your hand" + token),
-                      (f"{scat} draw {outcome.game_id} --as {first} stock", "or draw straight away")],
-                     f"{first} is to play.")
+
+        def act(*words: str) -> str:
+            return f"{scat} {command_line(words[0], outcome.game_id, '--as', first, *words[1:])}"
+
+        steps: list[tuple[str, str]] = [(act("show"), "look at your hand" + token),
+                                         (act("draw", "stock"), "or draw straight away")]
+        if throw_down:  # R23: nobody has looked yet
+            steps.append((act("throw-down"), "or show every hand at once, unseen (R23)"))
+        render.hints(steps, f"To play: {first}.")
 
 
 def games(
@@ -243,6 +268,7 @@ def games(
     """
     with service(ctx) as store:
         rows = store.list_games(status=status.value if status else None, waiting_for=waiting_for)
+    filtered = status is not None or waiting_for is not None
     if as_json:
         print_json({"games": [
             {"game_id": r.game_id, "status": r.status, "players": list(r.players), "bots": list(r.bots),
@@ -252,7 +278,7 @@ def games(
             for r in rows
         ]})
         return
-    render.games_table(rows)
+    render.games_table(rows, filtered)
 
 
 def show(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Token = None,
@@ -265,12 +291,15 @@ def show(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Toke
     """
     with service(ctx) as games:
         state = games.view(game, player, token)
+        read_only = state.status != "finished" and not as_json and games.is_read_only(game)
     view = viewer_view(state, player)
     if as_json:
         print_json(view)
         return
     render.view_table(view)
-    title, steps = next_steps(ctx, state, player) if player else ("", [])
+    title, steps = next_steps(ctx, state, player, read_only) if player else ("", [])
+    if read_only:
+        title = read_only_note(game)  # for the public view too
     if title or steps:
         render.hints(steps, title)
 
@@ -330,7 +359,7 @@ def throw_down(ctx: typer.Context, game: GameArg, player: AsName, token: Token =
                as_json: Json = False) -> None:
     """Call a throw down, unseen: all hands are shown (R23).
 
-    Only in games created with --throw-down, by a player who has not looked at his hand.
+    Only in games created with --throw-down, by a player who has not looked at the hand dealt.
 
     Example: scat throw-down 3f2a1b9c0d --as you
     """

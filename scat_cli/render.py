@@ -140,10 +140,11 @@ def view_table(view: dict[str, Any]) -> None:
     rows = []
     for player in view["players"]:
         name = player["name"]
-        label = name + (" (bot)" if player["is_bot"] else "") + (" (you)" if name == you and name != "you" else "")
+        # "(you)" only where it says something: not after "you", nor after "(bot)" (the title names you)
+        label = name + (" (bot)" if player["is_bot"] else " (you)" if name == you and name != "you" else "")
         rows.append([
             "▶" if name == view["turn"] else "",
-            str(player["seat"] + 1),
+            str(player["seat"]),  # counted from 1, as in the JSON
             out.style(label, "bold") if name == you else out.text(label),
             f"{'●' * player['pennies']} {player['pennies']}".strip(),
             "-" if player["out"] else str(player["cards"]),
@@ -159,7 +160,8 @@ def view_table(view: dict[str, Any]) -> None:
             out.line("Your hand: ", out.style("face down (you have not looked at it)", "dim"))
         revealed, values = view.get("revealed") or {}, view.get("revealed_values") or {}
         if revealed:
-            shown = ", ".join(f"{name} {' '.join(cards)} ({values.get(name, '?')})" for name, cards in revealed.items())
+            seated = [p["name"] for p in view["players"] if p["name"] in revealed]  # in seat order
+            shown = ", ".join(f"{name} {' '.join(revealed[name])} ({values.get(name, '?')})" for name in seated)
             out.line(out.text(f"Last hand shown: {shown}"))
         return
     out.line(out.style(f"Game over: {view['winner']} won the kitty of {view['kitty']} pennies.", "bold green"))
@@ -180,9 +182,15 @@ def hints(lines: Sequence[tuple[str, str]], title: str | None = None) -> None:
         out.line("  ", out.style(command, "bold cyan"), " " * (width - len(command) + 3), out.text(why))
 
 
-def games_table(rows: Sequence[Any]) -> None:
-    """The games list: id, players (bots starred), turn, hand, status, last activity."""
+def games_table(rows: Sequence[Any], filtered: bool = False) -> None:
+    """The games list: id, players (bots starred), turn, hand, status, last activity.
+
+    `filtered`: the rows are those matching --status/--waiting-for (none: "No games match").
+    """
     out = Out()
+    if not rows and filtered:
+        out.line("No games match. `scat games` lists them all.")
+        return
     if not rows:
         out.line("No games yet. Start one: scat new --player you --bot ann --bot bob")
         return
@@ -193,14 +201,15 @@ def games_table(rows: Sequence[Any]) -> None:
         table.append([row.game_id, out.text(players), row.turn or "-", str(row.hand_number), status,
                       ago(row.last_activity)])
     out.table(["game", "players", "turn", "hand", "status", "last activity"], table)
-    out.line(out.style("* bot", "dim"))
+    if any(row.bots for row in rows):
+        out.line(out.style("* bot", "dim"))
 
 
 def tokens(tokens_by_name: dict[str, str]) -> None:
     """The tokens of a protected game, with the warning that they are shown only once."""
     out = Out()
     out.line(out.style("Player tokens, shown only this once (only their hashes are stored): "
-                       "give each player his own and keep them secret.", "bold yellow"))
+                       "give each player that player's own and keep them secret.", "bold yellow"))
     for name, token in tokens_by_name.items():
         out.line(f"  {name}: {token}")
-    out.line("A player passes his token with --token TOKEN or the SCAT_TOKEN environment variable.")
+    out.line("A player gives the token with --token TOKEN or the SCAT_TOKEN environment variable.")

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from scat_cli.common import Json, print_json
 from scat_core.domain.errors import NotFound
 
 
@@ -41,16 +42,26 @@ def rules(
         str | None,
         typer.Argument(metavar="[RULE]", help="One rule to show, e.g. R19 or 13b.", show_default=False),
     ] = None,
+    as_json: Json = False,
 ) -> None:
     """Print the rules of Scat, or one rule by its number (the numbers errors cite).
+
+    --json prints {"rules": TEXT}, or with RULE {"rule": "R19", "text": TEXT}.
 
     Example: scat rules R19
     """
     text = rules_text()
     if rule is None:
-        typer.echo(text.rstrip())
+        if as_json:
+            print_json({"rules": text.rstrip()})
+        else:
+            typer.echo(text.rstrip())
         return
     lines = rule_lines(text, rule)
     if not lines:
         raise NotFound(f"no rule {rule!r}: rules are numbered R1 to R26 (see `scat rules`)")
+    if as_json:
+        number = re.match(r"^\s*- \*\*(R\d+[a-z]?)", lines[0])
+        print_json({"rule": number.group(1) if number else rule, "text": "\n".join(lines)})
+        return
     typer.echo("\n".join(lines))

@@ -36,7 +36,8 @@ class AuditReport:
     events: int
     first_bad_seq: int | None
     problems: list[str] = field(default_factory=list)
-    seed_verified: bool = False
+    seed_verified: bool = False  # every deal the seed made was recomputed from the revealed seed
+    first_deck_stacked: bool = False  # hand 1 was dealt from a deck given at creation, not the seed
 
 
 class RecordedChance:
@@ -134,7 +135,7 @@ def command_for(events: Sequence[ev.Event], index: int) -> cmd.Command | None:
     event = events[index]
     following = events[index + 1] if index + 1 < len(events) else None
     if isinstance(event, ev.GameCreated):
-        stacked = isinstance(following, ev.HandDealt) and following.stacked
+        stacked = event.first_deck_stacked and isinstance(following, ev.HandDealt)
         return cmd.CreateGame(
             game_id=event.game_id,
             players=event.players,
@@ -172,7 +173,7 @@ def audit_records(records: Sequence[Mapping[str, Any]]) -> AuditReport:
     events: list[ev.Event] = []
     for record in records:
         try:
-            events.append(ev.from_record(record["type"], record["schema_version"], record["data"]))
+            event = ev.from_record(record["type"], record["schema_version"], record["data"])
         except (ValueError, ValidationError) as error:
             first_line = str(error).splitlines()[0]
             return AuditReport(
@@ -182,6 +183,17 @@ def audit_records(records: Sequence[Mapping[str, Any]]) -> AuditReport:
                 record["seq"],
                 [f"event {record['seq']} is unreadable: {first_line}"],
             )
+        # One history, one encoding: data must be exactly what the event serializes to, so
+        # loosely typed or padded copies of a game cannot pass with chains of their own.
+        if record["schema_version"] == ev.current_version(record["type"]) and ev.to_record(event)[2] != record["data"]:
+            return AuditReport(
+                game_id,
+                False,
+                len(records),
+                record["seq"],
+                [f"event {record['seq']} is not in canonical form: its data is not what the event encodes to"],
+            )
+        events.append(event)
     return audit_events(game_id, events)
 
 
@@ -199,6 +211,9 @@ def audit_events(game_id: str, events: Sequence[ev.Event]) -> AuditReport:
     """Re-decide every command from the state before it, checking invariants after each event."""
     if not events:
         return AuditReport(game_id, False, 0, None, ["the game has no events"])
+    created = events[0]
+    if not isinstance(created, ev.GameCreated) or created.game_id != game_id:
+        return _bad(game_id, events, 1, f"event 1 does not create game {game_id}")
     chance, seeded, seed_problem = _choose_chance(events)
     if seed_problem:
         return AuditReport(game_id, False, len(events), len(events), [seed_problem])
@@ -241,12 +256,7 @@ def audit_events(game_id: str, events: Sequence[ev.Event]) -> AuditReport:
                     f"the game stops before event {at + 1} ({wanted.type}), which the rules require",
                 )
             if events[at] != wanted:
-                return _bad(
-                    game_id,
-                    events,
-                    at + 1,
-                    f"event {at + 1} ({events[at].type}) is not what the rules produce here (expected {wanted.type})",
-                )
+                return _bad(game_id, events, at + 1, _mismatch(at + 1, events[at], wanted))
             try:
                 state = evolve(state, events[at])
             except (ValueError, LookupError, TypeError) as error:  # a forged event no rule makes
@@ -255,7 +265,16 @@ def audit_events(game_id: str, events: Sequence[ev.Event]) -> AuditReport:
             if problems:
                 return _bad(game_id, events, at + 1, f"after event {at + 1}: " + "; ".join(problems))
         index += len(expected)
-    return AuditReport(game_id, True, len(events), None, [], seeded)
+    return AuditReport(game_id, True, len(events), None, [], seeded, created.first_deck_stacked)
+
+
+def _mismatch(seq: int, recorded: ev.Event, wanted: ev.Event) -> str:
+    """Why a recorded event is not the one the rules produce, naming fields, never cards."""
+    if recorded.type != wanted.type:
+        return f"event {seq} is {recorded.type} where the rules produce {wanted.type}"
+    theirs, ours = recorded.model_dump(), wanted.model_dump()
+    fields = ", ".join(name for name in ours if theirs.get(name) != ours[name])
+    return f"event {seq} ({recorded.type}) is not what the rules produce here: its {fields} differ"
 
 
 def _bad(game_id: str, events: Sequence[ev.Event], seq: int, problem: str) -> AuditReport:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 from .cards import SUITS, hand_value, points, suit
-from .commands import Declare31, Discard, Draw, Knock, PlayerCommand
+from .commands import Declare31, Discard, Draw, Knock, PlayerCommand, ViewHand
 from .decide import value_of
 from .state import GameState
 
@@ -46,12 +46,14 @@ def _best_of_four(
 def knock_threshold(state: GameState) -> int:
     """The value the bot knocks on: lower with more players, higher as the hand goes on."""
     players = len(state.active_seats())
-    rounds = len(state.had_turn) // max(players, 1)
+    rounds = state.turns // max(players, 1)
     return max(17, min(27, 23 - (players - 2) + rounds))
 
 
 def can_declare(state: GameState, seat: int) -> bool:
     """Whether the player at `seat` holds 3 cards worth 31 during a hand (R20)."""
+    if state.options.throw_down and seat not in state.looked:
+        return False  # R23: an unseen hand cannot be declared
     hand = state.hands[seat]
     if len(hand) != 3 or not hand[0][-1] == hand[1][-1] == hand[2][-1] or not state.in_hand:
         return False  # 31 always needs three cards of one suit (R3, R5)
@@ -114,6 +116,10 @@ def next_bot_command(state: GameState) -> PlayerCommand | None:
     """What a bot does next: a bot holding 31 declares at once, else the bot to play moves."""
     if not state.in_hand:
         return None
+    if state.options.throw_down:  # bots look at their hands at once; they never throw down
+        for player in state.players:
+            if player.is_bot and not player.out and player.seat not in state.looked:
+                return ViewHand(player.name)
     for player in state.players:
         if player.is_bot and not player.out and can_declare(state, player.seat):
             return Declare31(player.name)

@@ -96,6 +96,7 @@ def _create(out: _Emitter, command: CreateGame, chance: Chance) -> None:
             dealer_drawn=drawn,
             seed_commitment=chance.commitment(),
             protected=command.protected,
+            first_deck_stacked=command.first_deck is not None,
         )
     )
     if command.first_deck is not None:
@@ -163,6 +164,9 @@ def _declare(out: _Emitter, seat: int, command: Declare31, chance: Chance) -> No
     state = out.state
     if not state.in_hand:
         raise RuleViolation("the hand is being settled: nothing to declare", "R20")
+    if state.options.throw_down and seat not in state.looked:
+        # Refusing by value would tell an unseen hand's worth without recording the look.
+        raise RuleViolation("look at your hand first (scat show --as NAME): it is still face down", "R23")
     if len(state.hands[seat]) != 3:
         raise RuleViolation("you hold 4 cards: discard first, then declare 31", "R20")
     value = value_of(state, seat)
@@ -170,7 +174,7 @@ def _declare(out: _Emitter, seat: int, command: Declare31, chance: Chance) -> No
         raise RuleViolation(f"your hand is worth {value}, not 31", "R20")
     player = state.players[seat].name
     out.emit(ev.ThirtyOneDeclared(player=player, hand=state.hands[seat]))
-    _lose_lives(out, [(other, 1) for other in _play_order(state) if other != seat])  # R21
+    _lose_lives(out, [(other, 1) for other in state.play_order() if other != seat])  # R21
     _next_hand_or_end(out, chance)
 
 
@@ -194,19 +198,10 @@ def _view(out: _Emitter, seat: int, command: ViewHand, chance: Chance) -> None:
         out.emit(ev.HandViewed(player=state.players[seat].name))
 
 
-def _play_order(state: GameState) -> list[int]:
-    """Active seats clockwise from the dealer's left."""
-    order, seat = [], state.dealer
-    for _ in state.active_seats():
-        seat = state.left_of(seat)
-        order.append(seat)
-    return order
-
-
 def _showdown(out: _Emitter, caller: int, chance: Chance) -> None:
     """R18, R19: reveal and value every active hand; the lowest lose lives."""
     state = out.state
-    order = _play_order(state)
+    order = state.play_order()
     values = {seat: value_of(state, seat) for seat in order}
     lowest = min(values.values())
     losers = [seat for seat in order if values[seat] == lowest]

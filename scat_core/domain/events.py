@@ -43,6 +43,7 @@ class GameCreated(_Event):
     seed_commitment: str
     shuffle: str = SHUFFLE_ALGORITHM
     protected: bool = False
+    first_deck_stacked: bool = False
 
 
 class HandDealt(_Event):
@@ -207,7 +208,7 @@ def upcaster(event_type: str, from_version: int) -> Callable[[Upcaster], Upcaste
 @upcaster("GameCreated", 1)
 def _game_created_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     """v1 predates the named shuffle algorithm and protected games: both take their defaults."""
-    return {**data, "shuffle": data.get("shuffle", SHUFFLE_ALGORITHM), "protected": False}
+    return {**data, "shuffle": data.get("shuffle", SHUFFLE_ALGORITHM), "protected": False, "first_deck_stacked": False}
 
 
 def current_version(event_type: str) -> int:

@@ -30,11 +30,7 @@ def _created(state: GameState, event: ev.GameCreated) -> Changes:
 
 def _dealt(state: GameState, event: ev.HandDealt) -> Changes:
     dealer = state.seats[event.dealer.casefold()]
-    order = []
-    seat = dealer
-    for _ in state.active_seats():
-        seat = state.left_of(seat)
-        order.append(seat)
+    order = state.play_order(dealer)
     hands: list[list[str]] = [[] for _ in state.players]
     deck = event.deck
     position = 0
@@ -54,6 +50,7 @@ def _dealt(state: GameState, event: ev.HandDealt) -> Changes:
         knocker=None,
         taken_from_discard=None,
         had_turn=frozenset(),
+        turns=0,
         looked=frozenset(),
         reshuffles=0,
     )
@@ -96,6 +93,7 @@ def _discarded(state: GameState, event: ev.CardDiscarded) -> Changes:
         discard=state.discard + (event.card,),
         taken_from_discard=None,
         had_turn=state.had_turn | {seat},
+        turns=state.turns + 1,
         phase="settling" if hand_ends else "draw",
         turn=None if hand_ends else following,
     )
@@ -106,6 +104,7 @@ def _knocked(state: GameState, event: ev.Knocked) -> Changes:
     return dict(
         knocker=seat,
         had_turn=state.had_turn | {seat},
+        turns=state.turns + 1,
         looked=state.looked | {seat},
         turn=state.left_of(seat),
         phase="draw",

@@ -47,6 +47,7 @@ class GameState:
     knocker: int | None = None
     taken_from_discard: str | None = None  # R13: the card drawn from the discard pile this turn
     had_turn: frozenset[int] = frozenset()  # R15b
+    turns: int = 0  # turns completed in this hand (a knock is a turn)
     looked: frozenset[int] = frozenset()  # R23
     reshuffles: int = 0  # R17, in this hand
     revealed: dict[str, tuple[str, ...]] = field(default_factory=dict)  # last showdown or 31
@@ -80,6 +81,14 @@ class GameState:
             if not self.players[candidate].out:
                 return candidate
         raise ValueError("no active player")
+
+    def play_order(self, dealer: int | None = None) -> list[int]:
+        """Active seats clockwise from the left of `dealer` (default: this hand's): R9, R11."""
+        order, seat = [], self.dealer if dealer is None else dealer
+        for _ in self.active_seats():
+            seat = self.left_of(seat)
+            order.append(seat)
+        return order
 
     def right_of(self, seat: int) -> int:
         """The previous active player counter-clockwise before `seat` (R6)."""

@@ -32,7 +32,7 @@ def public_view(state: GameState) -> dict[str, Any]:
         "players": [
             {
                 "name": player.name,
-                "seat": player.seat,
+                "seat": player.seat + 1,  # counted from 1, as the seats are shown
                 "pennies": player.pennies,
                 "on_dole": player.on_dole,
                 "out": player.out,
@@ -96,10 +96,7 @@ def redact(event: ev.Event, before: GameState, viewer: str | None) -> ev.Event:
 
 def _visible_deal(event: ev.HandDealt, before: GameState, viewer_key: str | None) -> tuple[str, ...]:
     dealer = before.seats[event.dealer.casefold()]
-    order, seat = [], dealer
-    for _ in before.active_seats():
-        seat = before.left_of(seat)
-        order.append(seat)
+    order = before.play_order(dealer)
     mine = before.seats.get(viewer_key) if viewer_key else None
     shown = []
     for position, card in enumerate(event.deck):

@@ -78,6 +78,30 @@ def summarize(state: GameState) -> GameSummary:
     )
 
 
+def _require_player(state: GameState, name: str) -> int:
+    """The seat of `name`; NotFound naming the players when there is none."""
+    seat = state.seat_of(name)
+    if seat is None:
+        names = ", ".join(p.name for p in state.players)
+        raise NotFound(f"no player {name!r} in game {state.game_id} (players: {names})")
+    return seat
+
+
+def _refuse_bot_viewer(state: GameState, name: str) -> None:
+    """Nobody may look at a game as a bot while it runs: that would show the bot's hand."""
+    seat = state.seat_of(name)
+    if seat is not None and state.players[seat].is_bot and state.status != "finished":
+        raise RuleViolation(
+            f"{state.players[seat].name} is a bot: nobody may look at a bot's hand while the game runs"
+        )
+
+
+def _check_up_to(game_id: str, up_to: int, count: int) -> None:
+    """NotFound unless 1 <= `up_to` <= `count` (the events of the game)."""
+    if not 1 <= up_to <= count:
+        raise NotFound(f"game {game_id} has events 1 to {count}, not {up_to}")
+
+
 class GameService:
     """Use cases over one event store."""
 
@@ -139,11 +163,18 @@ class GameService:
         return Outcome(game_id, outcome.state, stored + outcome.events, before=before)
 
     def view(self, game_id: str, player: str | None = None, token: str | None = None) -> GameState:
-        """The current state; showing a player his hand is recorded in throw-down games (R23)."""
+        """The current state; showing a player his hand is recorded in throw-down games (R23).
+
+        Nobody may look as a bot while the game runs (RuleViolation). An imported running
+        game (no secret seed here) is read-only: nothing is recorded and no bot moves.
+        """
         with self.store.read() as tx:
             state = self._load_state(tx, game_id)
             if player is not None:
                 self._authorize(tx, state, player, token)
+                _refuse_bot_viewer(state, player)
+            if state.status != "finished" and tx.get_secret(game_id) is None:
+                return state  # imported without its seed: read-only
         if next_bot_command(state) is not None:
             state = self.play_bots(game_id).state
         seat = state.seat_of(player) if player is not None else None
@@ -206,11 +237,12 @@ class GameService:
             return tx.list_games(status=status, waiting_for=waiting_for)
 
     def history(self, game_id: str, up_to: int | None = None) -> list[StoredEvent]:
-        """The stored events of a game, up to seq `up_to`."""
+        """The stored events of a game, up to seq `up_to` (NotFound when it has no such event)."""
         with self.store.read() as tx:
-            events = tx.load(game_id, up_to)
-        if up_to is not None and (up_to < 1 or up_to > events[-1].seq):
-            raise NotFound(f"game {game_id} has events 1 to {events[-1].seq}, not {up_to}")
+            events = tx.load(game_id)
+        if up_to is not None:
+            _check_up_to(game_id, up_to, len(events))
+            events = events[:up_to]
         return events
 
     def visible_history(
@@ -225,16 +257,18 @@ class GameService:
         with self.store.read() as tx:
             full = tx.load(game_id)
         final = fold(stored.event for stored in full)
+        # Everything that can refuse is checked before `view`, which may write (R23, bots).
+        if viewer is not None:
+            _require_player(final, viewer)
+        if up_to is not None:
+            _check_up_to(game_id, up_to, len(full))
         if viewer is not None and final.status != "finished":
+            _refuse_bot_viewer(final, viewer)
             # Authorizes, and in throw-down games records that the viewer sees his hand (R23).
             if self.view(game_id, viewer, token).version != final.version:
                 with self.store.read() as tx:
                     full = tx.load(game_id)
                 final = fold(stored.event for stored in full)
-        elif viewer is not None and final.seat_of(viewer) is None:
-            raise NotFound(f"no player {viewer!r} in game {game_id}")
-        if up_to is not None and not 1 <= up_to <= len(full):
-            raise NotFound(f"game {game_id} has events 1 to {len(full)}, not {up_to}")
         shown: list[tuple[StoredEvent, ev.Event]] = []
         state = GameState()
         revealed = final.status == "finished" and not (as_then and up_to is not None and up_to < len(full))
@@ -249,17 +283,26 @@ class GameService:
     def audit(self, game_id: str) -> AuditReport:
         """Verify a game from its stored events alone, and that no tail was cut off."""
         with self.store.read() as tx:
-            records = tx.load_raw(game_id)
             row = tx.get_game(game_id)
+            try:
+                records = tx.load_raw(game_id)
+            except NotFound:
+                if row is None:
+                    raise
+                problem = f"the games list has game {game_id} at event {row.head_seq} but its log is empty"
+                return AuditReport(game_id, False, 0, 1, [problem + ": events were removed"])
         report = audit_records(records)
-        if report.ok and row is not None and (row.head_seq, row.head_hash) != (records[-1]["seq"], records[-1]["hash"]):
-            return AuditReport(
-                game_id, False, len(records), len(records) + 1,
-                [
-                    f"the log ends at event {len(records)} but the game had reached event "
-                    f"{row.head_seq}: events were removed"
-                ],
+        if not report.ok:
+            return report
+        if row is None:
+            problem = "the games list has no entry for this game, so its last event cannot be checked"
+            return AuditReport(game_id, False, len(records), None, [problem])
+        if (row.head_seq, row.head_hash) != (records[-1]["seq"], records[-1]["hash"]):
+            problem = (
+                f"the log ends at event {len(records)} but the game had reached event "
+                f"{row.head_seq}: events were removed"
             )
+            return AuditReport(game_id, False, len(records), len(records) + 1, [problem])
         return report
 
     def game_ids(self) -> list[str]:
@@ -268,14 +311,43 @@ class GameService:
             return tx.game_ids()
 
     def audit_all(self) -> Iterator[AuditReport]:
-        """Audit every game in the database, one after the other."""
-        for game_id in self.game_ids():
+        """Audit every game in the database (listed, or only logged), one after the other."""
+        with self.store.read() as tx:
+            listed = tx.game_ids()
+            logged = tx.logged_game_ids()
+        for game_id in [*listed, *sorted(set(logged) - set(listed))]:
             yield self.audit(game_id)
 
     def export_records(self, game_id: str) -> list[dict[str, Any]]:
-        """The full stored history of a game, one envelope per event."""
+        """The full stored history of a game, one envelope per event.
+
+        An export shows every card, hidden ones too: for a protected game that is still
+        running it is refused (RuleViolation) until the game ends.
+        """
         with self.store.read() as tx:
-            return tx.load_raw(game_id)
+            records = tx.load_raw(game_id)
+            row = tx.get_game(game_id)
+        running = records[-1]["type"] != "GameWon"
+        protected = row.protected if row is not None else bool(records[0]["data"].get("protected"))
+        if running and protected:
+            raise RuleViolation(
+                f"game {game_id} is still running and protected: its export would show every "
+                "player's cards; export it when it ends"
+            )
+        return records
+
+    def running_games(self) -> dict[str, bool]:
+        """Every game still running, each with whether it is protected (from the games list)."""
+        with self.store.read() as tx:
+            return {row.game_id: row.protected for row in tx.list_games(status="active")}
+
+    def is_read_only(self, game_id: str) -> bool:
+        """Whether a running game was imported without its secret seed: shown, never played."""
+        with self.store.read() as tx:
+            row = tx.get_game(game_id)
+            if row is None:
+                tx.load(game_id)  # NotFound
+            return (row is None or row.status != "finished") and tx.get_secret(game_id) is None
 
     def import_records(self, records: Sequence[Mapping[str, Any]]) -> AuditReport:
         """Audit an exported history and, only if it holds, store it verbatim."""
@@ -309,6 +381,8 @@ class GameService:
 
     @staticmethod
     def _chance(tx: StoreTransaction, state: GameState) -> SeededChance:
+        if state.status == "finished":
+            raise RuleViolation(f"the game is over: {state.winner} won")
         secret = tx.get_secret(state.game_id)
         if secret is None:
             raise RuleViolation(
@@ -325,11 +399,16 @@ class GameService:
             raise NotFound(f"no player {player!r} in game {state.game_id} (players: {names})")
         if state.protected and not state.players[seat].is_bot:
             name = state.players[seat].name
+            stored = tx.get_token_hash(state.game_id, name)
+            if stored is None:  # only an imported game has no tokens here
+                raise AuthFailed(
+                    f"game {state.game_id} was imported and player tokens are not exported: "
+                    f"nobody can act or look as {name} here (`scat show {state.game_id}` shows the table)"
+                )
             if not token:
                 raise AuthFailed(
                     f"game {state.game_id} is protected: give {name}'s token with --token or SCAT_TOKEN"
                 )
-            stored = tx.get_token_hash(state.game_id, name)
-            if stored is None or not verify_token(token, stored):
+            if not verify_token(token, stored):
                 raise AuthFailed(f"wrong token for {name} in game {state.game_id}")
         return seat

@@ -36,6 +36,7 @@ class PublicTable:
     hand_number: int = 0
     dealer: str | None = None
     winner: str | None = None
+    no_dole: bool = False  # R25 option: out with the last penny
 
     @classmethod
     def of(cls, state: GameState) -> PublicTable:
@@ -47,7 +48,13 @@ class PublicTable:
             hand_number=state.hand_number,
             dealer=state.name(state.dealer) if state.dealer >= 0 else None,
             winner=state.winner,
+            no_dole=state.options.no_dole,
         )
+
+    def in_seat_order(self, names: Iterable[str]) -> list[str]:
+        """`names` in the order the players sit (the order every list of players is told in)."""
+        order = {seat.name.casefold(): index for index, seat in enumerate(self.seats)}
+        return sorted(names, key=lambda name: order.get(name.casefold(), len(order)))
 
     def seat(self, name: str) -> Seat:
         """The seat of `name` (case-insensitive)."""
@@ -68,6 +75,7 @@ class PublicTable:
             lives = event.options.lives
             self.seats = [Seat(p.name, p.is_bot, lives) for p in event.players]
             self.dealer = event.dealer
+            self.no_dole = event.options.no_dole
         elif isinstance(event, ev.HandDealt):
             self.hand_number, self.dealer = event.hand_number, event.dealer
         elif isinstance(event, ev.PennyPaid):
@@ -77,6 +85,11 @@ class PublicTable:
             self.seat(event.player).out = True
         elif isinstance(event, ev.GameWon):
             self.winner = event.winner
+
+
+def _be(name: str) -> str:
+    """"is", or "are" after a player called "you" ("you are out of the game")."""
+    return "are" if name.casefold() == "you" else "is"
 
 
 def cards_text(cards: Iterable[str]) -> str:
@@ -108,9 +121,10 @@ def describe(event: ev.Event, table: PublicTable) -> str:
     if isinstance(event, ev.HandDealt):
         return deal_text(event, table)
     if isinstance(event, ev.HandViewed):
-        return f"{event.player} looked at their hand"
+        return f"{event.player} looked at the hand dealt to {event.player}"
     if isinstance(event, ev.StockReshuffled):
-        return f"the discard pile but its top card was shuffled into a new stock of {len(event.stock)} cards"
+        return (f"the stock ran out: the discard pile, all but its top card, was shuffled into a new "
+                f"stock of {len(event.stock)} cards")
     if isinstance(event, ev.CardDrawn):
         card = "" if event.card == HIDDEN else f" {event.card}"
         where = "the stock" if event.source == "stock" else "the discard pile"
@@ -125,16 +139,20 @@ def describe(event: ev.Event, table: PublicTable) -> str:
         return f"{event.player} called a throw down"
     if isinstance(event, ev.ShowdownHeld):
         hands = ", ".join(
-            f"{name} {event.values[name]} ({cards_text(cards)})" for name, cards in event.hands.items()
+            f"{name} {event.values[name]} ({cards_text(event.hands[name])})"
+            for name in table.in_seat_order(event.hands)
         )
-        lost = ", ".join(f"{name} {n} {'life' if n == 1 else 'lives'}" for name, n in event.lives_lost.items())
+        lost = ", ".join(
+            f"{name} {event.lives_lost[name]} {'life' if event.lives_lost[name] == 1 else 'lives'}"
+            for name in table.in_seat_order(event.lives_lost)
+        )
         return f"showdown called by {event.caller}: {hands}; lost: {lost or 'nothing'}"
     if isinstance(event, ev.PennyPaid):
         left = table.seat(event.player).pennies - 1
-        dole = "on the dole" if left == 0 else f"{left} left"
+        dole = f"{left} left" if left else "none left" if table.no_dole else "none left: on the dole"
         return f"{event.player} paid a penny into the kitty ({dole}; kitty {table.kitty + 1})"
     if isinstance(event, ev.PlayerEliminated):
-        return f"{event.player} is out of the game"
+        return f"{event.player} {_be(event.player)} out of the game"
     if isinstance(event, ev.GameWon):
         return f"{event.winner} won the game and the kitty of {event.kitty}; the seed was {event.seed}"
     return event.type
@@ -222,5 +240,5 @@ def transcript(records: Sequence[Mapping[str, Any]]) -> str:
 def _copy(table: PublicTable) -> PublicTable:
     return PublicTable(
         table.game_id, [Seat(s.name, s.is_bot, s.pennies, s.out) for s in table.seats],
-        table.kitty, table.hand_number, table.dealer, table.winner,
+        table.kitty, table.hand_number, table.dealer, table.winner, table.no_dole,
     )

@@ -8,12 +8,13 @@ plain SQL and imports Alembic only when the database is behind `HEAD_REVISION`.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Connection, Engine, make_url
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError, ProgrammingError
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError, ProgrammingError
 
 from scat_core.domain.errors import BadInput
 
@@ -22,10 +23,13 @@ if TYPE_CHECKING:
 
 ENV_VAR = "SCAT_DB_URL"
 HEAD_REVISION = "0001"
+#: Every revision of the scripts in migrations/versions, oldest first (HEAD_REVISION last).
+KNOWN_REVISIONS = ("0001",)
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 # Any 64-bit constant: PostgreSQL sessions migrating at once take turns on this lock.
 _PG_MIGRATION_LOCK = 3_141_592_653
 WRITE_OPTION = "scat_write"
+_PASSWORD_RE = re.compile(r"://([^/@:]*):[^/@]*@")
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MIGRATIONS_DIR = REPO_ROOT / "migrations"
@@ -41,13 +45,39 @@ def default_url() -> str:
 
 
 def resolve_url(url: str | None) -> str:
-    """The database URL to use: the argument, else $SCAT_DB_URL, else the default file."""
-    if url:
-        return url
-    from_env = os.environ.get(ENV_VAR)
-    if from_env:
-        return from_env
-    return default_url()
+    """The database URL to use: the argument, else $SCAT_DB_URL, else the default file.
+
+    An in-memory SQLite database (`sqlite://`, `sqlite:///`, `sqlite:///:memory:`) is
+    refused: its games would vanish when the command ends.
+    """
+    if url is not None and not url.strip():
+        raise BadInput("--db needs a URL, e.g. sqlite:///path/scat.db or postgresql+psycopg://user@host/db")
+    chosen = url or os.environ.get(ENV_VAR) or default_url()
+    _refuse_in_memory(chosen)
+    return chosen
+
+
+def _refuse_in_memory(url: str) -> None:
+    try:
+        parsed = make_url(url)
+    except (ArgumentError, ValueError):
+        return  # make_engine says what is wrong with it
+    if parsed.get_backend_name() != "sqlite":
+        return
+    database = parsed.database or ""
+    if database in ("", ":memory:") or database.startswith("file::memory:") or parsed.query.get("mode") == "memory":
+        raise BadInput(
+            f"{masked_url(url)} is an in-memory database: its games would vanish when scat exits; "
+            "give a file path, e.g. sqlite:///scat.db (relative) or sqlite:////home/you/scat.db (absolute)"
+        )
+
+
+def masked_url(url: str) -> str:
+    """`url` with any password hidden (`user:***@`), for messages; also when it does not parse."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - any unparseable text: mask it by hand
+        return _PASSWORD_RE.sub(r"://\1:***@", url)
 
 
 def _on_sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -81,12 +111,13 @@ def make_engine(url: str) -> Engine:
         else:
             engine = create_engine(parsed, pool_pre_ping=False)
     except (ArgumentError, NoSuchModuleError, ValueError) as exc:
+        reason = str(exc).replace(url, masked_url(url))
         raise BadInput(
-            f"cannot use database URL {url!r}: {exc}; expected e.g. sqlite:///path/scat.db "
+            f"cannot use database URL {masked_url(url)!r}: {reason}; expected e.g. sqlite:///path/scat.db "
             "or postgresql+psycopg://user@host/db"
         ) from exc
     except ImportError as exc:
-        raise BadInput(f"cannot use database URL {url!r}: driver missing ({exc})") from exc
+        raise BadInput(f"cannot use database URL {masked_url(url)!r}: driver missing ({exc})") from exc
     return engine
 
 
@@ -125,7 +156,7 @@ def _connect(engine: Engine) -> Connection:
     """Connect, turning an unreachable or unopenable database into one clear BadInput."""
     try:
         return engine.connect()
-    except OperationalError as exc:
+    except DBAPIError as exc:  # unreachable, refused, no such file, not a database ...
         reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
         raise BadInput(f"cannot open database {safe_url(engine)}: {reason}") from exc
 
@@ -133,15 +164,31 @@ def _connect(engine: Engine) -> Connection:
 def upgrade(engine: Engine) -> str:
     """Bring the schema to the newest revision (Alembic, serialised); return that revision."""
     from alembic import command
+    from alembic.util import CommandError
 
     with _connect(engine) as conn:
+        found = current_revision(conn)
+        conn.rollback()
+        _refuse_unknown_revision(engine, found)
         conn = conn.execution_options(**{WRITE_OPTION: True})
-        with conn.begin():
-            if conn.dialect.name == "postgresql":
-                conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_MIGRATION_LOCK})
-            command.upgrade(alembic_config(conn), "head")
+        try:
+            with conn.begin():
+                if conn.dialect.name == "postgresql":
+                    conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_MIGRATION_LOCK})
+                command.upgrade(alembic_config(conn), "head")
+        except CommandError as exc:  # e.g. a revision written meanwhile by a newer scat
+            raise BadInput(f"cannot upgrade the database at {safe_url(engine)}: {exc}") from exc
         revision = current_revision(conn)
     return revision or ""
+
+
+def _refuse_unknown_revision(engine: Engine, revision: str | None) -> None:
+    """BadInput when the database's schema revision is none this program knows (a newer scat's)."""
+    if revision is not None and revision not in KNOWN_REVISIONS:
+        raise BadInput(
+            f"the database at {safe_url(engine)} has schema revision {revision}, newer than this "
+            f"scat knows ({HEAD_REVISION}): upgrade scat"
+        )
 
 
 def ensure_schema(engine: Engine) -> None:
@@ -150,6 +197,7 @@ def ensure_schema(engine: Engine) -> None:
         revision = current_revision(conn)
         conn.rollback()
     if revision != HEAD_REVISION:
+        _refuse_unknown_revision(engine, revision)
         upgrade(engine)
 
 

@@ -234,6 +234,11 @@ class StoreTransaction:
         )
         return [str(r[0]) for r in rows]
 
+    def logged_game_ids(self) -> list[str]:
+        """Every game id the log holds events of (a scan of the log: for audits of everything)."""
+        rows = self._conn.execute(select(t.events.c.game_id).where(t.events.c.seq == 1))
+        return [str(r[0]) for r in rows]
+
     def append(
         self,
         game_id: str,
@@ -345,14 +350,23 @@ class StoreTransaction:
     def list_games(
         self, status: str | None = None, waiting_for: str | None = None
     ) -> list[GameRow]:
-        """Games from the read model, newest activity first, optionally filtered."""
+        """Games from the read model, newest activity first, optionally filtered.
+
+        `waiting_for` matches the name of the player to act case-insensitively, as `--as`
+        matches names, Unicode included: the games table is small, so the casefold is done
+        here, on the rows where someone is to act.
+        """
         query = select(t.games)
         if status is not None:
             query = query.where(t.games.c.status == status)
         if waiting_for is not None:
-            query = query.where(t.games.c.turn == waiting_for)
+            query = query.where(t.games.c.turn.is_not(None))
         query = query.order_by(t.games.c.last_activity.desc(), t.games.c.game_id)
-        return [_game_row(r._mapping) for r in self._conn.execute(query)]
+        rows = [_game_row(r._mapping) for r in self._conn.execute(query)]
+        if waiting_for is not None:
+            wanted = waiting_for.casefold()
+            rows = [row for row in rows if row.turn is not None and row.turn.casefold() == wanted]
+        return rows
 
     def count_games(self) -> int:
         """How many games the read model holds."""

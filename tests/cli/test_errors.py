@@ -27,7 +27,7 @@ def game(scat_json: Scat) -> str:
         (("draw", "GAME", "--as", "bob", "stock"), 1, "bob is a bot"),
         (("declare", "GAME", "--as", "you"), 1, "not 31"),
         (("throw-down", "GAME", "--as", "you"), 1, "without the throw-down option"),
-        (("draw", "GAME", "--as", "you", "pile"), 2, "'pile' is not one of"),
+        (("draw", "GAME", "--as", "you", "pile"), 2, "'pile' is not a draw source: write stock or discard"),
         (("draw", "GAME", "stock"), 2, "Missing option '--as'"),
         (("frobnicate",), 2, "No such command 'frobnicate'"),
         (("knok",), 2, "Did you mean 'knock'?"),

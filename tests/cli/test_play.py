@@ -27,7 +27,7 @@ def new_game(scat_json: Scat, *extra: str, deck: str = YOUR_DEAL) -> str:
 def test_new_seats_players_and_bots_interleaved_in_the_order_given(scat_json: Scat) -> None:
     game = scat_json("new", "--bot", "ann", "--player", "you", "-b", "bob", "--player=cid", "--seed", "1")
     seats = [(p["name"], p["seat"], p["is_bot"]) for p in game["players"]]
-    assert seats == [("ann", 0, True), ("you", 1, False), ("bob", 2, True), ("cid", 3, False)]
+    assert seats == [("ann", 1, True), ("you", 2, False), ("bob", 3, True), ("cid", 4, False)]  # from 1
 
 
 def test_new_prints_the_id_the_table_and_the_exact_next_command(scat: Scat) -> None:

@@ -43,3 +43,14 @@ def test_an_unknown_rule_is_not_found_with_one_line_on_stderr() -> None:
     result = CliRunner().invoke(app, ["rules", "R99"])
     assert result.exit_code == 4
     assert result.stderr.strip().count("\n") == 0 and "R99" in result.stderr
+
+
+def test_rules_json_is_one_document_with_the_whole_text_or_the_one_rule() -> None:
+    import json
+
+    whole = CliRunner().invoke(app, ["rules", "--json"])
+    assert whole.exit_code == 0 and json.loads(whole.stdout) == {"rules": rules_text().rstrip()}
+    one = CliRunner().invoke(app, ["rules", "15b", "--json"])
+    document = json.loads(one.stdout)
+    assert document["rule"] == "R15b" and document["text"].startswith("- **R15b ")
+    assert document["text"] == CliRunner().invoke(app, ["rules", "R15b"]).stdout.rstrip("\n")

@@ -230,3 +230,48 @@ def test_a_game_stopped_short_of_what_the_rules_require_is_rejected() -> None:
 def test_an_empty_history_is_not_a_game() -> None:
     assert not audit_events("g1", []).ok
     assert not audit_records([]).ok
+
+
+def test_a_first_deal_relabelled_as_stacked_in_a_finished_seeded_game_is_rejected() -> None:
+    events = finished_game()
+    deal = events[1]
+    assert isinstance(deal, ev.HandDealt) and not deal.stacked
+    rigged = tuple(reversed(deal.deck))
+    forged = [events[0], deal.model_copy(update={"deck": rigged, "stacked": True}), *events[2:]]
+    report = audit_events(GAME, forged)
+    assert not report.ok and report.first_bad_seq == 2
+
+
+def test_a_game_created_with_a_stacked_first_deck_says_so_in_its_audit() -> None:
+    history = create(("A", "B"), dealer="B", hands={"A": "AS KS 4S", "B": "KH QH 2C"})
+    assert isinstance(history[0], ev.GameCreated) and history[0].first_deck_stacked
+    report = audit_events(history[0].game_id, history)
+    assert report.ok and report.first_deck_stacked
+
+
+def test_a_history_whose_first_event_creates_another_game_is_rejected_at_event_1() -> None:
+    events = finished_game()
+    created = events[0]
+    assert isinstance(created, ev.GameCreated)
+    moved = [created.model_copy(update={"game_id": "someone-else"}), *events[1:]]
+    report = audit_records(rechained(records_for(moved, GAME)))
+    assert not report.ok and report.first_bad_seq == 1
+
+
+def test_a_rechained_copy_with_loosely_typed_data_is_rejected_as_not_canonical() -> None:
+    records = records_for(finished_game(), GAME)
+    loose = [dict(record) for record in records]
+    loose[1] = {**loose[1], "data": {**loose[1]["data"], "hand_number": "1"}}
+    report = audit_records(rechained(loose))
+    assert not report.ok and report.first_bad_seq == 2 and "canonical" in report.problems[0]
+
+
+def test_a_mismatch_names_the_fields_that_differ_but_never_the_cards() -> None:
+    events = finished_game()
+    at = index_of(events, ev.CardDrawn)
+    drawn = events[at]
+    assert isinstance(drawn, ev.CardDrawn)
+    other = next(card for card in DECK if card != drawn.card)
+    report = audit_events(GAME, [*events[:at], drawn.model_copy(update={"card": other}), *events[at + 1 :]])
+    assert not report.ok and report.first_bad_seq == at + 1
+    assert "card" in report.problems[0] and other not in report.problems[0] and drawn.card not in report.problems[0]

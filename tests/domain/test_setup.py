@@ -196,7 +196,7 @@ def test_r9_cards_are_dealt_one_at_a_time_clockwise_from_the_dealers_left(dealer
     state = given([]).when(command).then(
         [
             ev.GameCreated(game_id=GAME_ID, players=seats(*ABCD), options=GameOptions(), dealer=dealer,
-                           dealer_drawn=False, seed_commitment=COMMITMENT),
+                           dealer_drawn=False, seed_commitment=COMMITMENT, first_deck_stacked=True),
             ev.HandDealt(hand_number=1, dealer=dealer, deck=deck, stacked=True),
         ]
     )

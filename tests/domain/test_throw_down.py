@@ -99,7 +99,7 @@ def test_r23_a_throw_down_waits_until_the_player_in_the_middle_of_his_turn_has_d
 
 def test_r23_every_player_may_look_again_in_a_new_hand() -> None:
     hands = {"A": "AS KS QS", "B": "KH QH 2C", "C": "10D 2S 3C"}
-    history = play(game(hands), ViewHand("B"), Declare31("A"))
+    history = play(game(hands), ViewHand("B"), ViewHand("A"), Declare31("A"))
     state = fold(history)
     assert state.hand_number == 2 and state.looked == frozenset()
     given(history).when(ThrowDown("B")).then_starts_with([ev.ThrowDownCalled(player="B")])
@@ -108,7 +108,7 @@ def test_r23_every_player_may_look_again_in_a_new_hand() -> None:
 def test_r23_a_throw_down_is_refused_once_the_game_is_over() -> None:
     history = create(("A", "B"), dealer="B", hands={"A": "AS KS QS", "B": "2C 3D 4H"}, lives=1, no_dole=True,
                      throw_down=True)
-    history = play(history, Declare31("A"))
+    history = play(history, ViewHand("A"), Declare31("A"))
     given(history).when(ThrowDown("B")).then_refused(RuleViolation, match="game is over")
 
 
@@ -117,3 +117,23 @@ def test_r23_taking_turns_marks_every_player_as_having_looked() -> None:
     for _ in range(3):
         history = take_turn(history)
     assert fold(history).looked == {0, 1, 2}
+
+
+def test_r23_an_unseen_hand_cannot_be_declared_and_the_refusal_does_not_tell_its_value() -> None:
+    history = game({"A": "AS KS QS", "B": "KH QH 2C", "C": "10D 2S 3C"})
+    given(history).when(Declare31("B")).then_refused(RuleViolation, "R23", match="face down")
+    given(history).when(Declare31("A")).then_refused(RuleViolation, "R23", match="face down")
+    declared = ev.ThirtyOneDeclared(player="A", hand=("AS", "KS", "QS"))
+    given(play(history, ViewHand("A"))).when(Declare31("A")).then_starts_with([declared])
+
+
+def test_r23_bots_look_at_their_hands_at_once_in_a_throw_down_game() -> None:
+    from scat_core.domain.bots import next_bot_command
+
+    history = create(("A", "B"), dealer="B", hands={"A": "2C 3D 4H", "B": "AS KS QS"}, throw_down=True)
+    created = history[0]
+    assert isinstance(created, ev.GameCreated)
+    bot_b = (created.players[0], created.players[1].model_copy(update={"is_bot": True}))
+    history = [created.model_copy(update={"players": bot_b}), *history[1:]]
+    assert next_bot_command(fold(history)) == ViewHand("B")
+    assert next_bot_command(fold(play(history, ViewHand("B")))) == Declare31("B")

@@ -88,3 +88,32 @@ def test_r23_reading_the_log_as_a_player_in_a_throw_down_game_records_that_he_sa
     with pytest.raises(RuleViolation, match="R23"):
         service.act(created.game_id, ThrowDown("ann"))
     assert service.act(created.game_id, ThrowDown("bob")).state.hand_number == 2
+
+
+def test_a_move_in_a_finished_game_is_refused_saying_who_won(db_url: str) -> None:
+    service = GameService.open(db_url)
+    outcome = service.create_game([PlayerSeat(name="ann", is_bot=True), PlayerSeat(name="you")], seed=9, dealer="you")
+    from scat_core.domain.commands import Knock
+
+    state = outcome.state
+    while state.status != "finished":  # you knock at every turn and discard the first card otherwise
+        command = Knock("you") if state.knocker is None else Draw("you", "stock")
+        if state.phase == "discard":
+            from scat_core.domain.commands import Discard
+
+            command = Discard("you", state.hands[1][0])
+        state = service.act(outcome.game_id, command).state
+    with pytest.raises(RuleViolation, match=f"the game is over: {state.winner} won"):
+        service.act(outcome.game_id, Draw("you", "stock"))
+
+
+def test_an_audit_fails_when_the_games_list_no_longer_has_the_game(db_url: str) -> None:
+    from sqlalchemy import text
+
+    service = GameService.open(db_url)
+    outcome = service.create_game([PlayerSeat(name=n, is_bot=True) for n in ("ann", "bob")], seed=2)
+    with service.store.engine.begin() as connection:
+        connection.execute(text("DELETE FROM games WHERE game_id = :g"), {"g": outcome.game_id})
+    report = service.audit(outcome.game_id)
+    assert not report.ok and "no entry" in report.problems[0]
+    assert [r.game_id for r in service.audit_all()] == [outcome.game_id]

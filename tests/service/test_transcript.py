@@ -45,6 +45,48 @@ def test_pennies_and_the_kitty_are_counted_along() -> None:
     ]
 
 
+def table_of(*names: str, options: GameOptions | None = None) -> PublicTable:
+    """A table of human players seated in the order given, the first dealing."""
+    table = PublicTable()
+    table.apply(ev.GameCreated(
+        game_id="g", players=tuple(ev.PlayerSeat(name=name) for name in names), options=options or GameOptions(),
+        dealer=names[0], dealer_drawn=False, seed_commitment="c" * 64,
+    ))
+    return table
+
+
+def test_a_look_at_a_hand_is_told_without_a_pronoun() -> None:
+    assert describe(ev.HandViewed(player="ann"), table_of_three()) == "ann looked at the hand dealt to ann"
+
+
+def test_a_reshuffled_stock_is_told_in_plain_english() -> None:
+    text = describe(ev.StockReshuffled(stock=(HIDDEN,) * 20), table_of_three())
+    assert text == ("the stock ran out: the discard pile, all but its top card, was shuffled into a new stock "
+                    "of 20 cards")
+
+
+def test_the_last_penny_mentions_the_dole_only_in_games_that_have_one() -> None:
+    dole, no_dole = table_of("ann", "bob", options=GameOptions(lives=1)), table_of(
+        "ann", "bob", options=GameOptions(lives=1, no_dole=True))
+    on_dole = "bob paid a penny into the kitty (none left: on the dole; kitty 1)"
+    assert describe(ev.PennyPaid(player="bob"), dole) == on_dole
+    assert describe(ev.PennyPaid(player="bob"), no_dole) == "bob paid a penny into the kitty (none left; kitty 1)"
+
+
+def test_a_showdown_lists_hands_and_losses_in_seat_order_whatever_the_event_order() -> None:
+    event = ev.ShowdownHeld(caller="bob", hands={"cid": ("2C", "3D", "4H"), "ann": ("AS", "KS", "QS"),
+                                                 "bob": ("9H", "8H", "2S")},
+                            values={"cid": 4, "ann": 31, "bob": 17}, lives_lost={"cid": 1, "bob": 1})
+    assert describe(event, table_of_three()) == (
+        "showdown called by bob: ann 31 (AS KS QS), bob 17 (9H 8H 2S), cid 4 (2C 3D 4H); lost: bob 1 life, cid 1 life"
+    )
+
+
+def test_a_player_called_you_is_told_as_you_are() -> None:
+    assert describe(ev.PlayerEliminated(player="you"), table_of("ann", "you")) == "you are out of the game"
+    assert describe(ev.PlayerEliminated(player="ann"), table_of("ann", "you")) == "ann is out of the game"
+
+
 def records() -> list[dict[str, object]]:
     """Two records shaped like an export (hashes are not checked here)."""
     return [

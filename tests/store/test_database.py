@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -97,3 +98,47 @@ def test_loading_one_game_is_an_indexed_lookup_on_sqlite(sqlite_url: str) -> Non
         )
     assert "USING INDEX" in plan and "TEMP B-TREE" not in plan
     engine.dispose()
+
+
+def test_the_known_revisions_are_exactly_the_alembic_scripts() -> None:
+    scripts = ScriptDirectory.from_config(alembic_config())
+    assert [script.revision for script in scripts.walk_revisions()][::-1] == list(database.KNOWN_REVISIONS)
+    assert database.KNOWN_REVISIONS[-1] == HEAD_REVISION
+
+
+def test_a_database_from_a_newer_scat_is_refused_with_a_clear_message(db_url: str) -> None:
+    engine = make_engine(db_url)
+    ensure_schema(engine)
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE alembic_version SET version_num = '0099'"))
+    newer = "has schema revision 0099, newer than this scat knows (0001): upgrade scat"
+    with pytest.raises(BadInput, match=re.escape(newer)):
+        ensure_schema(engine)
+    with pytest.raises(BadInput, match=re.escape(newer)):
+        upgrade(engine)
+    with engine.connect() as conn:
+        assert current_revision(conn) == "0099"  # left as it was
+    engine.dispose()
+
+
+@pytest.mark.parametrize("url", ["nope://bob:s3cret@host/db", "postgresql+nodriver://bob:s3cret@host/db"])
+def test_an_unusable_url_is_told_without_its_password(url: str) -> None:
+    with pytest.raises(BadInput, match="cannot use database URL") as refused:
+        make_engine(url)
+    assert "s3cret" not in str(refused.value) and "bob:***@host" in str(refused.value)
+
+
+def test_a_url_that_does_not_even_parse_still_has_its_password_masked() -> None:
+    assert database.masked_url("weird stuff://bob:s3cret@host/db") == "weird stuff://bob:***@host/db"
+    assert database.masked_url("postgresql://bob:s3cret@host/db") == "postgresql://bob:***@host/db"
+
+
+@pytest.mark.parametrize("url", ["sqlite://", "sqlite:///", "sqlite:///:memory:", "sqlite+pysqlite://"])
+def test_an_in_memory_sqlite_database_is_refused_games_would_vanish(url: str) -> None:
+    with pytest.raises(BadInput, match="in-memory database: its games would vanish.*give a file path"):
+        resolve_url(url)
+
+
+def test_an_empty_url_is_refused_not_taken_for_the_default() -> None:
+    with pytest.raises(BadInput, match="--db needs a URL"):
+        resolve_url("")

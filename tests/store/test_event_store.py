@@ -233,3 +233,15 @@ def test_racing_writers_with_the_same_expected_seq_exactly_one_wins(store: Event
     assert sorted(outcomes) == ["conflict"] * (writers - 1) + ["won"]
     with store.read() as tx:
         assert [e.seq for e in tx.load("g1")] == [1, 2]
+
+
+def test_waiting_for_matches_the_name_to_play_whatever_its_case(store: EventStore) -> None:
+    zoe = GameSummary(status="active", players=("Zoë", "bob"), turn="Zoë", bots=("bob",))
+    with store.transaction() as tx:
+        tx.append("g1", 0, [game_created("g1")], zoe)
+        tx.append("g2", 0, [game_created("g2")], SUMMARY)  # bob to play
+    with store.read() as tx:
+        for name in ("Zoë", "zoë", "ZOË"):
+            assert [row.game_id for row in tx.list_games(waiting_for=name)] == ["g1"]
+        assert [row.game_id for row in tx.list_games(status="active", waiting_for="BOB")] == ["g2"]
+        assert tx.list_games(waiting_for="ann") == []

@@ -1,0 +1,160 @@
+"""While a game runs, nothing the CLI prints lets anyone work out a hidden card.
+
+Exports of protected games wait for the end, nobody looks as a bot, the log prints no
+hashes (a redacted card is one of 52 tries away from its hash), and bad requests are
+refused before anything is recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+from scat_core.domain.cards import DECK
+from scat_core.domain.hashing import chain_hash
+from scat_core.service.games import GameService
+from tests.cli.conftest import Scat, one_line_error, stacked
+from tests.cli.test_history import finished_game
+from tests.cli.test_play import new_game
+
+HEX64 = re.compile(r"\b[0-9a-f]{64}\b")
+PROTECTED_RUNNING = "is still running and protected: its export would show every player's cards; export it when it ends"
+BOT_REFUSED = "ann is a bot: nobody may look at a bot's hand while the game runs"
+
+
+def last_seq(scat_json: Scat, game: str) -> int:
+    return int(scat_json("show", game)["last_seq"])
+
+
+def test_exporting_a_running_protected_game_is_refused_in_one_line_and_writes_no_file(
+    scat: Scat, scat_json: Scat, tmp_path: Path
+) -> None:
+    game = scat_json("new", "--player", "you", "--bot", "ann", "--protect", "--seed", "3")["game_id"]
+    for args in ((), ("--format", "text"), ("-o", str(tmp_path / "out.jsonl"))):
+        result = scat("export", game, *args)
+        assert result.exit_code == 1 and result.stdout == ""
+        assert one_line_error(result) == f"scat: error: game {game} {PROTECTED_RUNNING}"
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_exporting_a_running_unprotected_game_works_with_a_note_on_stderr(scat: Scat, scat_json: Scat) -> None:
+    game = new_game(scat_json)
+    result = scat("export", game)
+    assert result.exit_code == 0 and len(result.stdout.splitlines()) == last_seq(scat_json, game)
+    assert f"game {game} is still running" in one_line_error(result)
+
+
+def test_export_all_skips_running_protected_games_with_a_note_each_and_lists_them_as_skipped(
+    scat: Scat, scat_json: Scat, tmp_path: Path
+) -> None:
+    over, running = finished_game(scat_json), new_game(scat_json)
+    protected = scat_json("new", "--player", "you", "--bot", "ann", "--protect", "--seed", "3")["game_id"]
+    result = scat("export", "--all", "-o", str(tmp_path / "out"), "--json")
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert {item["game_id"] for item in summary["files"]} == {over, running}
+    assert summary["skipped"] == [{"game_id": protected, "reason": "running and protected"}]
+    assert {path.stem for path in (tmp_path / "out").iterdir()} == {over, running}
+    notes = result.stderr.splitlines()
+    assert len(notes) == 2
+    assert any(f"skipped game {protected}: it is still running and protected" in note for note in notes)
+    assert any(f"game {running} is still running" in note for note in notes)
+    human = scat("export", "--all", "-o", str(tmp_path / "again"))
+    last = human.stdout.splitlines()[-1]
+    assert last == f"2 games exported to {tmp_path / 'again'}; 1 skipped (running and protected)"
+
+
+def test_log_json_prints_no_hashes_while_the_game_runs_and_both_once_it_is_over(scat_json: Scat) -> None:
+    running = new_game(scat_json)
+    for viewer in ((), ("--as", "you")):
+        events = scat_json("log", running, *viewer)["events"]
+        assert all("hash" not in event and "prev_hash" not in event for event in events)
+    over = finished_game(scat_json)
+    events = scat_json("log", over)["events"]
+    assert all(HEX64.fullmatch(event["hash"]) and HEX64.fullmatch(event["prev_hash"]) for event in events)
+    assert events[0]["prev_hash"] == "0" * 64 and events[1]["prev_hash"] == events[0]["hash"]
+
+
+def test_a_redacted_stock_draw_cannot_be_brute_forced_from_any_hash_printed(
+    scat: Scat, scat_json: Scat, cli_db: str
+) -> None:
+    # you and eve, humans; eve (dealt first) draws from the stock, hidden from you
+    deck = stacked([["2C", "5D", "9H"], ["KS", "QS", "4D"]], "7C", ["8C", "3H"])
+    game = scat_json("new", "--player", "eve", "--player", "you", "--dealer", "you", "--deck", deck)["game_id"]
+    scat_json("draw", game, "--as", "eve", "stock")
+    service = GameService.open(cli_db)
+    try:
+        drawn = service.history(game)[-1]
+    finally:
+        service.store.engine.dispose()
+    assert (drawn.type, drawn.data["card"]) == ("CardDrawn", "8C")
+    printed = "".join(
+        scat(*args).stdout
+        for args in (("log", game, "--as", "you", "--json"), ("log", game, "--json"), ("log", game, "--as", "you"),
+                     ("show", game, "--as", "you", "--json"), ("replay", game, "--as", "you", "--json"),
+                     ("games", "--json"))
+    )
+    assert '"??"' in printed  # the draw is there, redacted
+    shown_hashes = set(HEX64.findall(printed))
+
+    def hash_if(card: str) -> str:
+        return chain_hash(drawn.prev_hash, {**drawn.envelope(), "data": {**drawn.data, "card": card}})
+
+    assert hash_if("8C") == drawn.hash  # the attack itself works: given the hash, 52 tries find the card
+    found = [card for card in DECK if hash_if(card) in shown_hashes]
+    assert found == [], f"the hidden card {found} can be worked out from a printed hash"
+
+
+def test_replay_past_the_end_as_a_player_of_a_throw_down_game_exits_4_and_writes_nothing(
+    scat: Scat, scat_json: Scat
+) -> None:
+    game = scat_json("new", "--player", "you", "--player", "eve", "--dealer", "eve", "--throw-down",
+                     "--seed", "3")["game_id"]
+    before = last_seq(scat_json, game)
+    for to in ("999", "0"):
+        result = scat("replay", game, "--to", to, "--as", "eve")
+        assert result.exit_code == 4 and f"has events 1 to {before}, not {to}" in one_line_error(result)
+    assert last_seq(scat_json, game) == before  # eve's look (R23) was not recorded
+    assert scat("replay", game, "--to", "2", "--as", "zed").exit_code == 4
+    assert last_seq(scat_json, game) == before
+
+
+def test_looking_as_a_bot_is_refused_while_the_game_runs_in_every_view(scat: Scat, scat_json: Scat) -> None:
+    game = scat_json("new", "--player", "you", "--bot", "ann", "--dealer", "ann", "--seed", "3")["game_id"]
+    before = last_seq(scat_json, game)
+    for args in (("show", game), ("log", game), ("replay", game), ("replay", game, "--to", "2")):
+        for extra in ((), ("--json",)):
+            result = scat(*args, "--as", "ann", *extra)
+            assert result.exit_code == 1 and result.stdout == ""
+            assert one_line_error(result) == f"scat: error: {BOT_REFUSED}"
+    assert last_seq(scat_json, game) == before
+
+
+def test_once_the_game_is_over_anyone_may_look_as_a_bot_and_the_row_says_bot_not_you(
+    scat: Scat, scat_json: Scat
+) -> None:
+    over = scat_json("new", "--bot", "ann", "--bot", "bob", "--seed", "11", "--lives", "1")["game_id"]
+    for args in (("show", over), ("log", over), ("replay", over, "--to", "2")):
+        assert scat(*args, "--as", "ann").exit_code == 0
+    table = scat("show", over, "--as", "ann").stdout
+    assert "ann (bot)" in table and "(you)" not in table and "you are ann" in table
+
+
+def test_an_imported_running_game_says_it_is_read_only_and_offers_no_moves(
+    scat: Scat, scat_json: Scat, tmp_path: Path, migrated_sqlite: Path
+) -> None:
+    game = new_game(scat_json)
+    path = tmp_path / "game.jsonl"
+    assert scat("export", game, "-o", str(path)).exit_code == 0
+    fresh = tmp_path / "fresh.db"
+    shutil.copy(migrated_sqlite, fresh)
+    env = {"SCAT_DB_URL": f"sqlite:///{fresh}"}
+    assert scat("import", str(path), env=env).exit_code == 0
+    for args in (("show", game, "--as", "you"), ("show", game), ("replay", game, "--as", "you")):
+        out = scat(*args, env=env).stdout
+        assert "was imported without its secret seed: it is read-only here" in out
+        assert "Your turn." not in out and f"draw {game}" not in out
+    refused = scat("draw", game, "--as", "you", "stock", env=env)
+    assert refused.exit_code == 1 and "not played on" in one_line_error(refused)

@@ -1,0 +1,129 @@
+"""Usage and database errors: one plain line on stderr, the contract's exit code, no traceback."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import text
+
+from scat_core.store.database import make_engine
+from tests.cli.conftest import Scat, one_line_error
+from tests.cli.test_play import new_game
+
+LEAKED_WORDING = ("Value error", "Input should", "Choose from", "\t")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("draw", "GAME", "--as", "you"), "missing the draw source: write stock or discard (see `scat draw --help`)"),
+        (("draw", "GAME", "--as", "you", "top"),
+         "'top' is not a draw source: write stock or discard (see `scat draw --help`)"),
+        (("new", "--player", "a", "--player", "b", "--lives", "0"), "--lives must be from 1 to 9, not 0"),
+        (("new", "--player", "a", "--player", "b", "--lives", "12"), "--lives must be from 1 to 9, not 12"),
+        (("new", "--player", "a", "--player", "b", "--lives", "x"), "--lives needs a whole number, not 'x'"),
+        (("new", "--player", "a", "--player", "b", "--min-knock", "40"), "--min-knock must be from 1 to 31, not 40"),
+        (("games", "--status"), "Option '--status' requires an argument (see `scat games --help`)"),
+        (("games", "--status", "open"), "'open' is not a game status: write active or finished"),
+        (("export", "GAME", "--format", "pdf"), "'pdf' is not an export format: write jsonl, json or text"),
+        (("show", "GAME", "--as"), "(see `scat show --help`)"),
+        (("replay", "GAME", "--to", "last"), "--to needs a whole number, not 'last'"),
+        (("--bogus",), "No such option: --bogus (see `scat --help`)"),
+    ],
+)
+def test_every_usage_error_is_one_plain_line_pointing_at_the_commands_help(
+    scat: Scat, scat_json: Scat, args: tuple[str, ...], message: str
+) -> None:
+    game = new_game(scat_json)
+    result = scat(*(game if arg == "GAME" else arg for arg in args))
+    assert result.exit_code == 2, result.output
+    line = one_line_error(result)
+    assert line.startswith("scat: error: ") and message in line
+    assert not any(leak in line for leak in LEAKED_WORDING), line
+
+
+@pytest.mark.parametrize("command", ["discard", "draw", "show", "replay"])
+def test_usage_lines_name_the_arguments_plainly(scat: Scat, command: str) -> None:
+    usage = scat(command, "--help").stdout.splitlines()[0]
+    assert usage.startswith(f"Usage: scat {command} [OPTIONS] GAME") and "{" not in usage
+
+
+def test_an_empty_db_url_is_refused_not_taken_for_the_default(scat: Scat) -> None:
+    for args in (("games",), ("rules", "R1")):
+        result = scat("--db", "", *args)
+        assert result.exit_code == 2
+        assert one_line_error(result).startswith("scat: error: --db needs a URL")
+
+
+@pytest.mark.parametrize("url", ["sqlite://", "sqlite:///", "sqlite:///:memory:"])
+def test_an_in_memory_sqlite_database_is_refused_with_exit_2(scat: Scat, url: str) -> None:
+    for env in ({}, {"SCAT_DB_URL": url}):
+        result = scat(*(("--db", url) if not env else ()), "new", "--player", "you", "--bot", "ann", env=env)
+        assert result.exit_code == 2, result.output
+        line = one_line_error(result)
+        assert "in-memory database: its games would vanish" in line and "give a file path" in line
+
+
+def test_a_database_of_a_newer_scat_is_refused_with_exit_2_and_left_alone(scat: Scat, cli_db: str) -> None:
+    engine = make_engine(cli_db)
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE alembic_version SET version_num = '0099'"))
+    engine.dispose()
+    for args in (("games",), ("db", "upgrade")):
+        result = scat(*args)
+        assert result.exit_code == 2
+        assert one_line_error(result) == (
+            f"scat: error: the database at {cli_db} has schema revision 0099, newer than this scat knows "
+            "(0001): upgrade scat"
+        )
+
+
+def test_a_password_in_the_url_is_never_printed(scat: Scat) -> None:
+    for url in ("nope://bob:s3cret@host/db", "postgresql+psycopg://bob:s3cret@127.0.0.1:1/scat"):
+        result = scat("--db", url, "games")
+        assert result.exit_code == 2
+        line = one_line_error(result)
+        assert "s3cret" not in line and "bob:***@" in line
+
+
+def raising(error: Exception) -> object:
+    def fail(*_: object, **__: object) -> None:
+        raise error
+
+    return fail
+
+
+def test_a_lost_database_connection_is_one_line_with_exit_2(
+    scat: Scat, cli_db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sqlalchemy.exc import OperationalError
+
+    from scat_core.service.games import GameService
+
+    lost = OperationalError("SELECT 1", {}, Exception("server closed the connection unexpectedly\nmore"))
+    monkeypatch.setattr(GameService, "list_games", raising(lost))
+    result = scat("games")
+    assert result.exit_code == 2
+    assert one_line_error(result) == (
+        f"scat: error: cannot use database {cli_db}: server closed the connection unexpectedly"
+    )
+
+
+def test_any_other_database_error_is_one_line_with_exit_1(scat: Scat, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sqlalchemy.exc import ProgrammingError
+
+    from scat_core.service.games import GameService
+
+    broken = ProgrammingError("SELECT", {}, Exception('relation "games" does not exist'))
+    monkeypatch.setattr(GameService, "list_games", raising(broken))
+    result = scat("games")
+    assert result.exit_code == 1
+    line = one_line_error(result)
+    assert 'refused the request: relation "games" does not exist' in line and "scat db upgrade" in line
+
+
+def test_an_error_that_is_not_the_databases_still_propagates(scat: Scat, monkeypatch: pytest.MonkeyPatch) -> None:
+    from scat_core.service.games import GameService
+
+    monkeypatch.setattr(GameService, "list_games", raising(ZeroDivisionError("a bug")))
+    with pytest.raises(ZeroDivisionError):
+        scat("games")

@@ -1,0 +1,123 @@
+"""The service's reading and exporting use cases refuse before they write, on both databases."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scat_core.domain.commands import Draw
+from scat_core.domain.errors import AuthFailed, NotFound, RuleViolation
+from scat_core.domain.events import PlayerSeat
+from scat_core.domain.options import GameOptions
+from scat_core.service import GameService
+
+HUMAN_AND_BOT = [PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)]
+
+
+def seq_of(service: GameService, game_id: str) -> int:
+    return len(service.history(game_id))
+
+
+def test_a_running_protected_game_is_not_exported_until_it_ends(db_url: str) -> None:
+    service = GameService.open(db_url)
+    created = service.create_game(HUMAN_AND_BOT, seed=3, dealer="ann", protect=True)
+    with pytest.raises(RuleViolation, match="still running and protected: its export would show every player's "
+                                            "cards; export it when it ends"):
+        service.export_records(created.game_id)
+    assert service.running_games() == {created.game_id: True}
+
+
+def test_a_running_unprotected_game_and_a_finished_protected_one_are_exported(db_url: str) -> None:
+    service = GameService.open(db_url)
+    running = service.create_game(HUMAN_AND_BOT, seed=3, dealer="ann")
+    over = service.create_game([PlayerSeat(name="a", is_bot=True), PlayerSeat(name="b", is_bot=True)], seed=5,
+                               protect=True, options=GameOptions(lives=1))
+    assert over.state.status == "finished"
+    assert len(service.export_records(running.game_id)) == running.state.version
+    assert service.export_records(over.game_id)[-1]["type"] == "GameWon"
+    assert service.running_games() == {running.game_id: False}
+
+
+def test_nobody_may_look_as_a_bot_while_the_game_runs_but_may_once_it_is_over(db_url: str) -> None:
+    service = GameService.open(db_url)
+    created = service.create_game(HUMAN_AND_BOT, seed=3, dealer="ann", options=GameOptions(throw_down=True))
+    before = seq_of(service, created.game_id)
+    refusal = "ann is a bot: nobody may look at a bot's hand while the game runs"
+    with pytest.raises(RuleViolation, match=refusal):
+        service.view(created.game_id, "ann")
+    with pytest.raises(RuleViolation, match=refusal):
+        service.visible_history(created.game_id, "ANN")
+    with pytest.raises(RuleViolation, match=refusal):
+        service.visible_history(created.game_id, "ann", up_to=2, as_then=True)
+    assert seq_of(service, created.game_id) == before
+    over = service.create_game([PlayerSeat(name="a", is_bot=True), PlayerSeat(name="b", is_bot=True)], seed=5,
+                               options=GameOptions(lives=1))
+    assert service.view(over.game_id, "a").status == "finished"
+    state, shown = service.visible_history(over.game_id, "a", up_to=2, as_then=True)
+    assert state.version == 2 and len(shown) == 2
+
+
+def test_a_bad_up_to_or_viewer_is_refused_before_anything_is_written(db_url: str) -> None:
+    service = GameService.open(db_url)
+    created = service.create_game([PlayerSeat(name="you"), PlayerSeat(name="eve")], seed=3, dealer="eve",
+                                  options=GameOptions(throw_down=True))
+    before = seq_of(service, created.game_id)
+    with pytest.raises(NotFound, match=f"has events 1 to {before}, not 999"):
+        service.visible_history(created.game_id, "eve", up_to=999, as_then=True)
+    with pytest.raises(NotFound, match="not 0"):
+        service.visible_history(created.game_id, "eve", up_to=0)
+    with pytest.raises(NotFound, match=r"no player 'zed' .*\(players: you, eve\)"):
+        service.visible_history(created.game_id, "zed")
+    assert seq_of(service, created.game_id) == before  # eve's look (R23) was not recorded
+    service.visible_history(created.game_id, "eve", up_to=1)
+    assert seq_of(service, created.game_id) == before + 1  # a good request records it
+
+
+def test_history_up_to_zero_or_past_the_end_is_not_found_not_an_index_error(db_url: str) -> None:
+    service = GameService.open(db_url)
+    created = service.create_game(HUMAN_AND_BOT, seed=3, dealer="ann")
+    last = created.state.version
+    for bad in (0, -1, last + 1):
+        with pytest.raises(NotFound, match=f"game {created.game_id} has events 1 to {last}, not {bad}"):
+            service.history(created.game_id, up_to=bad)
+    assert [stored.seq for stored in service.history(created.game_id, up_to=2)] == [1, 2]
+
+
+def import_running(db_url: str, tmp_path: Path, protect: bool) -> tuple[GameService, str]:
+    """A running game (you to play) copied into a fresh database, as an import would, seed left behind."""
+    source = GameService.open(db_url)
+    created = source.create_game(HUMAN_AND_BOT, seed=3, dealer="ann", protect=protect,
+                                 options=GameOptions(throw_down=True))
+    with source.store.read() as tx:
+        records = tx.load_raw(created.game_id)  # what an export of it held
+    target = GameService.open(f"sqlite:///{tmp_path / 'imported.db'}")
+    assert target.import_records(records).ok
+    return target, created.game_id
+
+
+def test_an_imported_running_game_is_read_only_and_showing_it_writes_nothing(db_url: str, tmp_path: Path) -> None:
+    target, game = import_running(db_url, tmp_path, protect=False)
+    before = seq_of(target, game)
+    assert target.is_read_only(game)
+    assert target.view(game, "you").version == before  # no look recorded (R23), no bot moves
+    target.visible_history(game, "you")
+    assert seq_of(target, game) == before
+    with pytest.raises(RuleViolation, match="imported without its secret seed"):
+        target.act(game, Draw("you", "stock"))
+
+
+def test_a_protected_imported_game_says_its_tokens_were_not_exported(db_url: str, tmp_path: Path) -> None:
+    target, game = import_running(db_url, tmp_path, protect=True)
+    for token in ("anything", None):
+        with pytest.raises(AuthFailed, match="was imported and player tokens are not exported"):
+            target.view(game, "you", token=token)
+    assert target.view(game).version == seq_of(target, game)  # the public view needs no token
+
+
+def test_a_game_played_here_is_not_read_only(db_url: str) -> None:
+    service = GameService.open(db_url)
+    created = service.create_game(HUMAN_AND_BOT, seed=3, dealer="ann")
+    assert not service.is_read_only(created.game_id)
+    with pytest.raises(NotFound):
+        service.is_read_only("nosuchgame")
