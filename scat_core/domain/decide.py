@@ -60,7 +60,7 @@ def decide_and_evolve(state: GameState, command: Command, chance: Chance) -> tup
     if state.status == "finished":
         raise RuleViolation(f"the game is over: {state.winner} won")
     if state.players[seat].out:
-        raise RuleViolation(f"{state.players[seat].name} is out of the game", "R25")
+        raise RuleViolation(f"out of the game: {state.players[seat].name} has no lives left", "R25")
     handler(out, seat, command, chance)
     return out.events, out.state
 
@@ -109,7 +109,7 @@ def _require_turn(state: GameState, seat: int, phase: str) -> None:
     if state.turn != seat:
         if state.turn is None:
             raise RuleViolation("the hand is being settled: nobody is to play")
-        raise RuleViolation(f"it is not your turn: {state.name(state.turn)} is to play", "R11")
+        raise RuleViolation(f"it is not your turn: the player to act is {state.name(state.turn)}", "R11")
     if state.phase != phase:
         if phase == "draw":
             raise RuleViolation("you have drawn already: discard a card now", "R12")
@@ -187,7 +187,9 @@ def _throw_down(out: _Emitter, seat: int, command: ThrowDown, chance: Chance) ->
     if seat in state.looked:
         raise RuleViolation("you have looked at your hand: only a player who has not may throw down", "R23")
     if state.phase != "draw":
-        raise RuleViolation(f"{state.name(state.turn)} is in the middle of a turn: throw down between turns", "R23")
+        raise RuleViolation(
+            f"a turn is under way ({state.name(state.turn)} holds 4 cards): throw down between turns", "R23"
+        )
     out.emit(ev.ThrowDownCalled(player=state.players[seat].name))
     _showdown(out, seat, chance)
 

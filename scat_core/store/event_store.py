@@ -19,8 +19,7 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel
 from sqlalchemy import Engine, bindparam, func, select
@@ -28,20 +27,16 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from scat_core.domain.errors import ConcurrencyConflict, NotFound
-from scat_core.domain.events import (
-    EVENT_TYPES,
-    Event,
-    current_version,
-    from_record,
-    to_record,
-)
+from scat_core.domain.events import to_record
 from scat_core.domain.hashing import GENESIS_HASH, canonical_json, chain_hash
 from scat_core.store import tables as t
 from scat_core.store.database import WRITE_OPTION
+from scat_core.store.records import RECORD_KEYS, StoredEvent, utc_now
+
+__all__ = ["RECORD_KEYS", "EventStore", "GameRow", "GameSecret", "GameSummary", "StoreTransaction", "StoredEvent",
+           "utc_now"]
 
 _INSERT_CHUNK = 500  # rows per INSERT: 9 columns each, well under SQLite's 32,766 variables
-RECORD_KEYS = ("game_id", "seq", "type", "schema_version", "recorded_at", "data", "prev_hash",
-               "hash")
 # Built once: building and cache-keying a select costs more than fetching a short game.
 _LOAD = (
     select(*(t.events.c[k] for k in RECORD_KEYS))
@@ -49,99 +44,6 @@ _LOAD = (
     .order_by(t.events.c.seq)
 )
 _LOAD_UP_TO = _LOAD.where(t.events.c.seq <= bindparam("up_to"))
-#: Where `StoredEvent.from_row` puts each column of RECORD_KEYS (data stays JSON text).
-_ROW_ATTRIBUTES = tuple("_data_json" if key == "data" else key for key in RECORD_KEYS)
-
-#: type -> (its model, the schema version this program writes), filled on first use.
-_CURRENT: dict[str, tuple[type[BaseModel], int]] = {}
-
-
-def _decode(stored: StoredEvent) -> Event:
-    """The domain event of `stored`: validated straight from its stored JSON when it is at
-    the current schema version (one pydantic call), else upcast by `from_record`."""
-    raw: str | None = stored.__dict__.get("_data_json")
-    current = _CURRENT.get(stored.type)
-    if current is None and stored.type in EVENT_TYPES:
-        current = _CURRENT[stored.type] = (
-            EVENT_TYPES[stored.type], current_version(stored.type)
-        )
-    if (
-        raw is not None
-        and current is not None
-        and stored.schema_version == current[1]
-        # `type` and `schema_version` come from the row, never from data (as in from_record)
-        and '"type":' not in raw
-        and '"schema_version":' not in raw
-    ):
-        return current[0].model_validate_json(raw)  # type: ignore[return-value]
-    return from_record(stored.type, stored.schema_version, dict(stored.data))
-
-
-def utc_now() -> str:
-    """Now in UTC as ISO-8601 with microseconds and a Z: 2026-11-29T11:22:33.123456Z."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-@dataclass(frozen=True)
-class StoredEvent:
-    """One stored event exactly as recorded; `event` is its upcast domain event.
-
-    Events loaded from the database are built by `from_row`, which defers the JSON of
-    `data` until someone reads it: replaying a game only needs `event`, which is validated
-    straight from the stored JSON when it is at the current schema version.
-    """
-
-    game_id: str
-    seq: int
-    type: str
-    schema_version: int
-    recorded_at: str
-    data: dict[str, Any]
-    prev_hash: str
-    hash: str
-
-    @classmethod
-    def from_row(cls, row: Sequence[Any]) -> StoredEvent:
-        """A row of the columns RECORD_KEYS (in that order) as is; `data` stays JSON text
-        until it is first read."""
-        stored = object.__new__(cls)
-        stored.__dict__.update(zip(_ROW_ATTRIBUTES, row, strict=True))
-        return stored
-
-    if not TYPE_CHECKING:
-
-        def __getattr__(self, name: str) -> Any:
-            # Only reached while `data` of a `from_row` event has not been parsed yet.
-            raw = self.__dict__.get("_data_json")
-            if name != "data" or raw is None:
-                raise AttributeError(name)
-            data = self.__dict__["data"] = json.loads(raw)
-            return data
-
-    @property
-    def event(self) -> Event:
-        """The domain event, upcast to the current schema version (computed once)."""
-        cached: Event | None = self.__dict__.get("_event")
-        if cached is None:
-            cached = self.__dict__["_event"] = _decode(self)
-        return cached
-
-    def envelope(self) -> dict[str, Any]:
-        """The hashed envelope: game_id, seq, type, schema_version, recorded_at, data."""
-        return {
-            "game_id": self.game_id,
-            "seq": self.seq,
-            "type": self.type,
-            "schema_version": self.schema_version,
-            "recorded_at": self.recorded_at,
-            "data": self.data,
-        }
-
-    def record(self) -> dict[str, Any]:
-        """The full export record: the envelope plus prev_hash and hash."""
-        return {**self.envelope(), "prev_hash": self.prev_hash, "hash": self.hash}
-
-
 @dataclass(frozen=True)
 class GameSummary:
     """What the games read model needs to know after an append (computed by the caller)."""

@@ -93,7 +93,7 @@ def test_r25_an_eliminated_player_may_no_longer_play() -> None:
     history = on_the_dole_in_hand_2({"A": "AD KD 4C", "B": "KH QH 2C", "C": "10S 2H 3D"})
     history, last = knock_and_showdown(history, "B")
     history = play(history, last)
-    given(history).when(Declare31("C")).then_refused(RuleViolation, "R25", match="C is out of the game")
+    given(history).when(Declare31("C")).then_refused(RuleViolation, "R25", match="out of the game: C has no lives left")
 
 
 def test_r25_with_one_penny_losing_two_lives_pays_the_penny_then_puts_the_player_out() -> None:

@@ -72,7 +72,7 @@ def test_r12_discarding_a_card_not_in_the_hand_is_refused() -> None:
 
 @pytest.mark.parametrize("command", [Draw("B", "stock"), Draw("C", "discard"), Knock("B"), Discard("B", "QD")])
 def test_r11_playing_out_of_turn_is_refused(command: object) -> None:
-    given(game()).when(command).then_refused(RuleViolation, "R11", match="not your turn: A is to play")  # type: ignore[arg-type]
+    given(game()).when(command).then_refused(RuleViolation, "R11", match="not your turn: the player to act is A")  # type: ignore[arg-type]
 
 
 def test_r11_the_player_in_the_middle_of_his_turn_is_still_the_one_to_play() -> None:
@@ -168,7 +168,7 @@ def test_r16_after_a_knock_in_the_middle_the_hand_ends_when_the_knockers_right_h
 def test_r16_the_knocker_takes_no_further_turn_and_others_may_not_knock() -> None:
     history = play(game(), Knock("A"))
     given(history).when(Knock("B")).then_refused(RuleViolation, "R16")
-    given(history).when(Draw("A", "stock")).then_refused(RuleViolation, "R11", match="B is to play")
+    given(history).when(Draw("A", "stock")).then_refused(RuleViolation, "R11", match="the player to act is B")
 
 
 def test_r16_heads_up_the_other_player_has_one_turn_after_a_knock() -> None:
