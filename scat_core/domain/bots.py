@@ -11,7 +11,7 @@ import random
 
 from .cards import SUITS, hand_value, points, suit
 from .commands import Declare31, Discard, Draw, Knock, PlayerCommand, ViewHand
-from .decide import value_of
+from .decide import declare_refusal, knock_refusal, value_of
 from .state import GameState
 
 
@@ -52,12 +52,10 @@ def knock_threshold(state: GameState) -> int:
 
 def can_declare(state: GameState, seat: int) -> bool:
     """Whether the player at `seat` holds 3 cards worth 31 during a hand (R20)."""
-    if state.options.throw_down and seat not in state.looked:
-        return False  # R23: an unseen hand cannot be declared
     hand = state.hands[seat]
-    if len(hand) != 3 or not hand[0][-1] == hand[1][-1] == hand[2][-1] or not state.in_hand:
-        return False  # 31 always needs three cards of one suit (R3, R5)
-    return value_of(state, seat) == 31
+    if len(hand) != 3 or not hand[0][-1] == hand[1][-1] == hand[2][-1]:
+        return False  # a quick no: 31 always needs three cards of one suit (R3, R5)
+    return declare_refusal(state, seat) is None
 
 
 def heuristic_move(state: GameState, seat: int) -> PlayerCommand | None:
@@ -71,20 +69,13 @@ def heuristic_move(state: GameState, seat: int) -> PlayerCommand | None:
     if state.phase == "discard":
         return Discard(name, _best_three(state, hand, state.taken_from_discard)[1])
     current = value_of(state, seat)
-    if state.knocker is None and _may_knock(state, seat) and current >= knock_threshold(state):
+    if current >= knock_threshold(state) and knock_refusal(state, seat) is None:
         return Knock(name)
     top = state.discard[-1]
     with_top, _ = _best_three(state, hand + (top,), keep=top)
     if with_top > current and (with_top - current >= 3 or with_top >= 25):
         return Draw(name, "discard")
     return Draw(name, "stock")
-
-
-def _may_knock(state: GameState, seat: int) -> bool:
-    options = state.options
-    if options.no_first_round_knock and not set(state.active_seats()) <= state.had_turn:
-        return False
-    return options.min_knock is None or value_of(state, seat) >= options.min_knock
 
 
 def legal_moves(state: GameState, seat: int) -> list[PlayerCommand]:
@@ -99,7 +90,7 @@ def legal_moves(state: GameState, seat: int) -> list[PlayerCommand]:
         moves.extend(Discard(name, card) for card in state.hands[seat] if card != state.taken_from_discard)
         return moves
     moves.extend([Draw(name, "stock"), Draw(name, "discard")])
-    if state.knocker is None and _may_knock(state, seat):
+    if knock_refusal(state, seat) is None:
         moves.append(Knock(name))
     return moves
 

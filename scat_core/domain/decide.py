@@ -144,34 +144,50 @@ def _discard(out: _Emitter, seat: int, command: Discard, chance: Chance) -> None
         _showdown(out, state.knocker, chance)
 
 
-def _knock(out: _Emitter, seat: int, command: Knock, chance: Chance) -> None:
-    state = out.state
-    _require_turn(state, seat, "draw")
+def knock_refusal(state: GameState, seat: int) -> RuleViolation | None:
+    """Why the player at `seat` may not knock at the start of his turn (R14-R16), or None."""
     if state.knocker is not None:
-        raise RuleViolation(f"{state.name(state.knocker)} has knocked already: draw a card", "R16")
+        return RuleViolation(f"{state.name(state.knocker)} has knocked already: draw a card", "R16")
     options = state.options
     if options.no_first_round_knock and not set(state.active_seats()) <= state.had_turn:
-        raise RuleViolation("nobody may knock until every player has had a turn", "R15b")
+        return RuleViolation("nobody may knock until every player has had a turn", "R15b")
     if options.min_knock is not None and value_of(state, seat) < options.min_knock:
-        raise RuleViolation(
+        return RuleViolation(
             f"your hand is worth {value_of(state, seat)}: knocking needs at least {options.min_knock}",
             "R15",
         )
+    return None
+
+
+def declare_refusal(state: GameState, seat: int) -> RuleViolation | None:
+    """Why the player at `seat` may not declare 31 now (R20, R23), or None."""
+    if not state.in_hand:
+        return RuleViolation("the hand is being settled: nothing to declare", "R20")
+    if state.options.throw_down and seat not in state.looked:
+        # Refusing by value would tell an unseen hand's worth without recording the look.
+        return RuleViolation("look at your hand first (scat show --as NAME): it is still face down", "R23")
+    if len(state.hands[seat]) != 3:
+        return RuleViolation("you hold 4 cards: discard first, then declare 31", "R20")
+    value = value_of(state, seat)
+    if value != 31:
+        return RuleViolation(f"your hand is worth {value}, not 31", "R20")
+    return None
+
+
+def _knock(out: _Emitter, seat: int, command: Knock, chance: Chance) -> None:
+    state = out.state
+    _require_turn(state, seat, "draw")
+    refusal = knock_refusal(state, seat)
+    if refusal is not None:
+        raise refusal
     out.emit(ev.Knocked(player=state.players[seat].name))
 
 
 def _declare(out: _Emitter, seat: int, command: Declare31, chance: Chance) -> None:
     state = out.state
-    if not state.in_hand:
-        raise RuleViolation("the hand is being settled: nothing to declare", "R20")
-    if state.options.throw_down and seat not in state.looked:
-        # Refusing by value would tell an unseen hand's worth without recording the look.
-        raise RuleViolation("look at your hand first (scat show --as NAME): it is still face down", "R23")
-    if len(state.hands[seat]) != 3:
-        raise RuleViolation("you hold 4 cards: discard first, then declare 31", "R20")
-    value = value_of(state, seat)
-    if value != 31:
-        raise RuleViolation(f"your hand is worth {value}, not 31", "R20")
+    refusal = declare_refusal(state, seat)
+    if refusal is not None:
+        raise refusal
     player = state.players[seat].name
     out.emit(ev.ThirtyOneDeclared(player=player, hand=state.hands[seat]))
     _lose_lives(out, [(other, 1) for other in state.play_order() if other != seat])  # R21
