@@ -1,7 +1,8 @@
 """The application service over the event store: every use case of the CLI is one method.
 
 A command is handled as load -> fold -> decide -> append (with the read model) in one
-transaction; afterwards bots whose turn it is act, each move in its own transaction.
+transaction; afterwards the bots whose turn it is play, until a human must act, in one more
+transaction (retried if someone else changed the game meanwhile).
 """
 
 from __future__ import annotations
