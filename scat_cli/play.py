@@ -41,15 +41,10 @@ class Status(StrEnum):
 
 
 def viewer_view(state: GameState, viewer: str | None) -> dict[str, Any]:
-    """The JSON view for `viewer`: his hand only once he has looked at it in a throw-down game."""
+    """The JSON view for `viewer` (his hand only once he has looked at it, R23), or the public's."""
     from scat_core.domain.views import player_view, public_view
 
-    seat = None if viewer is None else state.seat_of(viewer)
-    if viewer is None or seat is None:
-        return public_view(state)
-    if state.options.throw_down and state.in_hand and seat not in state.looked:
-        return {**public_view(state), "you": state.players[seat].name, "hand_hidden": True}  # R23
-    return player_view(state, viewer)
+    return public_view(state) if viewer is None else player_view(state, viewer)
 
 
 def next_steps(ctx: typer.Context, state: GameState, viewer: str,
@@ -61,6 +56,7 @@ def next_steps(ctx: typer.Context, state: GameState, viewer: str,
     """
     from scat_core.domain import commands as cmd
     from scat_core.domain.bots import legal_moves
+    from scat_core.domain.decide import throw_down_refusal
 
     scat, game = scat_prefix(ctx), state.game_id
     seat = state.seat_of(viewer)
@@ -81,10 +77,10 @@ def next_steps(ctx: typer.Context, state: GameState, viewer: str,
     if state.players[seat].out:
         return "You are out of the game.", [(f"{scat} {command_line('show', game)}", "watch the others")]
     steps: list[tuple[str, str]] = []
-    if state.options.throw_down and state.in_hand and seat not in state.looked:  # R23
+    if state.hand_unseen(seat):  # R23
         steps.append((act("show"), "look at your hand (then you may no longer throw down)"))
-        if state.phase == "draw":
-            steps.append((act("throw-down"), "show every hand at once, unseen (R23)"))
+    if throw_down_refusal(state, seat) is None:
+        steps.append((act("throw-down"), "show every hand at once, unseen (R23)"))
     title = ""
     discards: list[str] = []
     for move in legal_moves(state, seat):

@@ -194,18 +194,26 @@ def _declare(out: _Emitter, seat: int, command: Declare31, chance: Chance) -> No
     _next_hand_or_end(out, chance)
 
 
-def _throw_down(out: _Emitter, seat: int, command: ThrowDown, chance: Chance) -> None:
-    state = out.state
+def throw_down_refusal(state: GameState, seat: int) -> RuleViolation | None:
+    """Why the player at `seat` may not call a throw down now (R23), or None."""
     if not state.options.throw_down:
-        raise RuleViolation("this game was created without the throw-down option", "R23")
+        return RuleViolation("this game was created without the throw-down option", "R23")
     if not state.in_hand:
-        raise RuleViolation("the hand is being settled", "R23")
+        return RuleViolation("the hand is being settled", "R23")
     if seat in state.looked:
-        raise RuleViolation("you have looked at your hand: only a player who has not may throw down", "R23")
+        return RuleViolation("you have looked at your hand: only a player who has not may throw down", "R23")
     if state.phase != "draw":
-        raise RuleViolation(
+        return RuleViolation(
             f"a turn is under way ({state.name(state.turn)} holds 4 cards): throw down between turns", "R23"
         )
+    return None
+
+
+def _throw_down(out: _Emitter, seat: int, command: ThrowDown, chance: Chance) -> None:
+    state = out.state
+    refusal = throw_down_refusal(state, seat)
+    if refusal is not None:
+        raise refusal
     out.emit(ev.ThrowDownCalled(player=state.players[seat].name))
     _showdown(out, seat, chance)
 

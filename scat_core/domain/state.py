@@ -103,6 +103,10 @@ class GameState:
         """The name of the player at `seat`, or None."""
         return None if seat is None else self.players[seat].name
 
+    def hand_unseen(self, seat: int) -> bool:
+        """Whether the player at `seat` has not yet looked at this hand in a throw-down game (R23)."""
+        return self.options.throw_down and self.in_hand and seat not in self.looked
+
     @property
     def in_hand(self) -> bool:
         """Whether a hand is being played (someone is to draw or discard)."""

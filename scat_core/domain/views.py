@@ -64,12 +64,15 @@ def kept_value(state: GameState, seat: int) -> int:
 
 
 def player_view(state: GameState, name: str) -> dict[str, Any]:
-    """The public view plus the player's own hand and its value."""
+    """The public view plus the player's own hand and its value, once he has looked (R23)."""
     view = public_view(state)
     seat = state.seat_of(name)
     if seat is None or not state.hands:
         return view
     view["you"] = state.players[seat].name
+    if state.hand_unseen(seat):
+        view["hand_hidden"] = True  # face down until looked at, which is recorded
+        return view
     view["hand"] = list(state.hands[seat])
     view["hand_value"] = kept_value(state, seat) if state.hands[seat] else None
     view["taken_from_discard"] = state.taken_from_discard if state.turn == seat else None

@@ -179,13 +179,7 @@ class GameService:
         if next_bot_command(state) is not None:
             state = self.play_bots(game_id).state
         seat = state.seat_of(player) if player is not None else None
-        if (
-            seat is not None
-            and state.options.throw_down
-            and state.in_hand
-            and seat not in state.looked
-            and not state.players[seat].out
-        ):
+        if seat is not None and state.hand_unseen(seat) and not state.players[seat].out:
             with self.store.transaction() as tx:  # R23: being shown one's hand is recorded
                 state = self._load_state(tx, game_id)
                 look = ViewHand(state.players[seat].name)

@@ -144,3 +144,16 @@ def test_r17_a_reshuffled_stock_is_hidden_from_everybody() -> None:
     event = ev.StockReshuffled(stock=("2C", "3C", "4C"))
     for viewer in ("A", None):
         assert redact(event, fold(game()), viewer) == ev.StockReshuffled(stock=(HIDDEN, HIDDEN, HIDDEN))
+
+
+def test_r23_in_a_throw_down_game_a_players_view_keeps_his_hand_face_down_until_he_looks() -> None:
+    from scat_core.domain.commands import ViewHand
+    from scat_core.domain.views import player_view
+
+    from .helpers import create, play
+
+    history = create(("A", "B"), dealer="B", hands={"A": "AS KS 4S", "B": "KH QH 2C"}, throw_down=True)
+    unseen = player_view(fold(history), "A")
+    assert unseen["hand_hidden"] and "hand" not in unseen and "hand_value" not in unseen
+    seen = player_view(fold(play(history, ViewHand("A"))), "A")
+    assert seen["hand"] == ["AS", "KS", "4S"] and "hand_hidden" not in seen
