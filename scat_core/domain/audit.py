@@ -9,6 +9,7 @@ invariants).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -99,6 +100,10 @@ _RECORD_FIELDS: dict[str, type] = {
 }
 
 
+#: recorded_at as the store writes it: UTC, microseconds, a Z (sorts as it reads).
+_RECORDED_AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
+
+
 def record_shape_problem(record: Any) -> str | None:
     """What is wrong with the shape of one stored record (a missing or mistyped field), or None."""
     if not isinstance(record, Mapping):
@@ -107,6 +112,8 @@ def record_shape_problem(record: Any) -> str | None:
         value = record.get(key)
         if not isinstance(value, wanted) or isinstance(value, bool):
             return f"has no valid {key!r} ({wanted.__name__} expected)"
+    if not _RECORDED_AT.fullmatch(record["recorded_at"]):
+        return f"has a recorded_at that is not a UTC time like 2026-01-31T12:00:00.000000Z: {record['recorded_at']!r}"
     return None
 
 
@@ -122,6 +129,8 @@ def verify_chain(records: Sequence[Mapping[str, Any]]) -> tuple[int | None, str 
             return index, f"event {index} is missing (found seq {record['seq']})"
         if record["game_id"] != game_id:
             return index, f"event {index} belongs to game {record['game_id']}"
+        if index > 1 and record["recorded_at"] < records[index - 2]["recorded_at"]:
+            return index, f"event {index} is recorded before event {index - 1}"
         if record["prev_hash"] != previous:
             return index, f"event {index} does not chain to the hash of event {index - 1}"
         if chain_hash(previous, dict(record)) != record["hash"]:
@@ -176,6 +185,10 @@ def audit_records(records: Sequence[Mapping[str, Any]]) -> AuditReport:
             event = ev.from_record(record["type"], record["schema_version"], record["data"])
         except (ValueError, ValidationError) as error:
             first_line = str(error).splitlines()[0]
+            if isinstance(error, ValidationError) and error.errors():
+                detail = error.errors()[0]
+                where = ".".join(str(part) for part in detail["loc"]) or "its data"
+                first_line = f"{record['type']} {where}: {detail['msg']}"
             return AuditReport(
                 game_id,
                 False,
@@ -273,8 +286,10 @@ def _mismatch(seq: int, recorded: ev.Event, wanted: ev.Event) -> str:
     if recorded.type != wanted.type:
         return f"event {seq} is {recorded.type} where the rules produce {wanted.type}"
     theirs, ours = recorded.model_dump(), wanted.model_dump()
-    fields = ", ".join(name for name in ours if theirs.get(name) != ours[name])
-    return f"event {seq} ({recorded.type}) is not what the rules produce here: its {fields} differ"
+    fields = [name for name in ours if theirs.get(name) != ours[name]]
+    named = fields[0] if len(fields) == 1 else ", ".join(fields[:-1]) + " and " + fields[-1]
+    verb = "differs" if len(fields) == 1 else "differ"
+    return f"event {seq} ({recorded.type}) is not what the rules produce here: its {named} {verb}"
 
 
 def _bad(game_id: str, events: Sequence[ev.Event], seq: int, problem: str) -> AuditReport:

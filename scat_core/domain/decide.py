@@ -165,7 +165,8 @@ def declare_refusal(state: GameState, seat: int) -> RuleViolation | None:
         return RuleViolation("the hand is being settled: nothing to declare", "R20")
     if state.options.throw_down and seat not in state.looked:
         # Refusing by value would tell an unseen hand's worth without recording the look.
-        return RuleViolation("look at your hand first (scat show --as NAME): it is still face down", "R23")
+        name = state.players[seat].name
+        return RuleViolation(f"{name}'s hand is still face down: look at it first (scat show --as {name})", "R23")
     if len(state.hands[seat]) != 3:
         return RuleViolation("you hold 4 cards: discard first, then declare 31", "R20")
     value = value_of(state, seat)

@@ -37,6 +37,12 @@ class NotFound(ScatError):
     exit_code = 4
 
 
+class CorruptHistory(ScatError):
+    """A stored event cannot be read back: the history was damaged outside scat (exit 1)."""
+
+    exit_code = 1
+
+
 class ConcurrencyConflict(ScatError):
     """Someone else acted on the game first (exit 5): try again."""
 

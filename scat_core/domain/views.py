@@ -21,7 +21,10 @@ def public_view(state: GameState) -> dict[str, Any]:
         "hand_number": state.hand_number,
         "dealer": state.name(state.dealer) if state.dealer >= 0 else None,
         "turn": state.name(state.turn),
-        "phase": state.phase,
+        # The contract's three phases; `stage` also tells a replay stopped before the first
+        # deal ("new") or inside the settling of a hand ("settling"), where nobody is to act.
+        "phase": state.phase if state.phase in ("discard", "finished") else "draw",
+        "stage": state.phase,
         "knocked_by": state.name(state.knocker),
         "discard_top": state.discard[-1] if state.discard else None,
         "stock_count": len(state.stock),

@@ -180,14 +180,23 @@ class GameService:
             state = self.play_bots(game_id).state
         seat = state.seat_of(player) if player is not None else None
         if seat is not None and state.hand_unseen(seat) and not state.players[seat].out:
-            with self.store.transaction() as tx:  # R23: being shown one's hand is recorded
-                state = self._load_state(tx, game_id)
-                look = ViewHand(state.players[seat].name)
-                events, after = decide_and_evolve(state, look, self._chance(tx, state))
-                if events:
-                    self._append(tx, state, events, after)
-                    state = after
+            state = self._record_look(game_id, state.players[seat].name)
         return state
+
+    def _record_look(self, game_id: str, player: str) -> GameState:
+        """Record that `player` is shown his hand (R23); a look never fails for a race."""
+        for attempt in range(BOT_RETRIES + 1):
+            try:
+                with self.store.transaction() as tx:
+                    state = self._load_state(tx, game_id)
+                    events, after = decide_and_evolve(state, ViewHand(player), self._chance(tx, state))
+                    if events:
+                        self._append(tx, state, events, after)
+                    return after
+            except ConcurrencyConflict:
+                if attempt == BOT_RETRIES:
+                    raise
+        raise AssertionError("unreachable")
 
     def play_bots(self, game_id: str) -> Outcome:
         """Let bots make the moves they still owe, until a human must act or the game ends.
@@ -259,11 +268,16 @@ class GameService:
             _check_up_to(game_id, up_to, len(full))
         if viewer is not None and final.status != "finished":
             _refuse_bot_viewer(final, viewer)
-            # Authorizes, and in throw-down games records that the viewer sees his hand (R23).
-            if self.view(game_id, viewer, token).version != final.version:
+            shows_current_hand = up_to is None or fold(s.event for s in full[:up_to]).hand_number == final.hand_number
+            if shows_current_hand:
+                # Authorizes, and in throw-down games records that the viewer sees his hand (R23).
+                if self.view(game_id, viewer, token).version != final.version:
+                    with self.store.read() as tx:
+                        full = tx.load(game_id)
+                    final = fold(stored.event for stored in full)
+            else:  # a past hand only: nothing of the current hand is shown, so no look is recorded
                 with self.store.read() as tx:
-                    full = tx.load(game_id)
-                final = fold(stored.event for stored in full)
+                    self._authorize(tx, final, viewer, token)
         shown: list[tuple[StoredEvent, ev.Event]] = []
         state = GameState()
         revealed = final.status == "finished" and not (as_then and up_to is not None and up_to < len(full))

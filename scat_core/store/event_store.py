@@ -192,8 +192,8 @@ class StoreTransaction:
         ]
         self._insert(stored)
         for game_id in dict.fromkeys(s.game_id for s in stored):
-            last = max((s for s in stored if s.game_id == game_id), key=lambda s: s.seq)
-            self._update_read_model(game_id, last, summary)
+            mine = sorted((s for s in stored if s.game_id == game_id), key=lambda s: s.seq)
+            self._update_read_model(game_id, mine[-1], summary, created_at=mine[0].recorded_at)
         return stored
 
     def _insert(self, stored: Sequence[StoredEvent]) -> None:
@@ -218,7 +218,7 @@ class StoreTransaction:
     # ---- the games read model ------------------------------------------------------------
 
     def _update_read_model(
-        self, game_id: str, last: StoredEvent, summary: GameSummary | None
+        self, game_id: str, last: StoredEvent, summary: GameSummary | None, created_at: str | None = None
     ) -> None:
         values: dict[str, Any] = {
             "head_seq": last.seq, "head_hash": last.hash, "last_activity": last.recorded_at,
@@ -240,7 +240,7 @@ class StoreTransaction:
             }
             self._conn.execute(
                 t.games.insert().values(
-                    **{**defaults, **values}, game_id=game_id, created_at=last.recorded_at
+                    **{**defaults, **values}, game_id=game_id, created_at=created_at or last.recorded_at
                 )
             )
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from scat_core.domain.errors import CorruptHistory
 from scat_core.domain.events import EVENT_TYPES, Event, current_version, from_record
 
 RECORD_KEYS = ("game_id", "seq", "type", "schema_version", "recorded_at", "data", "prev_hash",
@@ -84,7 +85,11 @@ class StoredEvent:
             raw = self.__dict__.get("_data_json")
             if name != "data" or raw is None:
                 raise AttributeError(name)
-            data = self.__dict__["data"] = json.loads(raw)
+            try:
+                data = json.loads(raw)
+            except ValueError:
+                data = raw  # damaged outside scat: kept as text, for the audit to report
+            self.__dict__["data"] = data
             return data
 
     @property
@@ -92,7 +97,14 @@ class StoredEvent:
         """The domain event, upcast to the current schema version (computed once)."""
         cached: Event | None = self.__dict__.get("_event")
         if cached is None:
-            cached = self.__dict__["_event"] = _decode(self)
+            try:
+                cached = self.__dict__["_event"] = _decode(self)
+            except (ValueError, TypeError) as error:  # pydantic's ValidationError is a ValueError
+                reason = str(error).strip().splitlines()[0]
+                raise CorruptHistory(
+                    f"event {self.seq} of game {self.game_id} cannot be read ({reason}): its stored "
+                    f"history was damaged; `scat audit {self.game_id}` names the first bad event"
+                ) from error
         return cached
 
     def envelope(self) -> dict[str, Any]:

@@ -181,7 +181,8 @@ def records_for(events: Sequence[ev.Event], game_id: str = GAME_ID) -> list[dict
         event_type, version, data = ev.to_record(event)
         envelope = {
             "game_id": game_id, "seq": seq, "type": event_type, "schema_version": version,
-            "recorded_at": f"2024-01-01T00:00:{seq % 60:02d}.000000Z", "data": data,
+            "recorded_at": f"2024-01-01T{seq // 3600 % 24:02d}:{seq // 60 % 60:02d}:{seq % 60:02d}.000000Z",
+            "data": data,
         }
         digest = chain_hash(previous, envelope)
         records.append({**envelope, "prev_hash": previous, "hash": digest})

@@ -157,3 +157,14 @@ def test_r23_in_a_throw_down_game_a_players_view_keeps_his_hand_face_down_until_
     assert unseen["hand_hidden"] and "hand" not in unseen and "hand_value" not in unseen
     seen = player_view(fold(play(history, ViewHand("A"))), "A")
     assert seen["hand"] == ["AS", "KS", "4S"] and "hand_hidden" not in seen
+
+
+def test_the_public_view_phase_is_one_of_the_contracts_three_and_stage_tells_the_rest() -> None:
+    from .helpers import create
+
+    history = create(("A", "B"), dealer="B", hands={"A": "AS KS QS", "B": "KH QH 2C"})
+    before_deal = public_view(fold(history[:1]))
+    assert (before_deal["phase"], before_deal["stage"], before_deal["turn"]) == ("draw", "new", None)
+    declared = play(history, Declare31("A"))
+    settling = public_view(fold(declared[: declared.index(next(e for e in declared if isinstance(e, ev.PennyPaid)))]))
+    assert (settling["phase"], settling["stage"], settling["turn"]) == ("draw", "settling", None)

@@ -117,3 +117,39 @@ def test_an_audit_fails_when_the_games_list_no_longer_has_the_game(db_url: str) 
     report = service.audit(outcome.game_id)
     assert not report.ok and "no entry" in report.problems[0]
     assert [r.game_id for r in service.audit_all()] == [outcome.game_id]
+
+
+def test_a_history_damaged_outside_scat_is_one_clear_error_and_its_audit_names_the_event(sqlite_url: str) -> None:
+    from sqlalchemy import text
+
+    from scat_core.domain.errors import CorruptHistory
+
+    service = GameService.open(sqlite_url)
+    created = service.create_game([PlayerSeat(name="ann"), PlayerSeat(name="bob")], seed=1, dealer="bob")
+    with service.store.engine.begin() as connection:  # what only someone bypassing scat can do
+        connection.execute(text("DROP TRIGGER events_no_update"))
+        connection.execute(
+            text("UPDATE events SET data = '{not json' WHERE game_id = :g AND seq = 2"), {"g": created.game_id}
+        )
+    with pytest.raises(CorruptHistory, match="event 2 of game"):
+        service.view(created.game_id)
+    report = service.audit(created.game_id)
+    assert not report.ok and report.first_bad_seq == 2
+
+
+def test_r23_replaying_a_past_hand_records_no_look_at_the_current_one(db_url: str) -> None:
+    from scat_core.domain.commands import ThrowDown
+    from scat_core.domain.options import GameOptions
+
+    service = GameService.open(db_url)
+    created = service.create_game(
+        [PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)], seed=8, dealer="ann",
+        options=GameOptions(throw_down=True, lives=5),
+    )
+    state = service.act(created.game_id, ThrowDown("you")).state  # unseen, in hand 1
+    assert state.hand_number == 2 and state.hand_unseen(0)
+    last = state.version
+    service.visible_history(created.game_id, "you", up_to=3)  # inside hand 1
+    assert len(service.history(created.game_id)) == last
+    service.visible_history(created.game_id, "you")  # the current hand: now a look
+    assert service.history(created.game_id)[-1].type == "HandViewed"

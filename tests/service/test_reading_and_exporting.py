@@ -70,8 +70,10 @@ def test_a_bad_up_to_or_viewer_is_refused_before_anything_is_written(db_url: str
     with pytest.raises(NotFound, match=r"no player 'zed' .*\(players: you, eve\)"):
         service.visible_history(created.game_id, "zed")
     assert seq_of(service, created.game_id) == before  # eve's look (R23) was not recorded
-    service.visible_history(created.game_id, "eve", up_to=1)
-    assert seq_of(service, created.game_id) == before + 1  # a good request records it
+    service.visible_history(created.game_id, "eve", up_to=1)  # before any deal: nothing to look at
+    assert seq_of(service, created.game_id) == before
+    service.visible_history(created.game_id, "eve", up_to=2)  # the deal of the current hand
+    assert seq_of(service, created.game_id) == before + 1  # a good request records the look
 
 
 def test_history_up_to_zero_or_past_the_end_is_not_found_not_an_index_error(db_url: str) -> None:
