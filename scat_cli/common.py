@@ -36,7 +36,13 @@ AsViewer = Annotated[
 Token = Annotated[
     str | None,
     typer.Option("--token", envvar="SCAT_TOKEN", metavar="TOKEN", show_default=False,
-                 help="The player's token, for a protected game (or set SCAT_TOKEN)."),
+                 help="The token of the --as player, for a protected game (or set SCAT_TOKEN)."),
+]
+ViewerToken = Annotated[
+    str | None,
+    typer.Option("--token", envvar="SCAT_TOKEN", metavar="TOKEN", show_default=False,
+                 help="The token of the --as player, for a protected game (or set SCAT_TOKEN); "
+                      "without --as none is needed, and one given is not used."),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON document instead of the human view.")]
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from scat_cli import render
-from scat_cli.common import AsViewer, GameArg, Json, Token, print_json, service, stderr_is_terminal
+from scat_cli.common import AsViewer, GameArg, Json, ViewerToken, print_json, service, stderr_is_terminal
 from scat_cli.play import next_steps, viewer_view
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def progress(items: list[T], label: str) -> Iterator[Iterable[T]]:
         yield bar.track(items, description=label)
 
 
-def log(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Token = None,
+def log(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: ViewerToken = None,
         as_json: Json = False) -> None:
     """The event log, one line per event.
 
@@ -84,7 +84,7 @@ def log(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Token
 def replay(ctx: typer.Context, game: GameArg,
            to: Annotated[int | None, typer.Option("--to", metavar="SEQ", show_default=False,
                                                   help="Stop after event SEQ (default: the last).")] = None,
-           player: AsViewer = None, token: Token = None, as_json: Json = False) -> None:
+           player: AsViewer = None, token: ViewerToken = None, as_json: Json = False) -> None:
     """Show a game rebuilt from its events, as after event SEQ.
 
     With --as, show what that player could see at that moment (that player's own hand only).
@@ -128,13 +128,23 @@ def _audit(games: GameService, game_id: str) -> AuditReport:
 def _report_json(report: AuditReport) -> dict[str, Any]:
     return {"game_id": report.game_id, "ok": report.ok, "events": report.events,
             "first_bad_seq": report.first_bad_seq, "problems": list(report.problems),
-            "seed_verified": report.seed_verified}
+            "seed_verified": report.seed_verified, "first_deck_stacked": report.first_deck_stacked}
+
+
+def _deals(report: AuditReport) -> str:
+    """How the deals were checked: against the revealed seed, except a first deck given at creation."""
+    if not report.seed_verified:
+        stacked = "hand 1 from the deck given with --deck; " if report.first_deck_stacked else ""
+        return f"deals as recorded ({stacked}the seed is revealed when the game ends)"
+    if report.first_deck_stacked:
+        return ("hand 1 was dealt from a deck given at creation (--deck); every later deal recomputed "
+                "from the revealed seed")
+    return "every deal recomputed from the revealed seed"
 
 
 def _verdict(report: AuditReport) -> str:
     if report.ok:
-        seed = ("every deal recomputed from the revealed seed" if report.seed_verified
-                else "deals as recorded (the seed is revealed when the game ends)")
+        seed = _deals(report)
         return (f"game {report.game_id}: OK, {report.events} events: hash chain, rules, invariants "
                 f"and {seed}")
     where = f" at event {report.first_bad_seq}" if report.first_bad_seq is not None else ""
@@ -149,7 +159,8 @@ def audit(ctx: typer.Context,
     """Verify games from their events alone; exit 1 if one fails.
 
     Checks the hash chain and the recorded head, re-decides every event from the rules,
-    checks the invariants and, once the seed is revealed, recomputes every deal.
+    checks the invariants and, once the seed is revealed, recomputes every deal from it
+    (all but a first deck given with `scat new --deck`: "first_deck_stacked" in --json).
     With --all, --json prints {"games": [report, ...], "ok": true|false}.
 
     Example: scat audit 3f2a1b9c0d
@@ -212,14 +223,18 @@ def export(ctx: typer.Context,
                help="Write here instead of stdout (a folder with --all).")] = None,
            every: Annotated[bool, typer.Option(
                "--all", help="Export every game, one file each, into -o DIR.")] = False,
+           running: Annotated[bool, typer.Option(
+               "--running", help="Export games still running too (not protected ones): the export "
+               "shows every hidden card.")] = False,
            as_json: Json = False) -> None:
     """Export histories as jsonl, json or a text transcript.
 
-    Exports hold every card, hidden ones too: a protected game is exported only once it
-    has ended (--all skips it, with a note); a running unprotected one with a note.
-    The json document is {"format": "scat-export", "version": 1, "game_id", "last_seq",
-    "head_hash", "events": [...]}. With -o, --json prints a summary of the files written
-    and the games skipped; without -o, --json is the same as --format json.
+    Exports hold every card, hidden ones too (the hands, the stock): a running game is
+    exported only with --running, a running protected one not until it has ended. --all
+    skips the games it may not export, with a note each. The json document is
+    {"format": "scat-export", "version": 1, "game_id", "last_seq", "head_hash", "events": [...]}.
+    With -o, --json prints a summary of the files written and the games skipped; without
+    -o, --json prints the json document (so no other --format).
 
     Example: scat export 3f2a1b9c0d --format text -o game.txt
     """
@@ -230,42 +245,53 @@ def export(ctx: typer.Context,
     if every and output is None:
         raise BadInput("export --all writes one file per game: give a folder with -o DIR")
     if as_json and output is None:
+        source = ctx.get_parameter_source("fmt")
+        if fmt is not Format.json and source is not None and source.name != "DEFAULT":
+            raise BadInput(f"--json without -o prints the json document, not --format {fmt.value}: drop one "
+                           "of them, or write the file with -o (then --json prints a summary)")
         fmt = Format.json
     written: list[dict[str, Any]] = []
     skipped: list[dict[str, Any]] = []
     with service(ctx) as games:
         if game is not None:
-            records = games.export_records(game)  # refused for a running protected game
-            if records and records[-1]["type"] != "GameWon":
-                typer.echo(f"scat: note: game {game} is still running: this export shows every hidden card", err=True)
+            # Refused for a running game without --running, and for a running protected one.
+            records = games.export_records(game, running=running)
             text = _render_export(records, fmt)
             if output is None:
                 sys.stdout.write(text)
                 sys.stdout.flush()
+            else:
+                _write(output, text)
+                written.append({"game_id": game, "path": str(output), "events": len(records)})
+            if records[-1]["type"] != "GameWon":  # a note only once the export succeeded
+                typer.echo(f"scat: note: game {game} is still running: this export shows every hidden card",
+                           err=True)
+            if output is None:
                 return
-            _write(output, text)
-            written.append({"game_id": game, "path": str(output), "events": len(records)})
         else:
             assert output is not None
             if output.exists() and not output.is_dir():
                 raise BadInput(f"{output} is a file: export --all needs a folder")
             output.mkdir(parents=True, exist_ok=True)
-            running = games.running_games()
-            with progress(games.game_ids(), "exporting") as ids:
-                for game_id in ids:
-                    try:
-                        records = games.export_records(game_id)
-                    except RuleViolation:  # running and protected: not until it ends
-                        typer.echo(f"scat: note: skipped game {game_id}: it is still running and protected "
-                                   "(its export would show every player's cards)", err=True)
-                        skipped.append({"game_id": game_id, "reason": "running and protected"})
+            ids = games.game_ids()
+            running_now = games.running_games()  # id -> protected
+            with progress(ids, "exporting") as listed:
+                for game_id in listed:
+                    protected = running_now.get(game_id)  # None: not running
+                    if protected is not None and (protected or not running):
+                        _skip(skipped, game_id, protected)
                         continue
-                    if game_id in running:
-                        typer.echo(f"scat: note: game {game_id} is still running: its export shows every "
-                                   "hidden card", err=True)
+                    try:
+                        records = games.export_records(game_id, running=running)
+                    except RuleViolation:  # the games list said over, its log says running
+                        _skip(skipped, game_id, running)  # with --running, only a protected one is refused
+                        continue
                     path = output / f"{game_id}.{fmt.value if fmt is not Format.text else 'txt'}"
                     _write(path, _render_export(records, fmt))
                     written.append({"game_id": game_id, "path": str(path), "events": len(records)})
+                    if records[-1]["type"] != "GameWon":
+                        typer.echo(f"scat: note: game {game_id} is still running: its export shows every "
+                                   "hidden card", err=True)
     if as_json:
         print_json({"format": fmt.value, "files": written, "skipped": skipped})
         return
@@ -273,8 +299,32 @@ def export(ctx: typer.Context,
         typer.echo(f"wrote game {item['game_id']} ({item['events']} events, {fmt.value}) to {item['path']}")
     if every:
         games_word = "game" if len(written) == 1 else "games"
-        left_out = f"; {len(skipped)} skipped (running and protected)" if skipped else ""
-        typer.echo(f"{len(written)} {games_word} exported to {output}{left_out}")
+        typer.echo(f"{len(written)} {games_word} exported to {output}{_skipped_summary(skipped)}")
+
+
+RUNNING_AND_PROTECTED, RUNNING = "running and protected", "running"
+
+
+def _skip(skipped: list[dict[str, Any]], game_id: str, protected: bool) -> None:
+    """Note on stderr that `--all` leaves a running game out, and list it as skipped."""
+    if protected:
+        why = "it is still running and protected (its export would show every player's cards)"
+    else:
+        why = "it is still running (its export would show every hidden card; --running exports it)"
+    typer.echo(f"scat: note: skipped game {game_id}: {why}", err=True)
+    skipped.append({"game_id": game_id, "reason": RUNNING_AND_PROTECTED if protected else RUNNING})
+
+
+def _skipped_summary(skipped: list[dict[str, Any]]) -> str:
+    """"; 3 skipped (1 running and protected, 2 running: --running exports them)", or ""."""
+    if not skipped:
+        return ""
+    guarded = sum(item["reason"] == RUNNING_AND_PROTECTED for item in skipped)
+    plain = len(skipped) - guarded
+    parts = [f"{guarded} {RUNNING_AND_PROTECTED}" if plain else RUNNING_AND_PROTECTED] if guarded else []
+    if plain:
+        parts.append(f"{plain} {RUNNING}: --running exports them" if guarded else f"{RUNNING}: --running exports them")
+    return f"; {len(skipped)} skipped ({', '.join(parts)})"
 
 
 def import_(ctx: typer.Context,

@@ -19,6 +19,7 @@ from scat_cli.common import (
     Json,
     SeatOrderCommand,
     Token,
+    ViewerToken,
     command_class,
     command_line,
     print_json,
@@ -74,8 +75,8 @@ def next_steps(ctx: typer.Context, state: GameState, viewer: str,
     def act(command: str, *more: str) -> str:
         return f"{scat} {command_line(command, game, '--as', name, *more)}"
 
-    if state.players[seat].out:
-        return "You are out of the game.", [(f"{scat} {command_line('show', game)}", "watch the others")]
+    if state.players[seat].out:  # the table says "You are out of the game."
+        return "", [(f"{scat} {command_line('show', game)}", "watch the others")]
     steps: list[tuple[str, str]] = []
     if state.hand_unseen(seat):  # R23
         steps.append((act("show"), "look at your hand (then you may no longer throw down)"))
@@ -260,24 +261,29 @@ def games(
 ) -> None:
     """List games, newest activity first, with whose turn it is.
 
+    A running game imported without its secret seed is read-only here: it waits for
+    nobody (turn "-"; in --json "turn": null and "read_only": true).
+
     Example: scat games --status active --waiting-for you
     """
     with service(ctx) as store:
-        rows = store.list_games(status=status.value if status else None, waiting_for=waiting_for)
+        rows, read_only = store.list_games_read_only(status=status.value if status else None,
+                                                     waiting_for=waiting_for)
     filtered = status is not None or waiting_for is not None
     if as_json:
         print_json({"games": [
             {"game_id": r.game_id, "status": r.status, "players": list(r.players), "bots": list(r.bots),
-             "turn": r.turn, "hand_number": r.hand_number, "dealer": r.dealer, "winner": r.winner,
-             "created_at": r.created_at, "last_activity": r.last_activity, "last_seq": r.head_seq,
-             "protected": r.protected}
+             "turn": None if r.game_id in read_only else r.turn, "hand_number": r.hand_number,
+             "dealer": r.dealer, "winner": r.winner, "created_at": r.created_at,
+             "last_activity": r.last_activity, "last_seq": r.head_seq, "protected": r.protected,
+             "read_only": r.game_id in read_only}
             for r in rows
         ]})
         return
-    render.games_table(rows, filtered)
+    render.games_table(rows, filtered, read_only)
 
 
-def show(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Token = None,
+def show(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: ViewerToken = None,
          as_json: Json = False) -> None:
     """Show a game; with --as, that player's own hand too.
 

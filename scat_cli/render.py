@@ -10,7 +10,7 @@ from sentences built from redacted events, so it shows nothing the JSON output w
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -154,9 +154,12 @@ def view_table(view: dict[str, Any]) -> None:
     if not finished:
         top = view["discard_top"] or "-"
         out.line(out.text(f"Discard pile: {top}    Stock: {view['stock_count']} cards    Kitty: {view['kitty']}"))
-        if view.get("hand") is not None:
+        viewer = next((player for player in view["players"] if player["name"] == you), None)
+        if viewer is not None and viewer["out"]:
+            out.line(out.style("You are out of the game.", "bold"))
+        elif view.get("hand"):
             out.line("Your hand: ", out.style(" ".join(view["hand"]), "bold"), f"   (worth {view.get('hand_value')})")
-        if view.get("hand_hidden"):
+        elif view.get("hand_hidden"):
             out.line("Your hand: ", out.style("face down (you have not looked at it)", "dim"))
         revealed, values = view.get("revealed") or {}, view.get("revealed_values") or {}
         if revealed:
@@ -182,10 +185,11 @@ def hints(lines: Sequence[tuple[str, str]], title: str | None = None) -> None:
         out.line("  ", out.style(command, "bold cyan"), " " * (width - len(command) + 3), out.text(why))
 
 
-def games_table(rows: Sequence[Any], filtered: bool = False) -> None:
+def games_table(rows: Sequence[Any], filtered: bool = False, read_only: Collection[str] = ()) -> None:
     """The games list: id, players (bots starred), turn, hand, status, last activity.
 
     `filtered`: the rows are those matching --status/--waiting-for (none: "No games match").
+    `read_only`: ids of running games imported without their seed: their turn waits for nobody.
     """
     out = Out()
     if not rows and filtered:
@@ -197,9 +201,11 @@ def games_table(rows: Sequence[Any], filtered: bool = False) -> None:
     table = []
     for row in rows:
         players = ", ".join(name + ("*" if name in row.bots else "") for name in row.players)
-        status = f"won by {row.winner}" if row.status == "finished" else "active"
-        table.append([row.game_id, out.text(players), row.turn or "-", str(row.hand_number), status,
-                      ago(row.last_activity)])
+        imported = row.game_id in read_only
+        status = (f"won by {row.winner}" if row.status == "finished"
+                  else "active (imported, read-only)" if imported else "active")
+        table.append([row.game_id, out.text(players), "-" if imported else row.turn or "-",
+                      str(row.hand_number), status, ago(row.last_activity)])
     out.table(["game", "players", "turn", "hand", "status", "last activity"], table)
     if any(row.bots for row in rows):
         out.line(out.style("* bot", "dim"))

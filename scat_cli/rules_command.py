@@ -40,7 +40,7 @@ def rule_lines(text: str, number: str) -> list[str]:
 def rules(
     rule: Annotated[
         str | None,
-        typer.Argument(metavar="[RULE]", help="One rule to show, e.g. R19 or 13b.", show_default=False),
+        typer.Argument(metavar="[RULE]", help="One rule to show, e.g. R19, R19a or 15b.", show_default=False),
     ] = None,
     as_json: Json = False,
 ) -> None:

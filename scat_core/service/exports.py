@@ -52,8 +52,13 @@ def parse_export(text: str, source: str = "the file") -> list[dict[str, Any]]:
         document = json.loads(stripped)
     except json.JSONDecodeError:
         document = None
-    if isinstance(document, dict):
+    if isinstance(document, dict) and not _is_record(document):
         records = _records_of_document(document, source)
+        _check_records(records, source)
+        _check_head(document, records, source)
+        return records
+    if isinstance(document, dict):
+        records = [document]  # a one-line jsonl file
     elif isinstance(document, list):
         records = document
     else:
@@ -69,19 +74,43 @@ def parse_export(text: str, source: str = "the file") -> list[dict[str, Any]]:
     return records
 
 
+def _is_record(document: dict[str, Any]) -> bool:
+    """Whether a JSON object is one event record (a one-line jsonl file), not a json document."""
+    return "seq" in document and "hash" in document
+
+
 def _records_of_document(document: dict[str, Any], source: str) -> list[Any]:
-    if "seq" in document and "hash" in document:
-        return [document]  # a one-line jsonl file
+    """The events of a json export document: BadInput unless it is one this scat can read."""
     if document.get("format") != FORMAT_NAME or not isinstance(document.get("events"), list):
         raise BadInput(f"{source} {NOT_AN_EXPORT}")
+    version = document.get("version")
+    if type(version) is not int or version != FORMAT_VERSION:
+        raise BadInput(
+            f"{source} is a scat export of version {version!r}, not an export this scat can read "
+            f"(it reads version {FORMAT_VERSION})"
+        )
     records: list[Any] = document["events"]
-    last = records[-1] if records and isinstance(records[-1], dict) else {}
-    if (document.get("last_seq"), document.get("head_hash")) != (last.get("seq"), last.get("hash")):
+    return records
+
+
+def _check_head(document: dict[str, Any], records: list[dict[str, Any]], source: str) -> None:
+    """Refuse a json export whose header disagrees with its events: a cut tail or an edit."""
+    first, last = records[0], records[-1]
+    if document.get("game_id") != first["game_id"]:
+        raise RuleViolation(
+            f"refused: {source} says it is game {document.get('game_id')!r} but its events are of game "
+            f"{first['game_id']!r}: the file was edited"
+        )
+    if document.get("last_seq") != last["seq"]:
         raise RuleViolation(
             f"refused: {source} declares {document.get('last_seq')} events but its events end at "
-            f"{last.get('seq')}: events were removed or the file was edited"
+            f"{last['seq']}: events were removed or the file was edited"
         )
-    return records
+    if document.get("head_hash") != last["hash"]:
+        raise RuleViolation(
+            f"refused: {source}: its head_hash does not match the hash of its last event {last['seq']}: "
+            "the file was edited"
+        )
 
 
 def _check_records(records: list[Any], source: str) -> None:

@@ -236,9 +236,27 @@ class GameService:
     # ---- reading -------------------------------------------------------------------------
 
     def list_games(self, status: str | None = None, waiting_for: str | None = None) -> list[GameRow]:
-        """Games newest activity first, optionally only those with a status or waiting for a name."""
+        """Games newest activity first, optionally only those with a status or waiting for a name.
+
+        An imported running game waits for nobody here (read-only): `waiting_for` leaves it out.
+        """
+        return self.list_games_read_only(status, waiting_for)[0]
+
+    def list_games_read_only(
+        self, status: str | None = None, waiting_for: str | None = None
+    ) -> tuple[list[GameRow], set[str]]:
+        """`list_games`, and the ids of the games listed that are read-only here.
+
+        Read-only: running, but imported without the secret seed (which stays where the game
+        was created), so nobody can play it here and its turn waits for nobody.
+        """
         with self.store.read() as tx:
-            return tx.list_games(status=status, waiting_for=waiting_for)
+            rows = tx.list_games(status=status, waiting_for=waiting_for)
+            read_only = {row.game_id for row in rows
+                         if row.status != "finished" and tx.get_secret(row.game_id) is None}
+        if waiting_for is not None:  # it waits for nobody here
+            return [row for row in rows if row.game_id not in read_only], set()
+        return rows, read_only
 
     def history(self, game_id: str, up_to: int | None = None) -> list[StoredEvent]:
         """The stored events of a game, up to seq `up_to` (NotFound when it has no such event)."""
@@ -327,21 +345,27 @@ class GameService:
         for game_id in [*listed, *sorted(set(logged) - set(listed))]:
             yield self.audit(game_id)
 
-    def export_records(self, game_id: str) -> list[dict[str, Any]]:
+    def export_records(self, game_id: str, *, running: bool = False) -> list[dict[str, Any]]:
         """The full stored history of a game, one envelope per event.
 
-        An export shows every card, hidden ones too: for a protected game that is still
-        running it is refused (RuleViolation) until the game ends.
+        An export shows every card, hidden ones too (the hands, the stock): a game that is
+        still running is refused (RuleViolation) unless `running` is given (`--running`),
+        and a running protected one is refused even then, until the game ends.
         """
         with self.store.read() as tx:
             records = tx.load_raw(game_id)
             row = tx.get_game(game_id)
-        running = records[-1]["type"] != "GameWon"
+        still_running = records[-1]["type"] != "GameWon"
         protected = row.protected if row is not None else bool(records[0]["data"].get("protected"))
-        if running and protected:
+        if still_running and protected:
             raise RuleViolation(
                 f"game {game_id} is still running and protected: its export would show every "
                 "player's cards; export it when it ends"
+            )
+        if still_running and not running:
+            raise RuleViolation(
+                f"game {game_id} is still running: its export would show every hidden card (hands, "
+                "the stock); export it when it ends, or pass --running"
             )
         return records
 

@@ -48,7 +48,7 @@ def test_a_whole_session_through_the_executable(db_url: str, tmp_path: Path) -> 
     assert log.returncode == 0 and log.stdout.splitlines()[0].split()[:1] == ["1"]
     assert run_json(db_url, "audit", game)["ok"]
     export = tmp_path / "game.jsonl"
-    assert run("--db", db_url, "export", game, "-o", str(export)).returncode == 0
+    assert run("--db", db_url, "export", game, "-o", str(export), "--running").returncode == 0
     other = f"sqlite:///{tmp_path / 'copy.db'}"
     assert run("--db", other, "import", str(export)).returncode == 0
     assert run_json(other, "show", game) == run_json(db_url, "show", game)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import text
 
@@ -81,7 +82,7 @@ def test_audit_of_a_sound_game_says_ok_and_exits_0(scat: Scat, scat_json: Scat) 
     assert result.stdout.startswith(f"game {game}: OK, ") and "recomputed from the revealed seed" in result.stdout
     report = scat_json("audit", game)
     assert report == {"game_id": game, "ok": True, "events": report["events"], "first_bad_seq": None,
-                      "problems": [], "seed_verified": True}
+                      "problems": [], "seed_verified": True, "first_deck_stacked": False}
 
 
 def test_audit_names_the_first_tampered_event_and_exits_1(scat: Scat, cli_db: str, scat_json: Scat) -> None:
@@ -145,7 +146,7 @@ def test_export_text_is_a_transcript_hand_by_hand_with_a_header(scat: Scat, scat
 def test_export_all_writes_one_file_per_game(scat: Scat, scat_json: Scat, tmp_path: Path) -> None:
     games = {finished_game(scat_json), new_game(scat_json)}
     folder = tmp_path / "out"
-    summary = json.loads(scat("export", "--all", "-o", str(folder), "--json").stdout)
+    summary = json.loads(scat("export", "--all", "-o", str(folder), "--running", "--json").stdout)
     assert {item["game_id"] for item in summary["files"]} == games
     assert {path.name for path in folder.iterdir()} == {f"{game}.jsonl" for game in games}
     assert scat("export", "--all").exit_code == 2
@@ -160,7 +161,7 @@ def test_an_exported_game_imports_into_a_fresh_database_audits_clean_and_looks_t
     scat_json("knock", game, "--as", "you")
     for fmt in ("jsonl", "json"):
         path = tmp_path / f"game.{fmt}"
-        scat("export", game, "--format", fmt, "-o", str(path))
+        scat("export", game, "--format", fmt, "-o", str(path), "--running")
         fresh = tmp_path / f"fresh-{fmt}.db"
         shutil.copy(migrated_sqlite, fresh)
         env = {"SCAT_DB_URL": f"sqlite:///{fresh}"}
@@ -215,7 +216,7 @@ def test_import_of_a_forged_history_that_cannot_even_be_replayed_exits_1(
     from scat_core.domain.hashing import GENESIS_HASH, chain_hash
 
     game = scat_json("new", "--player", "you", "--bot", "bob", "--seed", "6")["game_id"]
-    records = [json.loads(line) for line in scat("export", game).stdout.splitlines()]
+    records = [json.loads(line) for line in scat("export", game, "--running").stdout.splitlines()]
     records[1]["data"]["deck"] = records[1]["data"]["deck"][:4]  # too short to deal
     previous = GENESIS_HASH
     for record in records:  # a forger recomputes the chain
@@ -227,3 +228,88 @@ def test_import_of_a_forged_history_that_cannot_even_be_replayed_exits_1(
     result = scat("import", str(path), env=env)
     assert result.exit_code == 1 and "refused" in one_line_error(result)
     assert json.loads(scat("games", "--json", env=env).stdout) == {"games": []}
+
+
+def test_the_audit_of_a_game_dealt_from_a_given_deck_says_only_the_later_deals_came_from_the_seed(
+    scat: Scat, scat_json: Scat
+) -> None:
+    from tests.cli.test_play import YOUR_DEAL
+
+    over = scat_json("new", "--bot", "ann", "--bot", "bob", "--deck", YOUR_DEAL, "--seed", "11", "--lives", "1")
+    game = over["game_id"]
+    assert over["status"] == "finished"
+    verdict = scat("audit", game).stdout
+    assert "hand 1 was dealt from a deck given at creation (--deck); every later deal recomputed from the " \
+           "revealed seed" in verdict
+    assert "and every deal recomputed" not in verdict
+    report = scat_json("audit", game)
+    assert (report["ok"], report["seed_verified"], report["first_deck_stacked"]) == (True, True, True)
+    assert {"game_id", "ok", "events", "first_bad_seq", "problems"} <= set(report)
+    assert report in scat_json("audit", "--all")["games"]
+    running = new_game(scat_json)
+    assert "hand 1 from the deck given with --deck" in scat("audit", running).stdout
+    assert scat_json("audit", running)["first_deck_stacked"] is True
+    assert scat_json("audit", finished_game(scat_json))["first_deck_stacked"] is False
+
+
+def test_an_export_to_a_folder_that_does_not_exist_prints_only_the_error_line(
+    scat: Scat, scat_json: Scat, tmp_path: Path
+) -> None:
+    game = new_game(scat_json)
+    target = tmp_path / "nonexistent" / "dir" / "x.jsonl"
+    result = scat("export", game, "--running", "-o", str(target))
+    assert result.exit_code == 4 and result.stdout == ""
+    assert one_line_error(result) == f"scat: error: cannot write {target}: its folder does not exist"
+
+
+def test_export_json_without_o_refuses_another_format_and_with_o_prints_the_summary(
+    scat: Scat, scat_json: Scat, tmp_path: Path
+) -> None:
+    game = finished_game(scat_json)
+    for fmt in ("text", "jsonl"):
+        refused = scat("export", game, "-f", fmt, "--json")
+        assert refused.exit_code == 2 and refused.stdout == ""
+        assert one_line_error(refused).startswith(f"scat: error: --json without -o prints the json document, "
+                                                  f"not --format {fmt}")
+    assert json.loads(scat("export", game, "-f", "json", "--json").stdout)["format"] == "scat-export"
+    path = tmp_path / "game.txt"
+    summary = json.loads(scat("export", game, "-f", "text", "--json", "-o", str(path)).stdout)
+    assert summary == {"format": "text", "files": [{"game_id": game, "path": str(path), "events": summary["files"][0]
+                                                    ["events"]}], "skipped": []}
+    assert path.read_text().startswith('[Event "Scat (Thirty-One)"]')
+
+
+def import_edited_document(scat: Scat, scat_json: Scat, tmp_path: Path, **changes: object) -> tuple[Any, Any]:
+    """Import a finished game's json export with its top-level fields changed: the result, the document."""
+    game = finished_game(scat_json)
+    document = json.loads(scat("export", game, "--format", "json").stdout)
+    document.update(changes)
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(document))
+    return scat("import", str(path), env={"SCAT_DB_URL": f"sqlite:///{tmp_path / 'other.db'}"}), document
+
+
+def test_import_refuses_a_json_export_whose_head_hash_is_not_its_last_events_hash_saying_so(
+    scat: Scat, scat_json: Scat, tmp_path: Path
+) -> None:
+    result, document = import_edited_document(scat, scat_json, tmp_path, head_hash="0" * 64)
+    last = document["events"][-1]["seq"]
+    assert result.exit_code == 1
+    line = one_line_error(result)
+    assert f"its head_hash does not match the hash of its last event {last}" in line and "declares" not in line
+
+
+def test_import_refuses_a_json_export_whose_game_id_is_not_its_events_game(
+    scat: Scat, scat_json: Scat, tmp_path: Path
+) -> None:
+    result, _ = import_edited_document(scat, scat_json, tmp_path, game_id="someother")
+    assert result.exit_code == 1 and "says it is game 'someother' but its events are of game" in one_line_error(result)
+
+
+def test_import_refuses_a_json_export_of_an_unknown_version_as_unreadable(
+    scat: Scat, scat_json: Scat, tmp_path: Path
+) -> None:
+    for version in (2, "1", None, True):
+        result, _ = import_edited_document(scat, scat_json, tmp_path, version=version)
+        assert result.exit_code == 2, (version, result.output)
+        assert f"is a scat export of version {version!r}, not an export this scat can read" in one_line_error(result)

@@ -221,3 +221,27 @@ def test_in_a_throw_down_game_the_deal_of_your_new_hand_is_not_told_to_you_eithe
     deal = next(line for line in declared.splitlines() if "dealt hand 2" in line)
     assert re.fullmatch(r"· \w+ dealt hand 2; the discard pile starts with \w+", deal), deal
     assert "face down" in declared
+
+
+def test_a_player_who_is_out_is_told_so_in_show_and_replay_instead_of_an_empty_hand(scat: Scat) -> None:
+    # you, eve (humans) and ann (bot); you knock holding 4 and lose your only life (--no-dole)
+    deck = stacked([["2C", "3D", "4H"], ["10C", "JC", "QC"], ["KH", "QH", "9H"]], "7S", ["8D", "5S", "6S", "JD"])
+    created = scat("new", "--player", "you", "--player", "eve", "--bot", "ann", "--dealer", "ann", "--deck", deck,
+                   "--lives", "1", "--no-dole", "-q")
+    game = created.stdout.split()[0]
+    for args in (("knock", game, "--as", "you"), ("draw", game, "--as", "eve", "stock"),
+                 ("discard", game, "--as", "eve", "8D")):
+        assert scat(*args).exit_code == 0
+    assert '"status": "active"' in scat("show", game, "--json").stdout  # eve and ann play on
+    for args in (("show", game, "--as", "you"), ("replay", game, "--as", "you")):
+        shown = scat(*args).stdout
+        assert shown.count("You are out of the game.") == 1, args
+        assert "Your hand" not in shown and "None" not in shown
+    seq = next(int(line.split()[0]) for line in scat("log", game).stdout.splitlines() if "PlayerEliminated" in line)
+    then = scat("replay", game, "--to", str(seq), "--as", "you").stdout
+    assert "You are out of the game." in then and "worth None" not in then
+
+
+def test_show_help_says_the_token_is_the_as_players_and_not_needed_without_as(scat: Scat) -> None:
+    help_text = " ".join(scat("show", "--help", env={"COLUMNS": "200"}).stdout.split())
+    assert "The token of the --as player" in help_text and "without --as none is needed" in help_text

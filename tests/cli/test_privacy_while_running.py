@@ -39,14 +39,27 @@ def test_exporting_a_running_protected_game_is_refused_in_one_line_and_writes_no
     assert not (tmp_path / "out.jsonl").exists()
 
 
-def test_exporting_a_running_unprotected_game_works_with_a_note_on_stderr(scat: Scat, scat_json: Scat) -> None:
+def test_exporting_a_running_game_is_refused_in_one_line_unless_running_is_given_and_then_notes_it_after(
+    scat: Scat, scat_json: Scat, tmp_path: Path
+) -> None:
     game = new_game(scat_json)
-    result = scat("export", game)
+    path = tmp_path / "out.jsonl"
+    for args in ((), ("--format", "text"), ("-o", str(path)), ("--json",)):
+        refused = scat("export", game, *args)
+        assert refused.exit_code == 1 and refused.stdout == ""
+        assert one_line_error(refused) == (
+            f"scat: error: game {game} is still running: its export would show every hidden card (hands, "
+            "the stock); export it when it ends, or pass --running"
+        )
+    assert not path.exists()
+    result = scat("export", game, "--running")
     assert result.exit_code == 0 and len(result.stdout.splitlines()) == last_seq(scat_json, game)
-    assert f"game {game} is still running" in one_line_error(result)
+    assert f"note: game {game} is still running" in one_line_error(result)
+    written = scat("export", game, "--running", "-o", str(path))
+    assert written.exit_code == 0 and path.exists() and f"game {game} is still running" in one_line_error(written)
 
 
-def test_export_all_skips_running_protected_games_with_a_note_each_and_lists_them_as_skipped(
+def test_export_all_skips_running_games_with_a_note_each_unless_running_is_given_but_protected_ones_always(
     scat: Scat, scat_json: Scat, tmp_path: Path
 ) -> None:
     over, running = finished_game(scat_json), new_game(scat_json)
@@ -54,16 +67,26 @@ def test_export_all_skips_running_protected_games_with_a_note_each_and_lists_the
     result = scat("export", "--all", "-o", str(tmp_path / "out"), "--json")
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
-    assert {item["game_id"] for item in summary["files"]} == {over, running}
-    assert summary["skipped"] == [{"game_id": protected, "reason": "running and protected"}]
-    assert {path.stem for path in (tmp_path / "out").iterdir()} == {over, running}
+    assert [item["game_id"] for item in summary["files"]] == [over]
+    assert sorted(summary["skipped"], key=lambda item: item["reason"]) == [
+        {"game_id": running, "reason": "running"}, {"game_id": protected, "reason": "running and protected"}]
+    assert {path.stem for path in (tmp_path / "out").iterdir()} == {over}
     notes = result.stderr.splitlines()
     assert len(notes) == 2
     assert any(f"skipped game {protected}: it is still running and protected" in note for note in notes)
-    assert any(f"game {running} is still running" in note for note in notes)
+    assert any(f"skipped game {running}: it is still running (" in note and "--running" in note for note in notes)
     human = scat("export", "--all", "-o", str(tmp_path / "again"))
-    last = human.stdout.splitlines()[-1]
-    assert last == f"2 games exported to {tmp_path / 'again'}; 1 skipped (running and protected)"
+    assert human.stdout.splitlines()[-1] == (f"1 game exported to {tmp_path / 'again'}; 2 skipped (1 running and "
+                                             "protected, 1 running: --running exports them)")
+    with_running = scat("export", "--all", "-o", str(tmp_path / "all"), "--running", "--json")
+    summary = json.loads(with_running.stdout)
+    assert {item["game_id"] for item in summary["files"]} == {over, running}
+    assert summary["skipped"] == [{"game_id": protected, "reason": "running and protected"}]
+    notes = with_running.stderr.splitlines()
+    assert len(notes) == 2 and any(f"game {running} is still running: its export shows" in n for n in notes)
+    human = scat("export", "--all", "-o", str(tmp_path / "all-again"), "--running")
+    assert human.stdout.splitlines()[-1] == (f"2 games exported to {tmp_path / 'all-again'}; 1 skipped "
+                                             "(running and protected)")
 
 
 def test_log_json_prints_no_hashes_while_the_game_runs_and_both_once_it_is_over(scat_json: Scat) -> None:
@@ -147,7 +170,7 @@ def test_an_imported_running_game_says_it_is_read_only_and_offers_no_moves(
 ) -> None:
     game = new_game(scat_json)
     path = tmp_path / "game.jsonl"
-    assert scat("export", game, "-o", str(path)).exit_code == 0
+    assert scat("export", game, "-o", str(path), "--running").exit_code == 0
     fresh = tmp_path / "fresh.db"
     shutil.copy(migrated_sqlite, fresh)
     env = {"SCAT_DB_URL": f"sqlite:///{fresh}"}
@@ -158,3 +181,24 @@ def test_an_imported_running_game_says_it_is_read_only_and_offers_no_moves(
         assert "Your turn." not in out and f"draw {game}" not in out
     refused = scat("draw", game, "--as", "you", "stock", env=env)
     assert refused.exit_code == 1 and "not played on" in one_line_error(refused)
+
+
+def test_an_imported_running_game_is_listed_as_read_only_waiting_for_nobody(
+    scat: Scat, scat_json: Scat, tmp_path: Path, migrated_sqlite: Path
+) -> None:
+    game = new_game(scat_json)  # you to play
+    path = tmp_path / "game.jsonl"
+    assert scat("export", game, "-o", str(path), "--running").exit_code == 0
+    fresh = tmp_path / "fresh.db"
+    shutil.copy(migrated_sqlite, fresh)
+    env = {"SCAT_DB_URL": f"sqlite:///{fresh}"}
+    assert scat("import", str(path), env=env).exit_code == 0
+    own = scat_json("new", "--player", "you", "--bot", "bob", "--dealer", "bob", "--seed", "2", env=env)["game_id"]
+    listed = {row["game_id"]: row for row in scat_json("games", env=env)["games"]}
+    assert (listed[game]["turn"], listed[game]["read_only"]) == (None, True)
+    assert (listed[own]["turn"], listed[own]["read_only"]) == ("you", False)
+    row = next(line for line in scat("games", env=env).stdout.splitlines() if line.startswith(game))
+    assert row.split()[1:5] == ["you,", "bob*", "-", "1"] and "active (imported, read-only)" in row
+    waiting = scat_json("games", "--waiting-for", "you", env=env)["games"]
+    assert [row["game_id"] for row in waiting] == [own]
+    assert game not in scat("games", "--waiting-for", "you", env=env).stdout

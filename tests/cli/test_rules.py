@@ -54,3 +54,16 @@ def test_rules_json_is_one_document_with_the_whole_text_or_the_one_rule() -> Non
     document = json.loads(one.stdout)
     assert document["rule"] == "R15b" and document["text"].startswith("- **R15b ")
     assert document["text"] == CliRunner().invoke(app, ["rules", "R15b"]).stdout.rstrip("\n")
+
+
+def test_every_rule_the_rules_help_gives_as_an_example_is_found() -> None:
+    import re
+
+    help_text = " ".join(CliRunner().invoke(app, ["rules", "--help"], env={"COLUMNS": "200"}).stdout.split())
+    examples = re.search(r"e\.g\. ([^.]+)\.", help_text)
+    assert examples, help_text
+    numbers = re.findall(r"\bR?\d+[a-z]?\b", examples.group(1))
+    assert any(number[-1].isalpha() for number in numbers)  # a lettered rule among them
+    for number in numbers:
+        result = CliRunner().invoke(app, ["rules", number])
+        assert result.exit_code == 0, (number, result.output)

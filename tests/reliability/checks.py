@@ -77,7 +77,7 @@ def audit_problems(service: GameService, game_ids: Iterable[str] | None = None) 
     """The problems `GameService.audit` (and the bare hash chain) finds in the given games."""
     problems: list[str] = []
     for game_id in service.game_ids() if game_ids is None else game_ids:
-        bad_seq, reason = verify_chain(service.export_records(game_id))
+        bad_seq, reason = verify_chain(service.export_records(game_id, running=True))
         if bad_seq is not None:
             problems.append(f"game {game_id}: hash chain broken at {bad_seq}: {reason}")
         report = service.audit(game_id)

@@ -22,19 +22,24 @@ def seq_of(service: GameService, game_id: str) -> int:
 def test_a_running_protected_game_is_not_exported_until_it_ends(db_url: str) -> None:
     service = GameService.open(db_url)
     created = service.create_game(HUMAN_AND_BOT, seed=3, dealer="ann", protect=True)
-    with pytest.raises(RuleViolation, match="still running and protected: its export would show every player's "
-                                            "cards; export it when it ends"):
-        service.export_records(created.game_id)
+    for running in (False, True):
+        with pytest.raises(RuleViolation, match="still running and protected: its export would show every "
+                                                "player's cards; export it when it ends"):
+            service.export_records(created.game_id, running=running)
     assert service.running_games() == {created.game_id: True}
 
 
-def test_a_running_unprotected_game_and_a_finished_protected_one_are_exported(db_url: str) -> None:
+def test_a_running_game_is_exported_only_when_asked_for_and_a_finished_protected_one_always(db_url: str) -> None:
     service = GameService.open(db_url)
     running = service.create_game(HUMAN_AND_BOT, seed=3, dealer="ann")
     over = service.create_game([PlayerSeat(name="a", is_bot=True), PlayerSeat(name="b", is_bot=True)], seed=5,
                                protect=True, options=GameOptions(lives=1))
     assert over.state.status == "finished"
-    assert len(service.export_records(running.game_id)) == running.state.version
+    with pytest.raises(RuleViolation, match=f"^game {running.game_id} is still running: its export would show "
+                                            r"every hidden card \(hands, the stock\); export it when it ends, "
+                                            "or pass --running$"):
+        service.export_records(running.game_id)
+    assert len(service.export_records(running.game_id, running=True)) == running.state.version
     assert service.export_records(over.game_id)[-1]["type"] == "GameWon"
     assert service.running_games() == {running.game_id: False}
 
@@ -123,3 +128,15 @@ def test_a_game_played_here_is_not_read_only(db_url: str) -> None:
     assert not service.is_read_only(created.game_id)
     with pytest.raises(NotFound):
         service.is_read_only("nosuchgame")
+
+
+def test_an_imported_running_game_is_listed_as_read_only_and_waits_for_nobody(db_url: str, tmp_path: Path) -> None:
+    target, game = import_running(db_url, tmp_path, protect=False)
+    own = target.create_game(HUMAN_AND_BOT, seed=4, dealer="ann")
+    over = target.create_game([PlayerSeat(name="a", is_bot=True), PlayerSeat(name="b", is_bot=True)], seed=5,
+                              options=GameOptions(lives=1))
+    rows, read_only = target.list_games_read_only()
+    assert {row.game_id for row in rows} == {game, own.game_id, over.game_id} and read_only == {game}
+    assert [row.game_id for row in target.list_games(waiting_for="you")] == [own.game_id]
+    assert target.list_games_read_only(waiting_for="you") == (target.list_games(waiting_for="you"), set())
+    assert target.list_games_read_only(status="finished")[1] == set()
