@@ -252,8 +252,8 @@ class GameService:
         """
         with self.store.read() as tx:
             rows = tx.list_games(status=status, waiting_for=waiting_for)
-            read_only = {row.game_id for row in rows
-                         if row.status != "finished" and tx.get_secret(row.game_id) is None}
+            playable = tx.secret_game_ids()
+            read_only = {row.game_id for row in rows if row.status != "finished" and row.game_id not in playable}
         if waiting_for is not None:  # it waits for nobody here
             return [row for row in rows if row.game_id not in read_only], set()
         return rows, read_only

@@ -289,6 +289,10 @@ class StoreTransaction:
         ).first()
         return None if row is None else GameSecret(seed=row[0], salt=row[1])
 
+    def secret_game_ids(self) -> set[str]:
+        """The ids of the games whose seed is kept here (the running games made here)."""
+        return {str(row[0]) for row in self._conn.execute(select(t.game_secrets.c.game_id))}
+
     def delete_secret(self, game_id: str) -> None:
         """Forget a game's kept seed (once the log reveals it)."""
         self._conn.execute(t.game_secrets.delete().where(t.game_secrets.c.game_id == game_id))
