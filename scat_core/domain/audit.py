@@ -22,7 +22,7 @@ from .cards import DECK
 from .decide import decide
 from .errors import ScatError
 from .evolve import evolve
-from .hashing import GENESIS_HASH, chain_hash
+from .hashing import GENESIS_HASH, RECORD_FIELDS, chain_hash, invalid_field
 from .invariants import invariant_problems
 from .shuffle import Chance, SeededChance, seed_commitment
 from .state import GameState
@@ -88,18 +88,6 @@ class RecordedChance:
         return self._commitment
 
 
-_RECORD_FIELDS: dict[str, type] = {
-    "game_id": str,
-    "seq": int,
-    "type": str,
-    "schema_version": int,
-    "recorded_at": str,
-    "data": dict,
-    "prev_hash": str,
-    "hash": str,
-}
-
-
 #: recorded_at as the store writes it: UTC, microseconds, a Z (sorts as it reads).
 _RECORDED_AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
 
@@ -108,10 +96,9 @@ def record_shape_problem(record: Any) -> str | None:
     """What is wrong with the shape of one stored record (a missing or mistyped field), or None."""
     if not isinstance(record, Mapping):
         return "is not a JSON object"
-    for key, wanted in _RECORD_FIELDS.items():
-        value = record.get(key)
-        if not isinstance(value, wanted) or isinstance(value, bool):
-            return f"has no valid {key!r} ({wanted.__name__} expected)"
+    key = invalid_field(record)
+    if key is not None:
+        return f"has no valid {key!r} ({RECORD_FIELDS[key].__name__} expected)"
     if not _RECORDED_AT.fullmatch(record["recorded_at"]):
         return f"has a recorded_at that is not a UTC time like 2026-01-31T12:00:00.000000Z: {record['recorded_at']!r}"
     return None

@@ -10,10 +10,31 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from typing import Any
 
 GENESIS_HASH = "0" * 64
 ENVELOPE_KEYS = ("game_id", "seq", "type", "schema_version", "recorded_at", "data")
+#: A stored or exported record: the envelope plus its chain, each field with its JSON type.
+RECORD_FIELDS: dict[str, type] = {
+    "game_id": str,
+    "seq": int,
+    "type": str,
+    "schema_version": int,
+    "recorded_at": str,
+    "data": dict,
+    "prev_hash": str,
+    "hash": str,
+}
+
+
+def invalid_field(record: Mapping[str, Any]) -> str | None:
+    """The first field of RECORD_FIELDS that `record` lacks or holds with the wrong type, or None."""
+    for key, wanted in RECORD_FIELDS.items():
+        value = record.get(key)
+        if not isinstance(value, wanted) or isinstance(value, bool):
+            return key
+    return None
 
 
 def canonical_json(obj: Any) -> bytes:

@@ -14,13 +14,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from scat_core.domain.errors import BadInput, RuleViolation
+from scat_core.domain.hashing import invalid_field
 
 FORMAT_NAME = "scat-export"
 FORMAT_VERSION = 1
-RECORD_FIELDS: dict[str, type | tuple[type, ...]] = {
-    "game_id": str, "seq": int, "type": str, "schema_version": int, "recorded_at": str,
-    "data": dict, "prev_hash": str, "hash": str,
-}
 NOT_AN_EXPORT = "is not a scat export (expected the json or jsonl written by `scat export`)"
 
 
@@ -119,9 +116,6 @@ def _check_records(records: list[Any], source: str) -> None:
     for number, record in enumerate(records, start=1):
         if not isinstance(record, dict):
             raise BadInput(f"{source}: record {number} is not an object: {source} {NOT_AN_EXPORT}")
-        for name, kind in RECORD_FIELDS.items():
-            value = record.get(name)
-            if not isinstance(value, kind) or isinstance(value, bool):
-                raise BadInput(
-                    f"{source}: record {number} lacks a valid {name!r}: {source} {NOT_AN_EXPORT}"
-                )
+        name = invalid_field(record)
+        if name is not None:
+            raise BadInput(f"{source}: record {number} lacks a valid {name!r}: {source} {NOT_AN_EXPORT}")

@@ -16,9 +16,9 @@ from pydantic import BaseModel
 
 from scat_core.domain.errors import CorruptHistory
 from scat_core.domain.events import EVENT_TYPES, Event, current_version, from_record
+from scat_core.domain.hashing import RECORD_FIELDS
 
-RECORD_KEYS = ("game_id", "seq", "type", "schema_version", "recorded_at", "data", "prev_hash",
-               "hash")
+RECORD_KEYS = tuple(RECORD_FIELDS)  # the columns of a stored event, in this order
 #: Where `StoredEvent.from_row` puts each column of RECORD_KEYS (data stays JSON text).
 _ROW_ATTRIBUTES = tuple("_data_json" if key == "data" else key for key in RECORD_KEYS)
 
