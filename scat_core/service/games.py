@@ -8,12 +8,10 @@ transaction (retried if someone else changed the game meanwhile).
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from scat_core.domain import events as ev
-from scat_core.domain.audit import AuditReport, audit_records
 from scat_core.domain.bots import next_bot_command
 from scat_core.domain.commands import CreateGame, PlayerCommand, ViewHand
 from scat_core.domain.decide import decide_and_evolve
@@ -23,8 +21,10 @@ from scat_core.domain.options import GameOptions
 from scat_core.domain.shuffle import SeededChance, new_salt, new_seed
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
+from scat_core.service.archive import ArchiveUseCases
+from scat_core.service.read_model import summarize
 from scat_core.store.database import open_engine
-from scat_core.store.event_store import EventStore, GameRow, GameSummary, StoredEvent, StoreTransaction
+from scat_core.store.event_store import EventStore, GameRow, StoredEvent, StoreTransaction
 from scat_core.store.tokens import hash_token, new_token, verify_token
 
 BOT_MOVES_PER_CALL = 100_000  # a safety bound: a bot-only game ends long before
@@ -65,20 +65,6 @@ def _bot_moves(state: GameState, chance: SeededChance) -> tuple[list[ev.Event], 
     return events, state
 
 
-def summarize(state: GameState) -> GameSummary:
-    """The games read-model row for `state`."""
-    return GameSummary(
-        status="finished" if state.status == "finished" else "active",
-        players=tuple(player.name for player in state.players),
-        bots=tuple(player.name for player in state.players if player.is_bot),
-        turn=state.name(state.turn),
-        hand_number=state.hand_number,
-        dealer=state.name(state.dealer) if state.dealer >= 0 else None,
-        winner=state.winner,
-        protected=state.protected,
-    )
-
-
 def _require_player(state: GameState, name: str) -> int:
     """The seat of `name`; NotFound naming the players when there is none."""
     seat = state.seat_of(name)
@@ -103,8 +89,8 @@ def _check_up_to(game_id: str, up_to: int, count: int) -> None:
         raise NotFound(f"game {game_id} has events 1 to {count}, not {up_to}")
 
 
-class GameService:
-    """Use cases over one event store."""
+class GameService(ArchiveUseCases):
+    """Use cases over one event store (auditing, export and import come from ArchiveUseCases)."""
 
     def __init__(self, store: EventStore) -> None:
         self.store = store
@@ -304,97 +290,6 @@ class GameService:
             shown.append((stored, event if revealed else redact(event, state, viewer)))
             state = evolve(state, event)
         return state, shown
-
-    # ---- audit, export, import -----------------------------------------------------------
-
-    def audit(self, game_id: str) -> AuditReport:
-        """Verify a game from its stored events alone, and that no tail was cut off."""
-        with self.store.read() as tx:
-            row = tx.get_game(game_id)
-            try:
-                records = tx.load_raw(game_id)
-            except NotFound:
-                if row is None:
-                    raise
-                problem = f"the games list has game {game_id} at event {row.head_seq} but its log is empty"
-                return AuditReport(game_id, False, 0, 1, [problem + ": events were removed"])
-        report = audit_records(records)
-        if not report.ok:
-            return report
-        if row is None:
-            problem = "the games list has no entry for this game, so its last event cannot be checked"
-            return AuditReport(game_id, False, len(records), None, [problem])
-        if (row.head_seq, row.head_hash) != (records[-1]["seq"], records[-1]["hash"]):
-            problem = (
-                f"the log ends at event {len(records)} but the game had reached event "
-                f"{row.head_seq}: events were removed"
-            )
-            return AuditReport(game_id, False, len(records), len(records) + 1, [problem])
-        return report
-
-    def game_ids(self) -> list[str]:
-        """Every game in the database, oldest first."""
-        with self.store.read() as tx:
-            return tx.game_ids()
-
-    def audit_all(self) -> Iterator[AuditReport]:
-        """Audit every game in the database (listed, or only logged), one after the other."""
-        with self.store.read() as tx:
-            listed = tx.game_ids()
-            logged = tx.logged_game_ids()
-        for game_id in [*listed, *sorted(set(logged) - set(listed))]:
-            yield self.audit(game_id)
-
-    def export_records(self, game_id: str, *, running: bool = False) -> list[dict[str, Any]]:
-        """The full stored history of a game, one envelope per event.
-
-        An export shows every card, hidden ones too (the hands, the stock): a game that is
-        still running is refused (RuleViolation) unless `running` is given (`--running`),
-        and a running protected one is refused even then, until the game ends.
-        """
-        with self.store.read() as tx:
-            records = tx.load_raw(game_id)
-            row = tx.get_game(game_id)
-        still_running = records[-1]["type"] != "GameWon"
-        protected = row.protected if row is not None else bool(records[0]["data"].get("protected"))
-        if still_running and protected:
-            raise RuleViolation(
-                f"game {game_id} is still running and protected: its export would show every "
-                "player's cards; export it when it ends"
-            )
-        if still_running and not running:
-            raise RuleViolation(
-                f"game {game_id} is still running: its export would show every hidden card (hands, "
-                "the stock); export it when it ends, or pass --running"
-            )
-        return records
-
-    def running_games(self) -> dict[str, bool]:
-        """Every game still running, each with whether it is protected (from the games list)."""
-        with self.store.read() as tx:
-            return {row.game_id: row.protected for row in tx.list_games(status="active")}
-
-    def is_read_only(self, game_id: str) -> bool:
-        """Whether a running game was imported without its secret seed: shown, never played."""
-        with self.store.read() as tx:
-            row = tx.get_game(game_id)
-            if row is None:
-                tx.load(game_id)  # NotFound
-            return (row is None or row.status != "finished") and tx.get_secret(game_id) is None
-
-    def import_records(self, records: Sequence[Mapping[str, Any]]) -> AuditReport:
-        """Audit an exported history and, only if it holds, store it verbatim."""
-        report = audit_records(records)
-        if not report.ok:
-            raise RuleViolation(
-                f"refused: the history is invalid or tampered at event {report.first_bad_seq}: {report.problems[0]}"
-            )
-        state = fold(ev.from_record(r["type"], r["schema_version"], r["data"]) for r in records)
-        with self.store.transaction() as tx:
-            if tx.head(report.game_id) is not None:
-                raise RuleViolation(f"game {report.game_id} is already in this database: nothing imported")
-            tx.append_raw(records, summarize(state))
-        return report
 
     # ---- helpers -------------------------------------------------------------------------
 

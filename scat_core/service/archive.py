@@ -1,0 +1,108 @@
+"""The archive use cases of the game service: audit, export and import of whole histories."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from scat_core.domain import events as ev
+from scat_core.domain.audit import AuditReport, audit_records
+from scat_core.domain.errors import NotFound, RuleViolation
+from scat_core.domain.evolve import fold
+from scat_core.service.read_model import summarize
+from scat_core.store.event_store import EventStore
+
+
+class ArchiveUseCases:
+    """Auditing, exporting and importing games; mixed into GameService, over its `store`."""
+
+    store: EventStore
+
+    def audit(self, game_id: str) -> AuditReport:
+        """Verify a game from its stored events alone, and that no tail was cut off."""
+        with self.store.read() as tx:
+            row = tx.get_game(game_id)
+            try:
+                records = tx.load_raw(game_id)
+            except NotFound:
+                if row is None:
+                    raise
+                problem = f"the games list has game {game_id} at event {row.head_seq} but its log is empty"
+                return AuditReport(game_id, False, 0, 1, [problem + ": events were removed"])
+        report = audit_records(records)
+        if not report.ok:
+            return report
+        if row is None:
+            problem = "the games list has no entry for this game, so its last event cannot be checked"
+            return AuditReport(game_id, False, len(records), None, [problem])
+        if (row.head_seq, row.head_hash) != (records[-1]["seq"], records[-1]["hash"]):
+            problem = (
+                f"the log ends at event {len(records)} but the game had reached event "
+                f"{row.head_seq}: events were removed"
+            )
+            return AuditReport(game_id, False, len(records), len(records) + 1, [problem])
+        return report
+
+    def game_ids(self) -> list[str]:
+        """Every game in the database, oldest first."""
+        with self.store.read() as tx:
+            return tx.game_ids()
+
+    def audit_all(self) -> Iterator[AuditReport]:
+        """Audit every game in the database (listed, or only logged), one after the other."""
+        with self.store.read() as tx:
+            listed = tx.game_ids()
+            logged = tx.logged_game_ids()
+        for game_id in [*listed, *sorted(set(logged) - set(listed))]:
+            yield self.audit(game_id)
+
+    def export_records(self, game_id: str, *, running: bool = False) -> list[dict[str, Any]]:
+        """The full stored history of a game, one envelope per event.
+
+        An export shows every card, hidden ones too (the hands, the stock): a game that is
+        still running is refused (RuleViolation) unless `running` is given (`--running`),
+        and a running protected one is refused even then, until the game ends.
+        """
+        with self.store.read() as tx:
+            records = tx.load_raw(game_id)
+            row = tx.get_game(game_id)
+        still_running = records[-1]["type"] != "GameWon"
+        protected = row.protected if row is not None else bool(records[0]["data"].get("protected"))
+        if still_running and protected:
+            raise RuleViolation(
+                f"game {game_id} is still running and protected: its export would show every "
+                "player's cards; export it when it ends"
+            )
+        if still_running and not running:
+            raise RuleViolation(
+                f"game {game_id} is still running: its export would show every hidden card (hands, "
+                "the stock); export it when it ends, or pass --running"
+            )
+        return records
+
+    def running_games(self) -> dict[str, bool]:
+        """Every game still running, each with whether it is protected (from the games list)."""
+        with self.store.read() as tx:
+            return {row.game_id: row.protected for row in tx.list_games(status="active")}
+
+    def is_read_only(self, game_id: str) -> bool:
+        """Whether a running game was imported without its secret seed: shown, never played."""
+        with self.store.read() as tx:
+            row = tx.get_game(game_id)
+            if row is None:
+                tx.load(game_id)  # NotFound
+            return (row is None or row.status != "finished") and tx.get_secret(game_id) is None
+
+    def import_records(self, records: Sequence[Mapping[str, Any]]) -> AuditReport:
+        """Audit an exported history and, only if it holds, store it verbatim."""
+        report = audit_records(records)
+        if not report.ok:
+            raise RuleViolation(
+                f"refused: the history is invalid or tampered at event {report.first_bad_seq}: {report.problems[0]}"
+            )
+        state = fold(ev.from_record(r["type"], r["schema_version"], r["data"]) for r in records)
+        with self.store.transaction() as tx:
+            if tx.head(report.game_id) is not None:
+                raise RuleViolation(f"game {report.game_id} is already in this database: nothing imported")
+            tx.append_raw(records, summarize(state))
+        return report

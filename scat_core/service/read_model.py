@@ -1,0 +1,20 @@
+"""The games read model as the service computes it from a game's state."""
+
+from __future__ import annotations
+
+from scat_core.domain.state import GameState
+from scat_core.store.event_store import GameSummary
+
+
+def summarize(state: GameState) -> GameSummary:
+    """The games read-model row for `state`."""
+    return GameSummary(
+        status="finished" if state.status == "finished" else "active",
+        players=tuple(player.name for player in state.players),
+        bots=tuple(player.name for player in state.players if player.is_bot),
+        turn=state.name(state.turn),
+        hand_number=state.hand_number,
+        dealer=state.name(state.dealer) if state.dealer >= 0 else None,
+        winner=state.winner,
+        protected=state.protected,
+    )
