@@ -13,7 +13,7 @@ import typer
 
 from scat_cli import render
 from scat_cli.common import AsViewer, GameArg, Json, ViewerToken, print_json, service, stderr_is_terminal
-from scat_cli.play import next_steps, viewer_view
+from scat_cli.presenter import next_steps, viewer_view
 
 if TYPE_CHECKING:
     from scat_core.domain.audit import AuditReport
