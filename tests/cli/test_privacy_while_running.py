@@ -165,16 +165,22 @@ def test_once_the_game_is_over_anyone_may_look_as_a_bot_and_the_row_says_bot_not
     assert "ann (bot)" in table and "(you)" not in table and "you are ann" in table
 
 
-def test_an_imported_running_game_says_it_is_read_only_and_offers_no_moves(
-    scat: Scat, scat_json: Scat, tmp_path: Path, migrated_sqlite: Path
-) -> None:
-    game = new_game(scat_json)
+def imported_into_a_fresh_database(scat: Scat, game: str, tmp_path: Path, migrated_sqlite: Path) -> dict[str, str]:
+    """Export the running `game` (--running) and import it into a fresh database; that database's env."""
     path = tmp_path / "game.jsonl"
     assert scat("export", game, "-o", str(path), "--running").exit_code == 0
     fresh = tmp_path / "fresh.db"
     shutil.copy(migrated_sqlite, fresh)
     env = {"SCAT_DB_URL": f"sqlite:///{fresh}"}
     assert scat("import", str(path), env=env).exit_code == 0
+    return env
+
+
+def test_an_imported_running_game_says_it_is_read_only_and_offers_no_moves(
+    scat: Scat, scat_json: Scat, tmp_path: Path, migrated_sqlite: Path
+) -> None:
+    game = new_game(scat_json)
+    env = imported_into_a_fresh_database(scat, game, tmp_path, migrated_sqlite)
     for args in (("show", game, "--as", "you"), ("show", game), ("replay", game, "--as", "you")):
         out = scat(*args, env=env).stdout
         assert "was imported without its secret seed: it is read-only here" in out
@@ -187,12 +193,7 @@ def test_an_imported_running_game_is_listed_as_read_only_waiting_for_nobody(
     scat: Scat, scat_json: Scat, tmp_path: Path, migrated_sqlite: Path
 ) -> None:
     game = new_game(scat_json)  # you to play
-    path = tmp_path / "game.jsonl"
-    assert scat("export", game, "-o", str(path), "--running").exit_code == 0
-    fresh = tmp_path / "fresh.db"
-    shutil.copy(migrated_sqlite, fresh)
-    env = {"SCAT_DB_URL": f"sqlite:///{fresh}"}
-    assert scat("import", str(path), env=env).exit_code == 0
+    env = imported_into_a_fresh_database(scat, game, tmp_path, migrated_sqlite)
     own = scat_json("new", "--player", "you", "--bot", "bob", "--dealer", "bob", "--seed", "2", env=env)["game_id"]
     listed = {row["game_id"]: row for row in scat_json("games", env=env)["games"]}
     assert (listed[game]["turn"], listed[game]["read_only"]) == (None, True)
