@@ -1,8 +1,10 @@
 """Opening the database: URL resolution, engines tuned per backend, and schema upgrades.
 
 The schema is owned by the Alembic scripts in the repository's top-level `migrations/`
-folder. `ensure_schema` keeps Alembic off the play path: it reads `alembic_version` with
-plain SQL and imports Alembic only when the database is behind `HEAD_REVISION`.
+folder, installed with the package as `scat_core._migrations` (setup.py maps the folder), so
+a wheel, `pip install .` and `pip install -e .` all find them. `ensure_schema` keeps Alembic
+off the play path: it reads `alembic_version` with plain SQL and imports Alembic only when
+the database is behind `HEAD_REVISION`.
 """
 
 from __future__ import annotations
@@ -31,8 +33,7 @@ _PG_MIGRATION_LOCK = 3_141_592_653
 WRITE_OPTION = "scat_write"
 _PASSWORD_RE = re.compile(r"://([^/@:]*):[^/@]*@")
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-MIGRATIONS_DIR = REPO_ROOT / "migrations"
+MIGRATIONS_PACKAGE = "scat_core._migrations"
 
 
 def default_url() -> str:
@@ -136,17 +137,29 @@ def current_revision(conn: Connection) -> str | None:
     return None if row is None else str(row[0])
 
 
+def migrations_dir() -> Path:
+    """The folder of the installed Alembic scripts (the clone's migrations/ when editable)."""
+    from importlib.resources import files
+
+    try:
+        folder = Path(str(files(MIGRATIONS_PACKAGE)))
+    except ModuleNotFoundError:
+        folder = None
+    if folder is None or not (folder / "env.py").is_file():
+        raise BadInput(
+            f"this installation of scat lacks its Alembic migrations (package {MIGRATIONS_PACKAGE}); "
+            "reinstall scat (pip install ., or pipx install .)"
+        )
+    return folder
+
+
 def alembic_config(connection: Connection | None = None) -> Config:
-    """An Alembic config pointing at the repository's migrations, optionally bound."""
+    """An Alembic config (no ini file needed) pointing at the installed migrations, optionally bound."""
     from alembic.config import Config
 
-    if not (MIGRATIONS_DIR / "env.py").exists():
-        raise BadInput(
-            f"the Alembic migrations are not at {MIGRATIONS_DIR}; install scat from its "
-            "source tree with `pip install -e .`"
-        )
-    config = Config(str(REPO_ROOT / "alembic.ini"))
-    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    config = Config()
+    config.set_main_option("script_location", str(migrations_dir()))
+    config.set_main_option("path_separator", "os")
     if connection is not None:
         config.attributes["connection"] = connection
     return config

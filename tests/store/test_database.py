@@ -142,3 +142,19 @@ def test_an_in_memory_sqlite_database_is_refused_games_would_vanish(url: str) ->
 def test_an_empty_url_is_refused_not_taken_for_the_default() -> None:
     with pytest.raises(BadInput, match="--db needs a URL"):
         resolve_url("")
+
+
+def test_the_packaged_migrations_are_the_clones_one_copy() -> None:
+    # The installed package finds its Alembic scripts as scat_core._migrations (a wheel
+    # carries them; .ci/wheel_smoke proves it); editable, that is the clone's migrations/.
+    clone = Path(__file__).resolve().parents[2]
+    assert database.migrations_dir().resolve() == (clone / "migrations").resolve()
+    config = alembic_config()
+    assert config.config_file_name is None  # no alembic.ini needed when installed
+    assert Path(config.get_main_option("script_location") or "").resolve() == (clone / "migrations").resolve()
+
+
+def test_an_installation_without_its_migrations_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(database, "MIGRATIONS_PACKAGE", "scat_core._no_such_migrations")
+    with pytest.raises(BadInput, match="lacks its Alembic migrations"):
+        database.migrations_dir()

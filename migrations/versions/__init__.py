@@ -1,0 +1,1 @@
+"""The Alembic revision scripts (Alembic skips this file)."""
