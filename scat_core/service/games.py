@@ -23,6 +23,7 @@ from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
 from scat_core.service.archive import ArchiveUseCases
 from scat_core.service.read_model import summarize
+from scat_core.service.statistics import StatsUseCases
 from scat_core.store.database import open_engine
 from scat_core.store.event_store import EventStore, GameRow, StoredEvent, StoreTransaction
 from scat_core.store.tokens import hash_token, new_token, verify_token
@@ -89,8 +90,9 @@ def _check_up_to(game_id: str, up_to: int, count: int) -> None:
         raise NotFound(f"game {game_id} has events 1 to {count}, not {up_to}")
 
 
-class GameService(ArchiveUseCases):
-    """Use cases over one event store (auditing, export and import come from ArchiveUseCases)."""
+class GameService(ArchiveUseCases, StatsUseCases):
+    """Use cases over one event store (auditing, export and import come from ArchiveUseCases;
+    statistics from StatsUseCases)."""
 
     def __init__(self, store: EventStore) -> None:
         self.store = store

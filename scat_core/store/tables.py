@@ -32,6 +32,8 @@ events = Table(
     Column("recorded_at", String(40), nullable=False),
     Column("prev_hash", String(64), nullable=False),
     Column("hash", String(64), nullable=False),
+    # The writer's transaction id on PostgreSQL (filled by the column default), 0 on SQLite.
+    Column("tx_id", BigInteger, nullable=False),
     UniqueConstraint("game_id", "seq", name="uq_events_game_seq"),
 )
 
@@ -70,4 +72,42 @@ player_tokens = Table(
     Column("game_id", String(64), primary_key=True),
     Column("player", String(64), primary_key=True),
     Column("token_hash", Text, nullable=False),
+)
+
+projection_checkpoints = Table(
+    "projection_checkpoints",
+    metadata,
+    Column("name", String(64), primary_key=True),
+    Column("tx_id", BigInteger, nullable=False),
+    Column("position", BigInteger, nullable=False),
+)
+
+stats_games = Table(
+    "stats_games",
+    metadata,
+    Column("game_id", String(64), primary_key=True),
+    Column("last_seq", Integer, nullable=False),
+    Column("finished", Boolean, nullable=False),
+    Column("winner_key", String(256), nullable=True),
+    Column("hands", Integer, nullable=False),
+    Column("knocker_key", String(256), nullable=True),
+)
+
+#: The counters of a player's line in one game (stats_players columns besides the keys).
+STATS_COUNTERS = (
+    "hands_played", "hands_lost", "lives_lost", "knocks", "knocks_saved", "knocks_lost_one",
+    "knocks_lost_two", "throw_downs", "thirty_ones", "showdowns", "showdown_total",
+)
+
+stats_players = Table(
+    "stats_players",
+    metadata,
+    Column("game_id", String(64), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("player_key", String(256), nullable=False),
+    Column("name", String(256), nullable=False),
+    Column("out", Boolean, nullable=False),
+    Column("resigned", Boolean, nullable=False),
+    *(Column(name, Integer, nullable=False) for name in STATS_COUNTERS),
+    Index("ix_stats_players_key", "player_key"),
 )

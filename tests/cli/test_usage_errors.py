@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import text
 
-from scat_core.store.database import make_engine
+from scat_core.store.database import HEAD_REVISION, make_engine
 from tests.cli.conftest import Scat, one_line_error
 from tests.cli.test_play import new_game
 
@@ -73,7 +73,7 @@ def test_a_database_of_a_newer_scat_is_refused_with_exit_2_and_left_alone(scat: 
         assert result.exit_code == 2
         assert one_line_error(result) == (
             f"scat: error: the database at {cli_db} has schema revision 0099, newer than this scat knows "
-            "(0001): upgrade scat"
+            f"({HEAD_REVISION}): upgrade scat"
         )
 
 

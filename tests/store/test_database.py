@@ -111,7 +111,7 @@ def test_a_database_from_a_newer_scat_is_refused_with_a_clear_message(db_url: st
     ensure_schema(engine)
     with engine.begin() as conn:
         conn.execute(text("UPDATE alembic_version SET version_num = '0099'"))
-    newer = "has schema revision 0099, newer than this scat knows (0001): upgrade scat"
+    newer = f"has schema revision 0099, newer than this scat knows ({HEAD_REVISION}): upgrade scat"
     with pytest.raises(BadInput, match=re.escape(newer)):
         ensure_schema(engine)
     with pytest.raises(BadInput, match=re.escape(newer)):

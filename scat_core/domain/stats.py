@@ -1,0 +1,158 @@
+"""The statistics projection's pure part: one game's events folded into one line per player.
+
+A player is his name, matched ignoring case (`player_key`). A hand counts once it has ended
+(a showdown or a declared 31), so a game in progress contributes only its finished hands; a
+game counts as played (and won) once it is finished. Imported games are events like any
+other. The fold reads only the event types in `HANDLED_TYPES`; any other type (the card
+moves, or a type newer than this code) is ignored explicitly, never an error.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from . import events as ev
+
+
+def player_key(name: str) -> str:
+    """A player's identity: his name NFKC-normalised and casefolded (`Ann` is `ann`)."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerLine:
+    """One player's figures in one game."""
+
+    seat: int
+    key: str
+    name: str
+    out: bool = False
+    resigned: bool = False
+    hands_played: int = 0
+    hands_lost: int = 0
+    lives_lost: int = 0
+    knocks: int = 0
+    knocks_saved: int = 0
+    knocks_lost_one: int = 0
+    knocks_lost_two: int = 0
+    throw_downs: int = 0
+    thirty_ones: int = 0
+    showdowns: int = 0
+    showdown_total: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class GameLine:
+    """One game's figures: its finished hands, its end, and one line per seated player."""
+
+    game_id: str
+    last_seq: int = 0  # the last event of the game folded in (the per-game checkpoint)
+    finished: bool = False
+    winner_key: str | None = None
+    hands: int = 0  # hands that have ended
+    knocker_key: str | None = None  # who knocked in the hand under way
+    players: tuple[PlayerLine, ...] = ()
+
+    def with_player(self, key: str, **changes: Any) -> GameLine:
+        """A copy with the player whose key is `key` changed (unknown keys change nothing)."""
+        players = tuple(replace(p, **changes) if p.key == key else p for p in self.players)
+        return replace(self, players=players)
+
+
+Handler = Callable[[GameLine, Any], GameLine]
+
+
+def _created(line: GameLine, event: ev.GameCreated) -> GameLine:
+    players = tuple(
+        PlayerLine(seat=seat, key=player_key(p.name), name=p.name) for seat, p in enumerate(event.players, start=1)
+    )
+    return replace(line, players=players)
+
+
+def _knocked(line: GameLine, event: ev.Knocked) -> GameLine:
+    return replace(line, knocker_key=player_key(event.player))  # booked when the hand ends
+
+
+def _thrown_down(line: GameLine, event: ev.ThrowDownCalled) -> GameLine:
+    key = player_key(event.player)
+    return line.with_player(key, throw_downs=_get(line, key).throw_downs + 1)
+
+
+def _showdown(line: GameLine, event: ev.ShowdownHeld) -> GameLine:
+    values = {player_key(name): value for name, value in event.values.items()}
+    lost = {player_key(name): lives for name, lives in event.lives_lost.items()}
+    return _hand_ended(line, list(values), lost, values)
+
+
+def _declared(line: GameLine, event: ev.ThirtyOneDeclared) -> GameLine:
+    declarer = player_key(event.player)
+    line = line.with_player(declarer, thirty_ones=_get(line, declarer).thirty_ones + 1)
+    active = [p.key for p in line.players if not p.out]
+    return _hand_ended(line, active, {key: 1 for key in active if key != declarer}, {})  # R21
+
+
+def _hand_ended(line: GameLine, taking_part: list[str], lost: dict[str, int], values: dict[str, int]) -> GameLine:
+    """Book a finished hand: who took part, who lost lives (R19, R21), the knock's outcome."""
+    players = []
+    for p in line.players:
+        if p.key in taking_part:
+            lives = lost.get(p.key, 0)
+            changes: dict[str, Any] = {
+                "hands_played": p.hands_played + 1,
+                "hands_lost": p.hands_lost + (lives > 0),
+                "lives_lost": p.lives_lost + lives,
+            }
+            if p.key in values:
+                changes.update(showdowns=p.showdowns + 1, showdown_total=p.showdown_total + values[p.key])
+            if p.key == line.knocker_key:
+                outcome = ("knocks_saved", "knocks_lost_one", "knocks_lost_two")[min(lives, 2)]
+                changes.update({"knocks": p.knocks + 1, outcome: getattr(p, outcome) + 1})
+            p = replace(p, **changes)
+        players.append(p)
+    return replace(line, players=tuple(players), hands=line.hands + 1, knocker_key=None)
+
+
+def _eliminated(line: GameLine, event: ev.PlayerEliminated) -> GameLine:
+    return line.with_player(player_key(event.player), out=True)
+
+
+def _won(line: GameLine, event: ev.GameWon) -> GameLine:
+    return replace(line, finished=True, winner_key=player_key(event.winner), knocker_key=None)
+
+
+def _get(line: GameLine, key: str) -> PlayerLine:
+    for player in line.players:
+        if player.key == key:
+            return player
+    raise ValueError(f"game {line.game_id}: no player {key!r} seated")
+
+
+#: Event type -> how it changes a game's line. A new event type that matters is one entry
+#: here; every type not listed is ignored (and the store does not even read it).
+_HANDLERS: dict[str, Handler] = {
+    "GameCreated": _created,
+    "Knocked": _knocked,
+    "ThrowDownCalled": _thrown_down,
+    "ShowdownHeld": _showdown,
+    "ThirtyOneDeclared": _declared,
+    "PlayerEliminated": _eliminated,
+    "GameWon": _won,
+}
+HANDLED_TYPES: frozenset[str] = frozenset(_HANDLERS)
+
+
+def evolve_line(line: GameLine, event: ev.Event) -> GameLine:
+    """The game's line after `event`; an event type the projection does not use changes nothing."""
+    handler = _HANDLERS.get(event.type)
+    return line if handler is None else handler(line, event)
+
+
+def fold_line(game_id: str, events: Iterable[ev.Event], line: GameLine | None = None) -> GameLine:
+    """The line that `events` of game `game_id` build, from `line` (an empty one by default)."""
+    current = GameLine(game_id) if line is None else line
+    for event in events:
+        current = evolve_line(current, event)
+    return current

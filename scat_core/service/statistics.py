@@ -1,0 +1,44 @@
+"""The statistics use case of the game service: the stats projection, caught up, then read.
+
+The projection modules are imported on first use: other commands never load them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from scat_core.domain.errors import NotFound
+from scat_core.store.event_store import EventStore
+
+if TYPE_CHECKING:
+    from scat_core.store.stats_projection import StatsReport
+
+
+class StatsUseCases:
+    """Statistics over every game; mixed into GameService, over its `store`."""
+
+    store: EventStore
+
+    def stats(self, player: str | None = None, rebuild: bool = False) -> StatsReport:
+        """Figures per player and overall, caught up with the log first (rebuilt from the
+        events with `rebuild`); with `player`, his line only (NotFound if he never played)."""
+        from scat_core.store.stats_projection import read_stats
+
+        self.catch_up_stats(rebuild=rebuild)
+        with self.store.engine.connect() as conn, conn.begin():
+            report = read_stats(conn, player)
+        if player is not None and not report.players:
+            raise NotFound(f"no player {player!r} has played in this database (see `scat stats`)")
+        return report
+
+    def catch_up_stats(self, rebuild: bool = False) -> int:
+        """Fold the events the stats have not seen yet into them; return how many were folded.
+
+        Called before every read: appends never wait for the projection (README, "Projections").
+        """
+        from scat_core.store.projections import catch_up, is_behind
+        from scat_core.store.stats_projection import STATS
+
+        if not rebuild and not is_behind(self.store.engine, STATS):
+            return 0  # nothing new: no write transaction (no lock on SQLite)
+        return catch_up(self.store.engine, STATS, rebuild=rebuild).events

@@ -1,0 +1,136 @@
+"""The stats projection on both databases: incremental catch-up equals a rebuild from the log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, select
+
+from scat_core.domain.bots import heuristic_move
+from scat_core.domain.errors import NotFound
+from scat_core.domain.events import PlayerSeat
+from scat_core.service import GameService
+from scat_core.store import tables as t
+from scat_core.store.database import ensure_schema, make_engine
+from scat_core.store.event_store import EventStore
+from scat_core.store.projections import catch_up, checkpoint, is_behind
+from scat_core.store.stats_projection import STATS
+
+
+def bots(*names: str) -> list[PlayerSeat]:
+    return [PlayerSeat(name=name, is_bot=True) for name in names]
+
+
+def projection_rows(engine: Engine) -> tuple[list[Any], list[Any]]:
+    """Every row of the stats tables, in a fixed order."""
+    g, p = t.stats_games, t.stats_players
+    with engine.connect() as conn:
+        games = [tuple(r) for r in conn.execute(select(g).order_by(g.c.game_id))]
+        players = [tuple(r) for r in conn.execute(select(p).order_by(p.c.game_id, p.c.seat))]
+    return games, players
+
+
+def rebuilt_equals_current(service: GameService) -> bool:
+    """Catch up, then drop and rebuild from the events: the rows must be the same."""
+    engine = service.store.engine
+    service.catch_up_stats()
+    before = projection_rows(engine)
+    service.catch_up_stats(rebuild=True)
+    return projection_rows(engine) == before and before != ([], [])
+
+
+def play_until_hand(service: GameService, game_id: str, hand: int) -> None:
+    """Play every human's heuristic move until hand `hand` is dealt (or the game ends)."""
+    state = service.view(game_id)
+    while state.status != "finished" and state.hand_number < hand:
+        assert state.turn is not None
+        command = heuristic_move(state, state.turn)
+        assert command is not None
+        state = service.act(game_id, command).state
+
+
+@pytest.fixture
+def service(store: EventStore) -> GameService:
+    return GameService(store)
+
+
+def test_catching_up_game_by_game_gives_the_rows_a_rebuild_gives(service: GameService) -> None:
+    for seed in range(3):
+        service.create_game(bots("ann", "bob", "cy"), seed=seed)
+        assert service.catch_up_stats() > 0
+    assert rebuilt_equals_current(service)
+    report = service.stats()
+    assert report.overall.games_played == 3
+    assert sum(p.games_won for p in report.players) == 3
+
+
+def test_a_second_catch_up_folds_nothing_and_keeps_the_checkpoint(service: GameService) -> None:
+    service.create_game(bots("ann", "bob"), seed=1)
+    first = catch_up(service.store.engine, STATS)
+    assert first.events > 0 and first.games == 1
+    assert not is_behind(service.store.engine, STATS)
+    again = catch_up(service.store.engine, STATS)
+    assert (again.events, again.checkpoint) == (0, first.checkpoint)
+    assert checkpoint(service.store.engine, STATS) == first.checkpoint
+
+
+def test_a_game_in_progress_counts_only_its_finished_hands(service: GameService) -> None:
+    game_id = service.create_game([PlayerSeat(name="you"), *bots("ann")], seed=5).game_id
+    play_until_hand(service, game_id, 2)
+    report = service.stats()
+    assert report.overall.games_in_progress == 1 and report.overall.games_played == 0
+    assert report.overall.hands_played == 1
+    you = service.stats(player="you").players[0]
+    assert you.hands_played == 1 and you.games_in_progress == 1 and you.games_played == 0
+    play_until_hand(service, game_id, 3)
+    assert service.stats().overall.hands_played == 2
+    assert rebuilt_equals_current(service)
+
+
+def test_a_player_is_his_name_ignoring_case_across_games(service: GameService) -> None:
+    service.create_game(bots("Ann", "bob"), seed=1)
+    service.create_game(bots("ANN", "cy"), seed=2)
+    report = service.stats(player="ann")
+    assert [p.games_played for p in report.players] == [2]
+    assert len(service.stats().players) == 3
+
+
+def test_an_unknown_player_is_not_found(service: GameService) -> None:
+    service.create_game(bots("ann", "bob"), seed=1)
+    with pytest.raises(NotFound, match="no player 'zed'"):
+        service.stats(player="zed")
+
+
+def test_imported_games_count_as_games_played_here(service: GameService, sqlite_url: str, db_url: str) -> None:
+    game_id = service.create_game(bots("ann", "bob"), seed=3).game_id
+    records = service.export_records(game_id)
+    target_url = sqlite_url if db_url.startswith("postgresql") else sqlite_url.replace("scat.db", "other.db")
+    other = GameService(EventStore(make_engine(target_url)))
+    ensure_schema(other.store.engine)
+    other.stats()  # an empty projection, caught up, before the import
+    assert other.import_records(records).ok
+    imported, original = other.stats(), service.stats()
+    assert imported.players == original.players and imported.overall.games_played == 1
+    other.store.engine.dispose()
+
+
+def test_games_from_before_the_projection_migration_are_counted_after_it(db_url: str) -> None:
+    from alembic import command
+    from sqlalchemy import text
+    from sqlalchemy.exc import DBAPIError
+
+    from scat_core.store.database import alembic_config
+
+    engine = make_engine(db_url)
+    with engine.begin() as conn:
+        command.upgrade(alembic_config(conn), "0001")
+    old = GameService(EventStore(engine))
+    old.create_game(bots("ann", "bob"), seed=4)  # written by a scat without projections
+    ensure_schema(engine)
+    assert old.stats().overall.games_played == 1
+    with engine.begin() as conn:
+        command.downgrade(alembic_config(conn), "0001")
+    with pytest.raises(DBAPIError, match="immutable"), engine.begin() as conn:
+        conn.execute(text("UPDATE events SET seq = seq + 100"))  # the triggers survived the downgrade
+    engine.dispose()
