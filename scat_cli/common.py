@@ -71,6 +71,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("scat_cli.history", "audit"),
     "export": ("scat_cli.history", "export"),
     "import": ("scat_cli.history", "import_"),
+    "stats": ("scat_cli.stats_command", "stats"),
     "rules": ("scat_cli.rules_command", "rules"),
 }
 

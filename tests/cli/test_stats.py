@@ -1,0 +1,66 @@
+"""`scat stats`: the table, the JSON fields, one player, an unknown one (exit 4), --rebuild."""
+
+from __future__ import annotations
+
+import json
+
+from .conftest import Scat, one_line_error
+
+FIELDS = {
+    "name", "games_played", "games_won", "games_in_progress", "hands_played", "hands_lost", "lives_lost",
+    "knocks", "knocks_saved", "knocks_lost_one", "knocks_lost_two", "throw_downs", "thirty_ones",
+    "showdowns", "average_showdown_value", "longest_game", "resigned",
+}
+
+
+def bot_games(scat: Scat, *lineups: tuple[str, ...]) -> None:
+    for seed, lineup in enumerate(lineups, start=1):
+        args = [arg for name in lineup for arg in ("--bot", name)]
+        assert scat("new", "-q", *args, "--seed", str(seed)).exit_code == 0
+
+
+def test_stats_json_has_the_documented_fields_per_player_and_overall(scat: Scat, scat_json: Scat) -> None:
+    bot_games(scat, ("ann", "bob"), ("Ann", "cy"))
+    document = scat_json("stats")
+    assert set(document) == {"players", "overall"}
+    assert all(set(p) == FIELDS for p in document["players"]) and set(document["overall"]) == FIELDS
+    ann = next(p for p in document["players"] if p["name"].lower() == "ann")
+    assert ann["games_played"] == 2  # "ann" and "Ann" are one player
+    overall = document["overall"]
+    assert overall["name"] is None and overall["games_played"] == 2
+    assert sum(p["games_won"] for p in document["players"]) == 2
+    assert overall["knocks"] == overall["knocks_saved"] + overall["knocks_lost_one"] + overall["knocks_lost_two"]
+    assert overall["longest_game"]["hands"] >= ann["longest_game"]["hands"] >= 1
+
+
+def test_stats_for_one_player_in_any_case(scat: Scat, scat_json: Scat) -> None:
+    bot_games(scat, ("ann", "bob"))
+    document = scat_json("stats", "--player", "BOB")
+    assert [p["name"] for p in document["players"]] == ["bob"]
+
+
+def test_stats_of_an_unknown_player_is_exit_4_in_one_line(scat: Scat) -> None:
+    bot_games(scat, ("ann", "bob"))
+    result = scat("stats", "--player", "zed")
+    assert result.exit_code == 4
+    assert one_line_error(result) == "scat: error: no player 'zed' has played in this database (see `scat stats`)"
+
+
+def test_rebuild_gives_the_same_figures(scat: Scat, scat_json: Scat) -> None:
+    bot_games(scat, ("ann", "bob", "cy"), ("bob", "dan"))
+    assert scat_json("stats") == scat_json("stats", "--rebuild")
+
+
+def test_stats_in_a_pipe_is_a_plain_table_with_everyone_last(scat: Scat) -> None:
+    bot_games(scat, ("ann", "bob"))
+    result = scat("stats")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0].split()[:4] == ["player", "games", "won", "hands"]
+    assert lines[3].startswith("everyone") and "\x1b[" not in result.stdout
+    assert json.dumps(result.stdout).count("\\u") == 0  # plain text, no symbols
+
+
+def test_stats_on_an_empty_database_says_how_to_start(scat: Scat) -> None:
+    result = scat("stats")
+    assert result.exit_code == 0 and "No games yet" in result.stdout
