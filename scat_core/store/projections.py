@@ -1,27 +1,30 @@
 """Projections: read models folded from the log, caught up by a global position, rebuildable.
 
 A projection keeps one state per game (a pure fold of that game's events, see
-`GameProjection`) in its own tables, plus one checkpoint row: the global position
-(tx_id, position) of the last event it has seen. `catch_up` reads the events after the
-checkpoint, in position order, of the types the projection uses, folds them into the games
-they belong to, writes those games' rows and moves the checkpoint, all in one transaction:
-the rows and the checkpoint commit together, so no event is counted twice or missed.
+`GameProjection`) in its own tables, plus one checkpoint row saying which events it has
+seen. `catch_up` reads the events it has not seen, in log order, of the types the
+projection uses, folds them into the games they belong to, writes those games' rows and
+moves the checkpoint, all in one transaction: rows and checkpoint commit together, and
+projectors take turns, so no event is counted twice or missed.
 
-The global position never makes writers wait: on PostgreSQL `events.tx_id` is the writer's
-transaction id (a column default) and catch-up reads only below the oldest transaction still
-running, where no row can appear any more (see `_horizon_bound` and the README,
-"Projections"); on SQLite writers already take turns, so `position` is the commit order.
+The global order never makes writers wait (README, "Projections"). On PostgreSQL
+`events.tx_id` is the writer's transaction id (a column default) and the checkpoint is the
+snapshot the last catch-up read in (`pg_current_snapshot()`): the next one reads exactly
+the rows visible to it and not to that snapshot, so an event whose transaction was still
+running then (even with an earlier `position`) is read later, never skipped. On SQLite
+writers take turns, so `position` is the commit order and the checkpoint is a position.
 """
 
 from __future__ import annotations
 
 import zlib
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
-from sqlalchemy import Engine, Select, and_, select, text, tuple_
+from sqlalchemy import Engine, Select, and_, func, literal_column, select, text, tuple_
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
@@ -32,11 +35,19 @@ from scat_core.store.database import WRITE_OPTION
 from scat_core.store.records import RECORD_KEYS, StoredEvent
 
 S = TypeVar("S")
-Position = tuple[int, int]  # (tx_id, position): the order of the log across games
 
 BATCH = 5_000  # events read per query
 FLUSH_GAMES = 5_000  # game states held in memory before they are written
-_START: Position = (-1, 0)
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """What a projection has seen: on SQLite every event up to `position`; on PostgreSQL
+    every event visible in `snapshot` (whose oldest running transaction was `tx_id`)."""
+
+    tx_id: int
+    position: int
+    snapshot: str | None = None
 
 
 class GameProjection(ABC, Generic[S]):
@@ -76,17 +87,15 @@ class CatchUp:
 
     events: int
     games: int
-    checkpoint: Position
+    checkpoint: Checkpoint | None
 
 
 def catch_up(engine: Engine, projection: GameProjection[S], *, rebuild: bool = False) -> CatchUp:
-    """Fold every settled event after the checkpoint into the projection (with `rebuild`:
-    from an empty projection); one transaction, one projector at a time."""
+    """Fold every event the projection has not seen into it (with `rebuild`: every event,
+    into an emptied projection); one transaction, one projector at a time."""
     try:
-        with engine.connect() as conn:
-            conn = conn.execution_options(**{WRITE_OPTION: True})  # SQLite: BEGIN IMMEDIATE
-            with conn.begin():
-                return _catch_up(conn, projection, rebuild)
+        with _projector(engine, projection.name) as conn:
+            return _catch_up(conn, projection, rebuild)
     except DBAPIError as exc:
         if _is_busy(exc):
             raise ConcurrencyConflict("the database is busy with another change: try again") from exc
@@ -94,39 +103,72 @@ def catch_up(engine: Engine, projection: GameProjection[S], *, rebuild: bool = F
 
 
 def is_behind(engine: Engine, projection: GameProjection[S]) -> bool:
-    """Whether settled events exist past the projection's checkpoint (a read; takes no lock)."""
+    """Whether the log holds events the projection has not seen (a read; takes no lock)."""
     with engine.connect() as conn, conn.begin():
-        return _horizon_bound(conn) > _checkpoint(conn, projection.name)
+        seen = _checkpoint(conn, projection.name)
+        if conn.dialect.name == "postgresql":
+            query: Select[Any] = select(literal_column("1")).select_from(t.events).where(_unseen(conn, seen)).limit(1)
+            return conn.execute(query).first() is not None
+        last = conn.execute(select(func.max(t.events.c.position))).scalar()
+        return last is not None and (seen is None or int(last) > seen.position)
 
 
-def checkpoint(engine: Engine, projection: GameProjection[S]) -> Position:
-    """The projection's checkpoint: the global position of the last event it has seen."""
+def checkpoint(engine: Engine, projection: GameProjection[S]) -> Checkpoint | None:
+    """The projection's checkpoint (None before its first catch-up)."""
     with engine.connect() as conn, conn.begin():
         return _checkpoint(conn, projection.name)
 
 
+@contextmanager
+def _projector(engine: Engine, name: str) -> Iterator[Connection]:
+    """A transaction for one projector at a time; writers of events never wait for it.
+
+    SQLite: a write transaction (BEGIN IMMEDIATE). PostgreSQL: a session advisory lock
+    taken first, then a REPEATABLE READ transaction, so every statement of the catch-up
+    reads the one snapshot that becomes the checkpoint, taken after the previous projector
+    committed.
+    """
+    with engine.connect() as conn:
+        if conn.dialect.name != "postgresql":
+            conn = conn.execution_options(**{WRITE_OPTION: True})
+            with conn.begin():
+                yield conn
+            return
+        key = {"k": _lock_key(name)}
+        conn.execute(text("SELECT pg_advisory_lock(:k)"), key)
+        conn.commit()
+        try:
+            conn = conn.execution_options(isolation_level="REPEATABLE READ")
+            with conn.begin():
+                yield conn
+        finally:
+            conn.execute(text("SELECT pg_advisory_unlock(:k)"), key)
+            conn.commit()
+
+
 def _catch_up(conn: Connection, projection: GameProjection[S], rebuild: bool) -> CatchUp:
-    if conn.dialect.name == "postgresql":  # projectors take turns; writers are never blocked
-        conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _lock_key(projection.name)})
     if rebuild:
         projection.clear(conn)
         conn.execute(t.projection_checkpoints.delete().where(t.projection_checkpoints.c.name == projection.name))
-    start = _checkpoint(conn, projection.name)
-    bound = _horizon_bound(conn)
-    if bound <= start:
-        return CatchUp(0, 0, start)
-    folder = _Folder(conn, projection, fresh=rebuild or start == _START)
-    cursor = start
+    seen = _checkpoint(conn, projection.name)
+    now = _now(conn)
+    if seen is not None and now.position <= seen.position and now.snapshot == seen.snapshot:
+        return CatchUp(0, 0, seen)
+    folder = _Folder(conn, projection, fresh=seen is None)
+    unseen = _unseen(conn, seen)
+    if now.snapshot is None:  # SQLite: nothing past the last position exists
+        unseen = and_(unseen, t.events.c.position <= now.position)
+    cursor: tuple[int, int] | None = None
     while True:
-        rows = conn.execute(_events_after(conn, projection, cursor, bound)).all()
+        rows = conn.execute(_events(conn, projection, unseen, cursor)).all()
         for row in rows:
             folder.apply(StoredEvent.from_row(row[2:]))
         if len(rows) < BATCH:
             break
         cursor = (int(rows[-1][1]), int(rows[-1][0]))
     folder.flush()
-    _set_checkpoint(conn, projection.name, bound, exists=start != _START)
-    return CatchUp(folder.applied, len(folder.written), bound)
+    _set_checkpoint(conn, projection.name, now, exists=seen is not None)
+    return CatchUp(folder.applied, len(folder.written), now)
 
 
 class _Folder(Generic[S]):
@@ -163,56 +205,63 @@ class _Folder(Generic[S]):
             self.states.clear()
 
 
-def _events_after(
-    conn: Connection, projection: GameProjection[S], cursor: Position, bound: Position
+def _events(
+    conn: Connection, projection: GameProjection[S], unseen: Any, cursor: tuple[int, int] | None
 ) -> Select[Any]:
+    """The next batch of unseen events of the projection's types, in log order (after `cursor`)."""
     e = t.events
     if conn.dialect.name == "postgresql":
-        key = tuple_(e.c.tx_id, e.c.position)
-        window = and_(key > tuple_(*cursor), key <= tuple_(*bound))
-    else:  # SQLite: one writer at a time, so position alone is the commit order (tx_id is 0)
-        window = and_(e.c.position > cursor[1], e.c.position <= bound[1])
+        order: tuple[Any, ...] = (e.c.tx_id, e.c.position)
+        after = None if cursor is None else tuple_(*order) > tuple_(*cursor)
+    else:  # one writer at a time: position is the commit order (and the rowid, so no sort)
+        order = (e.c.position,)
+        after = None if cursor is None else e.c.position > cursor[1]
     return (
         select(e.c.position, e.c.tx_id, *(e.c[k] for k in RECORD_KEYS))
-        .where(window, e.c.type.in_(sorted(projection.event_types)))
-        .order_by(e.c.tx_id, e.c.position)
+        .where(unseen if after is None else and_(unseen, after), e.c.type.in_(sorted(projection.event_types)))
+        .order_by(*order)
         .limit(BATCH)
     )
 
 
-def _horizon_bound(conn: Connection) -> Position:
-    """The greatest position whose events are all settled: nothing can be written before it.
-
-    PostgreSQL: a transaction's id is taken before it writes, and every id below the oldest
-    transaction still running (`pg_snapshot_xmin`) belongs to a finished transaction, so
-    rows with such a tx_id are all visible now and no more will ever appear. Rows of
-    transactions still running are left for the next catch-up, however early their
-    `position` (a sequence value, taken before commit). SQLite: the last position.
-    """
-    if conn.dialect.name == "postgresql":
-        row = conn.execute(
-            text(
-                "SELECT tx_id, position FROM events "
-                "WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint "
-                "ORDER BY tx_id DESC, position DESC LIMIT 1"
-            )
-        ).first()
-    else:
-        row = conn.execute(text("SELECT 0, MAX(position) FROM events")).first()
-    if row is None or row[1] is None:
-        return _START
-    return int(row[0]), int(row[1])
+def _unseen(conn: Connection, seen: Checkpoint | None) -> Any:
+    """The condition on events that `seen` has not covered."""
+    e = t.events
+    if seen is None:
+        return e.c.position.is_not(None)  # every event
+    if conn.dialect.name != "postgresql":
+        return e.c.position > seen.position
+    # Rows of transactions below the snapshot's xmin were all visible in it: skip them by
+    # the index; of the rest, those the snapshot did not see (running then, or later).
+    return and_(
+        e.c.tx_id >= seen.tx_id,
+        text("NOT pg_visible_in_snapshot(events.tx_id::text::xid8, CAST(:seen AS pg_snapshot))").bindparams(
+            seen=seen.snapshot
+        ),
+    )
 
 
-def _checkpoint(conn: Connection, name: str) -> Position:
+def _now(conn: Connection) -> Checkpoint:
+    """The checkpoint once every event visible now is folded in."""
+    last = conn.execute(select(func.max(t.events.c.position))).scalar()
+    position = 0 if last is None else int(last)
+    if conn.dialect.name != "postgresql":
+        return Checkpoint(0, position)
+    row = conn.execute(
+        text("SELECT pg_current_snapshot()::text, pg_snapshot_xmin(pg_current_snapshot())::text::bigint")
+    ).one()
+    return Checkpoint(int(row[1]), position, str(row[0]))
+
+
+def _checkpoint(conn: Connection, name: str) -> Checkpoint | None:
     c = t.projection_checkpoints.c
-    row = conn.execute(select(c.tx_id, c.position).where(c.name == name)).first()
-    return _START if row is None else (int(row[0]), int(row[1]))
+    row = conn.execute(select(c.tx_id, c.position, c.snapshot).where(c.name == name)).first()
+    return None if row is None else Checkpoint(int(row[0]), int(row[1]), row[2])
 
 
-def _set_checkpoint(conn: Connection, name: str, position: Position, exists: bool) -> None:
+def _set_checkpoint(conn: Connection, name: str, now: Checkpoint, exists: bool) -> None:
     table = t.projection_checkpoints
-    values = {"tx_id": position[0], "position": position[1]}
+    values = {"tx_id": now.tx_id, "position": now.position, "snapshot": now.snapshot}
     if exists:
         conn.execute(table.update().where(table.c.name == name).values(**values))
     else:

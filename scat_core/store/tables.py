@@ -80,6 +80,7 @@ projection_checkpoints = Table(
     Column("name", String(64), primary_key=True),
     Column("tx_id", BigInteger, nullable=False),
     Column("position", BigInteger, nullable=False),
+    Column("snapshot", Text, nullable=True),  # PostgreSQL: the snapshot the projection has seen
 )
 
 stats_games = Table(
