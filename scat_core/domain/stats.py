@@ -11,10 +11,20 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from . import events as ev
+
+T = TypeVar("T")
+
+
+def changed(value: T, **changes: Any) -> T:
+    """A copy of a frozen line with `changes` (a fast `dataclasses.replace`; `value` is untouched)."""
+    new = object.__new__(type(value))
+    new.__dict__.update(value.__dict__)
+    new.__dict__.update(changes)
+    return new
 
 
 def player_key(name: str) -> str:
@@ -22,7 +32,7 @@ def player_key(name: str) -> str:
     return unicodedata.normalize("NFKC", name).casefold()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class PlayerLine:
     """One player's figures in one game."""
 
@@ -44,7 +54,7 @@ class PlayerLine:
     showdown_total: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class GameLine:
     """One game's figures: its finished hands, its end, and one line per seated player."""
 
@@ -58,8 +68,8 @@ class GameLine:
 
     def with_player(self, key: str, **changes: Any) -> GameLine:
         """A copy with the player whose key is `key` changed (unknown keys change nothing)."""
-        players = tuple(replace(p, **changes) if p.key == key else p for p in self.players)
-        return replace(self, players=players)
+        players = tuple(changed(p, **changes) if p.key == key else p for p in self.players)
+        return changed(self, players=players)
 
 
 Handler = Callable[[GameLine, Any], GameLine]
@@ -69,11 +79,11 @@ def _created(line: GameLine, event: ev.GameCreated) -> GameLine:
     players = tuple(
         PlayerLine(seat=seat, key=player_key(p.name), name=p.name) for seat, p in enumerate(event.players, start=1)
     )
-    return replace(line, players=players)
+    return changed(line, players=players)
 
 
 def _knocked(line: GameLine, event: ev.Knocked) -> GameLine:
-    return replace(line, knocker_key=player_key(event.player))  # booked when the hand ends
+    return changed(line, knocker_key=player_key(event.player))  # booked when the hand ends
 
 
 def _thrown_down(line: GameLine, event: ev.ThrowDownCalled) -> GameLine:
@@ -110,17 +120,23 @@ def _hand_ended(line: GameLine, taking_part: list[str], lost: dict[str, int], va
             if p.key == line.knocker_key:
                 outcome = ("knocks_saved", "knocks_lost_one", "knocks_lost_two")[min(lives, 2)]
                 changes.update({"knocks": p.knocks + 1, outcome: getattr(p, outcome) + 1})
-            p = replace(p, **changes)
+            p = changed(p, **changes)
         players.append(p)
-    return replace(line, players=tuple(players), hands=line.hands + 1, knocker_key=None)
+    return changed(line, players=tuple(players), hands=line.hands + 1, knocker_key=None)
 
 
 def _eliminated(line: GameLine, event: ev.PlayerEliminated) -> GameLine:
     return line.with_player(player_key(event.player), out=True)
 
 
+def _resigned(line: GameLine, event: Any) -> GameLine:
+    """R27 (rules version 2): out at once, pennies kept; his game counts as played, not won.
+    A knock of his stands for the others but is not booked for him: he left that hand."""
+    return line.with_player(player_key(event.player), out=True, resigned=True)
+
+
 def _won(line: GameLine, event: ev.GameWon) -> GameLine:
-    return replace(line, finished=True, winner_key=player_key(event.winner), knocker_key=None)
+    return changed(line, finished=True, winner_key=player_key(event.winner), knocker_key=None)
 
 
 def _get(line: GameLine, key: str) -> PlayerLine:
@@ -139,6 +155,7 @@ _HANDLERS: dict[str, Handler] = {
     "ShowdownHeld": _showdown,
     "ThirtyOneDeclared": _declared,
     "PlayerEliminated": _eliminated,
+    "Resigned": _resigned,  # read only once the log has such events (rules version 2)
     "GameWon": _won,
 }
 HANDLED_TYPES: frozenset[str] = frozenset(_HANDLERS)

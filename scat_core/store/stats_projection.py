@@ -15,7 +15,7 @@ from sqlalchemy import Row, case, func, select
 from sqlalchemy.engine import Connection
 
 from scat_core.domain.events import Event
-from scat_core.domain.stats import HANDLED_TYPES, GameLine, PlayerLine, evolve_line, player_key
+from scat_core.domain.stats import HANDLED_TYPES, GameLine, PlayerLine, changed, evolve_line, player_key
 from scat_core.store import tables as t
 from scat_core.store.projections import GameProjection
 
@@ -34,7 +34,7 @@ class StatsProjection(GameProjection[GameLine]):
 
     def evolve(self, state: GameLine, event: Event, seq: int) -> GameLine:
         """The pure fold, recording `seq` as the game's checkpoint."""
-        return replace(evolve_line(state, event), last_seq=seq)
+        return changed(evolve_line(state, event), last_seq=seq)
 
     def last_seq(self, state: GameLine) -> int:
         """The game's checkpoint."""

@@ -94,3 +94,11 @@ def test_event_types_the_projection_does_not_use_change_nothing_not_even_unknown
     drawn = ev.CardDrawn(player="A", source="stock", card="2C")
     assert evolve_line(line, drawn) is line
     assert evolve_line(line, SimpleNamespace(type="SomethingNewer", player="A")) is line  # type: ignore[arg-type]
+
+
+def test_a_resigned_player_is_out_and_his_game_counts_as_played_not_won_R27() -> None:
+    resigned = SimpleNamespace(type="Resigned", player="B")  # the event of rules version 2
+    line = fold_line("g1", [created("A", "B", "C"), resigned,  # type: ignore[list-item]
+                            showdown("A", {"A": 20, "C": 15}, {"C": 1})])
+    assert counts(line, "B", "out", "resigned", "hands_played") == (True, True, 0)
+    assert counts(line, "C", "hands_played", "hands_lost") == (1, 1)

@@ -1,0 +1,243 @@
+"""Benchmark of the stats projection: rebuild throughput versus replay, `scat stats` versus `scat show`.
+
+Prints, next to their goals:
+
+* rebuild: `scat stats --rebuild`'s fold (`catch_up(..., rebuild=True)`) over every game,
+  in events of the log per second, against the replay throughput of the same events
+  (load + upcast + validate + fold, game by game, as `scat show` replays); goal >= 0.5x.
+  The projection reads only the event types it uses (the share is printed), so its
+  throughput is counted over every event of the games it covers, as replay's is;
+* `scat stats` on the populated database (caught up) against `scat show GAME` on it, both
+  the real `scat` executable, median of several runs; goal within 1.5x. Also printed: the
+  first `scat stats` (the whole log folded in) and one after a new game (incremental).
+
+The database is filled by a bulk path: a few real bot games, played through the service,
+cloned under new ids (re-keyed and re-hashed, so each audits) and appended through the
+store in large transactions. Usage::
+
+    .venv/bin/python tests/benchmarks/bench_stats.py               # 10,000 games on SQLite
+    .venv/bin/python tests/benchmarks/bench_stats.py --games 2000 --postgres URL
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import create_engine, func, select, text
+from sqlalchemy.engine import make_url
+
+from scat_core.domain.events import PlayerSeat
+from scat_core.domain.evolve import fold
+from scat_core.domain.hashing import GENESIS_HASH, canonical_json
+from scat_core.domain.options import GameOptions
+from scat_core.domain.stats import HANDLED_TYPES
+from scat_core.service import GameService
+from scat_core.service.read_model import summarize
+from scat_core.store import tables as t
+from scat_core.store.database import ensure_schema, make_engine
+from scat_core.store.event_store import EventStore, GameSummary
+from scat_core.store.projections import catch_up
+from scat_core.store.stats_projection import STATS
+
+REBUILD_GOAL = 0.5  # rebuild throughput / replay throughput, at least
+STATS_GOAL = 1.5  # `scat stats` time / `scat show` time, at most
+Record = dict[str, Any]
+SCAT = Path(sys.executable).with_name("scat")
+
+
+def template_games(service: GameService, count: int) -> list[tuple[list[Record], GameSummary]]:
+    """`count` real games of three bots, played through the service, as exported records."""
+    seats = [PlayerSeat(name=name, is_bot=True) for name in ("ann", "bob", "cy")]
+    games = []
+    for seed in range(count):
+        outcome = service.create_game(seats, options=GameOptions(lives=3), seed=seed)
+        games.append((service.export_records(outcome.game_id), summarize(outcome.state)))
+    return games
+
+
+_PLACEHOLDER = "@@game@@"
+
+
+def _prepared(records: Sequence[Record]) -> list[tuple[Record, str, bytes]]:
+    """Per record: its columns, its data and its hashed body as canonical JSON, the game id
+    replaced by a placeholder (cloning a game is then a text replace and one SHA-256)."""
+    prepared = []
+    for record in records:
+        data = record["data"]
+        if record["type"] == "GameCreated":
+            data = {**data, "game_id": _PLACEHOLDER}
+        envelope = {"game_id": _PLACEHOLDER, "seq": record["seq"], "type": record["type"],
+                    "schema_version": record["schema_version"], "recorded_at": record["recorded_at"], "data": data}
+        prepared.append((envelope, canonical_json(data).decode("utf-8"), canonical_json(envelope)))
+    return prepared
+
+
+def clone_rows(prepared: Sequence[tuple[Record, str, bytes]], game_id: str) -> list[Record]:
+    """The event rows of the game under `game_id`, its hash chain recomputed (as `chain_hash`)."""
+    rows, previous, key = [], GENESIS_HASH, game_id.encode("ascii")
+    for envelope, data, body in prepared:
+        digest = hashlib.sha256(previous.encode("ascii") + body.replace(b"@@game@@", key)).hexdigest()
+        rows.append({"game_id": game_id, "seq": envelope["seq"], "type": envelope["type"],
+                     "schema_version": envelope["schema_version"], "recorded_at": envelope["recorded_at"],
+                     "data": data.replace(_PLACEHOLDER, game_id), "prev_hash": previous, "hash": digest})
+        previous = digest
+    return rows
+
+
+def game_row(game_id: str, rows: Sequence[Record], summary: GameSummary) -> Record:
+    """The games read-model row of a cloned game."""
+    return {"game_id": game_id, "status": summary.status, "players": json.dumps(list(summary.players)),
+            "bots": json.dumps(list(summary.bots)), "turn": summary.turn, "hand_number": summary.hand_number,
+            "dealer": summary.dealer, "created_at": rows[0]["recorded_at"], "last_activity": rows[-1]["recorded_at"],
+            "winner": summary.winner, "head_seq": rows[-1]["seq"], "head_hash": rows[-1]["hash"],
+            "protected": summary.protected}
+
+
+def populate(service: GameService, games: int, templates: int, per_transaction: int = 500) -> None:
+    """Fill the database with `games` games cloned from `templates` real ones (bulk inserts)."""
+    played = [(_prepared(records), summary) for records, summary in template_games(service, templates)]
+    for first in range(0, games - templates, per_transaction):
+        events, rows = [], []
+        for number in range(first, min(first + per_transaction, games - templates)):
+            prepared, summary = played[number % len(played)]
+            game_id = f"s{number:09d}"
+            cloned = clone_rows(prepared, game_id)
+            events += cloned
+            rows.append(game_row(game_id, cloned, summary))
+        with service.store.engine.begin() as conn:
+            conn.execute(t.events.insert(), events)
+            conn.execute(t.games.insert(), rows)
+
+
+def replay_throughput(service: GameService, game_ids: Sequence[str]) -> float:
+    """Events/s of loading and folding each game (best of three passes)."""
+    best = 0.0
+    for _ in range(3):
+        started, events = time.perf_counter(), 0
+        for game_id in game_ids:
+            with service.store.read() as tx:
+                stored = tx.load(game_id)
+            fold(s.event for s in stored)
+            events += len(stored)
+        best = max(best, events / (time.perf_counter() - started))
+    return best
+
+
+def median_seconds(args: Sequence[str], env: dict[str, str], runs: int) -> float:
+    """The median wall time of running `scat ARGS` `runs` times (each must exit 0)."""
+    return medians([args], env, runs)[0]
+
+
+def medians(commands: Sequence[Sequence[str]], env: dict[str, str], runs: int) -> list[float]:
+    """Median wall times of `scat` commands, run in turn (so a busy machine slows all alike)."""
+    times: list[list[float]] = [[] for _ in commands]
+    for _ in range(runs):
+        for index, args in enumerate(commands):
+            started = time.perf_counter()
+            subprocess.run([str(SCAT), *args], env=env, check=True, capture_output=True)
+            times[index].append(time.perf_counter() - started)
+    return [statistics.median(spent) for spent in times]
+
+
+def line(measure: str, figure: str, goal: str = "") -> None:
+    print(f"  {measure:<52} {figure:>16}   {goal}")
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
+def run(url: str, args: argparse.Namespace) -> None:
+    engine = make_engine(url)
+    ensure_schema(engine)
+    service = GameService(EventStore(engine))
+    started = time.perf_counter()
+    populate(service, args.games, args.templates)
+    with engine.connect() as conn:
+        total = conn.execute(select(func.count()).select_from(t.events)).scalar_one()
+        used = conn.execute(
+            select(func.count()).select_from(t.events).where(t.events.c.type.in_(sorted(HANDLED_TYPES)))
+        ).scalar_one()
+        sample = [str(r[0]) for r in conn.execute(select(t.games.c.game_id).limit(args.replay_games))]
+        sample_events = conn.execute(
+            select(func.count()).select_from(t.events).where(t.events.c.game_id.in_(sample))
+        ).scalar_one()
+    print(f"{url.split(':')[0]}: {args.games:,} games, {total:,} events ({used / total:.0%} of them of the "
+          f"{len(HANDLED_TYPES)} types the stats read); populated in {time.perf_counter() - started:.0f} s")
+    env = {**os.environ, "SCAT_DB_URL": url}
+    first = median_seconds(["stats"], env, 1)  # folds the whole log in
+    replay = replay_throughput(service, sample)
+    rebuild_s = min(_timed(lambda: catch_up(engine, STATS, rebuild=True)) for _ in range(args.rebuilds))
+    rebuild = total / rebuild_s
+    ratio = rebuild / replay
+    line(f"replay ({len(sample)} games, {sample_events:,} events)", f"{replay:,.0f} ev/s")
+    line(f"rebuild ({args.games:,} games)", f"{rebuild:,.0f} ev/s",
+         f"{ratio:.1f}x replay (goal >= {REBUILD_GOAL}x: {verdict(ratio >= REBUILD_GOAL)})")
+    line("  of which read and folded (the types it uses)", f"{used / rebuild_s:,.0f} ev/s")
+    game_id = sample[0]
+    show, stats = medians([["show", game_id], ["stats"]], env, args.runs)
+    line("scat show GAME (median)", f"{show * 1000:.0f} ms")
+    line("scat stats (median, caught up)", f"{stats * 1000:.0f} ms",
+         f"{stats / show:.2f}x show (goal <= {STATS_GOAL}x: {verdict(stats <= STATS_GOAL * show)})")
+    line("first scat stats (the whole log folded in)", f"{first * 1000:.0f} ms")
+    subprocess.run([str(SCAT), "new", "-q", "--bot", "ann", "--bot", "dan"], env=env, check=True, capture_output=True)
+    line("scat stats after one more game (incremental)", f"{median_seconds(['stats'], env, 1) * 1000:.0f} ms")
+    engine.dispose()
+
+
+def _timed(action: Any) -> float:
+    started = time.perf_counter()
+    action()
+    return time.perf_counter() - started
+
+
+def backends(args: argparse.Namespace) -> Iterator[str]:
+    """A fresh SQLite file, then (if asked) a fresh PostgreSQL schema; cleaned up afterwards."""
+    directory = tempfile.mkdtemp(prefix="bench-stats-")
+    try:
+        yield f"sqlite:///{directory}/scat.db"
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+    if args.postgres:
+        schema = f"bench_stats_{uuid.uuid4().hex[:10]}"
+        admin = create_engine(args.postgres, isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+        try:
+            yield make_url(args.postgres).update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(
+                hide_password=False)
+        finally:
+            with admin.connect() as conn:
+                conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+            admin.dispose()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=10_000, help="games in the database (10,000)")
+    parser.add_argument("--templates", type=int, default=40, help="distinct real bot games cloned (40)")
+    parser.add_argument("--replay-games", type=int, default=300, help="games replayed for the replay figure (300)")
+    parser.add_argument("--rebuilds", type=int, default=1, help="rebuilds timed, the best kept (1)")
+    parser.add_argument("--runs", type=int, default=5, help="runs of each command timed (5)")
+    parser.add_argument("--postgres", metavar="URL", help="also on PostgreSQL (a fresh schema there)")
+    args = parser.parse_args(argv)
+    for url in backends(args):
+        run(url, args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
