@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
+from typer._click.exceptions import BadParameter
 from typer.core import TyperCommand, TyperGroup
 
 from scat_cli.context import CliState, state
@@ -76,8 +77,88 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class BadChoice(BadParameter):
+    """A value that is none of an enum parameter's choices (worded by `usage_message`)."""
+
+    def __init__(self, value: Any, ctx: Context, param: Any) -> None:
+        super().__init__(f"{value!r} is not one of the choices", ctx=ctx, param=param)
+        self.value = value
+
+
+class _PlainValue:
+    """Typer's coercion of one parameter for plain str/bool/list[str]/enum values, without pydantic.
+
+    Typer 0.29 builds a pydantic TypeAdapter for every parameter it converts; that import
+    and build is a good share of a command's start-up, and of `scat COMMAND --help` (the
+    root's --db). These types need no pydantic: the result is the same value typer returns.
+    """
+
+    def __init__(self, annotation: Any, case_sensitive: bool) -> None:
+        self.annotation, self.case_sensitive = annotation, case_sensitive
+
+    def coerce(self, value: Any, param: Any, ctx: Context) -> Any:
+        """The parameter's value, as typer's own coercion would give it."""
+        many = param.multiple or param.nargs == -1
+        if value is None:
+            return () if many else None
+        if not many:
+            return self._one(value, param, ctx)
+        if isinstance(value, str):
+            raise BadParameter("Value must be an iterable.", ctx=ctx, param=param)
+        return [self._one(item, param, ctx) for item in value]
+
+    def _one(self, value: Any, param: Any, ctx: Context) -> Any:
+        kind = self.annotation
+        if kind is bool and isinstance(value, bool):
+            return value
+        if isinstance(value, bytes):
+            value = value.decode(sys.getfilesystemencoding(), "replace")
+        if kind is str:
+            return str(value)
+        if isinstance(value, kind):  # an enum member already (a default)
+            return value
+        wanted = str(value) if self.case_sensitive else str(value).casefold()
+        for member in kind:
+            if wanted == (str(member.value) if self.case_sensitive else str(member.value).casefold()):
+                return member
+        raise BadChoice(value, ctx=ctx, param=param)
+
+
+def _plain_kind(param: Any) -> Any:
+    """The annotation of a typer parameter that `_PlainValue` converts, else None."""
+    from enum import Enum
+    from typing import get_args, get_origin
+
+    descriptor = getattr(param, "type_descriptor", None)
+    if descriptor is None or getattr(param, "_runtime_param", False) is not None:
+        return None  # not a typer parameter (or typer changed): typer converts it
+    info = descriptor.parameter_info
+    if info.parser is not None or info.callback is not None or getattr(info, "click_type", None) is not None:
+        return None
+    kind = descriptor.annotation
+    if get_origin(kind) is list and get_args(kind) == (str,):
+        kind = str
+    if kind is str or (kind is bool and not param.multiple) or (isinstance(kind, type) and issubclass(kind, Enum)):
+        return kind
+    return None
+
+
+def plain_coercion(params: list[Any]) -> list[Any]:
+    """`params`, the plain ones set to be converted without pydantic (see `_PlainValue`)."""
+    for param in params:
+        kind = _plain_kind(param)
+        if kind is not None:
+            info = param.type_descriptor.parameter_info
+            param._runtime_param = _PlainValue(kind, bool(getattr(info, "case_sensitive", True)))
+    return params
+
+
 class ScatGroup(TyperGroup):
     """The root group: builds commands lazily; errors become one line on stderr, no traceback."""
+
+    def get_params(self, ctx: Context) -> list[Any]:
+        """The parameters (--help too), the plain ones converted without pydantic."""
+        return plain_coercion(super().get_params(ctx))
 
     def list_commands(self, ctx: Context) -> list[str]:
         """Every command name, the lazy ones first."""
@@ -186,8 +267,6 @@ _BOUND_ERRORS = {"greater_than_equal", "less_than_equal", "greater_than", "less_
 
 def usage_message(error: Any) -> str:
     """A usage error as one plain line: typer's and pydantic's wording replaced where known."""
-    from typer._click.exceptions import BadParameter
-
     better = _bad_value_message(error) if isinstance(error, BadParameter) and error.param is not None else None
     return better or " ".join(error.format_message().split()).rstrip(".")
 
@@ -203,7 +282,7 @@ def _bad_value_message(error: Any) -> str | None:
         return f"missing the {noun}: write {_either(choices)}" if choices else None
     details = error.__cause__.errors() if hasattr(error.__cause__, "errors") else []
     first: dict[str, Any] = details[0] if details else {}
-    value, kind = first.get("input"), str(first.get("type", ""))
+    value, kind = (error.value if isinstance(error, BadChoice) else first.get("input")), str(first.get("type", ""))
     if choices and value is not None:
         article = "an" if noun[:1] in "aeiou" else "a"
         return f"{value!r} is not {article} {noun}: write {_either(choices)}"
@@ -252,6 +331,10 @@ def command_class(cls: type[TyperCommand]) -> Any:
 class ScatCommand(TyperCommand):
     """A command whose usage line names its arguments plainly: `scat discard [OPTIONS] GAME CARD`."""
 
+    def get_params(self, ctx: Context) -> list[Any]:
+        """The parameters (--help too), the plain ones converted without pydantic."""
+        return plain_coercion(super().get_params(ctx))
+
     def collect_usage_pieces(self, ctx: Context) -> list[str]:
         """Typer's pieces without the braces it puts around required arguments."""
         pieces = super().collect_usage_pieces(ctx)
@@ -290,14 +373,35 @@ def service(ctx: typer.Context) -> Iterator[GameService]:
         opened.store.engine.dispose()
 
 
+def program() -> str:
+    """The program as the user can run it again: `scat` when that is the `scat` on PATH, else the path used.
+
+    Run as `.venv/bin/scat` (not on PATH, or another scat first on PATH) the hints say
+    `.venv/bin/scat ...`, relative as it was typed, so a pasted hint works.
+    """
+    import os
+    from shutil import which
+
+    invoked = sys.argv[0] if sys.argv else ""
+    if os.path.basename(invoked) not in ("scat", "scat.exe") or os.sep not in invoked:
+        return "scat"  # `python -m scat_cli`, a test runner, or already the bare name
+    on_path = which("scat")
+    try:
+        if on_path is not None and os.path.samefile(on_path, invoked):
+            return "scat"
+    except OSError:
+        pass
+    return shlex.quote(invoked)
+
+
 def scat_prefix(ctx: typer.Context) -> str:
-    """`scat`, or `scat --db URL` when the URL was given on the command line (hints use it)."""
-    url = state(ctx).db_url
+    """The program (see `program`), plus `--db URL` when the URL was given on the command line (hints use it)."""
+    scat, url = program(), state(ctx).db_url
     if not url:
-        return "scat"
+        return scat
     if _PASSWORD_RE.search(url):
-        return "scat --db URL"
-    return f"scat --db {shlex.quote(url)}"
+        return f"{scat} --db URL"
+    return f"{scat} --db {shlex.quote(url)}"
 
 
 def command_line(*words: str) -> str:

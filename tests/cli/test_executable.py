@@ -81,9 +81,10 @@ def test_scat_db_url_from_the_environment_is_used(sqlite_url: str) -> None:
     ("args", "unwanted"),
     [
         (["--help"], ("sqlalchemy", "pydantic", "rich", "scat_core.store")),
-        # Typer 0.29 coerces the root's --db value through pydantic before a subcommand's help
-        (["show", "--help"], ("sqlalchemy", "rich", "scat_core.store")),
-        (["new", "--help"], ("sqlalchemy", "rich", "scat_core.store")),
+        # plain options (the root's --db too) are converted without typer's pydantic adapters
+        (["show", "--help"], ("sqlalchemy", "pydantic", "rich", "scat_core.store")),
+        (["new", "--help"], ("sqlalchemy", "pydantic", "rich", "scat_core.store")),
+        (["draw", "--help"], ("sqlalchemy", "pydantic", "rich", "scat_core.store")),
     ],
 )
 def test_help_stays_light(args: list[str], unwanted: tuple[str, ...]) -> None:
@@ -92,6 +93,53 @@ def test_help_stays_light(args: list[str], unwanted: tuple[str, ...]) -> None:
         "from scat_cli.app import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         f"heavy = sorted(m for m in {unwanted!r} if m in sys.modules)\n"
+        "assert not heavy, heavy\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+
+
+def _hints(result: subprocess.CompletedProcess[str]) -> list[str]:
+    """The suggested commands of a human view (indented lines naming a game command)."""
+    lines = result.stdout.splitlines()
+    return [line.strip().split("   ")[0] for line in lines if line.startswith("  ") and " --as " in line]
+
+
+def test_hints_name_the_program_as_it_was_run_so_a_pasted_hint_works(sqlite_url: str, tmp_path: Path) -> None:
+    # The README runs `.venv/bin/scat`: when that is not the `scat` on PATH, hints say it
+    # with the same (relative) path, and pasting one into a shell runs it.
+    env = {**os.environ, "SCAT_DB_URL": sqlite_url, "PATH": "/usr/bin:/bin"}
+    env.pop("SCAT_TOKEN", None)
+    relative = os.path.relpath(SCAT, tmp_path)
+    assert not os.path.isabs(relative)
+    game = subprocess.run([relative, "new", "-q", "--player", "you", "--bot", "ann", "--seed", "3", "--dealer", "ann"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, check=True).stdout.strip()
+    shown = subprocess.run([relative, "show", game, "--as", "you"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, check=True)
+    hints = _hints(shown)
+    assert hints and all(hint.startswith(f"{relative} draw {game} --as you ") or
+                         hint.startswith(f"{relative} knock ") for hint in hints), shown.stdout
+    pasted = subprocess.run(hints[0], shell=True, cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
+    assert pasted.returncode == 0, pasted.stderr
+    assert "you drew" in pasted.stdout
+    # The `scat` found on PATH is just `scat`.
+    on_path = {**env, "PATH": f"{BIN}{os.pathsep}/usr/bin:/bin"}
+    again = subprocess.run(["scat", "show", game, "--as", "you"], cwd=tmp_path, env=on_path,
+                           capture_output=True, text=True, check=True)
+    assert _hints(again) and all(hint.startswith("scat ") for hint in _hints(again)), again.stdout
+
+
+@pytest.mark.parametrize("command", [["show", "{game}", "--as", "you"], ["draw", "{game}", "--as", "you", "stock"]])
+def test_a_command_imports_only_what_it_uses(sqlite_url: str, command: list[str]) -> None:
+    # Start-up (issue #8): no Alembic when the schema is current, no typer pydantic adapters
+    # for plain options, no rich in a pipe.
+    game = run_json(sqlite_url, "new", "--player", "you", "--bot", "ann", "--seed", "3", "--dealer", "ann")["game_id"]
+    args = [word.replace("{game}", game) for word in command]
+    code = (
+        f"import sys; sys.argv = ['scat', '--db', {sqlite_url!r}, *{args!r}]\n"
+        "from scat_cli.app import main\n"
+        "try:\n    main()\nexcept SystemExit as exit:\n    assert not exit.code, exit.code\n"
+        "heavy = sorted(m for m in ('alembic', 'typer._adapters', 'rich') if m in sys.modules)\n"
         "assert not heavy, heavy\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
