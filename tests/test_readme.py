@@ -21,7 +21,8 @@ def block(marker: str) -> list[str]:
 def test_the_readme_has_exactly_one_test_command_that_installs_and_runs_pytest() -> None:
     (command,) = block("test-command")
     assert command.startswith("python3 -m venv .venv && ")
-    assert "pip install -e '.[test]'" in command and command.endswith(".venv/bin/pytest")
+    assert "pip install -e '.[test]'" in command and command.endswith(".venv/bin/pytest -n auto")
+    assert "pytest-xdist" in (REPO / "pyproject.toml").read_text(encoding="utf-8")  # provides -n
 
 
 def test_the_readme_has_exactly_one_play_command_against_bots() -> None:
@@ -34,6 +35,8 @@ def test_ci_runs_the_readme_test_command_itself() -> None:
     assert "<!-- test-command -->" in CI_RUN and "README.md" in CI_RUN
     assert 'bash -c "set -euo pipefail; $TEST_COMMAND"' in CI_RUN
     assert CI_RUN.startswith("#!/usr/bin/env bash") and "set -euo pipefail" in CI_RUN
+    # ... and then plays a game with a wheel installed outside the clone (issue #8).
+    assert 'bash .ci/wheel_smoke "${SCAT_TEST_POSTGRES_URL:-}"' in CI_RUN
 
 
 def test_the_readme_play_command_starts_a_game_on_the_default_database(tmp_path: Path) -> None:
