@@ -361,12 +361,29 @@ def seat_order(ctx: typer.Context, players: list[str], bots: list[str]) -> list[
     return [(next(robots), True) if kind == "bots" else (next(humans), False) for kind in kinds]
 
 
+def loaded() -> None:
+    """Call once a command has imported what it uses: the garbage collector back to normal.
+
+    The objects made so far (modules, classes: they live until exit) are frozen out of the
+    collector's sight and its usual thresholds restored (see scat_cli/__init__.py). Once
+    per process; `service` calls it.
+    """
+    import gc
+
+    import scat_cli
+
+    if gc.get_threshold() != scat_cli.GC_THRESHOLDS:
+        gc.freeze()
+        gc.set_threshold(*scat_cli.GC_THRESHOLDS)
+
+
 @contextmanager
 def service(ctx: typer.Context) -> Iterator[GameService]:
     """The game service over this invocation's database, disposed of afterwards."""
     from scat_core.service.games import GameService
 
     opened = GameService.open(state(ctx).db_url)
+    loaded()
     try:
         yield opened
     finally:

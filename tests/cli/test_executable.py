@@ -144,3 +144,24 @@ def test_a_command_imports_only_what_it_uses(sqlite_url: str, command: list[str]
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
+
+
+def test_start_up_spends_no_time_collecting_the_modules_it_loads(sqlite_url: str) -> None:
+    # Start-up (issue #8): the garbage collector waits while a command loads its modules
+    # (they live until exit), then they are frozen and the usual thresholds come back.
+    game = run_json(sqlite_url, "new", "--player", "you", "--bot", "ann", "--seed", "3", "--dealer", "ann")["game_id"]
+    code = (
+        "import gc, sys\n"
+        "before = gc.get_threshold()\n"
+        "older = []\n"
+        "gc.callbacks.append(lambda phase, info: older.append(info['generation']) if phase == 'start' "
+        "and info['generation'] > 0 else None)\n"
+        f"sys.argv = ['scat', '--db', {sqlite_url!r}, 'show', {game!r}, '--as', 'you']\n"
+        "from scat_cli.app import main\n"
+        "try:\n    main()\nexcept SystemExit as exit:\n    assert not exit.code, exit.code\n"
+        "assert not older, f'collections of older generations: {older}'\n"
+        "assert gc.get_threshold() == before, (gc.get_threshold(), before)\n"
+        "assert gc.get_freeze_count() > 10_000, gc.get_freeze_count()\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
