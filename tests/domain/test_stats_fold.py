@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import random
 from types import SimpleNamespace
 from typing import Any
+
+import pytest
 
 from scat_core.domain import events as ev
 from scat_core.domain.options import GameOptions
 from scat_core.domain.stats import GameLine, PlayerLine, evolve_line, fold_line, player_key
 
-from .helpers import cards
+from .helpers import cards, heuristic, play_out, uniform
 
 
 def created(*names: str) -> ev.GameCreated:
@@ -102,3 +105,26 @@ def test_a_resigned_player_is_out_and_his_game_counts_as_played_not_won_R27() ->
                             showdown("A", {"A": 20, "C": 15}, {"C": 1})])
     assert counts(line, "B", "out", "resigned", "hands_played") == (True, True, 0)
     assert counts(line, "C", "hands_played", "hands_lost") == (1, 1)
+
+
+@pytest.mark.parametrize("seed", ["s1", "s2", "s3", "s4"])
+@pytest.mark.parametrize("options", [GameOptions(), GameOptions(throw_down=True, no_dole=True, lives=2)])
+def test_whole_random_games_give_lines_that_agree_with_the_game_state_and_its_events(
+    seed: str, options: GameOptions
+) -> None:
+    names = ("Ann", "bob", "cy", "dan")
+    rng = random.Random(seed)
+    events, state = play_out(names, [heuristic, uniform(rng), heuristic, uniform(rng)], seed, options=options)
+    line = fold_line("g1", events)
+    assert line.finished and line.winner_key == player_key(str(state.winner))  # R26
+    assert line.hands == state.hand_number  # every hand of a finished game ended
+    for seat, name in enumerate(names):
+        mine = player(line, name)
+        assert mine.out == state.players[seat].out
+        assert mine.knocks == sum(isinstance(e, ev.Knocked) and e.player == name for e in events)
+        assert mine.knocks == mine.knocks_saved + mine.knocks_lost_one + mine.knocks_lost_two
+        assert mine.thirty_ones == sum(isinstance(e, ev.ThirtyOneDeclared) and e.player == name for e in events)
+        assert mine.showdowns == sum(isinstance(e, ev.ShowdownHeld) and name in e.values for e in events)
+        paid = sum(isinstance(e, ev.PennyPaid) and e.player == name for e in events)
+        assert mine.lives_lost >= paid >= mine.hands_lost - mine.out  # on the dole a lost hand pays nothing
+        assert mine.hands_lost <= mine.hands_played <= line.hands
