@@ -52,8 +52,18 @@ _PASSWORD_RE = re.compile(r"://[^/@]*:[^/@]*@")
 
 def fail(error: ScatError) -> NoReturn:
     """Stop the command with one line on stderr and the error's exit code."""
-    typer.echo(f"scat: error: {error}", err=True)
+    typer.echo(f"scat: error: {_wording(error)}", err=True)
     raise typer.Exit(error.exit_code)
+
+
+def _wording(error: ScatError) -> str:
+    """The one line an error is told in; a damaged history names the audit that explains it."""
+    from scat_core.domain.errors import HistoryDamaged
+
+    if isinstance(error, HistoryDamaged):
+        return (f"history damaged: game {error.game_id}: {error.reason}; nothing was played: "
+                f"run `scat audit {error.game_id}`")
+    return str(error)
 
 
 #: Every command: name -> (module, function). Modules are imported, and the click command

@@ -43,6 +43,21 @@ class CorruptHistory(ScatError):
     exit_code = 1
 
 
+class HistoryDamaged(CorruptHistory):
+    """A command found the stored log out of step with its verified head, or its chain broken (exit 1).
+
+    Raised before anything is appended: a damaged history is refused, never healed. `reason`
+    says what was found; the CLI words the advice (run an audit).
+    """
+
+    exit_code = 1
+
+    def __init__(self, game_id: str, reason: str) -> None:
+        self.game_id = game_id
+        self.reason = reason
+        super().__init__(f"the stored history of game {game_id} is damaged: {reason}")
+
+
 class ConcurrencyConflict(ScatError):
     """Someone else acted on the game first (exit 5): try again."""
 

@@ -137,7 +137,7 @@ class GameService(ArchiveUseCases, StatsUseCases):
     def act(self, game_id: str, command: PlayerCommand, token: str | None = None) -> Outcome:
         """Carry out a human player's command, then let bots play until a human must."""
         with self.store.transaction() as tx:
-            state = self._load_state(tx, game_id)
+            state = self._load_for_command(tx, game_id)
             seat = self._authorize(tx, state, command.player, token)
             if state.players[seat].is_bot:
                 raise RuleViolation(f"{state.players[seat].name} is a bot: bots play by themselves")
@@ -176,7 +176,7 @@ class GameService(ArchiveUseCases, StatsUseCases):
         for attempt in range(BOT_RETRIES + 1):
             try:
                 with self.store.transaction() as tx:
-                    state = self._load_state(tx, game_id)
+                    state = self._load_for_command(tx, game_id)
                     events, after = decide_and_evolve(state, ViewHand(player), self._chance(tx, state))
                     if events:
                         self._append(tx, state, events, after)
@@ -194,7 +194,7 @@ class GameService(ArchiveUseCases, StatsUseCases):
         Without this the game would wait for a bot for ever. Nothing owed: nothing appended.
         """
         with self.store.read() as tx:
-            state = self._load_state(tx, game_id)
+            state = self._load_for_command(tx, game_id)
             if next_bot_command(state) is None:
                 return Outcome(game_id, state, before=state)
             chance = self._chance(tx, state)
@@ -218,7 +218,7 @@ class GameService(ArchiveUseCases, StatsUseCases):
                 if attempt == BOT_RETRIES:
                     raise
                 with self.store.read() as tx:
-                    state = self._load_state(tx, game_id)
+                    state = self._load_for_command(tx, game_id)
         raise AssertionError("unreachable")
 
     # ---- reading -------------------------------------------------------------------------
@@ -298,6 +298,11 @@ class GameService(ArchiveUseCases, StatsUseCases):
     @staticmethod
     def _load_state(tx: StoreTransaction, game_id: str) -> GameState:
         return fold(stored.event for stored in tx.load(game_id))
+
+    @staticmethod
+    def _load_for_command(tx: StoreTransaction, game_id: str) -> GameState:
+        """The state to play on, from a log verified against its recorded head (HistoryDamaged if not)."""
+        return fold(stored.event for stored in tx.load_verified(game_id))
 
     @staticmethod
     def _append(

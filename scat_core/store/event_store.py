@@ -26,12 +26,13 @@ from sqlalchemy import Engine, bindparam, func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
-from scat_core.domain.errors import ConcurrencyConflict, NotFound
+from scat_core.domain.errors import ConcurrencyConflict, HistoryDamaged, NotFound
 from scat_core.domain.events import to_record
 from scat_core.domain.hashing import GENESIS_HASH, canonical_json, chain_hash
 from scat_core.store import tables as t
 from scat_core.store.database import WRITE_OPTION
 from scat_core.store.records import RECORD_KEYS, StoredEvent, utc_now
+from scat_core.store.verified import verify_log
 
 __all__ = ["RECORD_KEYS", "EventStore", "GameRow", "GameSecret", "GameSummary", "StoreTransaction", "StoredEvent",
            "utc_now"]
@@ -44,6 +45,9 @@ _LOAD = (
     .order_by(t.events.c.seq)
 )
 _LOAD_UP_TO = _LOAD.where(t.events.c.seq <= bindparam("up_to"))
+_GAME_HEAD = select(t.games.c.head_seq, t.games.c.head_hash).where(t.games.c.game_id == bindparam("game_id"))
+
+
 @dataclass(frozen=True)
 class GameSummary:
     """What the games read model needs to know after an append (computed by the caller)."""
@@ -115,6 +119,16 @@ class StoreTransaction:
         from_row = StoredEvent.from_row
         return [from_row(row) for row in rows]
 
+    def load_verified(self, game_id: str) -> list[StoredEvent]:
+        """`load` for a command: HistoryDamaged unless the log chains and ends at the games row's head."""
+        head = self._conn.execute(_GAME_HEAD, {"game_id": game_id}).first()
+        rows = self._conn.execute(_LOAD, {"game_id": game_id}).all()
+        if head is None and not rows:
+            raise NotFound(f"no game {game_id!r} in this database (see `scat games`)")
+        verify_log(game_id, rows, None if head is None else (int(head[0]), str(head[1])))
+        from_row = StoredEvent.from_row
+        return [from_row(row) for row in rows]
+
     def load_raw(self, game_id: str) -> list[dict[str, Any]]:
         """The game's full records (envelope, prev_hash, hash) as stored, for export."""
         return [stored.record() for stored in self.load(game_id)]
@@ -175,7 +189,7 @@ class StoreTransaction:
             prev_hash = digest
         self._insert(stored)
         if stored:
-            self._update_read_model(game_id, stored[-1], summary)
+            self._update_read_model(game_id, stored[-1], summary, new=expected_seq == 0)
         return stored
 
     def append_raw(
@@ -193,7 +207,7 @@ class StoreTransaction:
         self._insert(stored)
         for game_id in dict.fromkeys(s.game_id for s in stored):
             mine = sorted((s for s in stored if s.game_id == game_id), key=lambda s: s.seq)
-            self._update_read_model(game_id, mine[-1], summary, created_at=mine[0].recorded_at)
+            self._update_read_model(game_id, mine[-1], summary, created_at=mine[0].recorded_at, new=True)
         return stored
 
     def _insert(self, stored: Sequence[StoredEvent]) -> None:
@@ -218,7 +232,8 @@ class StoreTransaction:
     # ---- the games read model ------------------------------------------------------------
 
     def _update_read_model(
-        self, game_id: str, last: StoredEvent, summary: GameSummary | None, created_at: str | None = None
+        self, game_id: str, last: StoredEvent, summary: GameSummary | None, created_at: str | None = None,
+        new: bool = False,
     ) -> None:
         values: dict[str, Any] = {
             "head_seq": last.seq, "head_hash": last.hash, "last_activity": last.recorded_at,
@@ -234,6 +249,8 @@ class StoreTransaction:
             t.games.update().where(t.games.c.game_id == game_id).values(**values)
         )
         if updated.rowcount == 0:
+            if not new:  # a running game's row was removed: refused, never silently re-created
+                raise HistoryDamaged(game_id, "the games list has no entry for it")
             defaults: dict[str, Any] = {
                 "status": "active", "players": "[]", "bots": "[]", "turn": None,
                 "hand_number": 1, "dealer": None, "winner": None, "protected": False,

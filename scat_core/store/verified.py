@@ -1,0 +1,56 @@
+"""Loading a game for a command: the log is checked against the head the games row recorded.
+
+A command appends only after the stored log is found to end exactly where the games read
+model's head (seq, hash) says, and every event it reads chains to the one before it; any
+difference is damage done outside scat (a deleted tail, a lowered or removed games row, an
+edited event) and raises HistoryDamaged, so that it is refused instead of healed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from scat_core.domain.errors import HistoryDamaged
+from scat_core.domain.hashing import GENESIS_HASH, chain_hash_raw
+
+
+def verify_rows(game_id: str, rows: Sequence[Sequence[Any]], prev_seq: int, prev_hash: str) -> None:
+    """Check that stored rows (RECORD_KEYS order) follow event `prev_seq` (hash `prev_hash`) in one
+    unbroken chain: consecutive seqs, each prev_hash the hash before, each hash its content's."""
+    seq_expected = prev_seq + 1
+    for row in rows:
+        row_game, seq, event_type, version, recorded_at, data_json, row_prev, row_hash = row
+        if seq != seq_expected or row_game != game_id:
+            raise HistoryDamaged(game_id, f"event {seq_expected} is missing from its log")
+        if row_prev != prev_hash:
+            raise HistoryDamaged(game_id, f"event {seq} does not chain to event {seq - 1}")
+        if chain_hash_raw(prev_hash, game_id, seq, event_type, version, recorded_at, data_json) != row_hash:
+            raise HistoryDamaged(game_id, f"event {seq} was altered: its hash does not match its content")
+        prev_hash = row_hash
+        seq_expected += 1
+
+
+def check_head(game_id: str, last_seq: int, last_hash: str, head_seq: int, head_hash: str) -> None:
+    """Check that the log's last event is the head the games row recorded when it was last played."""
+    if last_seq < head_seq:
+        raise HistoryDamaged(
+            game_id, f"its log ends at event {last_seq} but the game had reached event {head_seq}: events were removed"
+        )
+    if last_seq > head_seq:
+        raise HistoryDamaged(
+            game_id, f"its log goes on to event {last_seq} but the games list has it at event {head_seq}"
+        )
+    if last_hash != head_hash:
+        raise HistoryDamaged(game_id, f"its event {last_seq} is not the one recorded when it was last played")
+
+
+def verify_log(game_id: str, rows: Sequence[Sequence[Any]], head: tuple[int, str] | None) -> None:
+    """Verify a whole stored log against the games row's head (None: the row is missing)."""
+    if head is None:
+        raise HistoryDamaged(game_id, f"its log holds {len(rows)} events but the games list has no entry for it")
+    if not rows:
+        raise HistoryDamaged(game_id, f"the games list has it at event {head[0]} but its log is empty")
+    verify_rows(game_id, rows, 0, GENESIS_HASH)
+    last = rows[-1]
+    check_head(game_id, int(last[1]), str(last[7]), *head)

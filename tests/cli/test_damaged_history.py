@@ -1,0 +1,30 @@
+"""#14.5 at the command line: a move on a damaged history is exit 1, one line naming the audit."""
+
+from __future__ import annotations
+
+from sqlalchemy import create_engine, text
+
+from tests.cli.conftest import Scat, one_line_error
+from tests.cli.test_play import new_game
+
+
+def test_a_move_after_the_last_event_was_deleted_is_refused_and_the_audit_still_fails(
+    scat: Scat, scat_json: Scat, cli_db: str
+) -> None:
+    game = new_game(scat_json)
+    assert scat("draw", game, "--as", "you", "stock").exit_code == 0
+    engine = create_engine(cli_db)
+    with engine.begin() as conn:  # someone with the database file: triggers dropped, last event gone
+        conn.execute(text("DROP TRIGGER events_no_delete"))
+        conn.execute(text("DELETE FROM events WHERE game_id = :g AND seq = "
+                          "(SELECT max(seq) FROM events WHERE game_id = :g)"), {"g": game})
+        left = conn.execute(text("SELECT count(*) FROM events WHERE game_id = :g"), {"g": game}).scalar_one()
+    engine.dispose()
+
+    result = scat("draw", game, "--as", "you", "stock")
+    assert result.exit_code == 1
+    line = one_line_error(result)
+    assert line.startswith("scat: error: history damaged: ") and "events were removed" in line
+    assert line.endswith(f"run `scat audit {game}`")
+    assert len(scat_json("log", game, "--as", "you")["events"]) == left  # nothing appended
+    assert scat("audit", game).exit_code == 1  # not healed: the audit still names the cut

@@ -1,0 +1,113 @@
+"""#14.5: a command refuses a damaged history instead of healing it, on SQLite and PostgreSQL.
+
+Each attack is a direct database edit (the triggers dropped first where the log is edited):
+a deleted tail, a lowered or removed games row, an event altered in place. Before this, the
+next move appended after whatever was left and re-wrote the games row, so the damage was
+forgotten and the game audited clean. Now every command checks, before it appends, that the
+log chains and ends where the games row's head (seq, hash) says, and writes nothing if not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from sqlalchemy import Engine, text
+
+from scat_core.domain.bots import heuristic_move
+from scat_core.domain.errors import HistoryDamaged
+from scat_core.domain.events import PlayerSeat
+from scat_core.service import GameService
+from tests.reliability.test_immutability import a_game_in_play, drop_event_triggers
+
+
+def _next_move(service: GameService, game_id: str) -> None:
+    state = service.view(game_id)
+    assert state.turn is not None
+    command = heuristic_move(state, state.turn)
+    assert command is not None
+    service.act(game_id, command)
+
+
+def _delete_tail(engine: Engine, game_id: str) -> None:
+    drop_event_triggers(engine)
+    with engine.begin() as conn:
+        conn.execute(text("DELETE FROM events WHERE game_id = :g AND seq = "
+                          "(SELECT max(seq) FROM events WHERE game_id = :g)"), {"g": game_id})
+
+
+def _lower_games_row(engine: Engine, game_id: str) -> None:
+    with engine.begin() as conn:  # the row points at the event before the last, as if unplayed
+        conn.execute(text("UPDATE games SET head_seq = head_seq - 1, head_hash = (SELECT prev_hash FROM events "
+                          "WHERE game_id = :g AND seq = games.head_seq) WHERE game_id = :g"), {"g": game_id})
+
+
+def _remove_games_row(engine: Engine, game_id: str) -> None:
+    with engine.begin() as conn:
+        conn.execute(text("DELETE FROM games WHERE game_id = :g"), {"g": game_id})
+
+
+def _alter_an_event(engine: Engine, game_id: str) -> None:
+    drop_event_triggers(engine)
+    with engine.begin() as conn:  # hand 1's deck reordered: other cards in every hand
+        conn.execute(text("UPDATE events SET data = replace(data, '\"deck\":[\"', '\"deck\":[\"2C\",\"') "
+                          "WHERE game_id = :g AND seq = 2"), {"g": game_id})
+
+
+def _delete_a_middle_event(engine: Engine, game_id: str) -> None:
+    """A middle event deleted: the tail after it no longer chains."""
+    drop_event_triggers(engine)
+    with engine.begin() as conn:
+        conn.execute(text("DELETE FROM events WHERE game_id = :g AND seq = 5"), {"g": game_id})
+
+
+ATTACKS: dict[str, tuple[Callable[[Engine, str], None], str]] = {
+    "a deleted tail": (_delete_tail, "events were removed"),
+    "a lowered games row": (_lower_games_row, "goes on to event"),
+    "a removed games row": (_remove_games_row, "no entry"),
+    "an altered event": (_alter_an_event, "altered"),
+    "a deleted middle event": (_delete_a_middle_event, "missing"),
+}
+
+
+@pytest.mark.parametrize("attack", list(ATTACKS))
+def test_a_move_on_a_damaged_history_is_refused_and_writes_nothing(db_url: str, attack: str) -> None:
+    damage, reason = ATTACKS[attack]
+    service = GameService.open(db_url)
+    engine = service.store.engine
+    game_id = a_game_in_play(service)
+    damage(engine, game_id)
+    with engine.connect() as conn:
+        before = conn.execute(text("SELECT count(*) FROM events WHERE game_id = :g"), {"g": game_id}).scalar_one()
+        row_before = conn.execute(text("SELECT * FROM games WHERE game_id = :g"), {"g": game_id}).all()
+
+    with pytest.raises(HistoryDamaged, match=reason) as caught:
+        _next_move(service, game_id)
+    assert caught.value.exit_code == 1 and caught.value.game_id == game_id
+    with pytest.raises(HistoryDamaged):  # and again: nothing was healed by the refusal
+        service.play_bots(game_id)
+
+    with engine.connect() as conn:
+        after = conn.execute(text("SELECT count(*) FROM events WHERE game_id = :g"), {"g": game_id}).scalar_one()
+        row_after = conn.execute(text("SELECT * FROM games WHERE game_id = :g"), {"g": game_id}).all()
+    assert (after, row_after) == (before, row_before)
+    assert not service.audit(game_id).ok  # the damage is still there for the audit to report
+    engine.dispose()
+
+
+def test_an_undamaged_game_plays_on_after_the_checks(db_url: str) -> None:
+    service = GameService.open(db_url)
+    game_id = a_game_in_play(service, moves=4)
+    _next_move(service, game_id)
+    assert service.audit(game_id).ok
+
+
+def test_bots_owing_moves_are_not_resumed_on_a_damaged_history(db_url: str) -> None:
+    service = GameService.open(db_url)
+    engine = service.store.engine
+    created = service.create_game([PlayerSeat(name="ann", is_bot=True), PlayerSeat(name="bob", is_bot=True)], seed=3)
+    # Lowering the finished bot game's row: as if its last moves were never recorded in the list.
+    _lower_games_row(engine, created.game_id)
+    with pytest.raises(HistoryDamaged, match="goes on to event"):
+        service.play_bots(created.game_id)
+    engine.dispose()
