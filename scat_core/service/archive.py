@@ -9,7 +9,7 @@ from scat_core.domain import events as ev
 from scat_core.domain.audit import AuditReport, audit_records
 from scat_core.domain.errors import NotFound, RuleViolation
 from scat_core.domain.evolve import fold
-from scat_core.service.read_model import summarize
+from scat_core.service.read_model import snapshot_json, summarize
 from scat_core.store.event_store import EventStore
 
 
@@ -104,5 +104,5 @@ class ArchiveUseCases:
         with self.store.transaction() as tx:
             if tx.head(report.game_id) is not None:
                 raise RuleViolation(f"game {report.game_id} is already in this database: nothing imported")
-            tx.append_raw(records, summarize(state))
+            tx.append_raw(records, summarize(state), snapshot_json(state))
         return report

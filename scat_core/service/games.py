@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from scat_core.domain import events as ev
+from scat_core.domain import snapshot
 from scat_core.domain.bots import next_bot_command
 from scat_core.domain.commands import CreateGame, PlayerCommand, ViewHand
 from scat_core.domain.decide import decide_and_evolve
@@ -22,10 +23,10 @@ from scat_core.domain.shuffle import SeededChance, new_salt, new_seed
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
 from scat_core.service.archive import ArchiveUseCases
-from scat_core.service.read_model import summarize
+from scat_core.service.read_model import snapshot_json, summarize
 from scat_core.service.statistics import StatsUseCases
 from scat_core.store.database import open_engine
-from scat_core.store.event_store import EventStore, GameRow, StoredEvent, StoreTransaction
+from scat_core.store.event_store import EventStore, GameRow, GameSecret, StoredEvent, StoreTransaction
 from scat_core.store.tokens import hash_token, new_token, verify_token
 
 BOT_MOVES_PER_CALL = 100_000  # a safety bound: a bot-only game ends long before
@@ -127,7 +128,7 @@ class GameService(ArchiveUseCases, StatsUseCases):
         events, state = decide_and_evolve(GameState(), command, chance)
         tokens = {p.name: new_token() for p in state.players if protect and not p.is_bot}
         with self.store.transaction() as tx:
-            stored = tx.append(command.game_id, 0, events, summarize(state))
+            stored = tx.append(command.game_id, 0, events, summarize(state), snapshot_json(state))
             tx.put_secret(command.game_id, chance.seed, chance.salt)
             for name, token in tokens.items():
                 tx.put_token_hash(command.game_id, name, hash_token(token))
@@ -137,11 +138,11 @@ class GameService(ArchiveUseCases, StatsUseCases):
     def act(self, game_id: str, command: PlayerCommand, token: str | None = None) -> Outcome:
         """Carry out a human player's command, then let bots play until a human must."""
         with self.store.transaction() as tx:
-            state = self._load_for_command(tx, game_id)
+            state, secret = self._load_for_command(tx, game_id)
             seat = self._authorize(tx, state, command.player, token)
             if state.players[seat].is_bot:
                 raise RuleViolation(f"{state.players[seat].name} is a bot: bots play by themselves")
-            chance = self._chance(tx, state)
+            chance = self._chance(state, secret)
             # Moves bots still owe (their writer was interrupted) come first.
             events, owed = _bot_moves(state, chance)
             mine, after = decide_and_evolve(owed, command, chance)
@@ -158,11 +159,11 @@ class GameService(ArchiveUseCases, StatsUseCases):
         game (no secret seed here) is read-only: nothing is recorded and no bot moves.
         """
         with self.store.read() as tx:
-            state = self._load_state(tx, game_id)
+            state, secret = self._load_for_command(tx, game_id)
             if player is not None:
                 self._authorize(tx, state, player, token)
                 _refuse_bot_viewer(state, player)
-            if state.status != "finished" and tx.get_secret(game_id) is None:
+            if state.status != "finished" and secret is None:
                 return state  # imported without its seed: read-only
         if next_bot_command(state) is not None:
             state = self.play_bots(game_id).state
@@ -176,8 +177,8 @@ class GameService(ArchiveUseCases, StatsUseCases):
         for attempt in range(BOT_RETRIES + 1):
             try:
                 with self.store.transaction() as tx:
-                    state = self._load_for_command(tx, game_id)
-                    events, after = decide_and_evolve(state, ViewHand(player), self._chance(tx, state))
+                    state, secret = self._load_for_command(tx, game_id)
+                    events, after = decide_and_evolve(state, ViewHand(player), self._chance(state, secret))
                     if events:
                         self._append(tx, state, events, after)
                     return after
@@ -194,10 +195,10 @@ class GameService(ArchiveUseCases, StatsUseCases):
         Without this the game would wait for a bot for ever. Nothing owed: nothing appended.
         """
         with self.store.read() as tx:
-            state = self._load_for_command(tx, game_id)
+            state, secret = self._load_for_command(tx, game_id)
             if next_bot_command(state) is None:
                 return Outcome(game_id, state, before=state)
-            chance = self._chance(tx, state)
+            chance = self._chance(state, secret)
         outcome = self._run_bots(game_id, state, chance)
         return Outcome(game_id, outcome.state, outcome.events, before=state)
 
@@ -218,7 +219,7 @@ class GameService(ArchiveUseCases, StatsUseCases):
                 if attempt == BOT_RETRIES:
                     raise
                 with self.store.read() as tx:
-                    state = self._load_for_command(tx, game_id)
+                    state = self._load_for_command(tx, game_id)[0]
         raise AssertionError("unreachable")
 
     # ---- reading -------------------------------------------------------------------------
@@ -296,29 +297,34 @@ class GameService(ArchiveUseCases, StatsUseCases):
     # ---- helpers -------------------------------------------------------------------------
 
     @staticmethod
-    def _load_state(tx: StoreTransaction, game_id: str) -> GameState:
-        return fold(stored.event for stored in tx.load(game_id))
-
-    @staticmethod
-    def _load_for_command(tx: StoreTransaction, game_id: str) -> GameState:
-        """The state to play on, from a log verified against its recorded head (HistoryDamaged if not)."""
-        return fold(stored.event for stored in tx.load_verified(game_id))
+    def _load_for_command(tx: StoreTransaction, game_id: str) -> tuple[GameState, GameSecret | None]:
+        """The state to play on and the kept seed, from the snapshot and the events after it,
+        checked against the recorded head (HistoryDamaged if they do not match)."""
+        load = tx.load_for_command(game_id)
+        state = GameState()
+        if load.snapshot is not None:
+            try:
+                state = snapshot.decode(load.snapshot)
+            except (ValueError, TypeError):  # unreadable: the events alone decide
+                state = GameState()
+            if state.version != load.snapshot_seq or state.game_id != game_id:
+                load, state = tx.load_for_command(game_id, use_snapshot=False), GameState()
+        return fold((stored.event for stored in load.events), state), load.secret
 
     @staticmethod
     def _append(
         tx: StoreTransaction, state: GameState, events: list[ev.Event], after: GameState
     ) -> list[StoredEvent]:
         """Append `events` (which lead from `state` to `after`) with the read model; forget a revealed seed."""
-        stored = tx.append(state.game_id, state.version, events, summarize(after))
+        stored = tx.append(state.game_id, state.version, events, summarize(after), snapshot_json(after))
         if after.status == "finished":
             tx.delete_secret(state.game_id)
         return stored
 
     @staticmethod
-    def _chance(tx: StoreTransaction, state: GameState) -> SeededChance:
+    def _chance(state: GameState, secret: GameSecret | None) -> SeededChance:
         if state.status == "finished":
             raise RuleViolation(f"the game is over: {state.winner} won")
-        secret = tx.get_secret(state.game_id)
         if secret is None:
             raise RuleViolation(
                 f"game {state.game_id} was imported without its secret seed: it can be shown, "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from scat_core.domain import snapshot
 from scat_core.domain.state import GameState
 from scat_core.store.event_store import GameSummary
 
@@ -18,3 +19,12 @@ def summarize(state: GameState) -> GameSummary:
         winner=state.winner,
         protected=state.protected,
     )
+
+
+def snapshot_json(state: GameState) -> str | None:
+    """The snapshot of `state` to keep beside the read model; None (no snapshot: the events are
+    folded instead) if it holds a value a snapshot cannot (a property test keeps that from happening)."""
+    try:
+        return snapshot.encode(state)
+    except TypeError:
+        return None

@@ -24,9 +24,9 @@ if TYPE_CHECKING:
     from alembic.config import Config
 
 ENV_VAR = "SCAT_DB_URL"
-HEAD_REVISION = "0003"
+HEAD_REVISION = "0004"
 #: Every revision of the scripts in migrations/versions, oldest first (HEAD_REVISION last).
-KNOWN_REVISIONS = ("0001", "0002", "0003")
+KNOWN_REVISIONS = ("0001", "0002", "0003", "0004")
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 # Any 64-bit constant: PostgreSQL sessions migrating at once take turns on this lock.
 _PG_MIGRATION_LOCK = 3_141_592_653

@@ -23,16 +23,19 @@ from typing import Any
 
 from pydantic import BaseModel
 from sqlalchemy import Engine, bindparam, func, select
+from sqlalchemy.dialects.postgresql import insert as _pg_insert
+from sqlalchemy.dialects.sqlite import insert as _sqlite_insert
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from scat_core.domain.errors import ConcurrencyConflict, HistoryDamaged, NotFound
 from scat_core.domain.events import to_record
 from scat_core.domain.hashing import GENESIS_HASH, canonical_json, chain_hash
+from scat_core.domain.snapshot import SNAPSHOT_TAG
 from scat_core.store import tables as t
 from scat_core.store.database import WRITE_OPTION
-from scat_core.store.records import RECORD_KEYS, StoredEvent, utc_now
-from scat_core.store.verified import verify_log
+from scat_core.store.records import RECORD_KEYS, GameSecret, StoredEvent, utc_now
+from scat_core.store.verified import CommandLoad, load_for_command, verify_log
 
 __all__ = ["RECORD_KEYS", "EventStore", "GameRow", "GameSecret", "GameSummary", "StoreTransaction", "StoredEvent",
            "utc_now"]
@@ -81,14 +84,6 @@ class GameRow:
     protected: bool
 
 
-@dataclass(frozen=True)
-class GameSecret:
-    """The seed of a running game and the salt of its commitment, kept outside the log."""
-
-    seed: str
-    salt: str
-
-
 def _is_lock_error(exc: DBAPIError) -> bool:
     """Whether a database error means another writer won: locked, serialization, deadlock."""
     text = str(exc.orig).lower()
@@ -129,6 +124,10 @@ class StoreTransaction:
         from_row = StoredEvent.from_row
         return [from_row(row) for row in rows]
 
+    def load_for_command(self, game_id: str, use_snapshot: bool = True) -> CommandLoad:
+        """The snapshot and the events after it, verified against the games row's head (one query)."""
+        return load_for_command(self._conn, game_id, use_snapshot)
+
     def load_raw(self, game_id: str) -> list[dict[str, Any]]:
         """The game's full records (envelope, prev_hash, hash) as stored, for export."""
         return [stored.record() for stored in self.load(game_id)]
@@ -161,8 +160,10 @@ class StoreTransaction:
         expected_seq: int,
         events: Sequence[BaseModel],
         summary: GameSummary | None = None,
+        snapshot: str | None = None,
     ) -> list[StoredEvent]:
-        """Append `events` after seq `expected_seq`, chaining hashes; update the read model."""
+        """Append `events` after seq `expected_seq`, chaining hashes; update the read model and,
+        when given, the snapshot (the JSON of the state after the last event)."""
         head = self.head(game_id)
         head_seq, prev_hash = head if head is not None else (0, GENESIS_HASH)
         if head_seq != expected_seq:
@@ -190,12 +191,15 @@ class StoreTransaction:
         self._insert(stored)
         if stored:
             self._update_read_model(game_id, stored[-1], summary, new=expected_seq == 0)
+            if snapshot is not None:
+                self.put_snapshot(game_id, stored[-1].seq, stored[-1].hash, snapshot)
         return stored
 
     def append_raw(
-        self, records: Sequence[Mapping[str, Any]], summary: GameSummary | None = None
+        self, records: Sequence[Mapping[str, Any]], summary: GameSummary | None = None, snapshot: str | None = None
     ) -> list[StoredEvent]:
-        """Insert exported records verbatim (recorded_at, hashes as given; nothing verified)."""
+        """Insert exported records verbatim (recorded_at, hashes as given; nothing verified);
+        `snapshot`, for records of one game, is the JSON of its state after the last."""
         stored = [
             StoredEvent(
                 game_id=str(r["game_id"]), seq=int(r["seq"]), type=str(r["type"]),
@@ -208,6 +212,8 @@ class StoreTransaction:
         for game_id in dict.fromkeys(s.game_id for s in stored):
             mine = sorted((s for s in stored if s.game_id == game_id), key=lambda s: s.seq)
             self._update_read_model(game_id, mine[-1], summary, created_at=mine[0].recorded_at, new=True)
+            if snapshot is not None:
+                self.put_snapshot(game_id, mine[-1].seq, mine[-1].hash, snapshot)
         return stored
 
     def _insert(self, stored: Sequence[StoredEvent]) -> None:
@@ -229,7 +235,16 @@ class StoreTransaction:
                 "exists): look again and retry"
             ) from exc
 
-    # ---- the games read model ------------------------------------------------------------
+    # ---- the games read model and the snapshots --------------------------------------------
+
+    def put_snapshot(self, game_id: str, seq: int, head_hash: str, state: str) -> None:
+        """Keep `state` (JSON) as the game's snapshot at event `seq`, tagged with this code's rules."""
+        state_version, rules_version = SNAPSHOT_TAG
+        values = {"seq": seq, "hash": head_hash, "state_version": state_version,
+                  "rules_version": rules_version, "state": state}
+        insert = _pg_insert if self._conn.dialect.name == "postgresql" else _sqlite_insert
+        statement = insert(t.game_snapshots).values(game_id=game_id, **values)
+        self._conn.execute(statement.on_conflict_do_update(index_elements=["game_id"], set_=values))
 
     def _update_read_model(
         self, game_id: str, last: StoredEvent, summary: GameSummary | None, created_at: str | None = None,

@@ -47,6 +47,14 @@ def _decode(stored: StoredEvent) -> Event:
     return from_record(stored.type, stored.schema_version, dict(stored.data))
 
 
+@dataclass(frozen=True)
+class GameSecret:
+    """The seed of a running game and the salt of its commitment, kept outside the log."""
+
+    seed: str
+    salt: str
+
+
 def utc_now() -> str:
     """Now in UTC as ISO-8601 with microseconds and a Z: 2026-11-29T11:22:33.123456Z."""
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

@@ -112,3 +112,14 @@ stats_players = Table(
     *(Column(name, Integer, nullable=False) for name in STATS_COUNTERS),
     Index("ix_stats_players_key", "player_key"),
 )
+
+game_snapshots = Table(
+    "game_snapshots",
+    metadata,
+    Column("game_id", String(64), primary_key=True),
+    Column("seq", Integer, nullable=False),
+    Column("hash", String(64), nullable=False),
+    Column("state_version", Integer, nullable=False),
+    Column("rules_version", String(64), nullable=False),
+    Column("state", Text, nullable=False),
+)

@@ -9,10 +9,16 @@ edited event) and raises HistoryDamaged, so that it is refused instead of healed
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from scat_core.domain.errors import HistoryDamaged
+from sqlalchemy import text
+from sqlalchemy.engine import Connection
+
+from scat_core.domain.errors import HistoryDamaged, NotFound
 from scat_core.domain.hashing import GENESIS_HASH, chain_hash_raw
+from scat_core.domain.snapshot import SNAPSHOT_TAG
+from scat_core.store.records import GameSecret, StoredEvent
 
 
 def verify_rows(game_id: str, rows: Sequence[Sequence[Any]], prev_seq: int, prev_hash: str) -> None:
@@ -54,3 +60,70 @@ def verify_log(game_id: str, rows: Sequence[Sequence[Any]], head: tuple[int, str
     verify_rows(game_id, rows, 0, GENESIS_HASH)
     last = rows[-1]
     check_head(game_id, int(last[1]), str(last[7]), *head)
+
+
+@dataclass(frozen=True)
+class CommandLoad:
+    """What a command needs of a game, verified: a snapshot (or none) and the events after it."""
+
+    snapshot: str | None  # the state's JSON at event `snapshot_seq`, written by this rules version
+    snapshot_seq: int  # 0 without a usable snapshot: `events` is then the whole log
+    events: list[StoredEvent]
+    secret: GameSecret | None
+
+
+# One round trip: the games row, its snapshot, the kept seed and the events from the
+# snapshot's own event on (the whole log when the snapshot is missing or of other rules).
+_USABLE = "s.state_version = :state_version AND s.rules_version = :rules_version"
+_COMMAND_LOAD = text(
+    "SELECT g.head_seq, g.head_hash, s.seq, s.hash, "
+    f"CASE WHEN {_USABLE} THEN s.state END, sec.seed, sec.salt, "
+    "e.game_id, e.seq, e.type, e.schema_version, e.recorded_at, e.data, e.prev_hash, e.hash "
+    "FROM games g "
+    "LEFT JOIN game_snapshots s ON s.game_id = g.game_id "
+    "LEFT JOIN game_secrets sec ON sec.game_id = g.game_id "
+    f"LEFT JOIN events e ON e.game_id = g.game_id AND e.seq >= CASE WHEN {_USABLE} THEN s.seq ELSE 1 END "
+    "WHERE g.game_id = :game_id ORDER BY e.seq"
+)
+_ANY_EVENT = text("SELECT count(*) FROM events WHERE game_id = :game_id")
+
+
+def load_for_command(conn: Connection, game_id: str, use_snapshot: bool = True) -> CommandLoad:
+    """The game as a command needs it, after checking its log against the recorded head.
+
+    HistoryDamaged unless the events read chain unbroken from the snapshot's event (itself
+    re-hashed and equal to the snapshot's head) and the last is the games row's head;
+    NotFound when there is no such game at all.
+    """
+    state_version, rules_version = SNAPSHOT_TAG if use_snapshot else (-1, "")
+    rows = conn.execute(
+        _COMMAND_LOAD, {"game_id": game_id, "state_version": state_version, "rules_version": rules_version}
+    ).all()
+    if not rows:
+        logged = int(conn.execute(_ANY_EVENT, {"game_id": game_id}).scalar_one())
+        if not logged:
+            raise NotFound(f"no game {game_id!r} in this database (see `scat games`)")
+        raise HistoryDamaged(game_id, f"its log holds {logged} events but the games list has no entry for it")
+    head_seq, head_hash, snap_seq, snap_hash, state, seed, salt = rows[0][:7]
+    events = [row[7:] for row in rows if row[8] is not None]
+    if state is None:
+        verify_log(game_id, events, (int(head_seq), str(head_hash)))
+        if snap_seq is not None and (snap_seq > len(events) or events[snap_seq - 1][7] != snap_hash):
+            raise HistoryDamaged(game_id, f"its event {snap_seq} is not the one recorded when it was last played")
+        start = 0
+    else:
+        if not events or events[0][1] != snap_seq:
+            raise HistoryDamaged(game_id, f"its log no longer holds event {snap_seq}, where it was last played: "
+                                 "events were removed")
+        if events[0][7] != snap_hash:
+            raise HistoryDamaged(game_id, f"its event {snap_seq} is not the one recorded when it was last played")
+        verify_rows(game_id, events, snap_seq - 1, str(events[0][6]))
+        check_head(game_id, int(events[-1][1]), str(events[-1][7]), int(head_seq), str(head_hash))
+        start = 1
+    from_row = StoredEvent.from_row
+    return CommandLoad(
+        snapshot=state,
+        snapshot_seq=int(snap_seq) if state is not None else 0,
+        events=[from_row(row) for row in events[start:]],
+        secret=None if seed is None else GameSecret(seed=seed, salt=salt),
+    )

@@ -26,5 +26,7 @@ def test_a_move_after_the_last_event_was_deleted_is_refused_and_the_audit_still_
     line = one_line_error(result)
     assert line.startswith("scat: error: history damaged: ") and "events were removed" in line
     assert line.endswith(f"run `scat audit {game}`")
-    assert len(scat_json("log", game, "--as", "you")["events"]) == left  # nothing appended
+    assert len(scat_json("log", game)["events"]) == left  # nothing appended
+    shown = scat("show", game, "--as", "you")  # showing goes through the same check
+    assert shown.exit_code == 1 and "history damaged" in one_line_error(shown)
     assert scat("audit", game).exit_code == 1  # not healed: the audit still names the cut

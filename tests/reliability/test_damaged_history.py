@@ -47,25 +47,43 @@ def _remove_games_row(engine: Engine, game_id: str) -> None:
         conn.execute(text("DELETE FROM games WHERE game_id = :g"), {"g": game_id})
 
 
-def _alter_an_event(engine: Engine, game_id: str) -> None:
+def _alter_the_last_event(engine: Engine, game_id: str) -> None:
+    drop_event_triggers(engine)
+    with engine.begin() as conn:  # the last move made by someone else
+        conn.execute(text("UPDATE events SET data = replace(data, '\"player\":\"', '\"player\":\"x') "
+                          "WHERE game_id = :g AND seq = (SELECT max(seq) FROM events WHERE game_id = :g)"),
+                     {"g": game_id})
+
+
+def _alter_the_deal_and_drop_the_snapshot(engine: Engine, game_id: str) -> None:
     drop_event_triggers(engine)
     with engine.begin() as conn:  # hand 1's deck reordered: other cards in every hand
         conn.execute(text("UPDATE events SET data = replace(data, '\"deck\":[\"', '\"deck\":[\"2C\",\"') "
                           "WHERE game_id = :g AND seq = 2"), {"g": game_id})
+        conn.execute(text("DELETE FROM game_snapshots WHERE game_id = :g"), {"g": game_id})
+
+
+def _drop_the_snapshot_then_delete_the_tail(engine: Engine, game_id: str) -> None:
+    with engine.begin() as conn:
+        conn.execute(text("DELETE FROM game_snapshots WHERE game_id = :g"), {"g": game_id})
+    _delete_tail(engine, game_id)
 
 
 def _delete_a_middle_event(engine: Engine, game_id: str) -> None:
-    """A middle event deleted: the tail after it no longer chains."""
+    """A middle event deleted and the snapshot with it: the rest no longer chains."""
     drop_event_triggers(engine)
     with engine.begin() as conn:
         conn.execute(text("DELETE FROM events WHERE game_id = :g AND seq = 5"), {"g": game_id})
+        conn.execute(text("DELETE FROM game_snapshots WHERE game_id = :g"), {"g": game_id})
 
 
 ATTACKS: dict[str, tuple[Callable[[Engine, str], None], str]] = {
     "a deleted tail": (_delete_tail, "events were removed"),
     "a lowered games row": (_lower_games_row, "goes on to event"),
     "a removed games row": (_remove_games_row, "no entry"),
-    "an altered event": (_alter_an_event, "altered"),
+    "an altered last event": (_alter_the_last_event, "altered"),
+    "an altered deal, its snapshot removed": (_alter_the_deal_and_drop_the_snapshot, "event 2 was altered"),
+    "a deleted tail, its snapshot removed": (_drop_the_snapshot_then_delete_the_tail, "events were removed"),
     "a deleted middle event": (_delete_a_middle_event, "missing"),
 }
 
@@ -110,4 +128,23 @@ def test_bots_owing_moves_are_not_resumed_on_a_damaged_history(db_url: str) -> N
     _lower_games_row(engine, created.game_id)
     with pytest.raises(HistoryDamaged, match="goes on to event"):
         service.play_bots(created.game_id)
+    engine.dispose()
+
+
+def test_an_event_altered_before_the_snapshot_is_not_played_on_and_the_audit_still_names_it(db_url: str) -> None:
+    """A command checks only the events after the snapshot (constant time), so an old event
+    altered in place goes unnoticed by it; but it plays on the snapshot, folded when the log
+    verified, never on the altered event, and the audit, which never uses snapshots, fails."""
+    service = GameService.open(db_url)
+    engine = service.store.engine
+    game_id = a_game_in_play(service)
+    true_state = service.view(game_id)
+    drop_event_triggers(engine)
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE events SET data = replace(data, '\"deck\":[\"', '\"deck\":[\"2C\",\"') "
+                          "WHERE game_id = :g AND seq = 2"), {"g": game_id})
+    assert service.view(game_id) == true_state
+    _next_move(service, game_id)
+    report = service.audit(game_id)
+    assert not report.ok and report.first_bad_seq == 2
     engine.dispose()

@@ -1,0 +1,80 @@
+"""Snapshots beside the read model (#13), on SQLite and PostgreSQL: written with every append,
+used by commands, never trusted beyond what the events prove, rebuilt when out of date."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import Engine, text
+
+from scat_core.domain import snapshot
+from scat_core.domain.evolve import fold
+from scat_core.service import GameService
+from tests.reliability.test_damaged_history import _next_move
+from tests.reliability.test_immutability import a_game_in_play
+from tests.service.test_reading_and_exporting import import_running
+
+
+def _snapshot_row(engine: Engine, game_id: str) -> tuple[int, str, int, str, str]:
+    with engine.connect() as conn:
+        row = conn.execute(text("SELECT seq, hash, state_version, rules_version, state FROM game_snapshots "
+                                "WHERE game_id = :g"), {"g": game_id}).one()
+    return int(row[0]), str(row[1]), int(row[2]), str(row[3]), str(row[4])
+
+
+def _set_snapshot(engine: Engine, game_id: str, **values: object) -> None:
+    assignments = ", ".join(f"{key} = :{key}" for key in values)
+    with engine.begin() as conn:
+        conn.execute(text(f"UPDATE game_snapshots SET {assignments} WHERE game_id = :g"), {"g": game_id, **values})
+
+
+def test_every_command_leaves_the_snapshot_at_the_head_equal_to_the_full_fold(db_url: str) -> None:
+    service = GameService.open(db_url)
+    game_id = a_game_in_play(service, moves=6)
+    history = service.history(game_id)
+    seq, head_hash, version, rules, state = _snapshot_row(service.store.engine, game_id)
+    assert (seq, head_hash) == (history[-1].seq, history[-1].hash)
+    assert (version, rules) == snapshot.SNAPSHOT_TAG
+    assert snapshot.decode(state) == fold(s.event for s in history) == service.view(game_id)
+    service.store.engine.dispose()
+
+
+def test_a_snapshot_of_other_rules_or_unreadable_is_not_used_and_is_rebuilt(db_url: str) -> None:
+    service = GameService.open(db_url)
+    engine = service.store.engine
+    game_id = a_game_in_play(service, moves=6)
+    truth = service.view(game_id)
+    forged = snapshot.encode(truth.evolved({"kitty": 99}))
+    for change in ({"rules_version": "an older scat", "state": forged}, {"state_version": 0, "state": forged},
+                   {"state": "{not json"}, {"state": snapshot.encode(truth.evolved({"version": 3}))}):
+        _set_snapshot(engine, game_id, **change)
+        assert service.view(game_id) == truth  # folded from the events instead
+        _next_move(service, game_id)
+        truth = fold(s.event for s in service.history(game_id))
+        assert _snapshot_row(engine, game_id)[2:] == (*snapshot.SNAPSHOT_TAG, snapshot.encode(truth))
+    assert service.audit(game_id).ok
+    engine.dispose()
+
+
+def test_a_snapshot_behind_the_head_is_caught_up_from_the_events_after_it(db_url: str) -> None:
+    service = GameService.open(db_url)
+    engine = service.store.engine
+    game_id = a_game_in_play(service, moves=3)
+    old = _snapshot_row(engine, game_id)
+    for _ in range(3):
+        _next_move(service, game_id)
+    _set_snapshot(engine, game_id, seq=old[0], hash=old[1], state=old[4])
+    truth = fold(s.event for s in service.history(game_id))
+    assert service.view(game_id) == truth
+    _next_move(service, game_id)
+    assert service.audit(game_id).ok
+    engine.dispose()
+
+
+def test_an_import_keeps_a_snapshot_of_the_imported_game(db_url: str, tmp_path: Path) -> None:
+    service, game_id = import_running(db_url, tmp_path, protect=False)
+    history = service.history(game_id)
+    seq, head_hash, *tag, state = _snapshot_row(service.store.engine, game_id)
+    assert (seq, head_hash, tuple(tag)) == (history[-1].seq, history[-1].hash, snapshot.SNAPSHOT_TAG)
+    assert snapshot.decode(state) == fold(s.event for s in history) == service.view(game_id)
+    service.store.engine.dispose()
