@@ -116,6 +116,25 @@ def test_imported_games_count_as_games_played_here(service: GameService, sqlite_
     other.store.engine.dispose()
 
 
+def _old_bot_game(service: GameService, seats: list[PlayerSeat]) -> None:
+    """A bot game played out in memory and appended as a scat of revision 0001 did: no snapshot."""
+    from scat_core.domain.bots import next_bot_command
+    from scat_core.domain.commands import CreateGame
+    from scat_core.domain.decide import decide_and_evolve
+    from scat_core.domain.shuffle import SeededChance
+    from scat_core.domain.state import GameState
+    from scat_core.service.read_model import summarize
+
+    chance, state, events = SeededChance("4", "salt"), GameState(), []
+    command: Any = CreateGame(game_id="old0000001", players=tuple(seats))
+    while command is not None:
+        produced, state = decide_and_evolve(state, command, chance)
+        events += produced
+        command = next_bot_command(state)
+    with service.store.transaction() as tx:
+        tx.append(state.game_id, 0, events, summarize(state))
+
+
 def test_games_from_before_the_projection_migration_are_counted_after_it(db_url: str) -> None:
     from alembic import command
     from sqlalchemy import text
@@ -127,7 +146,7 @@ def test_games_from_before_the_projection_migration_are_counted_after_it(db_url:
     with engine.begin() as conn:
         command.upgrade(alembic_config(conn), "0001")
     old = GameService(EventStore(engine))
-    old.create_game(bots("ann", "bob"), seed=4)  # written by a scat without projections
+    _old_bot_game(old, bots("ann", "bob"))  # written by a scat without projections (nor snapshots)
     ensure_schema(engine)
     assert old.stats().overall.games_played == 1
     with engine.begin() as conn:
