@@ -186,8 +186,16 @@ def evolve(state: GameState, event: ev.Event) -> GameState:
 
 
 def fold(events: Iterable[ev.Event], state: GameState | None = None) -> GameState:
-    """The state that `events` build, starting from `state` (an empty game by default)."""
-    current = GameState() if state is None else state
+    """The state that `events` build, starting from `state` (an empty game by default).
+
+    The same as evolving event by event, without a copy of the state per event: one new
+    state is updated in place (nobody else holds it) and returned; `state` is untouched.
+    """
+    current = object.__new__(GameState)
+    fields = current.__dict__
+    fields.update((GameState() if state is None else state).__dict__)
+    handlers = _HANDLERS
     for event in events:
-        current = evolve(current, event)
+        fields.update(handlers[event.type](current, event))
+        fields["version"] += 1
     return current

@@ -104,5 +104,5 @@ class ArchiveUseCases:
         with self.store.transaction() as tx:
             if tx.head(report.game_id) is not None:
                 raise RuleViolation(f"game {report.game_id} is already in this database: nothing imported")
-            tx.append_raw(records, summarize(state), snapshot_json(state))
+            tx.append_many([(records, summarize(state), snapshot_json(state))])
         return report

@@ -132,13 +132,13 @@ class GameService(ArchiveUseCases, StatsUseCases):
             tx.put_secret(command.game_id, chance.seed, chance.salt)
             for name, token in tokens.items():
                 tx.put_token_hash(command.game_id, name, hash_token(token))
-        outcome = self._run_bots(command.game_id, state, chance)
+        outcome = self._run_bots(command.game_id, state, chance, stored[-1].hash)
         return Outcome(command.game_id, outcome.state, stored + outcome.events, tokens)
 
     def act(self, game_id: str, command: PlayerCommand, token: str | None = None) -> Outcome:
         """Carry out a human player's command, then let bots play until a human must."""
         with self.store.transaction() as tx:
-            state, secret = self._load_for_command(tx, game_id)
+            state, secret, head = self._load_for_command(tx, game_id)
             seat = self._authorize(tx, state, command.player, token)
             if state.players[seat].is_bot:
                 raise RuleViolation(f"{state.players[seat].name} is a bot: bots play by themselves")
@@ -147,9 +147,9 @@ class GameService(ArchiveUseCases, StatsUseCases):
             events, owed = _bot_moves(state, chance)
             mine, after = decide_and_evolve(owed, command, chance)
             events += mine
-            stored = self._append(tx, state, events, after)
+            stored = self._append(tx, state, events, after, head)
             before, state = state, after  # Outcome.before: the state before events[0]
-        outcome = self._run_bots(game_id, state, chance)
+        outcome = self._run_bots(game_id, state, chance, stored[-1].hash if stored else head)
         return Outcome(game_id, outcome.state, stored + outcome.events, before=before)
 
     def view(self, game_id: str, player: str | None = None, token: str | None = None) -> GameState:
@@ -159,7 +159,7 @@ class GameService(ArchiveUseCases, StatsUseCases):
         game (no secret seed here) is read-only: nothing is recorded and no bot moves.
         """
         with self.store.read() as tx:
-            state, secret = self._load_for_command(tx, game_id)
+            state, secret, _ = self._load_for_command(tx, game_id)
             if player is not None:
                 self._authorize(tx, state, player, token)
                 _refuse_bot_viewer(state, player)
@@ -177,10 +177,10 @@ class GameService(ArchiveUseCases, StatsUseCases):
         for attempt in range(BOT_RETRIES + 1):
             try:
                 with self.store.transaction() as tx:
-                    state, secret = self._load_for_command(tx, game_id)
+                    state, secret, head = self._load_for_command(tx, game_id)
                     events, after = decide_and_evolve(state, ViewHand(player), self._chance(state, secret))
                     if events:
-                        self._append(tx, state, events, after)
+                        self._append(tx, state, events, after, head)
                     return after
             except ConcurrencyConflict:
                 if attempt == BOT_RETRIES:
@@ -195,14 +195,14 @@ class GameService(ArchiveUseCases, StatsUseCases):
         Without this the game would wait for a bot for ever. Nothing owed: nothing appended.
         """
         with self.store.read() as tx:
-            state, secret = self._load_for_command(tx, game_id)
+            state, secret, head = self._load_for_command(tx, game_id)
             if next_bot_command(state) is None:
                 return Outcome(game_id, state, before=state)
             chance = self._chance(state, secret)
-        outcome = self._run_bots(game_id, state, chance)
+        outcome = self._run_bots(game_id, state, chance, head)
         return Outcome(game_id, outcome.state, outcome.events, before=state)
 
-    def _run_bots(self, game_id: str, state: GameState, chance: SeededChance) -> Outcome:
+    def _run_bots(self, game_id: str, state: GameState, chance: SeededChance, head: str) -> Outcome:
         """Bots act until a human must act or the game ends, in one durable transaction.
 
         If someone else changed the game meanwhile, the bots look again and retry.
@@ -213,13 +213,13 @@ class GameService(ArchiveUseCases, StatsUseCases):
                 return Outcome(game_id, state)
             try:
                 with self.store.transaction() as tx:
-                    appended = self._append(tx, state, events, after)
+                    appended = self._append(tx, state, events, after, head)
                 return Outcome(game_id, after, appended)
             except ConcurrencyConflict:
                 if attempt == BOT_RETRIES:
                     raise
                 with self.store.read() as tx:
-                    state = self._load_for_command(tx, game_id)[0]
+                    state, _, head = self._load_for_command(tx, game_id)
         raise AssertionError("unreachable")
 
     # ---- reading -------------------------------------------------------------------------
@@ -297,9 +297,9 @@ class GameService(ArchiveUseCases, StatsUseCases):
     # ---- helpers -------------------------------------------------------------------------
 
     @staticmethod
-    def _load_for_command(tx: StoreTransaction, game_id: str) -> tuple[GameState, GameSecret | None]:
-        """The state to play on and the kept seed, from the snapshot and the events after it,
-        checked against the recorded head (HistoryDamaged if they do not match)."""
+    def _load_for_command(tx: StoreTransaction, game_id: str) -> tuple[GameState, GameSecret | None, str]:
+        """The state to play on, the kept seed and the head's hash, from the snapshot and the
+        events after it, checked against the recorded head (HistoryDamaged if they do not match)."""
         load = tx.load_for_command(game_id)
         state = GameState()
         if load.snapshot is not None:
@@ -309,14 +309,15 @@ class GameService(ArchiveUseCases, StatsUseCases):
                 state = GameState()
             if state.version != load.snapshot_seq or state.game_id != game_id:
                 load, state = tx.load_for_command(game_id, use_snapshot=False), GameState()
-        return fold((stored.event for stored in load.events), state), load.secret
+        return fold((stored.event for stored in load.events), state), load.secret, load.head_hash
 
     @staticmethod
     def _append(
-        tx: StoreTransaction, state: GameState, events: list[ev.Event], after: GameState
+        tx: StoreTransaction, state: GameState, events: list[ev.Event], after: GameState, head: str
     ) -> list[StoredEvent]:
-        """Append `events` (which lead from `state` to `after`) with the read model; forget a revealed seed."""
-        stored = tx.append(state.game_id, state.version, events, summarize(after), snapshot_json(after))
+        """Append `events` (which lead from `state`, whose last event has hash `head`, to `after`)
+        with the read model and the snapshot; forget a revealed seed."""
+        stored = tx.append(state.game_id, state.version, events, summarize(after), snapshot_json(after), head)
         if after.status == "finished":
             tx.delete_secret(state.game_id)
         return stored

@@ -30,10 +30,11 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from scat_core.domain.errors import ConcurrencyConflict, HistoryDamaged, NotFound
 from scat_core.domain.events import to_record
-from scat_core.domain.hashing import GENESIS_HASH, canonical_json, chain_hash
+from scat_core.domain.hashing import GENESIS_HASH, canonical_json, chain_hash_raw
 from scat_core.domain.snapshot import SNAPSHOT_TAG
 from scat_core.store import tables as t
 from scat_core.store.database import WRITE_OPTION
+from scat_core.store.lean import Row, append_after_head, insert_games
 from scat_core.store.records import RECORD_KEYS, GameSecret, StoredEvent, utc_now
 from scat_core.store.verified import CommandLoad, load_for_command, verify_log
 
@@ -161,38 +162,52 @@ class StoreTransaction:
         events: Sequence[BaseModel],
         summary: GameSummary | None = None,
         snapshot: str | None = None,
+        expected_hash: str | None = None,
     ) -> list[StoredEvent]:
         """Append `events` after seq `expected_seq`, chaining hashes; update the read model and,
-        when given, the snapshot (the JSON of the state after the last event)."""
-        head = self.head(game_id)
-        head_seq, prev_hash = head if head is not None else (0, GENESIS_HASH)
-        if head_seq != expected_seq:
-            raise ConcurrencyConflict(
-                f"game {game_id} changed meanwhile (you saw event {expected_seq}, it is now at "
-                f"{head_seq}): look again and retry"
-            )
+        when given, the snapshot (the JSON of the state after the last event).
+
+        With `expected_hash` (the hash of event `expected_seq`, as the caller verified it) and
+        a summary, the lean path: no head query, each event hashed once, one round trip on
+        PostgreSQL, and the games row moved only from that very head (else ConcurrencyConflict).
+        """
+        if expected_hash is None or summary is None or expected_seq == 0:
+            head = self.head(game_id)
+            head_seq, prev_hash = head if head is not None else (0, GENESIS_HASH)
+            if head_seq != expected_seq:
+                raise ConcurrencyConflict(
+                    f"game {game_id} changed meanwhile (you saw event {expected_seq}, it is now at "
+                    f"{head_seq}): look again and retry"
+                )
+        else:
+            prev_hash = expected_hash
         now = utc_now()
         stored: list[StoredEvent] = []
-        for offset, event in enumerate(events, start=1):
+        rows: list[Row] = []
+        for seq, event in enumerate(events, start=expected_seq + 1):
             event_type, version, data = to_record(event)
-            envelope: dict[str, Any] = {
-                "game_id": game_id, "seq": expected_seq + offset, "type": event_type,
-                "schema_version": version, "recorded_at": now, "data": data,
-            }
-            digest = chain_hash(prev_hash, envelope)
+            data_json = canonical_json(data).decode("utf-8")
+            digest = chain_hash_raw(prev_hash, game_id, seq, event_type, version, now, data_json)
+            rows.append((seq, event_type, version, data_json, now, prev_hash, digest))
             stored.append(
                 StoredEvent(
-                    game_id=game_id, seq=expected_seq + offset, type=event_type,
-                    schema_version=version, recorded_at=now, data=data,
-                    prev_hash=prev_hash, hash=digest,
+                    game_id=game_id, seq=seq, type=event_type, schema_version=version, recorded_at=now,
+                    data=data, prev_hash=prev_hash, hash=digest,
                 )
             )
             prev_hash = digest
+        if not stored:
+            return stored
+        if expected_hash is not None and summary is not None and expected_seq > 0:
+            state_version, rules_version = SNAPSHOT_TAG
+            kept = None if snapshot is None else {
+                "state_version": state_version, "rules_version": rules_version, "state": snapshot}
+            append_after_head(self._conn, game_id, (expected_seq, expected_hash), rows, _games_values(summary), kept)
+            return stored
         self._insert(stored)
-        if stored:
-            self._update_read_model(game_id, stored[-1], summary, new=expected_seq == 0)
-            if snapshot is not None:
-                self.put_snapshot(game_id, stored[-1].seq, stored[-1].hash, snapshot)
+        self._update_read_model(game_id, stored[-1], summary, new=expected_seq == 0)
+        if snapshot is not None:
+            self.put_snapshot(game_id, stored[-1].seq, stored[-1].hash, snapshot)
         return stored
 
     def append_raw(
@@ -215,6 +230,34 @@ class StoreTransaction:
             if snapshot is not None:
                 self.put_snapshot(game_id, mine[-1].seq, mine[-1].hash, snapshot)
         return stored
+
+    def append_many(self, games: Sequence[tuple[Sequence[Mapping[str, Any]], GameSummary, str | None]]) -> int:
+        """The bulk path (imports, benchmarks): whole exported histories of new games, verbatim
+        (nothing verified: the caller audited them), each with its games-row summary and its
+        snapshot (or None), in a few statements; ConcurrencyConflict if one exists already."""
+        events: list[tuple[str, int, str, int, str, str, str, str]] = []
+        rows: list[dict[str, Any]] = []
+        snapshots: list[dict[str, Any]] = []
+        state_version, rules_version = SNAPSHOT_TAG
+        for records, summary, snapshot in games:
+            first, last = records[0], records[-1]
+            game_id = str(first["game_id"])
+            events += [
+                (str(r["game_id"]), int(r["seq"]), str(r["type"]), int(r["schema_version"]),
+                 canonical_json(r["data"]).decode("utf-8"), str(r["recorded_at"]), str(r["prev_hash"]), str(r["hash"]))
+                for r in records
+            ]
+            head = {"head_seq": int(last["seq"]), "head_hash": str(last["hash"])}
+            rows.append({**_games_values(summary), **head, "game_id": game_id,
+                         "created_at": str(first["recorded_at"]), "last_activity": str(last["recorded_at"])})
+            if snapshot is not None:
+                snapshots.append({**head, "game_id": game_id, "state_version": state_version,
+                                  "rules_version": rules_version, "state": snapshot})
+        try:
+            insert_games(self._conn, events, rows, snapshots)
+        except IntegrityError as exc:
+            raise ConcurrencyConflict("a game being added is in this database already: nothing added") from exc
+        return len(events)
 
     def _insert(self, stored: Sequence[StoredEvent]) -> None:
         if not stored:
@@ -254,12 +297,7 @@ class StoreTransaction:
             "head_seq": last.seq, "head_hash": last.hash, "last_activity": last.recorded_at,
         }
         if summary is not None:
-            values.update(
-                status=summary.status, players=json.dumps(list(summary.players)),
-                bots=json.dumps(list(summary.bots)), turn=summary.turn,
-                hand_number=summary.hand_number, dealer=summary.dealer,
-                winner=summary.winner, protected=summary.protected,
-            )
+            values.update(_games_values(summary))
         updated = self._conn.execute(
             t.games.update().where(t.games.c.game_id == game_id).values(**values)
         )
@@ -342,6 +380,15 @@ class StoreTransaction:
                 t.player_tokens.c.game_id == game_id, t.player_tokens.c.player == player
             )
         ).scalar_one_or_none()
+
+
+def _games_values(summary: GameSummary) -> dict[str, Any]:
+    """The games row's columns that a summary sets."""
+    return {
+        "status": summary.status, "players": json.dumps(list(summary.players)),
+        "bots": json.dumps(list(summary.bots)), "turn": summary.turn, "hand_number": summary.hand_number,
+        "dealer": summary.dealer, "winner": summary.winner, "protected": summary.protected,
+    }
 
 
 def _game_row(m: Any) -> GameRow:

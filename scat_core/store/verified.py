@@ -70,6 +70,7 @@ class CommandLoad:
     snapshot_seq: int  # 0 without a usable snapshot: `events` is then the whole log
     events: list[StoredEvent]
     secret: GameSecret | None
+    head_hash: str  # the hash of the last event, as verified
 
 
 # One round trip: the games row, its snapshot, the kept seed and the events from the
@@ -126,4 +127,5 @@ def load_for_command(conn: Connection, game_id: str, use_snapshot: bool = True) 
         snapshot_seq=int(snap_seq) if state is not None else 0,
         events=[from_row(row) for row in events[start:]],
         secret=None if seed is None else GameSecret(seed=seed, salt=salt),
+        head_hash=str(head_hash),
     )

@@ -56,6 +56,7 @@ def test_a_snapshot_and_the_events_after_it_fold_to_exactly_the_full_fold(setup:
         restored = snapshot.decode(snapshot.encode(states[cut]))
         assert restored == states[cut]
         assert fold(events[cut:], restored) == full
+        assert restored == states[cut]  # fold starts from a copy: the state given is untouched
     for state in states:  # every field of every state, exactly, types included
         back = snapshot.decode(snapshot.encode(state))
         assert back == state and all(type(back.__dict__[k]) is type(v) for k, v in state.__dict__.items())

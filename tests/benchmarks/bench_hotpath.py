@@ -1,0 +1,508 @@
+"""Benchmark of issue #13: every goal as a ratio, measured side by side in one run.
+
+    .venv/bin/python tests/benchmarks/bench_hotpath.py [--quick] [--no-postgres] [--no-peer]
+
+Per database (SQLite in a temporary directory, WAL + synchronous=FULL for scat and the peer
+alike; PostgreSQL from $SCAT_TEST_POSTGRES_URL, fresh schemas dropped afterwards):
+
+* commands/s through `GameService.act` (one durable transaction each) next to the
+  `eventsourcing` library (tests/benchmarks/peer.py, the `bench` extra) doing the same shape
+  of work in the same run: goal >= 1.0x on SQLite, >= 2x on PostgreSQL;
+* PostgreSQL: 8 writers on 8 games (8 processes) against one writer: goal >= 4x, and every
+  event appended is in the log once (counted, then every game audited);
+* the cost of a command on a 2,000-event game against a 20-event game: goal <= 1.2x;
+* replay (load + upcast + validate + fold) against the raw floor (the driver's fetch of the
+  same rows + json.loads): goal >= 0.25x, and against the peer's replay: goal >= 3x;
+* the bulk path (`append_raw`, as import and benchmarks use it) against the raw insert floor
+  (the driver's executemany of the same rows): goal >= 0.5x.
+
+And, in memory, decide + evolve on the same bot games against the code of the commit this
+work started from (`--baseline`, default f2863d2; its scat_core/domain is taken with `git
+archive` and run in a subprocess): goal >= 3x.
+
+The machine is shared: absolute figures move 2-3x from one hour to the next, ratios taken
+in one run (interleaved where cheap) much less; each figure is the best of a few short
+rounds. Not collected by pytest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import peer  # noqa: E402
+from sqlalchemy import create_engine, text  # noqa: E402
+from sqlalchemy.engine import make_url  # noqa: E402
+
+from scat_core.domain.bots import heuristic_move  # noqa: E402
+from scat_core.domain.commands import CreateGame  # noqa: E402
+from scat_core.domain.decide import decide_and_evolve  # noqa: E402
+from scat_core.domain.events import PlayerSeat  # noqa: E402
+from scat_core.domain.evolve import fold  # noqa: E402
+from scat_core.domain.options import GameOptions  # noqa: E402
+from scat_core.domain.shuffle import SeededChance  # noqa: E402
+from scat_core.domain.state import GameState  # noqa: E402
+from scat_core.service import GameService  # noqa: E402
+from scat_core.service.read_model import snapshot_json, summarize  # noqa: E402
+
+BASELINE = "f2863d2"
+HUMANS = tuple(PlayerSeat(name=n) for n in ("ann", "bob", "cy"))
+REPO = Path(__file__).resolve().parents[2]
+
+
+def line(db: str, measure: str, figure: str, goal: str = "") -> None:
+    print(f"{db:<10} {measure:<58} {figure:>22}  {goal}", flush=True)
+
+
+def verdict(ratio: float, goal: float, at_most: bool = False) -> str:
+    ok = ratio <= goal if at_most else ratio >= goal
+    return f"goal {'<=' if at_most else '>='} {goal:g}x: {'met' if ok else 'MISSED'}"
+
+
+# ---- databases ------------------------------------------------------------------------------
+
+
+@dataclass
+class Place:
+    """Where to make databases: SQLite files in a directory, or schemas of a PostgreSQL database."""
+
+    name: str
+    directory: Path | None = None
+    postgres: str | None = None
+    schemas: list[str] | None = None
+
+    def url(self, label: str) -> str:
+        if self.directory is not None:
+            return f"sqlite:///{self.directory / f'{label}.db'}"
+        assert self.postgres is not None and self.schemas is not None
+        schema = self.schema(label)
+        return make_url(self.postgres).update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(
+            hide_password=False)
+
+    def schema(self, label: str) -> str:
+        assert self.postgres is not None and self.schemas is not None
+        name = f"scat_hot_{label}_{uuid.uuid4().hex[:6]}"
+        with create_engine(self.postgres, isolation_level="AUTOCOMMIT").connect() as conn:
+            conn.execute(text(f'CREATE SCHEMA "{name}"'))
+        self.schemas.append(name)
+        return name
+
+    def service(self, label: str) -> GameService:
+        return GameService.open(self.url(label))
+
+    def peer_env(self, label: str) -> dict[str, str]:
+        if self.directory is not None:
+            return peer.environment(sqlite_path=str(self.directory / f"peer-{label}.db"))
+        return peer.environment(postgres_url=self.postgres, schema=self.schema(f"peer{label}"))
+
+    def cleanup(self) -> None:
+        if self.postgres and self.schemas:
+            with create_engine(self.postgres, isolation_level="AUTOCOMMIT").connect() as conn:
+                for schema in self.schemas:
+                    conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+
+
+# ---- scat workloads ---------------------------------------------------------------------------
+
+
+def scat_commands(service: GameService, count: int, seed: int = 0) -> tuple[float, float]:
+    """Commands/s through `act` (three humans, one transaction each) and the mean history length."""
+    done, spent, lengths = 0, 0.0, 0
+    while done < count:
+        outcome = service.create_game(HUMANS, seed=seed)
+        seed += 1
+        state = outcome.state
+        while state.status != "finished" and done < count:
+            assert state.turn is not None
+            command = heuristic_move(state, state.turn)
+            assert command is not None
+            lengths += state.version
+            started = time.perf_counter()
+            state = service.act(outcome.game_id, command).state
+            spent += time.perf_counter() - started
+            done += 1
+    return done / spent, lengths / done
+
+
+def long_game(events_wanted: int, seed: int) -> tuple[GameState, list[Any], SeededChance]:
+    """A game of nine humans played in memory until it holds `events_wanted` events (still running)."""
+    for attempt in range(50):
+        chance = SeededChance(f"{seed}-{attempt}", "salt")
+        seats = tuple(PlayerSeat(name=f"p{i}") for i in range(9))
+        command: Any = CreateGame(game_id=f"long{seed}{attempt}"[:10], players=seats, options=GameOptions(lives=9))
+        state, events = GameState(), []
+        while state.status != "finished":
+            produced, state = decide_and_evolve(state, command, chance)
+            events += produced
+            if len(events) >= events_wanted and state.turn is not None and state.phase == "draw":
+                return state, events, chance
+            assert state.turn is not None or state.status == "finished"
+            if state.turn is None:
+                break
+            command = heuristic_move(state, state.turn)
+    raise RuntimeError("no game grew long enough")
+
+
+def store_game(service: GameService, state: GameState, events: list[Any], chance: SeededChance) -> str:
+    with service.store.transaction() as tx:
+        tx.append(state.game_id, 0, events, summarize(state), snapshot_json(state))
+        tx.put_secret(state.game_id, chance.seed, chance.salt)
+    return state.game_id
+
+
+def command_cost(service: GameService, game_id: str) -> float:
+    """Seconds for one command on the game (the player to act draws or discards)."""
+    state = service.view(game_id)
+    assert state.turn is not None
+    command = heuristic_move(state, state.turn)
+    assert command is not None
+    started = time.perf_counter()
+    service.act(game_id, command)
+    return time.perf_counter() - started
+
+
+def replay(service: GameService, game_ids: Sequence[str]) -> int:
+    replayed = 0
+    for game_id in game_ids:
+        with service.store.read() as tx:
+            stored = tx.load(game_id)
+        fold(s.event for s in stored)
+        replayed += len(stored)
+    return replayed
+
+
+def raw_floor(url: str, game_ids: Sequence[str]) -> Callable[[], int]:
+    """The driver alone: fetch the same rows and json.loads each row's data."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        import sqlite3
+
+        conn: Any = sqlite3.connect(str(parsed.database))
+        query = ("SELECT game_id, seq, type, schema_version, recorded_at, data, prev_hash, hash FROM events "
+                 "WHERE game_id = ? ORDER BY seq")
+    else:
+        import psycopg
+
+        options = parsed.query.get("options")
+        conn = psycopg.connect(host=parsed.host, port=parsed.port or 5432, user=parsed.username,
+                               dbname=parsed.database, options=str(options) if options else None, autocommit=True)
+        query = ("SELECT game_id, seq, type, schema_version, recorded_at, data, prev_hash, hash FROM events "
+                 "WHERE game_id = %s ORDER BY seq")
+    loads = json.loads
+
+    def run() -> int:
+        count = 0
+        for game_id in game_ids:
+            rows = conn.execute(query, (game_id,)).fetchall()
+            for row in rows:
+                loads(row[5])
+            count += len(rows)
+        return count
+
+    return run
+
+
+def best_rate(work: Callable[[], int], seconds: float) -> float:
+    work()
+    best, deadline = 0.0, time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        started = time.perf_counter()
+        done = work()
+        best = max(best, done / (time.perf_counter() - started))
+    return best
+
+
+# ---- PostgreSQL writers -------------------------------------------------------------------------
+
+
+def _writer(url: str, game_id: str, commands: int, start: Any, results: Any) -> None:
+    service = GameService.open(url)
+    appended = done = 0
+    state = service.view(game_id)
+    start.wait()
+    started = time.perf_counter()
+    while done < commands and state.status != "finished":
+        assert state.turn is not None
+        command = heuristic_move(state, state.turn)
+        assert command is not None
+        outcome = service.act(game_id, command)
+        appended += len(outcome.events)
+        state = outcome.state
+        done += 1
+    results.put((game_id, done, appended, time.perf_counter() - started))
+    service.store.engine.dispose()
+
+
+def writers(service: GameService, url: str, count: int, commands: int, seed: int) -> tuple[float, int, int]:
+    """`count` processes, each on its own long game: (commands/s overall, events lost, duplicated)."""
+    ids, before = [], {}
+    for index in range(count):
+        state, events, chance = long_game(300, seed + index)
+        game_id = store_game(service, state, events, chance)
+        ids.append(game_id)
+        before[game_id] = len(events)
+    context = multiprocessing.get_context("spawn")
+    start, results = context.Barrier(count + 1), context.Queue()
+    processes = [context.Process(target=_writer, args=(url, game_id, commands, start, results)) for game_id in ids]
+    for process in processes:
+        process.start()
+    start.wait()
+    t0 = time.perf_counter()
+    reports = [results.get(timeout=600) for _ in processes]
+    elapsed = time.perf_counter() - t0
+    for process in processes:
+        process.join()
+    lost = duplicated = 0
+    for game_id, _done, appended, _spent in reports:
+        history = service.history(game_id)
+        seqs = [stored.seq for stored in history]
+        duplicated += len(seqs) - len(set(seqs))
+        lost += before[game_id] + appended - len(set(seqs))
+        assert service.audit(game_id).ok, game_id
+    return sum(r[1] for r in reports) / elapsed, lost, duplicated
+
+
+# ---- the domain against its baseline ------------------------------------------------------------
+
+DOMAIN_PROBE = """
+import sys, time, json
+sys.path.insert(0, sys.argv[1])
+from scat_core.domain.bots import next_bot_command
+from scat_core.domain.commands import CreateGame
+from scat_core.domain.decide import decide_and_evolve
+from scat_core.domain.events import PlayerSeat
+from scat_core.domain.options import GameOptions
+from scat_core.domain.shuffle import SeededChance
+from scat_core.domain.state import GameState
+OPTIONS = (GameOptions(), GameOptions(lives=2, three_of_a_kind=True, straight_flush=True),
+           GameOptions(min_knock=20, no_first_round_knock=True), GameOptions(lives=4, no_dole=True, throw_down=True))
+def run(games):
+    events, spent = 0, 0.0
+    clock = time.perf_counter
+    for game in range(games):
+        chance = SeededChance(f"bench-{game}", "bench")
+        seats = tuple(PlayerSeat(name=f"bot{i}", is_bot=True) for i in range(2 + game % 8))
+        state = GameState()
+        command = CreateGame(game_id=str(game), players=seats, options=OPTIONS[game % 4])
+        while True:
+            t = clock()
+            produced, state = decide_and_evolve(state, command, chance)
+            spent += clock() - t
+            events += len(produced)
+            if state.status == "finished":
+                break
+            command = next_bot_command(state)
+    return events, spent
+run(20)
+best = 0.0
+for _ in range(int(sys.argv[3])):
+    events, spent = run(int(sys.argv[2]))
+    best = max(best, events / spent)
+print(json.dumps({"events": events, "rate": best}))
+"""
+
+
+def domain_rate(source_root: Path, games: int, rounds: int) -> tuple[int, float]:
+    done = subprocess.run([sys.executable, "-c", DOMAIN_PROBE, str(source_root), str(games), str(rounds)],
+                          capture_output=True, text=True, check=True, cwd=source_root)
+    report = json.loads(done.stdout)
+    return int(report["events"]), float(report["rate"])
+
+
+def domain_against_baseline(commit: str, games: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="scat-baseline-") as directory:
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", commit, "scat_core/domain",
+                                  "scat_core/__init__.py"], capture_output=True, check=False)
+        if archive.returncode != 0:
+            line("memory", "decide+evolve vs baseline", "skipped", f"no commit {commit} here")
+            return
+        subprocess.run(["tar", "-x", "-C", directory], input=archive.stdout, check=True)
+        rates: dict[str, list[float]] = {"baseline": [], "now": []}
+        for _ in range(2):  # interleaved: both see the same load
+            rates["baseline"].append(domain_rate(Path(directory), games, 2)[1])
+            events, rate = domain_rate(REPO, games, 2)
+            rates["now"].append(rate)
+    base, now = max(rates["baseline"]), max(rates["now"])
+    line("memory", f"decide+evolve, {games} bot games ({events} events), baseline {commit}",
+         f"{base:,.0f} events/s")
+    line("memory", "decide+evolve, this code", f"{now:,.0f} events/s", f"{now / base:.2f}x; {verdict(now / base, 3)}")
+
+
+# ---- the run --------------------------------------------------------------------------------------
+
+
+def bulk_rates(place: Place, games: int) -> tuple[float, float, int]:
+    """Events/s through the store's bulk path (`append_many`: events, games rows, snapshots) and by
+    the driver alone (executemany of the same event rows), each into a fresh database in one
+    transaction."""
+    from bench_store import rekeyed
+
+    source = place.service("bulksource")
+    bots = [PlayerSeat(name=f"bot{i}", is_bot=True) for i in range(3)]
+    originals = []
+    for seed in range(10):
+        outcome = source.create_game(bots, seed=seed)
+        originals.append((source.export_records(outcome.game_id), outcome.state))
+    source.store.engine.dispose()
+    batch = []
+    for index in range(games):
+        records, state = originals[index % len(originals)]
+        game_id = f"bulk{index:06d}"
+        batch.append((rekeyed(records, game_id), summarize(state), snapshot_json(state.evolved({"game_id": game_id}))))
+    total = sum(len(records) for records, _, _ in batch)
+
+    ours = place.service("bulkours")
+    started = time.perf_counter()
+    with ours.store.transaction() as tx:
+        tx.append_many(batch)
+    ours_rate = total / (time.perf_counter() - started)
+    ours.store.engine.dispose()
+
+    from scat_core.domain.hashing import canonical_json
+
+    rows = [(r["game_id"], r["seq"], r["type"], r["schema_version"], canonical_json(r["data"]).decode("utf-8"),
+             r["recorded_at"], r["prev_hash"], r["hash"]) for records, _, _ in batch for r in records]
+    url = make_url(place.service("bulkraw").store.engine.url.render_as_string(hide_password=False))
+    insert = ("INSERT INTO events (game_id, seq, type, schema_version, data, recorded_at, prev_hash, hash) "
+              "VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+    if url.get_backend_name() == "sqlite":
+        import sqlite3
+
+        conn: Any = sqlite3.connect(str(url.database), isolation_level=None)
+        conn.execute("PRAGMA synchronous = FULL")
+        started = time.perf_counter()
+        conn.execute("BEGIN IMMEDIATE")
+        conn.executemany(insert, rows)
+        conn.execute("COMMIT")
+    else:
+        import psycopg
+
+        options = url.query.get("options")
+        conn = psycopg.connect(host=url.host, port=url.port or 5432, user=url.username, dbname=url.database,
+                               options=str(options) if options else None)
+        started = time.perf_counter()
+        with conn.cursor() as cursor:
+            cursor.executemany(insert.replace("?", "%s"), rows)
+        conn.commit()
+    raw_rate = total / (time.perf_counter() - started)
+    conn.close()
+    return ours_rate, raw_rate, total
+
+
+def run_place(place: Place, args: argparse.Namespace) -> None:
+    quick = args.quick
+    try:
+        # commands, side by side with the peer (alternating rounds)
+        service = place.service("commands")
+        peer_app = peer.open_app(place.peer_env("commands")) if args.peer and peer.available() else None
+        ours, theirs, history = [], [], 0.0
+        for round_number in range(2 if quick else 3):
+            rate, history = scat_commands(service, 80 if quick else 200, seed=round_number * 100)
+            ours.append(rate)
+            if peer_app is not None:
+                theirs.append(peer.commands(peer_app, 80 if quick else 200, per_game=max(2, round(2 * history))))
+        mine = max(ours)
+        line(place.name, f"commands/s through act (history {history:.0f} events avg)", f"{mine:,.0f} /s")
+        if theirs:
+            goal = 1.0 if place.name == "sqlite" else 2.0
+            line(place.name, "commands/s, eventsourcing 9.5 (same shape, same run)", f"{max(theirs):,.0f} /s",
+                 f"scat {mine / max(theirs):.2f}x; {verdict(mine / max(theirs), goal)}")
+
+        # constant-time commands: 2,000 events against 20
+        short = store_game(service, *long_game(20, 1))
+        long = store_game(service, *long_game(2000, 2))
+        costs: dict[str, list[float]] = {short: [], long: []}
+        for _ in range(15 if quick else 40):
+            for game_id in (short, long):
+                costs[game_id].append(command_cost(service, game_id))
+        short_s, long_s = statistics.median(costs[short]), statistics.median(costs[long])
+        line(place.name, "one command on a 20-event game (median)", f"{short_s * 1e3:.2f} ms")
+        line(place.name, "one command on a 2,000-event game (median)", f"{long_s * 1e3:.2f} ms",
+             f"{long_s / short_s:.2f}x; {verdict(long_s / short_s, 1.2, at_most=True)}")
+
+        # replay against the raw floor and the peer
+        bots = [PlayerSeat(name=f"bot{i}", is_bot=True) for i in range(3)]
+        replay_service = place.service("replay")
+        ids = [replay_service.create_game(bots, seed=seed).game_id for seed in range(10)]
+        events = replay(replay_service, ids)
+        floor_url = str(replay_service.store.engine.url.render_as_string(hide_password=False))
+        floor = raw_floor(floor_url, ids)
+        seconds = 1.0 if quick else 2.0
+        rate = best_rate(lambda: replay(replay_service, ids), seconds)
+        raw = best_rate(floor, seconds)
+        line(place.name, f"replay: load+upcast+validate+fold ({events // len(ids)} ev/game)", f"{rate:,.0f} ev/s")
+        line(place.name, "raw floor: driver fetch + json.loads of the same rows", f"{raw:,.0f} ev/s",
+             f"scat {rate / raw:.2f}x; {verdict(rate / raw, 0.25)}")
+        if peer_app is not None:
+            peer_ids = peer.tables_of(peer_app, [events // len(ids)] * len(ids))
+            theirs_replay = best_rate(lambda: peer.replay(peer_app, peer_ids), seconds)
+            line(place.name, "replay, eventsourcing 9.5 (tables of the same length)", f"{theirs_replay:,.0f} ev/s",
+                 f"scat {rate / theirs_replay:.2f}x; {verdict(rate / theirs_replay, 3)}")
+
+        # the bulk path against the driver's insert floor
+        ours_bulk, raw_bulk, bulk_events = bulk_rates(place, 150 if quick else 400)
+        line(place.name, f"bulk append_many ({bulk_events:,} events, one transaction)", f"{ours_bulk:,.0f} ev/s")
+        line(place.name, "raw insert floor: driver executemany of the same rows", f"{raw_bulk:,.0f} ev/s",
+             f"scat {ours_bulk / raw_bulk:.2f}x; {verdict(ours_bulk / raw_bulk, 0.5)}")
+
+        # PostgreSQL: 8 writers on 8 games against one writer
+        if place.postgres is not None and args.writers:
+            url = place.url("writers")
+            writers_service = GameService.open(url)
+            commands = 60 if quick else 150
+            one, lost1, dup1 = writers(writers_service, url, 1, commands * 2, seed=10)
+            eight, lost8, dup8 = writers(writers_service, url, 8, commands, seed=20)
+            line(place.name, "1 writer on 1 game (a process)", f"{one:,.0f} /s")
+            line(place.name, "8 writers on 8 games (8 processes)", f"{eight:,.0f} /s",
+                 f"{eight / one:.2f}x; {verdict(eight / one, 4)}")
+            line(place.name, "events lost / duplicated by the writers", f"{lost1 + lost8} / {dup1 + dup8}",
+                 f"goal 0 / 0: {'met' if lost1 + lost8 + dup1 + dup8 == 0 else 'MISSED'}")
+            writers_service.store.engine.dispose()
+        service.store.engine.dispose()
+        replay_service.store.engine.dispose()
+    finally:
+        place.cleanup()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--postgres", default=os.environ.get("SCAT_TEST_POSTGRES_URL"),
+                        help="PostgreSQL URL (default $SCAT_TEST_POSTGRES_URL)")
+    parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--no-sqlite", action="store_true")
+    parser.add_argument("--no-peer", dest="peer", action="store_false", help="without the eventsourcing library")
+    parser.add_argument("--no-writers", dest="writers", action="store_false", help="without the 8 writers")
+    parser.add_argument("--no-domain", dest="domain", action="store_false")
+    parser.add_argument("--baseline", default=BASELINE, help=f"the commit to compare the domain with ({BASELINE})")
+    parser.add_argument("--quick", action="store_true", help="fewer rounds (noisier)")
+    args = parser.parse_args(argv)
+    if args.peer and not peer.available():
+        print("eventsourcing is not installed (pip install -e '.[bench]'): the peer's figures are skipped")
+    print(f"{'database':<10} {'measure':<58} {'figure':>22}  ratio; goal")
+    if args.domain:
+        domain_against_baseline(args.baseline, 60 if args.quick else 150)
+    if not args.no_sqlite:
+        with tempfile.TemporaryDirectory(prefix="scat-hot-") as directory:
+            run_place(Place("sqlite", directory=Path(directory)), args)
+    if args.postgres and not args.no_postgres:
+        run_place(Place("postgresql", postgres=args.postgres, schemas=[]), args)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
