@@ -139,3 +139,25 @@ def test_a_long_transaction_elsewhere_does_not_hold_back_a_finished_game(postgre
         service.create_game([PlayerSeat(name="ann", is_bot=True), PlayerSeat(name="bob", is_bot=True)], seed=1)
         assert service.stats().overall.games_played == 1
     engine.dispose()
+
+
+@pytest.mark.postgres
+def test_writers_never_wait_for_a_catch_up_in_progress(postgres_url: str) -> None:
+    """PostgreSQL: a projector holds its lock and snapshot while games are written and read."""
+    from scat_core.store.database import ensure_schema, make_engine
+    from scat_core.store.projections import _projector
+
+    engine = make_engine(postgres_url)
+    ensure_schema(engine)
+    service = GameService(EventStore(engine))
+    with _projector(engine, STATS.name) as conn:
+        conn.execute(select(func.count()).select_from(t.events)).scalar_one()  # its snapshot is taken
+        started = time.monotonic()
+        outcome = service.create_game([PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)], seed=3)
+        state = outcome.state
+        command = heuristic_move(state, state.turn) if state.turn is not None else None
+        assert command is not None
+        service.act(outcome.game_id, command)
+        assert time.monotonic() - started < 10
+    assert service.stats(player="you").players[0].games_in_progress == 1
+    engine.dispose()
