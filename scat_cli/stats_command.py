@@ -70,32 +70,54 @@ def stats_document(report: StatsReport) -> dict[str, Any]:
 
 
 def render_stats(report: StatsReport) -> None:
-    """The figures as a table: one row per player, then everyone together."""
+    """The figures as a table: one row per player, then `all` together; the longest game below."""
     from scat_cli.render import Out
 
     out = Out()
-    if report.overall.hands_played == 0 and report.overall.games_played == 0 and not report.players:
+    overall = report.overall
+    if overall.hands_played == 0 and overall.games_played == 0 and not report.players:
         out.line("No games yet. Start one: scat new --player you --bot ann --bot bob")
         return
-    columns = ["player", "games", "won", "hands", "lost", "knocks", "saved", "lost 1", "lost 2",
-               "31s", "avg showdown", "longest game"]
+    columns = ["player", "games", "won", "hands", "lost", "knocks", "saved", "lost1", "lost2", "31s", "avg",
+               "longest"]
     rows = [_row(out, figures) for figures in report.players]
     if len(report.players) != 1:
-        rows.append(_row(out, report.overall))
-    out.table(columns, rows)
-    overall = report.overall
-    out.line(f"{overall.games_played} games finished, {overall.games_in_progress} in progress; "
-             "a game in progress counts its finished hands only.")
+        rows.append(_row(out, overall))
+    _table(out, columns, rows)
+    shown = report.players[0] if len(report.players) == 1 else overall
+    longest = shown.longest_game
+    if longest is not None:
+        out.line(f"Longest game: {longest.game_id}, {longest.hands} hands.")
+    out.line(out.style(f"{overall.games_played} games finished, {overall.games_in_progress} in progress "
+                       "(+N: only their finished hands count). lost: hands lost.", "dim"))
+    out.line(out.style("saved, lost1, lost2: knocks after which the knocker lost 0, 1, 2 lives (R19). "
+                       "avg: hand value at showdowns.", "dim"))
+
+
+def _table(out: Any, columns: list[str], rows: list[list[str]]) -> None:
+    """Twelve narrow columns: on a terminal with one space between them, so they fit 80 columns."""
+    if not out.terminal:
+        out.table(columns, rows)
+        return
+    from rich import box
+    from rich.table import Table
+
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True)
+    for index, column in enumerate(columns):
+        table.add_column(column, justify="left" if index == 0 else "right", no_wrap=index > 0)
+    for row in rows:
+        table.add_row(*row)
+    out.console().print(table)
 
 
 def _row(out: Any, figures: StatsFigures) -> list[str]:
     average = figures.average_showdown_value
     longest = figures.longest_game
-    name = out.style("everyone", "bold") if figures.name is None else out.text(figures.name)
-    played = f"{figures.games_played}" + (f" (+{figures.games_in_progress})" if figures.games_in_progress else "")
+    name = out.style("all", "bold") if figures.name is None else out.text(figures.name)
+    played = f"{figures.games_played}" + (f"+{figures.games_in_progress}" if figures.games_in_progress else "")
     return [
         name, played, str(figures.games_won), str(figures.hands_played), str(figures.hands_lost),
         str(figures.knocks), str(figures.knocks_saved), str(figures.knocks_lost_one), str(figures.knocks_lost_two),
         str(figures.thirty_ones), "-" if average is None else f"{average:.1f}",
-        "-" if longest is None else f"{longest.hands} hands ({longest.game_id})",
+        "-" if longest is None else str(longest.hands),
     ]

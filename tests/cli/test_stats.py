@@ -51,13 +51,13 @@ def test_rebuild_gives_the_same_figures(scat: Scat, scat_json: Scat) -> None:
     assert scat_json("stats") == scat_json("stats", "--rebuild")
 
 
-def test_stats_in_a_pipe_is_a_plain_table_with_everyone_last(scat: Scat) -> None:
+def test_stats_in_a_pipe_is_a_plain_table_with_all_players_last(scat: Scat) -> None:
     bot_games(scat, ("ann", "bob"))
     result = scat("stats")
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert lines[0].split()[:4] == ["player", "games", "won", "hands"]
-    assert lines[3].startswith("everyone") and "\x1b[" not in result.stdout
+    assert lines[3].startswith("all ") and "\x1b[" not in result.stdout
     assert json.dumps(result.stdout).count("\\u") == 0  # plain text, no symbols
 
 
