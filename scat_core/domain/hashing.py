@@ -37,9 +37,12 @@ def invalid_field(record: Mapping[str, Any]) -> str | None:
     return None
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+
+
 def canonical_json(obj: Any) -> bytes:
     """Serialise `obj` in the canonical form: sorted keys, no spaces, UTF-8."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return _CANONICAL(obj).encode("utf-8")
 
 
 def chain_hash(prev_hash: str, envelope: dict[str, Any]) -> str:

@@ -137,7 +137,7 @@ class GameService(ArchiveUseCases, StatsUseCases):
 
     def act(self, game_id: str, command: PlayerCommand, token: str | None = None) -> Outcome:
         """Carry out a human player's command, then let bots play until a human must."""
-        with self.store.transaction() as tx:
+        with self.store.command() as tx:
             state, secret, head = self._load_for_command(tx, game_id)
             seat = self._authorize(tx, state, command.player, token)
             if state.players[seat].is_bot:
@@ -176,7 +176,7 @@ class GameService(ArchiveUseCases, StatsUseCases):
         """Record that `player` is shown his hand (R23); a look never fails for a race."""
         for attempt in range(BOT_RETRIES + 1):
             try:
-                with self.store.transaction() as tx:
+                with self.store.command() as tx:
                     state, secret, head = self._load_for_command(tx, game_id)
                     events, after = decide_and_evolve(state, ViewHand(player), self._chance(state, secret))
                     if events:
@@ -212,7 +212,7 @@ class GameService(ArchiveUseCases, StatsUseCases):
             if not events:
                 return Outcome(game_id, state)
             try:
-                with self.store.transaction() as tx:
+                with self.store.command() as tx:
                     appended = self._append(tx, state, events, after, head)
                 return Outcome(game_id, after, appended)
             except ConcurrencyConflict:
@@ -316,11 +316,8 @@ class GameService(ArchiveUseCases, StatsUseCases):
         tx: StoreTransaction, state: GameState, events: list[ev.Event], after: GameState, head: str
     ) -> list[StoredEvent]:
         """Append `events` (which lead from `state`, whose last event has hash `head`, to `after`)
-        with the read model and the snapshot; forget a revealed seed."""
-        stored = tx.append(state.game_id, state.version, events, summarize(after), snapshot_json(after), head)
-        if after.status == "finished":
-            tx.delete_secret(state.game_id)
-        return stored
+        with the read model and the snapshot; the store forgets a revealed seed in the same write."""
+        return tx.append(state.game_id, state.version, events, summarize(after), snapshot_json(after), head)
 
     @staticmethod
     def _chance(state: GameState, secret: GameSecret | None) -> SeededChance:

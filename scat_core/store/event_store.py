@@ -99,8 +99,9 @@ def _is_lock_error(exc: DBAPIError) -> bool:
 class StoreTransaction:
     """One open unit of work on the store; obtained from `EventStore.transaction()`."""
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: Connection, one_statement: bool = False) -> None:
         self._conn = conn
+        self._one_statement = one_statement  # no transaction around: only the lean append may write
 
     # ---- the log -------------------------------------------------------------------------
 
@@ -168,10 +169,14 @@ class StoreTransaction:
         when given, the snapshot (the JSON of the state after the last event).
 
         With `expected_hash` (the hash of event `expected_seq`, as the caller verified it) and
-        a summary, the lean path: no head query, each event hashed once, one round trip on
-        PostgreSQL, and the games row moved only from that very head (else ConcurrencyConflict).
+        a summary, the lean path: no head query, each event hashed once, one statement on
+        PostgreSQL, the games row moved only from that very head (else ConcurrencyConflict,
+        nothing written), and a finished game's kept seed forgotten in the same write.
         """
-        if expected_hash is None or summary is None or expected_seq == 0:
+        lean = expected_hash is not None and summary is not None and expected_seq > 0
+        if self._one_statement and not lean:
+            raise RuntimeError("outside a transaction only the lean append (with expected_hash) may write")
+        if not lean:
             head = self.head(game_id)
             head_seq, prev_hash = head if head is not None else (0, GENESIS_HASH)
             if head_seq != expected_seq:
@@ -180,7 +185,7 @@ class StoreTransaction:
                     f"{head_seq}): look again and retry"
                 )
         else:
-            prev_hash = expected_hash
+            prev_hash = str(expected_hash)
         now = utc_now()
         stored: list[StoredEvent] = []
         rows: list[Row] = []
@@ -198,7 +203,8 @@ class StoreTransaction:
             prev_hash = digest
         if not stored:
             return stored
-        if expected_hash is not None and summary is not None and expected_seq > 0:
+        if lean:
+            assert expected_hash is not None and summary is not None
             state_version, rules_version = SNAPSHOT_TAG
             kept = None if snapshot is None else {
                 "state_version": state_version, "rules_version": rules_version, "state": snapshot}
@@ -234,7 +240,10 @@ class StoreTransaction:
     def append_many(self, games: Sequence[tuple[Sequence[Mapping[str, Any]], GameSummary, str | None]]) -> int:
         """The bulk path (imports, benchmarks): whole exported histories of new games, verbatim
         (nothing verified: the caller audited them), each with its games-row summary and its
-        snapshot (or None), in a few statements; ConcurrencyConflict if one exists already."""
+        snapshot (or None), in a few statements; ConcurrencyConflict if one exists already.
+
+        A record's `data` is a dict, or already its canonical JSON text (as stored: the rows of
+        a history cloned many times are encoded once)."""
         events: list[tuple[str, int, str, int, str, str, str, str]] = []
         rows: list[dict[str, Any]] = []
         snapshots: list[dict[str, Any]] = []
@@ -244,7 +253,8 @@ class StoreTransaction:
             game_id = str(first["game_id"])
             events += [
                 (str(r["game_id"]), int(r["seq"]), str(r["type"]), int(r["schema_version"]),
-                 canonical_json(r["data"]).decode("utf-8"), str(r["recorded_at"]), str(r["prev_hash"]), str(r["hash"]))
+                 r["data"] if type(r["data"]) is str else canonical_json(r["data"]).decode("utf-8"),
+                 str(r["recorded_at"]), str(r["prev_hash"]), str(r["hash"]))
                 for r in records
             ]
             head = {"head_seq": int(last["seq"]), "head_hash": str(last["hash"])}
@@ -401,8 +411,23 @@ def _game_row(m: Any) -> GameRow:
     )
 
 
+@contextmanager
+def _races_as_conflicts() -> Iterator[None]:
+    """Lock, serialization and deadlock errors of the database as ConcurrencyConflict."""
+    try:
+        yield
+    except OperationalError as exc:
+        if _is_lock_error(exc):
+            raise ConcurrencyConflict("the database is busy with another change: try again") from exc
+        raise
+    except DBAPIError as exc:
+        if _is_lock_error(exc):
+            raise ConcurrencyConflict("another change won the race: try again") from exc
+        raise
+
+
 class EventStore:
-    """The store over one engine; every access goes through `transaction()`."""
+    """The store over one engine; every access goes through `transaction()` (or `command()`)."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -410,22 +435,27 @@ class EventStore:
     @contextmanager
     def transaction(self, write: bool = True) -> Iterator[StoreTransaction]:
         """A unit of work: commit on clean exit, roll back on any exception."""
-        try:
-            with self.engine.connect() as conn:
-                if write:
-                    conn = conn.execution_options(**{WRITE_OPTION: True})
-                with conn.begin():
-                    yield StoreTransaction(conn)
-        except OperationalError as exc:
-            if _is_lock_error(exc):
-                raise ConcurrencyConflict(
-                    "the database is busy with another change: try again"
-                ) from exc
-            raise
-        except DBAPIError as exc:
-            if _is_lock_error(exc):
-                raise ConcurrencyConflict("another change won the race: try again") from exc
-            raise
+        with _races_as_conflicts(), self.engine.connect() as conn:
+            if write:
+                conn = conn.execution_options(**{WRITE_OPTION: True})
+            with conn.begin():
+                yield StoreTransaction(conn)
+
+    @contextmanager
+    def command(self) -> Iterator[StoreTransaction]:
+        """A unit of work whose one write is a lean append (`append` with `expected_hash`).
+
+        On PostgreSQL it runs without a transaction around it: the append is one statement,
+        all or nothing by itself, so a command costs two round trips instead of four; any
+        other write is refused there. Elsewhere it is `transaction()`.
+        """
+        if self.engine.dialect.name != "postgresql":
+            with self.transaction() as tx:
+                yield tx
+            return
+        with _races_as_conflicts(), self.engine.connect() as conn:
+            conn = conn.execution_options(isolation_level="AUTOCOMMIT", **{WRITE_OPTION: True})
+            yield StoreTransaction(conn, one_statement=True)
 
     def read(self) -> AbstractContextManager[StoreTransaction]:
         """Shorthand for a read-only transaction (no write lock on SQLite)."""

@@ -1,11 +1,12 @@
-"""The lean append of a running game: events, games row and snapshot in as few round trips as
-the database allows, every statement written once (no statement building per command).
+"""The lean append of a running game: events, games row, snapshot and (once the game ends) the
+forgotten seed in as few round trips as the database allows, every statement written once.
 
-PostgreSQL: one statement (data-modifying CTEs): the events go in through `unnest` of one
-array per column, the games row moves only from the head the command started from, and the
-snapshot follows only if it did. SQLite (in-process, no round trips): the same three writes
-as three prepared statements. Either way the games row's update is conditional on the head
-(seq and hash) the caller verified, so a concurrent or outside change is never overwritten.
+PostgreSQL: one statement, all or nothing by itself (data-modifying CTEs): the games row
+moves only from the head the command verified, and the events (through `unnest` of one
+array per column), the snapshot and the seed's removal happen only if it did; so it needs
+no transaction around it (see `EventStore.command`). SQLite (in-process, no round trips):
+the same writes as prepared statements in the caller's transaction. Either way a concurrent
+or outside change of the head is never overwritten: ConcurrencyConflict, nothing written.
 """
 
 from __future__ import annotations
@@ -34,18 +35,19 @@ _SNAPSHOT_UPDATE = (
     "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, "
     "state_version = excluded.state_version, rules_version = excluded.rules_version, state = excluded.state"
 )
+_FORGET_SEED = "DELETE FROM game_secrets WHERE game_id = %(game_id)s"
 
-_PG_EVENTS = (
-    f"new_events AS (INSERT INTO events ({EVENT_COLUMNS}) SELECT %(game_id)s, * FROM unnest("
-    "%(seqs)s::int[], %(types)s::text[], %(versions)s::int[], %(datas)s::text[], %(recorded)s::text[], "
-    "%(prevs)s::text[], %(hashes)s::text[]) RETURNING 1), "
-    f"moved AS (UPDATE games SET {_GAMES_SET} WHERE {_GAMES_WHERE} RETURNING 1)"
+_MOVED = "EXISTS (SELECT 1 FROM moved)"
+_PG_COMMAND = (
+    f"WITH moved AS (UPDATE games SET {_GAMES_SET} WHERE {_GAMES_WHERE} RETURNING 1), "
+    f"new_events AS (INSERT INTO events ({EVENT_COLUMNS}) SELECT %(game_id)s, u.* FROM unnest("
+    "%(seqs)b::int[], %(types)b::text[], %(versions)b::int[], %(datas)b::text[], %(recorded)b::text[], "
+    f"%(prevs)b::text[], %(hashes)b::text[]) AS u WHERE {_MOVED} RETURNING 1), "
+    f"snapshot AS (INSERT INTO game_snapshots ({_SNAPSHOT_COLUMNS}) SELECT {_SNAPSHOT_VALUES} "
+    f"WHERE %(keep_snapshot)s AND {_MOVED} {_SNAPSHOT_UPDATE} RETURNING 1), "
+    f"forgotten AS ({_FORGET_SEED} AND %(finished)s AND {_MOVED} RETURNING 1) "
+    "SELECT count(*) FROM moved"
 )
-_PG_WITH_SNAPSHOT = (
-    f"WITH {_PG_EVENTS} INSERT INTO game_snapshots ({_SNAPSHOT_COLUMNS}) SELECT {_SNAPSHOT_VALUES} "
-    f"WHERE EXISTS (SELECT 1 FROM moved) {_SNAPSHOT_UPDATE} RETURNING 1"
-)
-_PG_WITHOUT_SNAPSHOT = f"WITH {_PG_EVENTS} SELECT 1 FROM moved"
 
 
 def _sqlite(sql: str) -> str:
@@ -57,35 +59,41 @@ _SQLITE_EVENTS = f"INSERT INTO events ({EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?
 _SQLITE_GAMES = _sqlite(f"UPDATE games SET {_GAMES_SET} WHERE {_GAMES_WHERE}")
 _SQLITE_SNAPSHOT = _sqlite(f"INSERT INTO game_snapshots ({_SNAPSHOT_COLUMNS}) VALUES ({_SNAPSHOT_VALUES}) "
                            f"{_SNAPSHOT_UPDATE}")
+_SQLITE_FORGET_SEED = _sqlite(_FORGET_SEED)
 
 
 def append_after_head(
     conn: Connection, game_id: str, expected: tuple[int, str], rows: Sequence[Row], games: dict[str, Any],
     snapshot: dict[str, Any] | None,
 ) -> None:
-    """Insert `rows`, move the games row from head `expected` to the last row, keep `snapshot`.
+    """Move the games row from head `expected` to the last of `rows`, insert `rows`, keep
+    `snapshot` and, if the game is finished, forget its seed: all or nothing.
 
     `games` holds the games row's new values (status, players, ...; see _GAMES_SET) and
     `snapshot` its state_version, rules_version and state. ConcurrencyConflict if the head
-    moved meanwhile (or the row is gone): nothing is then written (the caller's transaction
-    rolls back).
+    moved meanwhile (or the row is gone), and then nothing is written.
     """
     last = rows[-1]
+    finished = games["status"] == "finished"
     params = {**games, "game_id": game_id, "expected_seq": expected[0], "expected_hash": expected[1],
-              "head_seq": last[0], "head_hash": last[6], "now": last[4], **(snapshot or {})}
+              "head_seq": last[0], "head_hash": last[6], "now": last[4], "finished": finished,
+              "keep_snapshot": snapshot is not None, "state_version": 0, "rules_version": "", "state": "",
+              **(snapshot or {})}
     try:
         if conn.dialect.name == "postgresql":
             columns = list(zip(*rows, strict=True))
             params.update(seqs=list(columns[0]), types=list(columns[1]), versions=list(columns[2]),
                           datas=list(columns[3]), recorded=list(columns[4]), prevs=list(columns[5]),
                           hashes=list(columns[6]))
-            statement = _PG_WITH_SNAPSHOT if snapshot is not None else _PG_WITHOUT_SNAPSHOT
-            moved = conn.exec_driver_sql(statement, params).first() is not None
+            moved: bool = conn.exec_driver_sql(_PG_COMMAND, params).scalar_one() == 1
         else:
-            conn.exec_driver_sql(_SQLITE_EVENTS, [(game_id, *row) for row in rows])
             moved = conn.exec_driver_sql(_SQLITE_GAMES, params).rowcount == 1
-            if moved and snapshot is not None:
-                conn.exec_driver_sql(_SQLITE_SNAPSHOT, params)
+            if moved:
+                conn.exec_driver_sql(_SQLITE_EVENTS, [(game_id, *row) for row in rows])
+                if snapshot is not None:
+                    conn.exec_driver_sql(_SQLITE_SNAPSHOT, params)
+                if finished:
+                    conn.exec_driver_sql(_SQLITE_FORGET_SEED, params)
     except IntegrityError as exc:
         raise ConcurrencyConflict(
             f"game {game_id} changed meanwhile (event {rows[0][0]} already exists): look again and retry"
@@ -98,9 +106,9 @@ def append_after_head(
 
 _BULK_CHUNK = 5_000
 _PG_BULK_EVENTS = (
-    f"INSERT INTO events ({EVENT_COLUMNS}) SELECT * FROM unnest(%(game_ids)s::text[], %(seqs)s::int[], "
-    "%(types)s::text[], %(versions)s::int[], %(datas)s::text[], %(recorded)s::text[], %(prevs)s::text[], "
-    "%(hashes)s::text[])"
+    f"INSERT INTO events ({EVENT_COLUMNS}) SELECT * FROM unnest(%(game_ids)b::text[], %(seqs)b::int[], "
+    "%(types)b::text[], %(versions)b::int[], %(datas)b::text[], %(recorded)b::text[], %(prevs)b::text[], "
+    "%(hashes)b::text[])"
 )
 _GAMES_COLUMNS = ("game_id, status, players, bots, turn, hand_number, dealer, created_at, last_activity, winner, "
                   "head_seq, head_hash, protected")

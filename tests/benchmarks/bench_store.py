@@ -171,10 +171,9 @@ def bulk_append(service: GameService, games: Iterator[tuple[str, History]],
 
     def flush() -> None:
         nonlocal appended
-        with service.store.transaction() as tx:
-            for game_id, history in batch:
-                tx.append_raw(rekeyed(history.records, game_id), history.summary)
-                appended += 1
+        with service.store.transaction() as tx:  # the bulk path: a few statements per batch
+            tx.append_many([(rekeyed(history.records, game_id), history.summary, None) for game_id, history in batch])
+            appended += len(batch)
         batch.clear()
 
     for item in games:

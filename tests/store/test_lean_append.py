@@ -1,0 +1,130 @@
+"""The lean append and the bulk path (#13), on SQLite and PostgreSQL: fewer statements, the same
+log, and all or nothing (on PostgreSQL `command()` has no transaction around the one statement)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, text
+
+from scat_core.domain.audit import audit_records
+from scat_core.domain.bots import next_bot_command
+from scat_core.domain.commands import CreateGame
+from scat_core.domain.decide import decide_and_evolve
+from scat_core.domain.errors import ConcurrencyConflict
+from scat_core.domain.events import PlayerSeat
+from scat_core.domain.hashing import GENESIS_HASH, canonical_json, chain_hash
+from scat_core.domain.shuffle import SeededChance
+from scat_core.domain.snapshot import SNAPSHOT_TAG
+from scat_core.domain.state import GameState
+from scat_core.service.read_model import snapshot_json, summarize
+from scat_core.store.event_store import EventStore, GameSummary
+from tests.domain.helpers import records_for
+from tests.store.events_fixtures import a_knock, a_turn
+from tests.store.test_event_store import SUMMARY, new_game
+
+FINISHED = GameSummary(status="finished", players=("ann", "bob"), winner="ann", bots=("bob",))
+
+
+def _counts(engine: Engine, game_id: str) -> tuple[int, int, int]:
+    with engine.connect() as conn:
+        return tuple(  # type: ignore[return-value]
+            int(conn.execute(text(f"SELECT count(*) FROM {table} WHERE game_id = :g"), {"g": game_id}).scalar_one())
+            for table in ("events", "game_snapshots", "game_secrets")
+        )
+
+
+def _head(store: EventStore, game_id: str) -> tuple[int, str]:
+    with store.read() as tx:
+        head = tx.head(game_id)
+    assert head is not None
+    return head
+
+
+def test_the_lean_append_chains_moves_the_games_row_and_keeps_the_snapshot(store: EventStore) -> None:
+    new_game(store)
+    with store.command() as tx:
+        stored = tx.append("g1", 1, a_turn(), SUMMARY, '{"state": 1}', _head(store, "g1")[1])
+    with store.read() as tx:
+        loaded = tx.load("g1")
+        row = tx.get_game("g1")
+    previous = GENESIS_HASH
+    for event in loaded:
+        assert event.prev_hash == previous and event.hash == chain_hash(previous, event.envelope())
+        previous = event.hash
+    assert [s.hash for s in stored] == [e.hash for e in loaded[1:]]
+    assert row is not None and (row.head_seq, row.head_hash, row.turn) == (3, previous, "bob")
+    with store.engine.connect() as conn:
+        snapshot = conn.execute(text("SELECT seq, hash, state_version, rules_version, state FROM game_snapshots"
+                                     )).one()
+    assert tuple(snapshot) == (3, previous, *SNAPSHOT_TAG, '{"state": 1}')
+
+
+@pytest.mark.parametrize("stale", ["seq", "hash"])
+def test_a_lean_append_from_a_head_that_moved_writes_nothing_at_all(store: EventStore, stale: str) -> None:
+    new_game(store)
+    with store.transaction() as tx:
+        tx.put_secret("g1", "seed", "salt")
+    seq, head_hash = _head(store, "g1")
+    with store.command() as tx:
+        tx.append("g1", seq, a_turn(), SUMMARY, '{"a": 1}', head_hash)
+    before = _counts(store.engine, "g1")
+    # A writer that saw the game before that append: a stale seq, or the right seq but another hash.
+    expected = (1, head_hash) if stale == "seq" else (3, "f" * 64)
+    with pytest.raises(ConcurrencyConflict), store.command() as tx:
+        tx.append("g1", expected[0], [a_knock()], FINISHED, '{"b": 2}', expected[1])
+    assert _counts(store.engine, "g1") == before  # no event, same snapshot, the seed still kept
+    with store.read() as tx:
+        row = tx.get_game("g1")
+    assert row is not None and (row.head_seq, row.status) == (3, "active")
+
+
+def test_the_lean_append_that_ends_a_game_forgets_its_seed_in_the_same_write(store: EventStore) -> None:
+    new_game(store)
+    with store.transaction() as tx:
+        tx.put_secret("g1", "seed", "salt")
+    with store.command() as tx:
+        tx.append("g1", 1, [a_knock()], FINISHED, None, _head(store, "g1")[1])
+    assert _counts(store.engine, "g1") == (2, 0, 0)
+
+
+def test_a_command_on_postgresql_refuses_any_write_but_the_lean_append(store: EventStore, engine: Engine) -> None:
+    if engine.dialect.name != "postgresql":
+        pytest.skip("on SQLite a command is a transaction")
+    new_game(store)
+    with pytest.raises(RuntimeError, match="lean append"), store.command() as tx:
+        tx.append("g1", 1, a_turn(), SUMMARY)  # without expected_hash: not one statement
+    assert _counts(store.engine, "g1")[0] == 1
+
+
+def _bot_game(game_id: str, seed: int) -> tuple[list[dict[str, Any]], GameState]:
+    chance, state, events = SeededChance(str(seed), "salt"), GameState(), []
+    command: Any = CreateGame(game_id=game_id, players=(PlayerSeat(name="ann", is_bot=True),
+                                                       PlayerSeat(name="bob", is_bot=True)))
+    while command is not None:
+        produced, state = decide_and_evolve(state, command, chance)
+        events += produced
+        command = next_bot_command(state)
+    return records_for(events, game_id), state
+
+
+def test_the_bulk_path_adds_whole_games_verbatim_with_their_rows_and_snapshots(store: EventStore) -> None:
+    games = [_bot_game(f"bulk{n}", n) for n in range(3)]
+    batch = [(records, summarize(state), snapshot_json(state)) for records, state in games]
+    batch[1] = ([{**r, "data": canonical_json(r["data"]).decode()} for r in batch[1][0]], *batch[1][1:])  # as text
+    with store.transaction() as tx:
+        assert tx.append_many(batch) == sum(len(records) for records, _ in games)
+    with store.read() as tx:
+        for records, state in games:
+            game_id = records[0]["game_id"]
+            assert tx.load_raw(game_id) == records and audit_records(records).ok
+            row = tx.get_game(game_id)
+            assert row is not None and (row.head_seq, row.head_hash, row.winner) == (
+                records[-1]["seq"], records[-1]["hash"], state.winner)
+            loaded = tx.load_for_command(game_id)
+            assert loaded.snapshot == snapshot_json(state) and loaded.events == []
+    with pytest.raises(ConcurrencyConflict), store.transaction() as tx:  # one of them exists: nothing added
+        tx.append_many([(_bot_game("bulk9", 9)[0], batch[0][1], None), batch[0]])
+    with store.read() as tx:
+        assert tx.count_games() == 3 and tx.head("bulk9") is None
