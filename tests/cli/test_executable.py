@@ -129,36 +129,37 @@ def test_hints_name_the_program_as_it_was_run_so_a_pasted_hint_works(sqlite_url:
     assert _hints(again) and all(hint.startswith("scat ") for hint in _hints(again)), again.stdout
 
 
+def _a_game(url: str) -> str:
+    """A game of you and a bot, your turn to draw, made in-process (cheaper than a `scat new`)."""
+    from scat_core.domain.events import PlayerSeat
+    from scat_core.service import GameService
+
+    games = GameService.open(url)
+    try:
+        return games.create_game([PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)], seed=3,
+                                 dealer="ann").game_id
+    finally:
+        games.store.engine.dispose()
+
+
 @pytest.mark.parametrize("command", [["show", "{game}", "--as", "you"], ["draw", "{game}", "--as", "you", "stock"]])
-def test_a_command_imports_only_what_it_uses(sqlite_url: str, command: list[str]) -> None:
+def test_a_command_loads_only_what_it_uses_and_collects_no_garbage_meanwhile(sqlite_url: str,
+                                                                            command: list[str]) -> None:
     # Start-up (issue #8): no Alembic when the schema is current, no typer pydantic adapters
-    # for plain options, no rich in a pipe.
-    game = run_json(sqlite_url, "new", "--player", "you", "--bot", "ann", "--seed", "3", "--dealer", "ann")["game_id"]
-    args = [word.replace("{game}", game) for word in command]
+    # for plain options, no rich in a pipe; the garbage collector waits while the command
+    # loads its modules (they live until exit), then they are frozen and the usual
+    # thresholds come back.
+    args = [word.replace("{game}", _a_game(sqlite_url)) for word in command]
     code = (
-        f"import sys; sys.argv = ['scat', '--db', {sqlite_url!r}, *{args!r}]\n"
+        "import gc, sys\n"
+        "before, older = gc.get_threshold(), []\n"
+        "gc.callbacks.append(lambda phase, info: older.append(info['generation']) if phase == 'start' "
+        "and info['generation'] > 0 else None)\n"
+        f"sys.argv = ['scat', '--db', {sqlite_url!r}, *{args!r}]\n"
         "from scat_cli.app import main\n"
         "try:\n    main()\nexcept SystemExit as exit:\n    assert not exit.code, exit.code\n"
         "heavy = sorted(m for m in ('alembic', 'typer._adapters', 'rich') if m in sys.modules)\n"
         "assert not heavy, heavy\n"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-    assert result.returncode == 0, result.stderr
-
-
-def test_start_up_spends_no_time_collecting_the_modules_it_loads(sqlite_url: str) -> None:
-    # Start-up (issue #8): the garbage collector waits while a command loads its modules
-    # (they live until exit), then they are frozen and the usual thresholds come back.
-    game = run_json(sqlite_url, "new", "--player", "you", "--bot", "ann", "--seed", "3", "--dealer", "ann")["game_id"]
-    code = (
-        "import gc, sys\n"
-        "before = gc.get_threshold()\n"
-        "older = []\n"
-        "gc.callbacks.append(lambda phase, info: older.append(info['generation']) if phase == 'start' "
-        "and info['generation'] > 0 else None)\n"
-        f"sys.argv = ['scat', '--db', {sqlite_url!r}, 'show', {game!r}, '--as', 'you']\n"
-        "from scat_cli.app import main\n"
-        "try:\n    main()\nexcept SystemExit as exit:\n    assert not exit.code, exit.code\n"
         "assert not older, f'collections of older generations: {older}'\n"
         "assert gc.get_threshold() == before, (gc.get_threshold(), before)\n"
         "assert gc.get_freeze_count() > 10_000, gc.get_freeze_count()\n"
