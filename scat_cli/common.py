@@ -163,12 +163,16 @@ def plain_coercion(params: list[Any]) -> list[Any]:
     return params
 
 
-class ScatGroup(TyperGroup):
-    """The root group: builds commands lazily; errors become one line on stderr, no traceback."""
+class PlainGroup(TyperGroup):
+    """A group whose plain parameters (--help too) are converted without pydantic."""
 
     def get_params(self, ctx: Context) -> list[Any]:
         """The parameters (--help too), the plain ones converted without pydantic."""
         return plain_coercion(super().get_params(ctx))
+
+
+class ScatGroup(PlainGroup):
+    """The root group: builds commands lazily; errors become one line on stderr, no traceback."""
 
     def list_commands(self, ctx: Context) -> list[str]:
         """Every command name, the lazy ones first."""

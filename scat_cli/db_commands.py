@@ -6,15 +6,17 @@ import json
 
 import typer
 
+from scat_cli.common import PlainGroup, ScatCommand
 from scat_cli.context import state
 
 db_app = typer.Typer(
     help="Database maintenance.\n\nExample: scat db upgrade",
     no_args_is_help=True,
+    cls=PlainGroup,  # plain options, without pydantic
 )
 
 
-@db_app.command("upgrade")
+@db_app.command("upgrade", cls=ScatCommand)  # plain options, without pydantic
 def upgrade_command(
     ctx: typer.Context,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),

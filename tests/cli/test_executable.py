@@ -85,6 +85,7 @@ def test_scat_db_url_from_the_environment_is_used(sqlite_url: str) -> None:
         (["show", "--help"], ("sqlalchemy", "pydantic", "rich", "scat_core.store")),
         (["new", "--help"], ("sqlalchemy", "pydantic", "rich", "scat_core.store")),
         (["draw", "--help"], ("sqlalchemy", "pydantic", "rich", "scat_core.store")),
+        (["db", "upgrade", "--help"], ("sqlalchemy", "pydantic", "rich", "scat_core.store")),
     ],
 )
 def test_help_stays_light(args: list[str], unwanted: tuple[str, ...]) -> None:
