@@ -53,7 +53,9 @@ def main() -> None:
     try:
         app()
     except ScatError as exc:
-        print(f"scat: error: {exc}", file=sys.stderr)
+        from scat_cli.common import runnable
+
+        print(runnable(f"scat: error: {exc}"), file=sys.stderr)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         print("scat: interrupted", file=sys.stderr)

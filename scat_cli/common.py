@@ -52,8 +52,14 @@ _PASSWORD_RE = re.compile(r"://[^/@]*:[^/@]*@")
 
 def fail(error: ScatError) -> NoReturn:
     """Stop the command with one line on stderr and the error's exit code."""
-    typer.echo(f"scat: error: {_wording(error)}", err=True)
+    typer.echo(f"scat: error: {runnable(_wording(error))}", err=True)
     raise typer.Exit(error.exit_code)
+
+
+def runnable(text: str) -> str:
+    """`text` with each command it quotes (`scat ...`) naming the program as run (see `program`)."""
+    scat = program()
+    return text if scat == "scat" else text.replace("`scat ", f"`{scat} ")
 
 
 def _wording(error: ScatError) -> str:
@@ -234,7 +240,7 @@ def _one_line_errors(ctx: Context) -> Iterator[None]:
         # Some errors (an option without its value) carry no context: name the subcommand.
         fallback = f"{ctx.command_path} {ctx.invoked_subcommand}" if ctx.invoked_subcommand else ctx.command_path
         command = error.ctx.command_path if error.ctx else fallback
-        typer.echo(f"scat: error: {usage_message(error)} (see `{command} --help`)", err=True)
+        typer.echo(runnable(f"scat: error: {usage_message(error)} (see `{command} --help`)"), err=True)
         raise typer.Exit(error.exit_code) from None
     except Exception as error:
         database_error = _database_error(error, ctx)

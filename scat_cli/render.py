@@ -16,7 +16,7 @@ from typing import Any
 
 import typer
 
-from scat_cli.common import stdout_is_terminal
+from scat_cli.common import program, runnable, stdout_is_terminal
 
 CARD_RE = re.compile(r"(?<![\w?])(10|[2-9JQKA])([CDHS])(?![\w?])")
 _SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
@@ -172,7 +172,7 @@ def view_table(view: dict[str, Any]) -> None:
     shown = ", ".join(f"{name} {' '.join(cards)}" for name, cards in hands.items() if cards)
     if shown:
         out.line(out.text(f"Final hands: {shown}"))
-    out.line(out.text(f"Seed: {view.get('seed')} (check every deal with `scat audit {view['game_id']}`)"))
+    out.line(out.text(runnable(f"Seed: {view.get('seed')} (check every deal with `scat audit {view['game_id']}`)")))
 
 
 def hints(lines: Sequence[tuple[str, str]], title: str | None = None) -> None:
@@ -193,10 +193,10 @@ def games_table(rows: Sequence[Any], filtered: bool = False, read_only: Collecti
     """
     out = Out()
     if not rows and filtered:
-        out.line("No games match. `scat games` lists them all.")
+        out.line(runnable("No games match. `scat games` lists them all."))
         return
     if not rows:
-        out.line("No games yet. Start one: scat new --player you --bot ann --bot bob")
+        out.line(f"No games yet. Start one: {program()} new --player you --bot ann --bot bob")
         return
     table = []
     for row in rows:

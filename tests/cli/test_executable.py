@@ -123,6 +123,10 @@ def test_hints_name_the_program_as_it_was_run_so_a_pasted_hint_works(sqlite_url:
     pasted = subprocess.run(hints[0], shell=True, cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
     assert pasted.returncode == 0, pasted.stderr
     assert "you drew" in pasted.stdout
+    # ... and so do the commands an error suggests.
+    missing = subprocess.run([relative, "show", "nosuchgame"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                             check=False)
+    assert missing.returncode == 4 and f"(see `{relative} games`)" in missing.stderr, missing.stderr
     # The `scat` found on PATH is just `scat`.
     on_path = {**env, "PATH": f"{BIN}{os.pathsep}/usr/bin:/bin"}
     again = subprocess.run(["scat", "show", game, "--as", "you"], cwd=tmp_path, env=on_path,
