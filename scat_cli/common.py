@@ -83,6 +83,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "knock": ("scat_cli.play", "knock"),
     "declare": ("scat_cli.play", "declare"),
     "throw-down": ("scat_cli.play", "throw_down"),
+    "resign": ("scat_cli.play", "resign"),
     "log": ("scat_cli.history", "log"),
     "replay": ("scat_cli.history", "replay"),
     "audit": ("scat_cli.history", "audit"),

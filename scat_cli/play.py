@@ -254,3 +254,16 @@ def throw_down(ctx: typer.Context, game: GameArg, player: AsName, token: Token =
     from scat_core.domain.commands import ThrowDown
 
     _act(ctx, game, player, token, ThrowDown(player), as_json)
+
+
+def resign(ctx: typer.Context, game: GameArg, player: AsName, token: Token = None, as_json: Json = False) -> None:
+    """Leave the game for good, at any time, in turn or not (R27).
+
+    You are out at once: your cards are set aside face down, your pennies stay yours, the
+    others play on without you (a knock you made stands). The last player left wins.
+
+    Example: scat resign 3f2a1b9c0d --as you
+    """
+    from scat_core.domain.commands import Resign
+
+    _act(ctx, game, player, token, Resign(player), as_json)

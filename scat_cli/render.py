@@ -118,7 +118,9 @@ def _player_notes(view: dict[str, Any], player: dict[str, Any]) -> list[str]:
         notes.append(f"to {view['phase']}")
     if name == view["knocked_by"]:
         notes.append("knocked")
-    if player["out"]:
+    if player.get("resigned"):
+        notes.append("resigned")
+    elif player["out"]:
         notes.append("out")
     elif player["on_dole"]:
         notes.append("on the dole")
@@ -136,7 +138,8 @@ def view_table(view: dict[str, Any]) -> None:
     finished = view["status"] == "finished"
     status = "finished" if finished else f"hand {view['hand_number']}"
     who = f" · you are {out.style(you, 'bold')}" if you else ""
-    out.line(out.style(f"Game {view['game_id']}", "bold"), f" · {status} · dealer {view['dealer']}", who)
+    version = f" · rules version {view['rules_version']}" if view.get("rules_version", 2) != 2 else ""
+    out.line(out.style(f"Game {view['game_id']}", "bold"), f" · {status} · dealer {view['dealer']}{version}", who)
     rows = []
     for player in view["players"]:
         name = player["name"]
@@ -156,7 +159,8 @@ def view_table(view: dict[str, Any]) -> None:
         out.line(out.text(f"Discard pile: {top}    Stock: {view['stock_count']} cards    Kitty: {view['kitty']}"))
         viewer = next((player for player in view["players"] if player["name"] == you), None)
         if viewer is not None and viewer["out"]:
-            out.line(out.style("You are out of the game.", "bold"))
+            left = "You resigned: you are out of the game." if viewer.get("resigned") else "You are out of the game."
+            out.line(out.style(left, "bold"))
         elif view.get("hand"):
             out.line("Your hand: ", out.style(" ".join(view["hand"]), "bold"), f"   (worth {view.get('hand_value')})")
         elif view.get("hand_hidden"):
@@ -167,7 +171,12 @@ def view_table(view: dict[str, Any]) -> None:
             shown = ", ".join(f"{name} {' '.join(revealed[name])} ({values.get(name, '?')})" for name in seated)
             out.line(out.text(f"Last hand shown: {shown}"))
         return
-    out.line(out.style(f"Game over: {view['winner']} won the kitty of {view['kitty']} pennies.", "bold green"))
+    if view.get("rules_version", 1) >= 2:  # R26: the winner's final pennies include the kitty
+        pennies = next(p["pennies"] for p in view["players"] if p["name"] == view["winner"])
+        out.line(out.style(f"Game over: {view['winner']} won with {pennies} pennies, the kitty included.",
+                           "bold green"))
+    else:
+        out.line(out.style(f"Game over: {view['winner']} won the kitty of {view['kitty']} pennies.", "bold green"))
     hands = view.get("hands") or {}
     shown = ", ".join(f"{name} {' '.join(cards)}" for name, cards in hands.items() if cards)
     if shown:

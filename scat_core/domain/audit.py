@@ -139,6 +139,7 @@ def command_for(events: Sequence[ev.Event], index: int) -> cmd.Command | None:
             dealer=None if event.dealer_drawn else event.dealer,
             first_deck=following.deck if stacked and isinstance(following, ev.HandDealt) else None,
             protected=event.protected,
+            rules_version=event.rules_version,
         )
     if isinstance(event, ev.StockReshuffled) and isinstance(following, ev.CardDrawn):
         return cmd.Draw(following.player, following.source)
@@ -150,6 +151,8 @@ def command_for(events: Sequence[ev.Event], index: int) -> cmd.Command | None:
         return cmd.Declare31(event.player)
     if isinstance(event, ev.ThrowDownCalled):
         return cmd.ThrowDown(event.player)
+    if isinstance(event, ev.Resigned):
+        return cmd.Resign(event.player)
     if isinstance(event, ev.CardDrawn):
         return cmd.Draw(event.player, event.source)
     if isinstance(event, ev.CardDiscarded):

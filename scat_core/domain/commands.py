@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .events import PlayerSeat
+from .events import RULES_VERSION, PlayerSeat, RulesVersion
 from .options import GameOptions
 
 
@@ -19,6 +19,7 @@ class CreateGame:
     dealer: str | None = None
     first_deck: tuple[str, ...] | None = None
     protected: bool = False
+    rules_version: RulesVersion = RULES_VERSION  # new games: the current version; audits: the game's own
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,5 +66,12 @@ class ViewHand:
     player: str
 
 
-PlayerCommand = Draw | Discard | Knock | Declare31 | ThrowDown | ViewHand
+@dataclass(frozen=True, slots=True)
+class Resign:
+    """Leave the game for good, at any time, in turn or not (R27)."""
+
+    player: str
+
+
+PlayerCommand = Draw | Discard | Knock | Declare31 | ThrowDown | ViewHand | Resign
 Command = CreateGame | PlayerCommand

@@ -13,7 +13,7 @@ from typing import Any
 
 from . import events as ev
 from .cards import hand_value, validate_deck
-from .commands import Command, CreateGame, Declare31, Discard, Draw, Knock, ThrowDown, ViewHand
+from .commands import Command, CreateGame, Declare31, Discard, Draw, Knock, Resign, ThrowDown, ViewHand
 from .errors import BadInput, NotFound, RuleViolation
 from .evolve import evolve
 from .shuffle import Chance
@@ -59,6 +59,8 @@ def decide_and_evolve(state: GameState, command: Command, chance: Chance) -> tup
         raise NotFound(f"no player {command.player!r} in this game")
     if state.status == "finished":
         raise RuleViolation(f"the game is over: {state.winner} won")
+    if state.players[seat].resigned:
+        raise RuleViolation(f"out of the game: {state.players[seat].name} has resigned", "R27")
     if state.players[seat].out:
         raise RuleViolation(f"out of the game: {state.players[seat].name} has no lives left", "R25")
     handler(out, seat, command, chance)
@@ -97,6 +99,7 @@ def _create(out: _Emitter, command: CreateGame, chance: Chance) -> None:
             seed_commitment=chance.commitment(),
             protected=command.protected,
             first_deck_stacked=command.first_deck is not None,
+            rules_version=command.rules_version,
         )
     )
     if command.first_deck is not None:
@@ -203,6 +206,8 @@ def throw_down_refusal(state: GameState, seat: int) -> RuleViolation | None:
         return RuleViolation("the hand is being settled", "R23")
     if seat in state.looked:
         return RuleViolation("you have looked at your hand: only a player who has not may throw down", "R23")
+    if state.knocker is not None and state.rules_version >= 2:  # a throw down is a knock (R14)
+        return RuleViolation(f"{state.name(state.knocker)} has knocked already: no throw down after a knock", "R23")
     if state.phase != "draw":
         return RuleViolation(
             f"a turn is under way ({state.name(state.turn)} holds 4 cards): throw down between turns", "R23"
@@ -225,17 +230,37 @@ def _view(out: _Emitter, seat: int, command: ViewHand, chance: Chance) -> None:
         out.emit(ev.HandViewed(player=state.players[seat].name))
 
 
-def _showdown(out: _Emitter, caller: int, chance: Chance) -> None:
-    """R18, R19: reveal and value every active hand; the lowest lose lives."""
+def _resign(out: _Emitter, seat: int, command: Resign, chance: Chance) -> None:
+    """R27: out at once, at any time; a knock stands; the last active player wins (R26)."""
     state = out.state
-    order = state.play_order()
-    values = {seat: value_of(state, seat) for seat in order}
+    if not state.in_hand:
+        raise RuleViolation("the hand is being settled: resign once the next hand is dealt", "R27")
+    out.emit(ev.Resigned(player=state.players[seat].name))
+    if len(out.state.active_seats()) == 1:
+        _next_hand_or_end(out, chance)
+    elif out.state.phase == "settling":  # he was the last to play after the knock (R16)
+        assert state.knocker is not None
+        _showdown(out, state.knocker, chance)
+
+
+def showdown_losses(state: GameState, caller: int, values: dict[int, int]) -> list[tuple[int, int]]:
+    """Who loses how many lives at a showdown called by `caller` (R19; R20 in rules version 2)."""
+    order = list(values)
+    if state.rules_version >= 2 and 31 in values.values():  # settled as declared (R20, R21)
+        return [(seat, 1) for seat in order if values[seat] != 31]
     lowest = min(values.values())
     losers = [seat for seat in order if values[seat] == lowest]
     if losers == [caller]:
-        losses = [(caller, 2)]  # R19b
-    else:
-        losses = [(seat, 1) for seat in losers if seat != caller]  # R19a, R19c
+        return [(caller, 2)]  # R19b
+    return [(seat, 1) for seat in losers if seat != caller]  # R19a, R19c
+
+
+def _showdown(out: _Emitter, caller: int, chance: Chance) -> None:
+    """R18, R19: reveal and value every active hand; the lowest lose lives (R20 v2: a 31 wins)."""
+    state = out.state
+    order = state.play_order()
+    values = {seat: value_of(state, seat) for seat in order}
+    losses = showdown_losses(state, caller, values)
     names = state.players
     out.emit(
         ev.ShowdownHeld(
@@ -285,4 +310,5 @@ _PLAYER_COMMANDS: dict[type, Callable[[_Emitter, int, Any, Chance], None]] = {
     Declare31: _declare,
     ThrowDown: _throw_down,
     ViewHand: _view,
+    Resign: _resign,
 }

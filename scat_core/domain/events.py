@@ -8,13 +8,16 @@ stored row).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from .options import GameOptions
 
 SHUFFLE_ALGORITHM = "scat-shuffle-v1"
+#: The rules version new games are created under (rules.md: "rules versions"); 1 or 2.
+RULES_VERSION: Final = 2
+RulesVersion = Literal[1, 2]
 
 
 class _Event(BaseModel):
@@ -31,10 +34,10 @@ class PlayerSeat(BaseModel):
 
 
 class GameCreated(_Event):
-    """A game was created: seats, options, first dealer and the commitment to the seed."""
+    """A game was created: seats, options, rules version, first dealer and the commitment to the seed."""
 
     type: Literal["GameCreated"] = "GameCreated"
-    schema_version: Literal[2] = 2
+    schema_version: Literal[3] = 3
     game_id: str
     players: tuple[PlayerSeat, ...]
     options: GameOptions
@@ -44,6 +47,7 @@ class GameCreated(_Event):
     shuffle: str = SHUFFLE_ALGORITHM
     protected: bool = False
     first_deck_stacked: bool = False
+    rules_version: RulesVersion = RULES_VERSION
 
 
 class HandDealt(_Event):
@@ -128,6 +132,14 @@ class ShowdownHeld(_Event):
     lives_lost: dict[str, int]
 
 
+class Resigned(_Event):
+    """A player resigned: he is out at once, his cards set aside face down (R27)."""
+
+    type: Literal["Resigned"] = "Resigned"
+    schema_version: Literal[1] = 1
+    player: str
+
+
 class PennyPaid(_Event):
     """A player lost a life and paid one penny into the kitty (R24)."""
 
@@ -166,6 +178,7 @@ Event = Annotated[
     | ThirtyOneDeclared
     | ThrowDownCalled
     | ShowdownHeld
+    | Resigned
     | PennyPaid
     | PlayerEliminated
     | GameWon,
@@ -184,6 +197,7 @@ EVENT_TYPES: dict[str, type[BaseModel]] = {
         ThirtyOneDeclared,
         ThrowDownCalled,
         ShowdownHeld,
+        Resigned,
         PennyPaid,
         PlayerEliminated,
         GameWon,
@@ -209,6 +223,12 @@ def upcaster(event_type: str, from_version: int) -> Callable[[Upcaster], Upcaste
 def _game_created_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     """v1 predates the named shuffle algorithm and protected games: both take their defaults."""
     return {**data, "shuffle": data.get("shuffle", SHUFFLE_ALGORITHM), "protected": False, "first_deck_stacked": False}
+
+
+@upcaster("GameCreated", 2)
+def _game_created_v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
+    """v2 predates rules versions: every game it recorded was played under rules version 1."""
+    return {**data, "rules_version": 1}
 
 
 def current_version(event_type: str) -> int:

@@ -23,6 +23,7 @@ def _created(state: GameState, event: ev.GameCreated) -> Changes:
         seats={player.name.casefold(): player.seat for player in players},
         options=event.options,
         protected=event.protected,
+        rules_version=event.rules_version,
         seed_commitment=event.seed_commitment,
         dealer=next(p.seat for p in players if p.name == event.dealer),
     )
@@ -45,6 +46,7 @@ def _dealt(state: GameState, event: ev.HandDealt) -> Changes:
         hands=tuple(tuple(hand) for hand in hands),
         discard=(deck[position],),
         stock=tuple(deck[position + 1 :]),
+        set_aside=(),
         phase="draw",
         turn=order[0],
         knocker=None,
@@ -83,11 +85,28 @@ def _drawn(state: GameState, event: ev.CardDrawn) -> Changes:
     )
 
 
+def _knocker_reached(state: GameState, seat: int, following: int) -> bool:
+    """Whether play passing from `seat` to `following` reaches or passes the knocker's seat (R16).
+
+    The knocker may have resigned since (R27): the final round then ends when it passes his seat.
+    """
+    if state.knocker is None:
+        return False
+    count = len(state.players)
+    for step in range(1, count + 1):
+        candidate = (seat + step) % count
+        if candidate == state.knocker:
+            return True
+        if candidate == following:
+            return False
+    return False
+
+
 def _discarded(state: GameState, event: ev.CardDiscarded) -> Changes:
     seat = state.seats[event.player.casefold()]
     hand = tuple(card for card in state.hands[seat] if card != event.card)
     following = state.left_of(seat)
-    hand_ends = state.knocker is not None and following == state.knocker  # R16
+    hand_ends = _knocker_reached(state, seat, following)  # R16
     return dict(
         hands=_with_hand(state, seat, hand),
         discard=state.discard + (event.card,),
@@ -131,6 +150,29 @@ def _showdown(state: GameState, event: ev.ShowdownHeld) -> Changes:
     return dict(phase="settling", turn=None, revealed=dict(event.hands), revealed_values=dict(event.values))
 
 
+def _resigned(state: GameState, event: ev.Resigned) -> Changes:
+    seat = state.seats[event.player.casefold()]
+    players = list(state.players)
+    players[seat] = replace(players[seat], out=True, resigned=True)
+    changes: Changes = dict(
+        players=tuple(players),
+        hands=_with_hand(state, seat, ()),
+        set_aside=state.set_aside + state.hands[seat],  # face down until the next deal (R27)
+    )
+    if state.turn == seat:  # his turn is skipped: the next active player is to draw
+        after = state.evolved(changes)
+        following = after.left_of(seat)
+        hand_ends = len(after.active_seats()) < 2 or _knocker_reached(after, seat, following)
+        changes.update(
+            taken_from_discard=None,
+            phase="settling" if hand_ends else "draw",
+            turn=None if hand_ends else following,
+        )
+    elif len(state.active_seats()) == 2:  # one player remains: the game ends (R26)
+        changes.update(phase="settling", turn=None)
+    return changes
+
+
 def _paid(state: GameState, event: ev.PennyPaid) -> Changes:
     seat = state.seats[event.player.casefold()]
     players = list(state.players)
@@ -151,6 +193,20 @@ def _eliminated(state: GameState, event: ev.PlayerEliminated) -> Changes:
 
 
 def _won(state: GameState, event: ev.GameWon) -> Changes:
+    if state.rules_version >= 2:  # R26 (rules version 2): the winner's final pennies include the kitty
+        seat = state.seats[event.winner.casefold()]
+        players = list(state.players)
+        players[seat] = replace(players[seat], pennies=players[seat].pennies + event.kitty)
+        return dict(
+            players=tuple(players),
+            kitty=state.kitty - event.kitty,
+            status="finished",
+            phase="finished",
+            turn=None,
+            winner=event.winner,
+            seed=event.seed,
+            seed_salt=event.seed_salt,
+        )
     return dict(
         status="finished",
         phase="finished",
@@ -172,6 +228,7 @@ _HANDLERS: dict[str, Callable[[GameState, Any], Changes]] = {
     "ThirtyOneDeclared": _declared,
     "ThrowDownCalled": _thrown_down,
     "ShowdownHeld": _showdown,
+    "Resigned": _resigned,
     "PennyPaid": _paid,
     "PlayerEliminated": _eliminated,
     "GameWon": _won,

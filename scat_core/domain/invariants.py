@@ -16,6 +16,7 @@ def invariant_problems(state: GameState) -> list[str]:
     places = Counter(card for hand in state.hands for card in hand)
     places.update(state.stock)
     places.update(state.discard)
+    places.update(state.set_aside)
     if places != Counter(DECK):
         twice = sorted(card for card, count in places.items() if count > 1)
         missing = sorted(set(DECK) - set(places))

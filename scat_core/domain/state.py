@@ -19,6 +19,7 @@ class Player:
     is_bot: bool
     pennies: int
     out: bool = False
+    resigned: bool = False  # out by resigning (R27), not by losing his lives (R25)
 
     @property
     def on_dole(self) -> bool:
@@ -36,12 +37,14 @@ class GameState:
     seats: dict[str, int] = field(default_factory=dict)  # casefolded name -> seat
     options: GameOptions = field(default_factory=GameOptions)
     protected: bool = False
+    rules_version: int = 2  # the rules version the game was created under (rules.md)
     seed_commitment: str = ""
     dealer: int = -1
     hand_number: int = 0
     hands: tuple[tuple[str, ...], ...] = ()
     stock: tuple[str, ...] = ()
     discard: tuple[str, ...] = ()  # bottom first: the top card is the last
+    set_aside: tuple[str, ...] = ()  # resigned players' cards, face down until the next deal (R27)
     phase: Phase = "new"
     turn: int | None = None
     knocker: int | None = None

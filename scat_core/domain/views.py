@@ -28,7 +28,9 @@ def public_view(state: GameState) -> dict[str, Any]:
         "knocked_by": state.name(state.knocker),
         "discard_top": state.discard[-1] if state.discard else None,
         "stock_count": len(state.stock),
+        "set_aside_count": len(state.set_aside),  # a resigned player's cards, face down (R27)
         "kitty": state.kitty,
+        "rules_version": state.rules_version,
         "winner": state.winner,
         "last_seq": state.version,
         "options": state.options.model_dump(),
@@ -39,6 +41,7 @@ def public_view(state: GameState) -> dict[str, Any]:
                 "pennies": player.pennies,
                 "on_dole": player.on_dole,
                 "out": player.out,
+                "resigned": player.resigned,
                 "is_bot": player.is_bot,
                 "cards": len(state.hands[player.seat]) if state.hands else 0,
             }

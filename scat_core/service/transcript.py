@@ -37,6 +37,7 @@ class PublicTable:
     dealer: str | None = None
     winner: str | None = None
     no_dole: bool = False  # R25 option: out with the last penny
+    rules_version: int = 2  # R26: in version 2 the winner's final pennies include the kitty
 
     @classmethod
     def of(cls, state: GameState) -> PublicTable:
@@ -49,6 +50,7 @@ class PublicTable:
             dealer=state.name(state.dealer) if state.dealer >= 0 else None,
             winner=state.winner,
             no_dole=state.options.no_dole,
+            rules_version=state.rules_version,
         )
 
     def in_seat_order(self, names: Iterable[str]) -> list[str]:
@@ -76,15 +78,19 @@ class PublicTable:
             self.seats = [Seat(p.name, p.is_bot, lives) for p in event.players]
             self.dealer = event.dealer
             self.no_dole = event.options.no_dole
+            self.rules_version = event.rules_version
         elif isinstance(event, ev.HandDealt):
             self.hand_number, self.dealer = event.hand_number, event.dealer
         elif isinstance(event, ev.PennyPaid):
             self.seat(event.player).pennies -= 1
             self.kitty += 1
-        elif isinstance(event, ev.PlayerEliminated):
+        elif isinstance(event, (ev.PlayerEliminated, ev.Resigned)):
             self.seat(event.player).out = True
         elif isinstance(event, ev.GameWon):
             self.winner = event.winner
+            if self.rules_version >= 2:  # R26: the kitty becomes the winner's
+                self.seat(event.winner).pennies += event.kitty
+                self.kitty -= event.kitty
 
 
 def _be(name: str) -> str:
@@ -153,7 +159,13 @@ def describe(event: ev.Event, table: PublicTable) -> str:
         return f"{event.player} paid a penny into the kitty ({dole}; kitty {table.kitty + 1})"
     if isinstance(event, ev.PlayerEliminated):
         return f"{event.player} {_be(event.player)} out of the game"
+    if isinstance(event, ev.Resigned):
+        return f"{event.player} resigned and {_be(event.player)} out of the game (R27)"
     if isinstance(event, ev.GameWon):
+        if table.rules_version >= 2:
+            total = table.seat(event.winner).pennies + event.kitty
+            return (f"{event.winner} won the game with {total} {'penny' if total == 1 else 'pennies'}, "
+                    f"the kitty of {event.kitty} included (R26); the seed was {event.seed}")
         return f"{event.winner} won the game and the kitty of {event.kitty}; the seed was {event.seed}"
     return event.type
 
@@ -195,6 +207,7 @@ def _header(records: Sequence[Mapping[str, Any]], events: Sequence[ev.Event]) ->
         ("Date", str(records[0]["recorded_at"])),
         ("Players", players),
         ("Options", "; ".join(created.options.describe()) or "standard rules"),
+        ("Rules", f"version {created.rules_version}"),
         ("Dealer", created.dealer + (" (drawn by lot)" if created.dealer_drawn else "")),
         ("Shuffle", created.shuffle),
         ("SeedCommitment", created.seed_commitment),
@@ -240,5 +253,5 @@ def transcript(records: Sequence[Mapping[str, Any]]) -> str:
 def _copy(table: PublicTable) -> PublicTable:
     return PublicTable(
         table.game_id, [Seat(s.name, s.is_bot, s.pennies, s.out) for s in table.seats],
-        table.kitty, table.hand_number, table.dealer, table.winner, table.no_dole,
+        table.kitty, table.hand_number, table.dealer, table.winner, table.no_dole, table.rules_version,
     )

@@ -12,7 +12,7 @@ from scat_cli.app import app
 from scat_cli.common import COMMANDS
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-CONTRACT_COMMANDS = ["new", "games", "show", "draw", "discard", "knock", "declare", "throw-down", "log",
+CONTRACT_COMMANDS = ["new", "games", "show", "draw", "discard", "knock", "declare", "throw-down", "resign", "log",
                      "replay", "audit", "export", "import", "db upgrade", "stats"]
 EXTRA_COMMANDS = ["rules"]  # beyond the contract
 

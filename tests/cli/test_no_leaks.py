@@ -32,9 +32,9 @@ def cards_in(text: str) -> set[str]:
 
 
 def hidden_from_you(state: GameState, shown_publicly: Iterable[str] = ()) -> set[str]:
-    """Cards in other players' hands or the stock, except those everyone has been shown."""
+    """Cards in other players' hands, the stock or set aside (R27), except those everyone has been shown."""
     you = state.seat_of(YOU)
-    hidden = set(state.stock)
+    hidden = set(state.stock) | set(state.set_aside)
     for seat, hand in enumerate(state.hands):
         if seat != you:
             hidden |= set(hand)

@@ -208,7 +208,9 @@ def test_a_finished_game_shows_the_winner_the_hands_and_the_seed(scat: Scat, sca
     game = scat_json("new", "--bot", "ann", "--bot", "bob", "--seed", "11", "--lives", "1")
     assert game["status"] == "finished" and game["turn"] is None and game["seed"] == "11"
     out = scat("show", game["game_id"]).stdout
-    assert f"Game over: {game['winner']} won the kitty of {game['kitty']} pennies." in out
+    pennies = next(p["pennies"] for p in game["players"] if p["name"] == game["winner"])
+    assert game["kitty"] == 0 and pennies == 2  # R26 (rules version 2): the kitty is the winner's
+    assert f"Game over: {game['winner']} won with {pennies} pennies, the kitty included." in out
     assert "Seed: 11" in out and "Final hands: " in out
 
 

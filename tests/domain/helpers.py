@@ -77,9 +77,10 @@ def create(
     discard: str | None = None,
     stock: str | Sequence[str] = (),
     chance: SeededChance = CHANCE,
+    rules_version: ev.RulesVersion = ev.RULES_VERSION,
     **options: Any,
 ) -> list[ev.Event]:
-    """The events of creating a game; with `hands` (by player), from a stacked first deck."""
+    """The events of creating a game (under `rules_version`); with `hands` (by player), from a stacked first deck."""
     deck = None
     if hands is not None:
         assert dealer is not None, "a stacked deal needs a named dealer"
@@ -90,6 +91,7 @@ def create(
         options=GameOptions(**options),
         dealer=dealer,
         first_deck=deck,
+        rules_version=rules_version,
     )
     return decide(GameState(), command, chance)
 
@@ -206,12 +208,14 @@ def uniform(rng: random.Random) -> Policy:
 def play_out(
     names: Sequence[str], policies: Sequence[Policy], seed: str, *,
     options: GameOptions | None = None, dealer: str | None = None, max_moves: int = 20_000,
+    rules_version: ev.RulesVersion = ev.RULES_VERSION,
 ) -> tuple[list[ev.Event], GameState]:
     """A whole game played by `policies` (one per seat); a heuristic seat holding 31 declares
     out of turn (R20). Returns the events and the final state."""
     chance = SeededChance(seed, "salt-" + seed)
     command = CreateGame(
-        game_id="g-" + seed, players=seats(*names), options=options or GameOptions(), dealer=dealer
+        game_id="g-" + seed, players=seats(*names), options=options or GameOptions(), dealer=dealer,
+        rules_version=rules_version,
     )
     history = decide(GameState(), command, chance)
     state = fold(history)

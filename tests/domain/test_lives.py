@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from scat_core.domain import events as ev
 from scat_core.domain.commands import Declare31, Discard, Draw, Knock
 from scat_core.domain.errors import NotFound, RuleViolation
@@ -158,10 +160,11 @@ def test_r26_after_a_hand_with_two_or_more_players_left_the_next_hand_is_dealt()
     assert state.status == "active" and state.winner is None
 
 
-def both_on_the_dole_in_hand_3(hands: dict[str, str]) -> list[ev.Event]:
+def both_on_the_dole_in_hand_3(hands: dict[str, str], rules_version: ev.RulesVersion = 2) -> list[ev.Event]:
     """Heads-up with one life: A declares in hand 1, B in hand 2, so both are on the dole;
     hand 3 is dealt by B (A plays first) from a stacked deck."""
-    history = create(("A", "B"), dealer="B", hands={"A": "AS KS QS", "B": "2C 3D 4H"}, lives=1)
+    history = create(("A", "B"), dealer="B", hands={"A": "AS KS QS", "B": "2C 3D 4H"}, lives=1,
+                     rules_version=rules_version)
     history = play(history, Declare31("A"))  # B pays his penny: on the dole
     history = [*history[:-1], dealt(("A", "B"), "A", 2, {"A": "10S 2H 3D", "B": "KH QH AH"})]
     history = play(history, Declare31("B"))  # A pays his penny: on the dole
@@ -170,8 +173,12 @@ def both_on_the_dole_in_hand_3(hands: dict[str, str]) -> list[ev.Event]:
     return [*history[:-1], dealt(("A", "B"), "B", 3, hands)]
 
 
-def test_r26_the_last_player_left_wins_takes_the_kitty_and_the_seed_is_revealed() -> None:
-    history = both_on_the_dole_in_hand_3({"A": "AD KD QD", "B": "2C 3D 4H"})
+@pytest.mark.parametrize(("rules_version", "kitty", "pennies"), [(1, 2, 0), (2, 0, 2)])
+def test_r26_the_last_player_left_wins_takes_the_kitty_and_the_seed_is_revealed(
+    rules_version: ev.RulesVersion, kitty: int, pennies: int
+) -> None:
+    # Rules version 1: the kitty stays the kitty; version 2 (R26): the winner's pennies include it.
+    history = both_on_the_dole_in_hand_3({"A": "AD KD QD", "B": "2C 3D 4H"}, rules_version)
     state = given(history).when(Declare31("A")).then(
         [
             ev.ThirtyOneDeclared(player="A", hand=("AD", "KD", "QD")),
@@ -179,7 +186,9 @@ def test_r26_the_last_player_left_wins_takes_the_kitty_and_the_seed_is_revealed(
             ev.GameWon(winner="A", kitty=2, seed=SEED, seed_salt=SALT),
         ]
     )
-    assert (state.status, state.phase, state.winner, state.kitty, state.turn) == ("finished", "finished", "A", 2, None)
+    assert (state.status, state.phase, state.winner, state.kitty, state.turn) == (
+        "finished", "finished", "A", kitty, None)
+    assert state.players[0].pennies == pennies
     assert (state.seed, state.seed_salt) == (SEED, SALT)
     view = public_view(state)
     assert view["winner"] == "A" and view["seed"] == SEED and view["status"] == "finished"

@@ -23,8 +23,8 @@ from scat_core.domain import events as ev
 from scat_core.domain.audit import audit_records
 from scat_core.domain.bots import can_declare, heuristic_move, legal_moves
 from scat_core.domain.cards import DECK
-from scat_core.domain.commands import CreateGame, Declare31, Knock, PlayerCommand, ThrowDown, ViewHand
-from scat_core.domain.decide import decide
+from scat_core.domain.commands import CreateGame, Declare31, Knock, PlayerCommand, Resign, ThrowDown, ViewHand
+from scat_core.domain.decide import decide, throw_down_refusal
 from scat_core.domain.events import PlayerSeat
 from scat_core.domain.evolve import evolve, fold
 from scat_core.domain.invariants import invariant_problems
@@ -50,6 +50,8 @@ class Setup:
     first_deck: tuple[str, ...] | None
     moves_seed: int
     knock_rate: float  # how often a random player who may knock does (low: long hands, R17)
+    rules_version: ev.RulesVersion = ev.RULES_VERSION
+    resign_rate: float = 0.0  # how often, before a move, some active player resigns instead (R27)
 
 
 @st.composite
@@ -74,6 +76,8 @@ def setups(draw: st.DrawFn) -> Setup:
         first_deck=draw(st.none() | st.permutations(DECK).map(tuple)),
         moves_seed=draw(st.integers(0, 2**32 - 1)),
         knock_rate=draw(st.sampled_from([1 / 3, 0.02])),
+        rules_version=draw(st.sampled_from([1, 2])),
+        resign_rate=draw(st.sampled_from([0.0, 0.003, 0.03])),
     )
 
 
@@ -85,8 +89,8 @@ def cards_in(value: Any) -> set[str]:
 
 
 def hidden_from(state: GameState, seat: int | None) -> set[str]:
-    """The cards `seat` (None: the public) may not know: the stock and the others' hands."""
-    hidden = set(state.stock)
+    """The cards `seat` (None: the public) may not know: the stock, the others' hands, the cards set aside."""
+    hidden = set(state.stock) | set(state.set_aside)
     for other, hand in enumerate(state.hands):
         if other != seat:
             hidden.update(hand)
@@ -129,6 +133,8 @@ def pick_move(state: GameState, setup: Setup, rng: random.Random) -> PlayerComma
     for seat in active:
         if setup.heuristic[seat] and can_declare(state, seat):
             return Declare31(state.players[seat].name)
+    if setup.resign_rate and rng.random() < setup.resign_rate:  # R27: at any time, in turn or not
+        return Resign(state.players[rng.choice(active)].name)
     roll = rng.random()
     if roll < 0.08:
         seat = rng.choice(active)
@@ -136,7 +142,7 @@ def pick_move(state: GameState, setup: Setup, rng: random.Random) -> PlayerComma
         if can_declare(state, seat):
             return Declare31(name)
         if (
-            roll < 0.01 and state.options.throw_down and seat not in state.looked and state.phase == "draw"
+            roll < 0.01 and throw_down_refusal(state, seat) is None
         ):
             return ThrowDown(name.upper())
         return ViewHand(name.lower())
@@ -158,7 +164,9 @@ def play_checked(setup: Setup) -> tuple[list[ev.Event], GameState]:
     rng = random.Random(setup.moves_seed)
     chance = SeededChance(setup.seed, "salt")
     players = tuple(PlayerSeat(name=name, is_bot=bot) for name, bot in zip(setup.names, setup.heuristic, strict=True))
-    command = CreateGame("game", players, setup.options, setup.dealer, setup.first_deck)
+    command = CreateGame(
+        "game", players, setup.options, setup.dealer, setup.first_deck, rules_version=setup.rules_version
+    )
     history: list[ev.Event] = []
     state = GameState()
     last_reveal: dict[str, Any] = {}
@@ -186,7 +194,9 @@ def play_checked(setup: Setup) -> tuple[list[ev.Event], GameState]:
 @given(setups())
 def test_random_legal_games_keep_every_invariant_hide_every_secret_end_and_audit_clean(setup: Setup) -> None:
     events, state = play_checked(setup)
-    for kind in ("StockReshuffled", "ThrowDownCalled", "ThirtyOneDeclared", "HandViewed", "PlayerEliminated"):
+    event(f"rules version {setup.rules_version}")
+    kinds = ("StockReshuffled", "ThrowDownCalled", "ThirtyOneDeclared", "HandViewed", "PlayerEliminated", "Resigned")
+    for kind in kinds:
         event(f"{kind}: {'yes' if any(e.type == kind for e in events) else 'no'}")
     event(f"events: {'<200' if len(events) < 200 else '<1000' if len(events) < 1000 else '1000+'}")
 
@@ -194,7 +204,13 @@ def test_random_legal_games_keep_every_invariant_hide_every_secret_end_and_audit
     assert isinstance(events[-1], ev.GameWon)
     assert [p.name for p in state.players if not p.out] == [state.winner]
     assert sum(p.pennies for p in state.players) + state.kitty == setup.options.lives * len(setup.names)
-    assert events[-1].kitty == state.kitty
+    kitty_before = fold(events[:-1]).kitty
+    assert events[-1].kitty == kitty_before
+    if setup.rules_version == 1:
+        assert state.kitty == kitty_before
+    else:  # R26 (rules version 2): the winner's final pennies include the kitty
+        assert state.kitty == 0
+        assert state.players[state.seat_of(state.winner or "")].pennies >= kitty_before  # type: ignore[index]
 
     # The state is only ever the fold of its events, also as read back from records.
     assert state.version == len(events)
@@ -207,10 +223,14 @@ def test_random_legal_games_keep_every_invariant_hide_every_secret_end_and_audit
     assert (report.ok, report.first_bad_seq, report.problems, report.seed_verified) == (True, None, [], True)
 
 
-@pytest.mark.parametrize(("count", "seed"), [(2, 0), (9, 3)])
-def test_r17_long_hands_reshuffle_the_stock_and_keep_every_property(count: int, seed: int) -> None:
-    # Random players who seldom knock: hands long enough to empty the stock.
-    setup = Setup(NAMES[:count], (False,) * count, GameOptions(lives=1), str(seed), None, None, seed, 0.01)
+@pytest.mark.parametrize(("rules_version", "count", "seed"), [(1, 2, 0), (1, 9, 3), (2, 2, 1), (2, 9, 0)])
+def test_r17_long_hands_reshuffle_the_stock_and_keep_every_property(
+    rules_version: ev.RulesVersion, count: int, seed: int
+) -> None:
+    # Random players who seldom knock: hands long enough to empty the stock (both rules versions).
+    setup = Setup(
+        NAMES[:count], (False,) * count, GameOptions(lives=1), str(seed), None, None, seed, 0.01, rules_version
+    )
     events, state = play_checked(setup)
     assert any(isinstance(event, ev.StockReshuffled) for event in events)
     assert fold(events) == state

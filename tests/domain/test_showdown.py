@@ -119,7 +119,36 @@ def test_r18_the_showdown_values_the_hands_as_they_are_after_the_last_turns() ->
     assert showdown.lives_lost == {"C": 1}
 
 
-def test_r18_the_showdown_values_a_31_like_any_other_hand() -> None:
-    # Decision (R20): nothing is declared automatically; at a showdown 31 is just the highest.
+def test_rules_v1_r18_the_showdown_values_a_31_like_any_other_hand() -> None:
+    # Rules version 1 (R20): nothing is declared automatically; at a showdown 31 is just the highest.
     hands = {"A": "AS KS 4S", "B": "AH KH QH", "C": "10D 2S 3C"}
-    check(hands, "A", {"A": 25, "B": 31, "C": 10}, {"C": 1})
+    check(hands, "A", {"A": 25, "B": 31, "C": 10}, {"C": 1}, rules_version=1)
+
+
+def test_rules_v2_r20_r21_a_31_at_the_showdown_is_settled_as_declared_the_knocker_pays_too() -> None:
+    # Rules version 2 (R20): every active player without 31 loses one life (R21), the knocker too.
+    hands = {"A": "AS KS 4S", "B": "AH KH QH", "C": "10D 2S 3C"}
+    check(hands, "A", {"A": 25, "B": 31, "C": 10}, {"A": 1, "C": 1}, rules_version=2)
+
+
+@pytest.mark.parametrize(("rules_version", "lost"), [(1, {"A": 2}), (2, {"A": 1, "B": 1})])
+def test_r20_the_last_player_after_the_knock_draws_his_31_rules_v1_lowest_loses_v2_settled_as_declared(
+    rules_version: Any, lost: dict[str, int]
+) -> None:
+    # A knocks on 17; B plays; C (to A's right) draws QS to AS KS and must discard to end the hand (R16).
+    # Version 1: A is alone lowest (R19b). Version 2 (R20): C's 31 is settled as declared (R21).
+    hands = {"A": "9S 8S 2D", "B": "KH QH 3C", "C": "AS KS QD"}
+    history = create(ABC, dealer="C", hands=hands, stock="5D QS", rules_version=rules_version)
+    history = play(history, Knock("A"), Draw("B", "stock"), Discard("B", "5D"), Draw("C", "stock"))
+    produced = given(history).when(Discard("C", "QD")).then_starts_with([ev.CardDiscarded(player="C", card="QD")])[0]
+    showdown = produced[1]
+    assert isinstance(showdown, ev.ShowdownHeld)
+    assert showdown.values == {"A": 17, "B": 20, "C": 31}
+    assert showdown.lives_lost == lost
+    paid = [e.player for e in produced if isinstance(e, ev.PennyPaid)]
+    assert paid == [name for name in ABC for _ in range(lost.get(name, 0))]
+
+
+def test_rules_v2_r20_two_players_with_31_at_a_showdown_both_lose_nothing() -> None:
+    hands = {"A": "AS KS QS", "B": "AH KH QH", "C": "10D 2S 3C"}
+    check(hands, "C", {"A": 31, "B": 31, "C": 10}, {"C": 1}, rules_version=2)

@@ -15,8 +15,10 @@ ABC = ("A", "B", "C")  # C deals: A plays first, then B, then C
 HANDS = {"A": "AS KS 4S", "B": "KH QH 2C", "C": "10D 2S 3C"}  # 25, 20, 10
 
 
-def game(hands: Mapping[str, str] = HANDS, throw_down: bool = True) -> list[ev.Event]:
-    return create(ABC, dealer="C", hands=hands, throw_down=throw_down)
+def game(
+    hands: Mapping[str, str] = HANDS, throw_down: bool = True, rules_version: ev.RulesVersion = 2
+) -> list[ev.Event]:
+    return create(ABC, dealer="C", hands=hands, throw_down=throw_down, rules_version=rules_version)
 
 
 def thrown_down(caller: str, hands: Mapping[str, str], values: Mapping[str, int], lost: Mapping[str, int],
@@ -61,11 +63,26 @@ def test_r23_r19a_a_caller_tying_for_lowest_loses_nothing() -> None:
     given(game(hands)).when(ThrowDown("B")).then(thrown_down("B", hands, {"A": 25, "B": 10, "C": 10}, {"C": 1}))
 
 
-def test_r23_after_a_knock_the_caller_takes_the_knockers_place() -> None:
-    # A knocks alone lowest, but B throws down: A loses one life, not two (R19, caller B).
+def test_rules_v1_r23_after_a_knock_the_caller_takes_the_knockers_place() -> None:
+    # Rules version 1: A knocks alone lowest, but B throws down: A loses one life, not two (R19, caller B).
     hands = {"A": "10S 2H 3D", "B": "KH QH 2C", "C": "KD QD 2S"}
-    history = play(game(hands), Knock("A"))
+    history = play(game(hands, rules_version=1), Knock("A"))
     given(history).when(ThrowDown("B")).then(thrown_down("B", hands, {"A": 10, "B": 20, "C": 20}, {"A": 1}))
+
+
+def test_rules_v2_r14_r23_no_throw_down_after_a_knock() -> None:
+    # Rules version 2: a throw down counts as a knock (R14), so the knocker cannot escape R19b.
+    hands = {"A": "10S 2H 3D", "B": "KH QH 2C", "C": "KD QD 2S"}
+    history = play(game(hands, rules_version=2), Knock("A"))
+    given(history).when(ThrowDown("B")).then_refused(RuleViolation, "R23", match="A has knocked already")
+    given(history).when(ThrowDown("C")).then_refused(RuleViolation, "R23", match="no throw down after a knock")
+
+
+def test_rules_v2_r20_a_31_thrown_down_unseen_is_settled_as_declared() -> None:
+    hands = {"A": "AS KS QS", "B": "KH QH 2C", "C": "10D 2S 3C"}
+    given(game(hands, rules_version=2)).when(ThrowDown("B")).then(
+        thrown_down("B", hands, {"A": 31, "B": 20, "C": 10}, {"B": 1, "C": 1})
+    )
 
 
 def test_r23_viewing_ones_hand_is_recorded_once_per_hand_in_a_throw_down_game() -> None:
@@ -83,8 +100,8 @@ def test_r23_a_player_who_was_shown_his_hand_may_not_throw_down() -> None:
     given(play(game(), ViewHand("B"))).when(ThrowDown("B")).then_refused(RuleViolation, "R23", match="looked")
 
 
-def test_r23_a_player_who_has_taken_any_action_this_hand_may_not_throw_down() -> None:
-    history = play(game(), Draw("A", "stock"))
+def test_rules_v1_r23_a_player_who_has_taken_any_action_this_hand_may_not_throw_down() -> None:
+    history = play(game(rules_version=1), Draw("A", "stock"))
     history = play(history, Discard("A", fold(history).hands[0][-1]))
     given(history).when(ThrowDown("A")).then_refused(RuleViolation, "R23", match="looked")
     history = play(history, Knock("B"))

@@ -1,0 +1,79 @@
+"""`scat resign` (R27): at any time, in turn or not; nothing hidden is shown; audit re-decides it."""
+
+from __future__ import annotations
+
+from scat_core.domain.evolve import fold
+from scat_core.service.games import GameService
+from tests.cli.conftest import Scat, one_line_error, stacked
+from tests.cli.test_no_leaks import YOU, check_log, check_view
+
+# seats: you, kay, ann (bot); ann deals, so you play first, then kay, then ann (R11)
+DECK = stacked([["2C", "3D", "4H"], ["AS", "KS", "5H"], ["QD", "JD", "6C"]], "9H", ["7C", "8S", "2S", "3S"])
+
+
+def new_game(scat_json: Scat, *more: str) -> str:
+    game = scat_json("new", "--player", YOU, "--player", "kay", "--bot", "ann", "--dealer", "ann", "--deck", DECK,
+                     *more)
+    return str(game["game_id"])
+
+
+def test_r27_a_player_resigns_in_the_middle_of_his_turn_and_nobody_sees_his_cards(
+    scat: Scat, scat_json: Scat, cli_db: str
+) -> None:
+    game = new_game(scat_json)
+    scat_json("draw", game, "--as", YOU, "stock")
+    scat_json("discard", game, "--as", YOU, "7C")
+    scat_json("draw", game, "--as", "kay", "stock")  # kay holds AS KS 5H 8S
+    result = scat("resign", game, "--as", "kay")
+    assert result.exit_code == 0, result.output
+    assert "kay resigned and is out of the game (R27)" in result.stdout
+    games = GameService.open(cli_db)
+    try:
+        history = [stored.event for stored in games.history(game)]
+        state = fold(history)
+        assert sorted(state.set_aside) == ["5H", "8S", "AS", "KS"]
+        assert state.name(state.turn) == YOU  # ann (bot) played after kay; now you
+        check_view(scat, state, "show", game, "--as", YOU)
+        check_view(scat, state, "show", game)
+        check_log(scat, game, history)
+        for seq in range(len(history) - 4, len(history) + 1):
+            then = fold(history[:seq])
+            check_view(scat, then, "replay", game, "--to", str(seq), "--as", YOU)
+    finally:
+        games.store.engine.dispose()
+    view = scat_json("show", game, "--as", "kay")
+    assert "hand" not in view or view["hand"] == []
+    kay = next(p for p in view["players"] if p["name"] == "kay")
+    assert (kay["out"], kay["resigned"], kay["pennies"], view["set_aside_count"]) == (True, True, 3, 4)
+    assert "You resigned" in scat("show", game, "--as", "kay").stdout
+    assert scat_json("audit", game)["ok"] is True
+
+
+def test_r27_refusals_have_the_contract_exit_codes_and_write_nothing(scat: Scat, scat_json: Scat) -> None:
+    game = new_game(scat_json)
+    scat_json("resign", game, "--as", "kay")  # out of turn
+    before = scat_json("show", game)["last_seq"]
+    again = scat("resign", game, "--as", "kay")
+    assert again.exit_code == 1 and "kay has resigned (R27)" in one_line_error(again)
+    bot = scat("resign", game, "--as", "ann")
+    assert bot.exit_code == 1 and "bot" in one_line_error(bot)
+    nobody = scat("resign", game, "--as", "zed")
+    assert nobody.exit_code == 4
+    assert scat_json("show", game)["last_seq"] == before
+
+
+def test_r27_r26_when_the_last_other_player_resigns_you_win(scat: Scat, scat_json: Scat) -> None:
+    game = scat_json("new", "--player", YOU, "--player", "kay", "--seed", "5")["game_id"]
+    result = scat("resign", game, "--as", "kay")
+    assert result.exit_code == 0, result.output
+    view = scat_json("show", game)
+    assert (view["status"], view["winner"]) == ("finished", YOU)
+    assert scat_json("audit", game)["ok"] is True
+
+
+def test_r27_a_protected_game_needs_the_resigning_players_token(scat: Scat, scat_json: Scat) -> None:
+    created = scat_json("new", "--player", YOU, "--player", "kay", "--seed", "5", "--protect")
+    game, tokens = created["game_id"], created["tokens"]
+    refused = scat("resign", created["game_id"], "--as", "kay")
+    assert refused.exit_code == 3
+    assert scat("resign", game, "--as", "kay", "--token", tokens["kay"]).exit_code == 0
