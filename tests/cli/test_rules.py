@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from scat_cli.app import app
@@ -12,25 +14,54 @@ from scat_cli.rules_command import rules_text
 SPEC = Path(__file__).resolve().parents[3] / "shared" / "spec" / "rules.md"
 
 
-def test_the_shipped_rules_are_the_projects_rules_document() -> None:
+def body(text: str) -> str:
+    """The rules from the first one on (the introduction differs: it cites no project files)."""
+    return text[text.index("Scat is not German Skat"):]
+
+
+def test_the_shipped_rules_are_the_projects_rules_document_both_rules_versions() -> None:
     if SPEC.exists():  # beside the clone in CI and on developers' machines
-        assert rules_text() == SPEC.read_text(encoding="utf-8")
-    for number in range(1, 27):
+        assert body(rules_text()) == body(SPEC.read_text(encoding="utf-8"))
+    for number in range(1, 28):
         assert f"**R{number}" in rules_text()
+    assert "rules version 2" in rules_text() and "rules version 1" in rules_text()
 
 
-def test_scat_rules_prints_every_rule() -> None:
+def test_the_shipped_rules_cite_no_file_the_user_does_not_have() -> None:
+    assert not re.search(r"\.\./|\.md\b|seeds/", rules_text())
+
+
+def test_scat_rules_prints_every_rule_as_plain_text_in_a_pipe() -> None:
     result = CliRunner().invoke(app, ["rules"])
     assert result.exit_code == 0
-    assert "R1" in result.stdout and "R26" in result.stdout and "Invariants" in result.stdout
+    assert "R1" in result.stdout and "R27" in result.stdout and "Invariants" in result.stdout
+    assert "**" not in result.stdout and "`" not in result.stdout and "\x1b[" not in result.stdout
+    assert not re.search(r"^#", result.stdout, re.MULTILINE)
+    assert "\nShowdown\n--------\n" in result.stdout and "• R18 At a showdown" in result.stdout
+
+
+def test_scat_rules_on_a_terminal_has_bold_headings_and_emphasis_not_markdown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("scat_cli.rules_command.stdout_is_terminal", lambda: True)
+    result = CliRunner().invoke(app, ["rules"])
+    assert result.exit_code == 0
+    assert "\x1b[1;4mShowdown\x1b[0m" in result.stdout  # bold, underlined
+    assert "\x1b[1mR18\x1b[0m At a showdown" in result.stdout
+    assert "**" not in result.stdout and "## " not in result.stdout
 
 
 def test_scat_rules_r19_prints_that_rule_with_its_exceptions_only() -> None:
     result = CliRunner().invoke(app, ["rules", "r19"])
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("- **R19**") and any("**R19b**" in line for line in lines)
+    assert lines[0].startswith("• R19 ") and any(line.startswith("  • R19b ") for line in lines)
     assert "R20" not in result.stdout and "R18" not in result.stdout
+
+
+def test_scat_rules_r27_tells_what_resigning_does() -> None:
+    result = CliRunner().invoke(app, ["rules", "R27"])
+    assert result.exit_code == 0 and "resign" in result.stdout and "set aside face down" in result.stdout
 
 
 def test_a_rule_number_can_omit_the_r_and_name_a_lettered_rule() -> None:
@@ -52,8 +83,9 @@ def test_rules_json_is_one_document_with_the_whole_text_or_the_one_rule() -> Non
     assert whole.exit_code == 0 and json.loads(whole.stdout) == {"rules": rules_text().rstrip()}
     one = CliRunner().invoke(app, ["rules", "15b", "--json"])
     document = json.loads(one.stdout)
-    assert document["rule"] == "R15b" and document["text"].startswith("- **R15b ")
-    assert document["text"] == CliRunner().invoke(app, ["rules", "R15b"]).stdout.rstrip("\n")
+    assert document["rule"] == "R15b" and document["text"].startswith("- **R15b ")  # the Markdown source
+    shown = CliRunner().invoke(app, ["rules", "R15b"]).stdout.rstrip("\n")
+    assert shown == document["text"].replace("- **R15b Option `no-first-round-knock`**", "• R15b Option no-first-round-knock")
 
 
 def test_every_rule_the_rules_help_gives_as_an_example_is_found() -> None:
