@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 
     from scat_core.service.games import GameService
 
-GameArg = Annotated[str, typer.Argument(metavar="GAME", help="The game id (see `scat games`).", show_default=False)]
+GameArg = Annotated[str, typer.Argument(
+    metavar="GAME", help="The game id, or any unique start of it (see `scat games`).", show_default=False)]
 AsName = Annotated[
     str, typer.Option("--as", metavar="NAME", help="The player acting.", show_default=False)
 ]

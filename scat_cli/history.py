@@ -57,6 +57,7 @@ def log(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Viewe
     from scat_core.service.transcript import PublicTable, describe
 
     with service(ctx) as games:
+        game = games.resolve_game_id(game)
         state, shown = games.visible_history(game, player, token)
     # While the game runs, no hashes: with the hash of a redacted event (a card drawn from the
     # stock) and the hash before it, the hidden card is one of 52 tries away.
@@ -92,6 +93,7 @@ def replay(ctx: typer.Context, game: GameArg,
     Example: scat replay 3f2a1b9c0d --to 12 --as you
     """
     with service(ctx) as games:
+        game = games.resolve_game_id(game)
         state, shown = games.visible_history(game, player, token, up_to=to, as_then=True)
         read_only = bool(player) and to is None and not as_json and games.is_read_only(game)
     view = {**viewer_view(state, player), "replayed_to": state.version}
@@ -152,7 +154,7 @@ def _verdict(report: AuditReport) -> str:
 
 
 def audit(ctx: typer.Context,
-          game: Annotated[str | None, typer.Argument(metavar="GAME", help="The game to audit.",
+          game: Annotated[str | None, typer.Argument(metavar="GAME", help="The game to audit (id or unique start).",
                                                      show_default=False)] = None,
           every: Annotated[bool, typer.Option("--all", help="Audit every game in the database.")] = False,
           as_json: Json = False) -> None:
@@ -171,6 +173,7 @@ def audit(ctx: typer.Context,
         raise BadInput("name one GAME or give --all (see `scat audit --help`)")
     with service(ctx) as games:
         if game is not None:
+            game = games.resolve_game_id(game)
             reports = [_audit(games, game)]
         else:
             reports = []
@@ -213,14 +216,18 @@ def _render_export(records: list[dict[str, Any]], fmt: Format) -> str:
     return transcript.transcript(records)
 
 
+_SUFFIX_FORMATS = {".json": Format.json, ".jsonl": Format.jsonl, ".txt": Format.text, ".text": Format.text}
+
+
 def export(ctx: typer.Context,
-           game: Annotated[str | None, typer.Argument(metavar="GAME", help="The game to export.",
+           game: Annotated[str | None, typer.Argument(metavar="GAME", help="The game to export (id or unique start).",
                                                       show_default=False)] = None,
            fmt: Annotated[Format, typer.Option("--format", "-f", help="jsonl (one event a line), json "
                                                "(one document) or text (a transcript).")] = Format.jsonl,
            output: Annotated[Path | None, typer.Option(
                "--output", "-o", metavar="FILE|DIR", show_default=False,
-               help="Write here instead of stdout (a folder with --all).")] = None,
+               help="Write here instead of stdout (a folder with --all); a FILE ending in .json, "
+               ".jsonl or .txt sets the format unless --format is given.")] = None,
            every: Annotated[bool, typer.Option(
                "--all", help="Export every game, one file each, into -o DIR.")] = False,
            running: Annotated[bool, typer.Option(
@@ -234,9 +241,10 @@ def export(ctx: typer.Context,
     skips the games it may not export, with a note each. The json document is
     {"format": "scat-export", "version": 1, "game_id", "last_seq", "head_hash", "events": [...]}.
     With -o, --json prints a summary of the files written and the games skipped; without
-    -o, --json prints the json document (so no other --format).
+    -o, --json prints the json document (so no other --format). Without --format, the
+    format follows the suffix of -o FILE (.json, .jsonl, .txt), else jsonl.
 
-    Example: scat export 3f2a1b9c0d --format text -o game.txt
+    Example: scat export 3f2a1b9c0d -o game.txt
     """
     from scat_core.domain.errors import BadInput, RuleViolation
 
@@ -244,9 +252,12 @@ def export(ctx: typer.Context,
         raise BadInput("name one GAME or give --all -o DIR (see `scat export --help`)")
     if every and output is None:
         raise BadInput("export --all writes one file per game: give a folder with -o DIR")
+    source = ctx.get_parameter_source("fmt")
+    format_given = source is not None and source.name != "DEFAULT"
+    if output is not None and not every and not format_given:  # -o game.json writes json
+        fmt = _SUFFIX_FORMATS.get(output.suffix.casefold(), fmt)
     if as_json and output is None:
-        source = ctx.get_parameter_source("fmt")
-        if fmt is not Format.json and source is not None and source.name != "DEFAULT":
+        if fmt is not Format.json and format_given:
             raise BadInput(f"--json without -o prints the json document, not --format {fmt.value}: drop one "
                            "of them, or write the file with -o (then --json prints a summary)")
         fmt = Format.json
@@ -254,6 +265,7 @@ def export(ctx: typer.Context,
     skipped: list[dict[str, Any]] = []
     with service(ctx) as games:
         if game is not None:
+            game = games.resolve_game_id(game)
             # Refused for a running game without --running, and for a running protected one.
             records = games.export_records(game, running=running)
             text = _render_export(records, fmt)

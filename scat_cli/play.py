@@ -43,7 +43,7 @@ class Status(StrEnum):
 def _act(ctx: typer.Context, game: str, player: str, token: str | None, command: PlayerCommand,
          as_json: bool) -> None:
     with service(ctx) as games:
-        outcome = games.act(game, command, token)
+        outcome = games.act(games.resolve_game_id(game), command, token)
     report(ctx, outcome, player, as_json)
 
 
@@ -100,9 +100,13 @@ def new(
 
     Example: scat new --player you --bot ann --bot bob --seed 7
     """
+    from scat_core.domain.errors import BadInput
     from scat_core.domain.events import PlayerSeat
     from scat_core.domain.options import GameOptions
 
+    if not players and not bots:
+        raise BadInput("name the players with --player NAME (people) and --bot NAME (bots), in seat order: "
+                       f"{scat_prefix(ctx)} new --player you --bot ann --bot bob")
     seats = [PlayerSeat(name=name, is_bot=is_bot) for name, is_bot in seat_order(ctx, players or [], bots or [])]
     options = GameOptions(
         lives=lives, three_of_a_kind=three_of_a_kind, straight_flush=straight_flush, min_knock=min_knock,
@@ -178,6 +182,7 @@ def show(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: View
     Example: scat show 3f2a1b9c0d --as you
     """
     with service(ctx) as games:
+        game = games.resolve_game_id(game)
         state = games.view(game, player, token)
         read_only = state.status != "finished" and not as_json and games.is_read_only(game)
     view = viewer_view(state, player)

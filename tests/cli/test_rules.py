@@ -85,7 +85,8 @@ def test_rules_json_is_one_document_with_the_whole_text_or_the_one_rule() -> Non
     document = json.loads(one.stdout)
     assert document["rule"] == "R15b" and document["text"].startswith("- **R15b ")  # the Markdown source
     shown = CliRunner().invoke(app, ["rules", "R15b"]).stdout.rstrip("\n")
-    assert shown == document["text"].replace("- **R15b Option `no-first-round-knock`**", "• R15b Option no-first-round-knock")
+    markdown = "- **R15b Option `no-first-round-knock`**"
+    assert shown == document["text"].replace(markdown, "• R15b Option no-first-round-knock")
 
 
 def test_every_rule_the_rules_help_gives_as_an_example_is_found() -> None:

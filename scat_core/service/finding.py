@@ -1,0 +1,36 @@
+"""Finding a game by an abbreviated id: any unique prefix names it."""
+
+from __future__ import annotations
+
+from scat_core.domain.errors import BadInput, NotFound
+from scat_core.store.event_store import EventStore
+
+MAX_LISTED = 8
+
+
+class FindingUseCases:
+    """Resolving game ids; mixed into GameService, over its `store`."""
+
+    store: EventStore
+
+    def resolve_game_id(self, given: str) -> str:
+        """The id of the one game whose id is or starts with `given`.
+
+        NotFound when no game matches; BadInput (a usage error) naming the matches when
+        several do. A whole id is found with one lookup; only a shorter one lists ids.
+        """
+        wanted = given.strip()
+        if not wanted:
+            raise BadInput("a game id cannot be empty (see `scat games`)")
+        with self.store.read() as tx:
+            if tx.get_game(wanted) is not None or tx.head(wanted) is not None:
+                return wanted
+            known = {*tx.game_ids(), *tx.logged_game_ids()}
+        folded = wanted.casefold()
+        matches = sorted(game_id for game_id in known if game_id.casefold().startswith(folded))
+        if not matches:
+            raise NotFound(f"no game {given!r} (see `scat games`)")
+        if len(matches) > 1:
+            listed = ", ".join(matches[:MAX_LISTED]) + (", …" if len(matches) > MAX_LISTED else "")
+            raise BadInput(f"{given!r} is the start of {len(matches)} game ids ({listed}): give more of it")
+        return matches[0]
