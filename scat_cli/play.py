@@ -27,7 +27,16 @@ from scat_cli.common import (
     seat_order,
     service,
 )
-from scat_cli.presenter import next_steps, read_only_note, report, viewer_view
+from scat_cli.presenter import (
+    events_json,
+    finished_parts,
+    news_block,
+    next_steps,
+    read_only_note,
+    report,
+    result_json,
+    viewer_view,
+)
 
 if TYPE_CHECKING:
     from scat_core.domain.commands import PlayerCommand
@@ -44,7 +53,8 @@ def _act(ctx: typer.Context, game: str, player: str, token: str | None, command:
          as_json: bool) -> None:
     with service(ctx) as games:
         outcome = games.act(games.resolve_game_id(game), command, token)
-    report(ctx, outcome, player, as_json)
+        result = games.game_result(outcome.game_id) if outcome.state.status == "finished" else None
+    report(ctx, outcome, player, as_json, result=result)
 
 
 def _flag(name: str, text: str) -> Any:
@@ -115,6 +125,7 @@ def new(
     cards = deck_option(deck)
     with service(ctx) as games:
         outcome = games.create_game(seats, options=options, dealer=dealer, seed=seed, deck=cards, protect=protect)
+        result = games.game_result(outcome.game_id) if outcome.state.status == "finished" else None
     humans = [seat.name for seat in seats if not seat.is_bot]
     viewer = humans[0] if len(humans) == 1 and not throw_down else None
     if quiet and not as_json:
@@ -125,7 +136,7 @@ def new(
     extra: dict[str, Any] = {"tokens": outcome.tokens} if protect else {}
     if not as_json:
         render.plain(f"Created game {outcome.game_id}.")
-    report(ctx, outcome, viewer, as_json, extra)
+    report(ctx, outcome, viewer, as_json, extra, result)
     state = outcome.state
     if not as_json and viewer is None and humans and state.status != "finished" and state.turn is not None:
         first, scat = state.players[state.turn].name, scat_prefix(ctx)
@@ -185,11 +196,23 @@ def show(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: View
         game = games.resolve_game_id(game)
         state = games.view(game, player, token)
         read_only = state.status != "finished" and not as_json and games.is_read_only(game)
+        news = games.news(game, player, token) if player else None
+        result = games.game_result(game) if state.status == "finished" else None
+    if news is not None:
+        state = news.state
     view = viewer_view(state, player)
     if as_json:
-        print_json(view)
+        extra: dict[str, Any] = {}
+        if news is not None:  # what happened since the viewer's last move, as he may see it
+            extra["since_last_move"] = events_json(news.events, news.before)
+        if result is not None:
+            extra["result"] = result_json(result)
+        print_json({**view, **extra})
         return
-    render.view_table(view)
+    if news is not None and result is None:
+        title = "Since your last move:" if len(news.events) < news.state.version - 1 else "So far:"
+        news_block(ctx, game, news.events, news.before, title)
+    render.view_table(view, finished_parts(result))
     title, steps = next_steps(ctx, state, player, read_only) if player else ("", [])
     if read_only:
         title = read_only_note(game)  # for the public view too

@@ -15,6 +15,7 @@ from scat_cli.common import command_line, print_json, scat_prefix
 if TYPE_CHECKING:
     from scat_core.domain.state import GameState
     from scat_core.service.games import Outcome
+    from scat_core.service.outcomes import GameResult
 
 
 def viewer_view(state: GameState, viewer: str | None) -> dict[str, Any]:
@@ -37,8 +38,8 @@ def next_steps(ctx: typer.Context, state: GameState, viewer: str,
 
     scat, game = scat_prefix(ctx), state.game_id
     seat = state.seat_of(viewer)
-    if state.status == "finished":
-        return f"{state.winner} won.", [
+    if state.status == "finished":  # who won is said once, with the result
+        return "", [
             (f"{scat} {command_line('export', game, '--format', 'text')}", "the whole game, hand by hand"),
             (f"{scat} {command_line('audit', game)}", "check the game from its events"),
         ]
@@ -90,7 +91,15 @@ def read_only_note(game: str) -> str:
             "(show, log, replay, audit, export); play it on where it was created.")
 
 
-def _events_json(seen: list[tuple[Any, Any]], before: GameState) -> list[dict[str, Any]]:
+def result_json(result: GameResult) -> dict[str, Any]:
+    """A finished game's result as JSON."""
+    from dataclasses import asdict
+
+    return asdict(result)
+
+
+def events_json(seen: list[tuple[Any, Any]], before: GameState) -> list[dict[str, Any]]:
+    """Events (as the viewer may see them) as JSON: seq, type, recorded_at, data and a sentence."""
     from scat_core.domain.events import to_record
     from scat_core.service.transcript import PublicTable, describe
 
@@ -104,14 +113,31 @@ def _events_json(seen: list[tuple[Any, Any]], before: GameState) -> list[dict[st
     return shown
 
 
+def finished_parts(result: GameResult | None) -> tuple[str, list[list[str]], list[str]] | None:
+    """The headline, standings and hand lines of a finished game's result, for render.view_table."""
+    from scat_cli.summary import hand_lines, result_headline, standings_rows
+
+    return None if result is None else (result_headline(result), standings_rows(result), hand_lines(result))
+
+
+def news_block(ctx: typer.Context, game_id: str, seen: list[tuple[Any, Any]], before: GameState,
+               title: str = "") -> None:
+    """The moves told (redacted already), a long finished hand in one line; under `title` if any."""
+    from scat_cli.summary import news_lines
+
+    lines = news_lines([(stored.seq, event) for stored, event in seen], before, game_id, scat_prefix(ctx))
+    if lines and title:
+        render.plain(title)
+    render.print_lines(lines, "· ")
+
+
 def report(ctx: typer.Context, outcome: Outcome, viewer: str | None, as_json: bool,
-           extra: dict[str, Any] | None = None) -> None:
+           extra: dict[str, Any] | None = None, result: GameResult | None = None) -> None:
     """Print what happened (redacted for `viewer`), the new state and what to do next.
 
     `extra` adds fields to the JSON document; its "tokens" are printed before the hints.
+    `result`: the game's result, when this command ended it.
     """
-    from scat_core.service.transcript import PublicTable, narrate
-
     view = viewer_view(outcome.state, viewer)
     seen = outcome.seen_by(viewer)
     if view.get("hand_hidden"):  # R23: a deal is told as the public saw it until you look
@@ -120,10 +146,12 @@ def report(ctx: typer.Context, outcome: Outcome, viewer: str | None, as_json: bo
     title, steps = next_steps(ctx, outcome.state, viewer) if viewer else ("", [])
     if as_json:
         moves = [command for command, _ in steps]
-        print_json({**view, **(extra or {}), "events": _events_json(seen, outcome.before), "moves": moves})
+        finished = {"result": result_json(result)} if result is not None else {}
+        print_json({**view, **(extra or {}), "events": events_json(seen, outcome.before), "moves": moves,
+                    **finished})
         return
-    render.print_lines(narrate([event for _, event in seen], PublicTable.of(outcome.before)), "· ")
-    render.view_table(view)
+    news_block(ctx, outcome.game_id, seen, outcome.before)
+    render.view_table(view, finished_parts(result))
     if extra and extra.get("tokens"):
         render.tokens(extra["tokens"])
     if title or steps:

@@ -43,6 +43,12 @@ class Out:
         """`text` ready to print, its cards coloured on a terminal."""
         return CARD_RE.sub(_colour_card, _escape(text)) if self.terminal else text
 
+    def typeable(self, text: str) -> str:
+        """`text` whose cards the user may have to type: `KC (K♣)` on a terminal, `KC` otherwise."""
+        if not self.terminal:
+            return text
+        return CARD_RE.sub(lambda match: f"{match.group(0)} ({_colour_card(match)})", _escape(text))
+
     def style(self, text: str, style: str) -> str:
         """`text` in a rich style on a terminal (bold, dim, bold red ...), as is otherwise."""
         return f"[{style}]{self.text(text)}[/]" if self.terminal else text
@@ -131,8 +137,24 @@ def _player_notes(view: dict[str, Any], player: dict[str, Any]) -> list[str]:
     return notes
 
 
-def view_table(view: dict[str, Any]) -> None:
-    """The table of a game: players, pennies, turn, piles, the viewer's hand, the result."""
+def result(view: dict[str, Any], headline: str, standings: Sequence[Sequence[str]], hands: Sequence[str]) -> None:
+    """A finished game: who won (said once), the standings, every hand, the seed."""
+    out = Out()
+    out.line(out.style(headline, "bold green"))
+    out.table(["", "player", "pennies", ""], standings)
+    out.line(out.style("Hands:", "bold"))
+    for line in hands:
+        out.line("  ", out.text(line))
+    out.line(out.text(f"Seed: {view.get('seed')} (check every deal with `scat audit {view['game_id']}`)"))
+
+
+def view_table(view: dict[str, Any], finished_result: tuple[str, Sequence[Sequence[str]], Sequence[str]] | None = None,
+               ) -> None:
+    """The table of a game: players, pennies, turn, piles, the viewer's hand, the result.
+
+    `finished_result`: (headline, standings rows, hand lines) of a finished game, shown instead
+    of the seat table.
+    """
     out = Out()
     you = view.get("you")
     finished = view["status"] == "finished"
@@ -140,6 +162,9 @@ def view_table(view: dict[str, Any]) -> None:
     who = f" · you are {out.style(you, 'bold')}" if you else ""
     version = f" · rules version {view['rules_version']}" if view.get("rules_version", 2) != 2 else ""
     out.line(out.style(f"Game {view['game_id']}", "bold"), f" · {status} · dealer {view['dealer']}{version}", who)
+    if finished and finished_result is not None:
+        result(view, *finished_result)
+        return
     rows = []
     for player in view["players"]:
         name = player["name"]
@@ -190,8 +215,9 @@ def hints(lines: Sequence[tuple[str, str]], title: str | None = None) -> None:
     if title:
         out.line(out.style(title, "bold yellow" if "31" in title else "bold"))
     width = max((len(command) for command, _ in lines), default=0)
-    for command, why in lines:
-        out.line("  ", out.style(command, "bold cyan"), " " * (width - len(command) + 3), out.text(why))
+    for command, why in lines:  # commands exactly as typed; cards in the reasons typeable too
+        typed = f"[bold cyan]{_escape(command)}[/]" if out.terminal else command
+        out.line("  ", typed, " " * (width - len(command) + 3), out.typeable(why))
 
 
 def games_table(rows: Sequence[Any], filtered: bool = False, read_only: Collection[str] = ()) -> None:

@@ -1,9 +1,16 @@
-"""Finding a game by an abbreviated id: any unique prefix names it."""
+"""Finding a game by an abbreviated id; a returning player's news; a finished game's result."""
 
 from __future__ import annotations
 
-from scat_core.domain.errors import BadInput, NotFound
-from scat_core.store.event_store import EventStore
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from scat_core.domain import events as ev
+from scat_core.domain.errors import BadInput, NotFound, RuleViolation
+from scat_core.domain.evolve import fold
+from scat_core.domain.state import GameState
+from scat_core.service.outcomes import GameResult, game_result, last_action_index
+from scat_core.store.event_store import EventStore, StoredEvent
 
 MAX_LISTED = 8
 
@@ -34,3 +41,39 @@ class FindingUseCases:
             listed = ", ".join(matches[:MAX_LISTED]) + (", …" if len(matches) > MAX_LISTED else "")
             raise BadInput(f"{given!r} is the start of {len(matches)} game ids ({listed}): give more of it")
         return matches[0]
+
+
+@dataclass(frozen=True)
+class News:
+    """What a player has not seen himself: the events since his last action, redacted for him."""
+
+    state: GameState  # the game now
+    before: GameState  # the game just before the first of `events` (public parts only are used)
+    events: list[tuple[StoredEvent, ev.Event]]
+
+
+class ReadingUseCases(FindingUseCases):
+    """A returning player's news and a finished game's result; mixed into GameService."""
+
+    if TYPE_CHECKING:
+
+        def visible_history(
+            self, game_id: str, viewer: str | None = None, token: str | None = None, up_to: int | None = None,
+            as_then: bool = False,
+        ) -> tuple[GameState, list[tuple[StoredEvent, ev.Event]]]: ...
+
+    def news(self, game_id: str, viewer: str, token: str | None = None) -> News:
+        """The events since `viewer` last acted (since the game was created if he never has), as he may see them."""
+        state, shown = self.visible_history(game_id, viewer, token)
+        true_events = [stored.event for stored, _ in shown]
+        last = last_action_index(true_events, viewer)
+        start = 1 if last is None else last + 1
+        return News(state, fold(true_events[:start]), shown[start:])
+
+    def game_result(self, game_id: str) -> GameResult:
+        """The result of a finished game: each hand's outcome, standings, duration, winner (R26)."""
+        with self.store.read() as tx:
+            stored = tx.load(game_id)
+        if not stored or not isinstance(stored[-1].event, ev.GameWon):
+            raise RuleViolation(f"game {game_id} is not over yet")
+        return game_result([(s.seq, s.recorded_at, s.event) for s in stored])

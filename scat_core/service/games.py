@@ -23,7 +23,7 @@ from scat_core.domain.shuffle import SeededChance, new_salt, new_seed
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
 from scat_core.service.archive import ArchiveUseCases
-from scat_core.service.finding import FindingUseCases
+from scat_core.service.finding import ReadingUseCases
 from scat_core.service.read_model import snapshot_json, summarize
 from scat_core.service.statistics import StatsUseCases
 from scat_core.store.database import open_engine
@@ -92,9 +92,9 @@ def _check_up_to(game_id: str, up_to: int, count: int) -> None:
         raise NotFound(f"game {game_id} has events 1 to {count}, not {up_to}")
 
 
-class GameService(ArchiveUseCases, FindingUseCases, StatsUseCases):
+class GameService(ArchiveUseCases, ReadingUseCases, StatsUseCases):
     """Use cases over one event store (auditing, export and import come from ArchiveUseCases;
-    game ids from FindingUseCases; statistics from StatsUseCases)."""
+    game ids, news and results from ReadingUseCases; statistics from StatsUseCases)."""
 
     def __init__(self, store: EventStore) -> None:
         self.store = store

@@ -42,7 +42,8 @@ def test_a_whole_session_through_the_executable(db_url: str, tmp_path: Path) -> 
         else:
             view = run_json(db_url, "discard", game, "--as", "you", view["hand"][-1])
     human = run("--db", db_url, "show", game, "--as", "you")
-    assert human.returncode == 0 and human.stdout.startswith(f"Game {game}")
+    assert human.returncode == 0 and f"\nGame {game} · " in "\n" + human.stdout
+    assert human.stdout.startswith(("Since your last move:\n", f"Game {game}"))
     assert "\x1b[" not in human.stdout  # a pipe gets plain text
     log = run("--db", db_url, "log", game, "--as", "you")
     assert log.returncode == 0 and log.stdout.splitlines()[0].split()[:1] == ["1"]

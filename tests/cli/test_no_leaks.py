@@ -55,6 +55,15 @@ def public_cards(event: ev.Event, after: GameState) -> set[str]:
     return set()
 
 
+def publicly_shown(history: Iterable[ev.Event]) -> set[str]:
+    """Every card some event of `history` showed to everyone (`show` tells the moves since yours)."""
+    state, shown = GameState(), set()
+    for event in history:
+        state = evolve(state, event)
+        shown |= public_cards(event, state)
+    return shown
+
+
 def check_view(scat: Scat, state: GameState, *args: str, shown: Iterable[str] = ()) -> None:
     """`show`/`replay` output (human and JSON) names no card hidden from you in `state`."""
     forbidden = hidden_from_you(state, shown)
@@ -84,8 +93,8 @@ def play_randomly(scat: Scat, games: GameService, game: str, rng: random.Random)
         seat = state.seat_of(YOU)
         if state.status == "finished" or seat is None or state.players[seat].out:
             break
-        check_view(scat, state, "show", game, "--as", YOU)
         history = [stored.event for stored in games.history(game)]
+        check_view(scat, state, "show", game, "--as", YOU, shown=publicly_shown(history))
         if moves % 4 == 0:
             check_log(scat, game, history)
             seq = rng.randint(1, len(history))

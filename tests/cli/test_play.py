@@ -112,7 +112,9 @@ def test_show_json_is_the_public_view_and_with_as_adds_only_your_hand(scat_json:
 def test_show_as_a_player_prints_the_table_your_hand_and_what_to_do(scat: Scat, scat_json: Scat) -> None:
     game = new_game(scat_json)
     out = scat("show", game, "--as", "you").stdout
-    assert out.splitlines()[0] == f"Game {game} · hand 1 · dealer bob · you are you"
+    deal = "· bob dealt hand 1 (stacked deck): you 2C 5D 9H; the discard pile starts with 7C"
+    assert out.splitlines()[:2] == ["So far:", deal]  # a player who has not moved yet: since the creation
+    assert out.splitlines()[2] == f"Game {game} · hand 1 · dealer bob · you are you"
     assert "Discard pile: 7C    Stock: 45 cards    Kitty: 0" in out
     assert "Your hand: 2C 5D 9H   (worth 9)" in out
     assert f"scat draw {game} --as you discard   take 7C from the discard pile" in out
@@ -210,8 +212,9 @@ def test_a_finished_game_shows_the_winner_the_hands_and_the_seed(scat: Scat, sca
     out = scat("show", game["game_id"]).stdout
     pennies = next(p["pennies"] for p in game["players"] if p["name"] == game["winner"])
     assert game["kitty"] == 0 and pennies == 2  # R26 (rules version 2): the kitty is the winner's
-    assert f"Game over: {game['winner']} won with {pennies} pennies, the kitty included." in out
-    assert "Seed: 11" in out and "Final hands: " in out
+    assert f"Game over: {game['winner']} won with {pennies} pennies, the kitty of 1 included (R26), after " in out
+    assert out.count(" won ") == 1  # said once
+    assert "Seed: 11" in out and "\nHands:\n  hand 1 (dealer " in out
 
 
 def test_in_a_throw_down_game_the_deal_of_your_new_hand_is_not_told_to_you_either(
