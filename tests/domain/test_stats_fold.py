@@ -128,3 +128,10 @@ def test_whole_random_games_give_lines_that_agree_with_the_game_state_and_its_ev
         paid = sum(isinstance(e, ev.PennyPaid) and e.player == name for e in events)
         assert mine.lives_lost >= paid >= mine.hands_lost - mine.out  # on the dole a lost hand pays nothing
         assert mine.hands_lost <= mine.hands_played <= line.hands
+
+
+def test_a_resigned_player_takes_no_part_in_later_hands_R27() -> None:
+    line = fold_line("g1", [created("A", "B", "C"), ev.Resigned(player="C"),
+                            ev.ThirtyOneDeclared(player="A", hand=cards(["AS", "KS", "QS"]))])
+    assert counts(line, "B", "hands_played", "lives_lost") == (1, 1)
+    assert counts(line, "C", "hands_played", "lives_lost", "out") == (0, 0, True)
