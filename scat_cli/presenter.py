@@ -150,7 +150,8 @@ def report(ctx: typer.Context, outcome: Outcome, viewer: str | None, as_json: bo
         print_json({**view, **(extra or {}), "events": events_json(seen, outcome.before), "moves": moves,
                     **finished})
         return
-    news_block(ctx, outcome.game_id, seen, outcome.before)
+    if result is None:  # a game this command ended: its result tells every hand, once
+        news_block(ctx, outcome.game_id, seen, outcome.before)
     render.view_table(view, finished_parts(result))
     if extra and extra.get("tokens"):
         render.tokens(extra["tokens"])

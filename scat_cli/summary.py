@@ -64,7 +64,6 @@ def news_lines(events: Sequence[tuple[int, ev.Event]], before: GameState, game_i
     from scat_core.service.transcript import PublicTable, narrate
 
     table = PublicTable.of(before)
-    order = [player.name for player in before.players]
     dealer = before.name(before.dealer) if before.dealer >= 0 else ""
     segments: list[list[tuple[int, ev.Event]]] = []
     for pair in events:
@@ -75,6 +74,7 @@ def news_lines(events: Sequence[tuple[int, ev.Event]], before: GameState, game_i
     for index, segment in enumerate(segments):
         (outcome,) = hand_outcomes(segment, before.hand_number, dealer)[:1] or [None]
         told = narrate([event for _, event in segment], table)
+        order = [seat.name for seat in table.seats]  # seat order, known once the game is created
         last = index == len(segments) - 1
         if outcome is not None and outcome.ended_by is not None and len(told) > DETAIL_LIMIT:
             partial = not isinstance(segment[0][1], ev.HandDealt)
