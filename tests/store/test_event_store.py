@@ -160,7 +160,7 @@ def test_update_and_delete_on_events_are_refused_by_the_database(
 
 def test_an_old_schema_version_is_upcast_on_read_and_kept_as_stored(store: EventStore) -> None:
     current = game_created().model_dump(mode="json", exclude={"type", "schema_version"})
-    v1 = {k: v for k, v in current.items() if k not in ("shuffle", "protected")}
+    v1 = {k: v for k, v in current.items() if k not in ("shuffle", "protected", "first_deck_stacked", "rules_version")}
     envelope = {"game_id": "old", "seq": 1, "type": "GameCreated", "schema_version": 1,
                 "recorded_at": "2020-01-01T00:00:00.000000Z", "data": v1}
     record = {**envelope, "prev_hash": GENESIS_HASH, "hash": chain_hash(GENESIS_HASH, envelope)}
@@ -172,7 +172,8 @@ def test_an_old_schema_version_is_upcast_on_read_and_kept_as_stored(store: Event
     assert stored.hash == chain_hash(GENESIS_HASH, stored.envelope())
     event = stored.event
     assert isinstance(event, GameCreated)
-    assert event.schema_version == 2 and event.protected is False and event.shuffle
+    assert event.schema_version == 3 and event.protected is False and event.shuffle
+    assert event.rules_version == 1  # a game recorded before rules versions was played under version 1
 
 
 def test_append_raw_keeps_recorded_at_and_hashes_verbatim(store: EventStore) -> None:
