@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
-from typer._click.exceptions import BadParameter
+from typer import BadParameter
 from typer.core import TyperCommand, TyperGroup
 
 from scat_cli.context import CliState, state
@@ -193,15 +193,16 @@ class ScatGroup(PlainGroup):
         return super().get_command(ctx, cmd_name)
 
     def _build(self, name: str) -> Command:
+        """The click command of one function, built with Typer's public API (a one-command app)."""
         from importlib import import_module
 
-        from typer.main import get_command_from_info
-        from typer.models import CommandInfo
+        from typer.main import get_command
 
         module, function = COMMANDS[name]
         callback = getattr(import_module(module), function)
-        info = CommandInfo(name=name, callback=callback, cls=getattr(callback, "command_class", ScatCommand))
-        return get_command_from_info(info, pretty_exceptions_short=True, rich_markup_mode=self.rich_markup_mode)
+        single = typer.Typer(add_completion=False, rich_markup_mode=self.rich_markup_mode)
+        single.command(name, cls=getattr(callback, "command_class", ScatCommand))(callback)
+        return get_command(single)
 
     def resolve_command(self, ctx: Context, args: list[str]) -> tuple[str | None, Command | None, list[str]]:
         """Find the command, suggesting close names for a typo."""
