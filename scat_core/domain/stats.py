@@ -129,9 +129,9 @@ def _eliminated(line: GameLine, event: ev.PlayerEliminated) -> GameLine:
     return line.with_player(player_key(event.player), out=True)
 
 
-def _resigned(line: GameLine, event: Any) -> GameLine:
-    """R27 (rules version 2): out at once, pennies kept; his game counts as played, not won.
-    A knock of his stands for the others but is not booked for him: he left that hand."""
+def _resigned(line: GameLine, event: ev.Resigned) -> GameLine:
+    """R27: out at once, pennies kept; his game counts as played, not won. A knock of his
+    stands for the others but is not booked for him: he takes no part in that showdown."""
     return line.with_player(player_key(event.player), out=True, resigned=True)
 
 
@@ -155,7 +155,7 @@ _HANDLERS: dict[str, Handler] = {
     "ShowdownHeld": _showdown,
     "ThirtyOneDeclared": _declared,
     "PlayerEliminated": _eliminated,
-    "Resigned": _resigned,  # read only once the log has such events (rules version 2)
+    "Resigned": _resigned,
     "GameWon": _won,
 }
 HANDLED_TYPES: frozenset[str] = frozenset(_HANDLERS)

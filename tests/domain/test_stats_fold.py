@@ -99,12 +99,19 @@ def test_event_types_the_projection_does_not_use_change_nothing_not_even_unknown
     assert evolve_line(line, SimpleNamespace(type="SomethingNewer", player="A")) is line  # type: ignore[arg-type]
 
 
-def test_a_resigned_player_is_out_and_his_game_counts_as_played_not_won_R27() -> None:
-    resigned = SimpleNamespace(type="Resigned", player="B")  # the event of rules version 2
-    line = fold_line("g1", [created("A", "B", "C"), resigned,  # type: ignore[list-item]
+def test_a_resigned_player_is_out_and_takes_no_part_in_later_hands_R27() -> None:
+    line = fold_line("g1", [created("A", "B", "C"), ev.Resigned(player="B"),
                             showdown("A", {"A": 20, "C": 15}, {"C": 1})])
     assert counts(line, "B", "out", "resigned", "hands_played") == (True, True, 0)
     assert counts(line, "C", "hands_played", "hands_lost") == (1, 1)
+
+
+def test_the_knock_of_a_knocker_who_resigned_is_not_booked_R27() -> None:
+    events = [created("A", "B", "C"), ev.Knocked(player="A"), ev.Resigned(player="A"),
+              showdown("A", {"B": 20, "C": 15}, {"C": 1})]
+    line = fold_line("g1", events)
+    assert counts(line, "A", *KNOCKS, "hands_played") == (0, 0, 0, 0, 0)
+    assert line.hands == 1 and line.knocker_key is None
 
 
 @pytest.mark.parametrize("seed", ["s1", "s2", "s3", "s4"])

@@ -97,6 +97,17 @@ def test_a_player_is_his_name_ignoring_case_across_games(service: GameService) -
     assert len(service.stats().players) == 3
 
 
+def test_a_resignation_counts_as_a_game_played_and_not_won_R27(service: GameService) -> None:
+    from scat_core.domain.commands import Resign
+
+    game_id = service.create_game([PlayerSeat(name="you"), *bots("ann")], seed=6).game_id
+    service.act(game_id, Resign("you"))
+    you, ann = service.stats(player="you").players[0], service.stats(player="ann").players[0]
+    assert (you.resigned, you.games_played, you.games_won) == (1, 1, 0)
+    assert (ann.resigned, ann.games_played, ann.games_won) == (0, 1, 1)
+    assert rebuilt_equals_current(service)
+
+
 def test_an_unknown_player_is_not_found(service: GameService) -> None:
     service.create_game(bots("ann", "bob"), seed=1)
     with pytest.raises(NotFound, match="no player 'zed'"):
