@@ -104,7 +104,9 @@ def _knocker_reached(state: GameState, seat: int, following: int) -> bool:
 
 def _discarded(state: GameState, event: ev.CardDiscarded) -> Changes:
     seat = state.seats[event.player.casefold()]
-    hand = tuple(card for card in state.hands[seat] if card != event.card)
+    held = state.hands[seat]
+    at = held.index(event.card) if event.card in held else len(held)  # a card is held once (R1)
+    hand = held[:at] + held[at + 1 :]
     following = state.left_of(seat)
     hand_ends = _knocker_reached(state, seat, following)  # R16
     return dict(

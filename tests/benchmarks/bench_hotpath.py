@@ -217,13 +217,16 @@ def raw_floor(url: str, game_ids: Sequence[str]) -> Callable[[], int]:
     return run
 
 
-def best_rate(work: Callable[[], int], seconds: float) -> float:
-    work()
-    best, deadline = 0.0, time.perf_counter() + seconds
+def best_rates(works: Sequence[Callable[[], int]], seconds: float) -> list[float]:
+    """The best rate of each work over passes taken in turn (a load spike hits them alike)."""
+    for work in works:
+        work()
+    best, deadline = [0.0] * len(works), time.perf_counter() + seconds
     while time.perf_counter() < deadline:
-        started = time.perf_counter()
-        done = work()
-        best = max(best, done / (time.perf_counter() - started))
+        for index, work in enumerate(works):
+            started = time.perf_counter()
+            done = work()
+            best[index] = max(best[index], done / (time.perf_counter() - started))
     return best
 
 
@@ -431,13 +434,16 @@ def run_place(place: Place, args: argparse.Namespace) -> None:
         short = store_game(service, *long_game(20, 1))
         long = store_game(service, *long_game(2000, 2))
         costs: dict[str, list[float]] = {short: [], long: []}
-        for _ in range(15 if quick else 40):
+        for _ in range(20 if quick else 60):
             for game_id in (short, long):
                 costs[game_id].append(command_cost(service, game_id))
-        short_s, long_s = statistics.median(costs[short]), statistics.median(costs[long])
-        line(place.name, "one command on a 20-event game (median)", f"{short_s * 1e3:.2f} ms")
-        line(place.name, "one command on a 2,000-event game (median)", f"{long_s * 1e3:.2f} ms",
-             f"{long_s / short_s:.2f}x; {verdict(long_s / short_s, 1.2, at_most=True)}")
+        # The lower quartile: a command's own cost, less the stalls other work on the machine adds.
+        short_s, long_s = (statistics.quantiles(costs[g], n=4)[0] for g in (short, long))
+        medians = [statistics.median(costs[g]) * 1e3 for g in (short, long)]
+        line(place.name, "one command on a 20-event game (lower quartile)", f"{short_s * 1e3:.2f} ms",
+             f"median {medians[0]:.2f} ms")
+        line(place.name, "one command on a 2,000-event game (lower quartile)", f"{long_s * 1e3:.2f} ms",
+             f"{long_s / short_s:.2f}x; {verdict(long_s / short_s, 1.2, at_most=True)}; median {medians[1]:.2f} ms")
 
         # replay against the raw floor and the peer
         bots = [PlayerSeat(name=f"bot{i}", is_bot=True) for i in range(3)]
@@ -446,17 +452,18 @@ def run_place(place: Place, args: argparse.Namespace) -> None:
         events = replay(replay_service, ids)
         floor_url = str(replay_service.store.engine.url.render_as_string(hide_password=False))
         floor = raw_floor(floor_url, ids)
-        seconds = 1.0 if quick else 2.0
-        rate = best_rate(lambda: replay(replay_service, ids), seconds)
-        raw = best_rate(floor, seconds)
+        seconds = 2.0 if quick else 5.0
+        works: list[Callable[[], int]] = [lambda: replay(replay_service, ids), floor]
+        if peer_app is not None:
+            peer_ids = peer.tables_of(peer_app, [events // len(ids)] * len(ids))
+            works.append(lambda: peer.replay(peer_app, peer_ids))
+        rate, raw, *theirs_replay = best_rates(works, seconds)
         line(place.name, f"replay: load+upcast+validate+fold ({events // len(ids)} ev/game)", f"{rate:,.0f} ev/s")
         line(place.name, "raw floor: driver fetch + json.loads of the same rows", f"{raw:,.0f} ev/s",
              f"scat {rate / raw:.2f}x; {verdict(rate / raw, 0.25)}")
-        if peer_app is not None:
-            peer_ids = peer.tables_of(peer_app, [events // len(ids)] * len(ids))
-            theirs_replay = best_rate(lambda: peer.replay(peer_app, peer_ids), seconds)
-            line(place.name, "replay, eventsourcing 9.5 (tables of the same length)", f"{theirs_replay:,.0f} ev/s",
-                 f"scat {rate / theirs_replay:.2f}x; {verdict(rate / theirs_replay, 3)}")
+        if theirs_replay:
+            line(place.name, "replay, eventsourcing 9.5 (tables of the same length)", f"{theirs_replay[0]:,.0f} ev/s",
+                 f"scat {rate / theirs_replay[0]:.2f}x; {verdict(rate / theirs_replay[0], 3)}")
 
         # the bulk path against the driver's insert floor
         from_dicts, from_rows, raw_bulk, bulk_events = bulk_rates(place, 150 if quick else 400)

@@ -89,13 +89,18 @@ def test_the_lean_append_that_ends_a_game_forgets_its_seed_in_the_same_write(sto
     assert _counts(store.engine, "g1") == (2, 0, 0)
 
 
-def test_a_command_on_postgresql_refuses_any_write_but_the_lean_append(store: EventStore, engine: Engine) -> None:
+def test_without_a_transaction_on_postgresql_only_a_lean_append_writes(store: EventStore, engine: Engine) -> None:
     if engine.dialect.name != "postgresql":
         pytest.skip("on SQLite a command is a transaction")
     new_game(store)
     with pytest.raises(RuntimeError, match="lean append"), store.command() as tx:
         tx.append("g1", 1, a_turn(), SUMMARY)  # without expected_hash: not one statement
-    assert _counts(store.engine, "g1")[0] == 1
+    head = _head(store, "g1")[1]
+    with pytest.raises(RuntimeError, match="lean append"), store.read() as tx:  # reads write nothing
+        tx.append("g1", 1, a_turn(), SUMMARY, None, head)
+    with pytest.raises(RuntimeError, match="lean append"), store.read() as tx:
+        tx.put_secret("g1", "seed", "salt")
+    assert _counts(store.engine, "g1") == (1, 0, 0)
 
 
 def _bot_game(game_id: str, seed: int) -> tuple[list[dict[str, Any]], GameState]:
