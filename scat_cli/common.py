@@ -417,14 +417,17 @@ def program() -> str:
     """The program as the user can run it again: `scat` when that is the `scat` on PATH, else the path used.
 
     Run as `.venv/bin/scat` (not on PATH, or another scat first on PATH) the hints say
-    `.venv/bin/scat ...`, relative as it was typed, so a pasted hint works.
+    `.venv/bin/scat ...`, relative as it was typed, so a pasted hint works; run as
+    `python -m scat_cli` with no scat on PATH, they say that.
     """
     import os
     from shutil import which
 
     invoked = sys.argv[0] if sys.argv else ""
+    if invoked.endswith(os.path.join("scat_cli", "__main__.py")):  # python -m scat_cli
+        return "scat" if which("scat") else f"{shlex.quote(sys.executable)} -m scat_cli"
     if os.path.basename(invoked) not in ("scat", "scat.exe") or os.sep not in invoked:
-        return "scat"  # `python -m scat_cli`, a test runner, or already the bare name
+        return "scat"  # a test runner, or already the bare name
     on_path = which("scat")
     try:
         if on_path is not None and os.path.samefile(on_path, invoked):

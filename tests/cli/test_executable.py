@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -128,6 +129,11 @@ def test_hints_name_the_program_as_it_was_run_so_a_pasted_hint_works(sqlite_url:
     missing = subprocess.run([relative, "show", "nosuchgame"], cwd=tmp_path, env=env, capture_output=True, text=True,
                              check=False)
     assert missing.returncode == 4 and f"(see `{relative} games`)" in missing.stderr, missing.stderr
+    # `python -m scat_cli`, with no scat on PATH, is named so.
+    module = subprocess.run([sys.executable, "-m", "scat_cli", "show", game, "--as", "you"], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, check=True)
+    assert _hints(module) and all(hint.startswith(f"{shlex.quote(sys.executable)} -m scat_cli ")
+                                  for hint in _hints(module)), module.stdout
     # The `scat` found on PATH is just `scat`.
     on_path = {**env, "PATH": f"{BIN}{os.pathsep}/usr/bin:/bin"}
     again = subprocess.run(["scat", "show", game, "--as", "you"], cwd=tmp_path, env=on_path,
