@@ -175,7 +175,9 @@ def main() -> None:
         draw_small: (medians[draw_small] / floor, DRAW_GOAL, "x floor"),
         draw_big: (medians[draw_big] / medians[draw_small], FLAT_GOAL, "x the fresh game"),
     }
-    print(f"median of {runs} runs (wall time); floor = {floor:.0f} ms")
+    load = ", ".join(f"{figure:.1f}" for figure in os.getloadavg())
+    print(f"median of {runs} runs (wall time); floor = {floor:.0f} ms; load average {load} on {os.cpu_count()} cores "
+          "(a busy machine stretches the ms figures; the ratios hold better)")
     met = True
     for label, value in medians.items():
         line = f"{label:<48}{value:7.0f} ms  {value / floor:5.2f}x floor"
