@@ -34,7 +34,7 @@ from scat_core.store import tables as t
 from scat_core.store.database import WRITE_OPTION
 from scat_core.store.lean import Row, append_after_head, insert_games
 from scat_core.store.records import RECORD_KEYS, GameSecret, StoredEvent, utc_now
-from scat_core.store.verified import CommandLoad, load_for_command, verify_log
+from scat_core.store.verified import CommandLoad, load_for_command
 
 __all__ = ["RECORD_KEYS", "EventStore", "GameRow", "GameSecret", "GameSummary", "StoreTransaction", "StoredEvent",
            "utc_now"]
@@ -47,7 +47,6 @@ _LOAD = (
     .order_by(t.events.c.seq)
 )
 _LOAD_UP_TO = _LOAD.where(t.events.c.seq <= bindparam("up_to"))
-_GAME_HEAD = select(t.games.c.head_seq, t.games.c.head_hash).where(t.games.c.game_id == bindparam("game_id"))
 
 
 @dataclass(frozen=True)
@@ -117,16 +116,6 @@ class StoreTransaction:
             rows = self._conn.execute(_LOAD_UP_TO, {"game_id": game_id, "up_to": up_to}).all()
         if not rows and (up_to is None or self.head(game_id) is None):
             raise NotFound(f"no game {game_id!r} in this database (see `scat games`)")
-        from_row = StoredEvent.from_row
-        return [from_row(row) for row in rows]
-
-    def load_verified(self, game_id: str) -> list[StoredEvent]:
-        """`load` for a command: HistoryDamaged unless the log chains and ends at the games row's head."""
-        head = self._conn.execute(_GAME_HEAD, {"game_id": game_id}).first()
-        rows = self._conn.execute(_LOAD, {"game_id": game_id}).all()
-        if head is None and not rows:
-            raise NotFound(f"no game {game_id!r} in this database (see `scat games`)")
-        verify_log(game_id, rows, None if head is None else (int(head[0]), str(head[1])))
         from_row = StoredEvent.from_row
         return [from_row(row) for row in rows]
 
