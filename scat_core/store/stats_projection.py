@@ -166,8 +166,9 @@ def read_stats(conn: Connection, player: str | None = None) -> StatsReport:
     )
     if player is not None:
         query = query.where(p.c.player_key == player_key(player))
-    longest = _longest_per_player(conn, None if player is None else player_key(player))
-    players = [_figures(row, row.name, longest.get(row.player_key)) for row in conn.execute(query)]
+    rows = conn.execute(query).all()
+    longest = _longest_per_player(conn, {str(row.player_key) for row in rows}) if rows else {}
+    players = [_figures(row, row.name, longest.get(row.player_key)) for row in rows]
     players.sort(key=lambda f: (-f.games_won, -f.games_played, f.name or ""))
     totals = conn.execute(select(*_sums())).one()
     games = conn.execute(
@@ -199,21 +200,29 @@ def _longest(conn: Connection) -> LongestGame | None:
     return None if row is None else LongestGame(str(row[0]), int(row[1]))
 
 
-def _longest_per_player(conn: Connection, key: str | None) -> dict[str, LongestGame]:
+def _longest_per_player(conn: Connection, keys: set[str]) -> dict[str, LongestGame]:
+    """Each player's longest finished game: games read longest first, until all `keys` have one
+    (a window function over every row would sort them all)."""
     g, p = t.stats_games, t.stats_players
-    ranked = (
-        select(
-            p.c.player_key, g.c.game_id, g.c.hands,
-            func.row_number().over(partition_by=p.c.player_key, order_by=(g.c.hands.desc(), g.c.game_id)).label("rank"),
-        )
-        .join(g, g.c.game_id == p.c.game_id)
+    query = (
+        select(p.c.player_key, g.c.game_id, g.c.hands)
+        .join(p, p.c.game_id == g.c.game_id)
         .where(g.c.finished)
+        .order_by(g.c.hands.desc(), g.c.game_id)
     )
-    if key is not None:
-        ranked = ranked.where(p.c.player_key == key)
-    sub = ranked.subquery()
-    rows = conn.execute(select(sub.c.player_key, sub.c.game_id, sub.c.hands).where(sub.c.rank == 1))
-    return {str(r[0]): LongestGame(str(r[1]), int(r[2])) for r in rows}
-
+    if len(keys) == 1:
+        query = query.where(p.c.player_key.in_(sorted(keys)))
+    found: dict[str, LongestGame] = {}
+    result = conn.execute(query)
+    try:
+        for row in result:
+            key = str(row[0])
+            if key in keys and key not in found:
+                found[key] = LongestGame(str(row[1]), int(row[2]))
+                if len(found) == len(keys):
+                    break
+    finally:
+        result.close()
+    return found
 
 STATS = StatsProjection()

@@ -108,6 +108,19 @@ def test_a_resignation_counts_as_a_game_played_and_not_won_R27(service: GameServ
     assert rebuilt_equals_current(service)
 
 
+def test_each_player_has_his_own_longest_game_the_earliest_id_on_a_tie(service: GameService) -> None:
+    for seed, lineup in enumerate([("ann", "bob"), ("ann", "cy"), ("bob", "cy", "dan"), ("dan", "eve")]):
+        service.create_game(bots(*lineup), seed=seed)
+    report = service.stats()
+    games, players = projection_rows(service.store.engine)
+    hands = {row[0]: row[4] for row in games}  # game_id -> hands (every game finished)
+    for figures in report.players:
+        mine = [row[0] for row in players if row[2] == figures.name]
+        best = min(mine, key=lambda game_id: (-hands[game_id], game_id))
+        assert figures.longest_game is not None
+        assert (figures.longest_game.game_id, figures.longest_game.hands) == (best, hands[best])
+
+
 def test_an_unknown_player_is_not_found(service: GameService) -> None:
     service.create_game(bots("ann", "bob"), seed=1)
     with pytest.raises(NotFound, match="no player 'zed'"):
