@@ -54,8 +54,9 @@ def main() -> None:
         app()
     except ScatError as exc:
         from scat_cli.common import runnable
+        from scat_cli.escape import terminal_safe
 
-        print(runnable(f"scat: error: {exc}"), file=sys.stderr)
+        print(terminal_safe(runnable(f"scat: error: {exc}")), file=sys.stderr)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         print("scat: interrupted", file=sys.stderr)

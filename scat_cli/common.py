@@ -35,16 +35,32 @@ AsViewer = Annotated[
     typer.Option("--as", metavar="NAME", help="See the game as this player (that player's own hand too).",
                  show_default=False),
 ]
+def ask_token(value: str | None) -> str | None:
+    """`--token -`: read the token from a prompt that does not echo it (or one line of stdin).
+
+    A token given on the command line is visible to every user of the machine in `ps`;
+    SCAT_TOKEN or `--token -` keep it out of the process list.
+    """
+    if value != "-":
+        return value
+    if sys.stdin.isatty():
+        import getpass
+
+        return getpass.getpass("token: ").strip() or None
+    return sys.stdin.readline().strip() or None
+
+
+_TOKEN_HELP = ("The token of the --as player, for a protected game{}. Prefer SCAT_TOKEN or `--token -` "
+               "(asks for it): a token written on the command line shows in `ps` to other users.")
 Token = Annotated[
     str | None,
     typer.Option("--token", envvar="SCAT_TOKEN", metavar="TOKEN", show_default=False,
-                 help="The token of the --as player, for a protected game (or set SCAT_TOKEN)."),
+                 help=_TOKEN_HELP.format("")),
 ]
 ViewerToken = Annotated[
     str | None,
     typer.Option("--token", envvar="SCAT_TOKEN", metavar="TOKEN", show_default=False,
-                 help="The token of the --as player, for a protected game (or set SCAT_TOKEN); "
-                      "without --as none is needed, and one given is not used."),
+                 help=_TOKEN_HELP.format("; without --as none is needed, and one given is not used")),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON document instead of the human view.")]
 
@@ -53,7 +69,9 @@ _PASSWORD_RE = re.compile(r"://[^/@]*:[^/@]*@")
 
 def fail(error: ScatError) -> NoReturn:
     """Stop the command with one line on stderr and the error's exit code."""
-    typer.echo(f"scat: error: {runnable(_wording(error))}", err=True)
+    from scat_cli.escape import say
+
+    say(f"scat: error: {runnable(_wording(error))}", err=True)
     raise typer.Exit(error.exit_code)
 
 
@@ -243,13 +261,39 @@ def _one_line_errors(ctx: Context) -> Iterator[None]:
         # Some errors (an option without its value) carry no context: name the subcommand.
         fallback = f"{ctx.command_path} {ctx.invoked_subcommand}" if ctx.invoked_subcommand else ctx.command_path
         command = error.ctx.command_path if error.ctx else fallback
-        typer.echo(runnable(f"scat: error: {usage_message(error)} (see `{command} --help`)"), err=True)
+        from scat_cli.escape import say
+
+        say(runnable(f"scat: error: {usage_message(error)} (see `{command} --help`)"), err=True)
         raise typer.Exit(error.exit_code) from None
+    except OSError as error:
+        if not _is_output_error(error):
+            raise
+        output_failed(error)
     except Exception as error:
         database_error = _database_error(error, ctx)
         if database_error is None:
             raise
         fail(database_error)
+
+
+def _is_output_error(error: OSError) -> bool:
+    """Whether writing to stdout failed (a full disk, a closed pipe), as opposed to any other OSError."""
+    import errno
+
+    return error.errno in (errno.ENOSPC, errno.EPIPE, errno.EIO, errno.EDQUOT, errno.EFBIG) and error.filename is None
+
+
+def output_failed(error: OSError) -> NoReturn:
+    """Stop with one line on stderr when the output cannot be written (exit 2): nothing more is tried on it."""
+    import os
+
+    try:  # later flushes (at exit) go nowhere instead of failing again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    typer.echo(f"scat: error: cannot write the output: {error.strerror}", err=True)
+    raise typer.Exit(2)
 
 
 def _database_error(error: Exception, ctx: Context) -> ScatError | None:
@@ -273,6 +317,8 @@ def _database_error(error: Exception, ctx: Context) -> ScatError | None:
     original = getattr(error, "orig", None)
     lines = str(original if original is not None else error).strip().splitlines()
     reason = lines[0].strip() if lines else type(error).__name__
+    if isinstance(error, exc.DataError):  # PostgreSQL: a value too long or malformed for its column
+        return BadInput(f"the database {url} refused a value of this command: {reason}")
     if isinstance(error, exc.OperationalError | exc.InterfaceError | exc.DisconnectionError) or getattr(
         error, "connection_invalidated", False
     ):
@@ -353,6 +399,12 @@ def command_class(cls: type[TyperCommand]) -> Any:
 
 class ScatCommand(TyperCommand):
     """A command whose usage line names its arguments plainly: `scat discard [OPTIONS] GAME CARD`."""
+
+    def invoke(self, ctx: Context) -> Any:
+        """Run the command; `--token -` is asked for first (#14 item 9: no token in `ps`)."""
+        if ctx.params.get("token") == "-":
+            ctx.params["token"] = ask_token("-")
+        return super().invoke(ctx)
 
     def get_params(self, ctx: Context) -> list[Any]:
         """The parameters (--help too), the plain ones converted without pydantic."""
@@ -454,7 +506,9 @@ def command_line(*words: str) -> str:
 
 def print_json(document: Any) -> None:
     """Print one JSON document on stdout."""
-    typer.echo(json.dumps(document, indent=2, ensure_ascii=False))
+    from scat_cli.escape import json_safe
+
+    typer.echo(json_safe(json.dumps(document, indent=2, ensure_ascii=False)))
 
 
 def stdout_is_terminal() -> bool:

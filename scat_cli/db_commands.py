@@ -26,13 +26,52 @@ def upgrade_command(
     Example: scat --db sqlite:///scat.db db upgrade
     """
     from scat_core.store.database import make_engine, resolve_url, safe_url, upgrade
+    from scat_core.store.triggers import restore_triggers
 
     engine = make_engine(resolve_url(state(ctx).db_url))
     try:
         revision = upgrade(engine)
+        with engine.begin() as conn:  # #14 item 9: a dropped or defused trigger is put back
+            restored = restore_triggers(conn)
     finally:
         engine.dispose()
     if as_json:
-        typer.echo(json.dumps({"database": safe_url(engine), "revision": revision}))
+        typer.echo(json.dumps({"database": safe_url(engine), "revision": revision, "restored": restored}))
+        return
+    for name in restored:
+        typer.echo(f"restored {name}: events are immutable again (it was missing or altered)")
+    typer.echo(f"database {safe_url(engine)} is at schema revision {revision} (newest)")
+
+
+@db_app.command("check")
+def check_command(
+    ctx: typer.Context,
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+) -> None:
+    """Check the schema revision and the triggers that keep events immutable; exit 1 if one is off.
+
+    Changes nothing: `scat db upgrade` restores a missing or altered trigger.
+
+    Example: scat db check
+    """
+    from scat_core.store.database import HEAD_REVISION, _connect, current_revision, make_engine, resolve_url, safe_url
+    from scat_core.store.triggers import trigger_problems
+
+    engine = make_engine(resolve_url(state(ctx).db_url))
+    try:
+        with _connect(engine) as conn:
+            revision = current_revision(conn)
+            problems = trigger_problems(conn) if revision is not None else {}
+    finally:
+        engine.dispose()
+    ok = revision == HEAD_REVISION and not problems
+    if as_json:
+        typer.echo(json.dumps({"database": safe_url(engine), "revision": revision, "newest": HEAD_REVISION,
+                               "trigger_problems": problems, "ok": ok}))
     else:
-        typer.echo(f"database {safe_url(engine)} is at schema revision {revision} (newest)")
+        typer.echo(f"database {safe_url(engine)}: schema revision {revision or 'none'} (newest {HEAD_REVISION})")
+        for name, problem in problems.items():
+            typer.echo(f"trigger {name} is {problem}: events can be changed; `scat db upgrade` restores it")
+        typer.echo("OK" if ok else "NOT OK: run `scat db upgrade`")
+    if not ok:
+        raise typer.Exit(1)

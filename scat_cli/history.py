@@ -13,6 +13,7 @@ import typer
 
 from scat_cli import render
 from scat_cli.common import AsViewer, GameArg, Json, ViewerToken, print_json, service, stderr_is_terminal
+from scat_cli.escape import escape_strings, say
 from scat_cli.presenter import next_steps, viewer_view
 
 if TYPE_CHECKING:
@@ -130,7 +131,8 @@ def _audit(games: GameService, game_id: str) -> AuditReport:
 def _report_json(report: AuditReport) -> dict[str, Any]:
     return {"game_id": report.game_id, "ok": report.ok, "events": report.events,
             "first_bad_seq": report.first_bad_seq, "problems": list(report.problems),
-            "seed_verified": report.seed_verified, "first_deck_stacked": report.first_deck_stacked}
+            "seed_verified": report.seed_verified, "first_deck_stacked": report.first_deck_stacked,
+            "seed_chosen": report.seed_chosen}
 
 
 def _deals(report: AuditReport) -> str:
@@ -147,8 +149,10 @@ def _deals(report: AuditReport) -> str:
 def _verdict(report: AuditReport) -> str:
     if report.ok:
         seed = _deals(report)
+        chosen = ("; the seed was chosen at creation (--seed): its creator could know every hand"
+                  if report.seed_chosen else "")
         return (f"game {report.game_id}: OK, {report.events} events: hash chain, rules, invariants "
-                f"and {seed}")
+                f"and {seed}{chosen}")
     where = f" at event {report.first_bad_seq}" if report.first_bad_seq is not None else ""
     return f"game {report.game_id}: FAILED{where}: {'; '.join(report.problems)}"
 
@@ -186,20 +190,36 @@ def audit(ctx: typer.Context,
     else:
         for report in reports:
             if game is not None or not report.ok:
-                typer.echo(_verdict(report))
+                say(_verdict(report))
         if game is None:
             bad = sum(not report.ok for report in reports)
             games_word = "game" if len(reports) == 1 else "games"
-            typer.echo(f"{len(reports)} {games_word} audited: " + ("all OK" if ok else f"{bad} FAILED"))
+            say(f"{len(reports)} {games_word} audited: " + ("all OK" if ok else f"{bad} FAILED"))
     if not ok:
         raise typer.Exit(1)
 
 
-def _write(path: Path, text: str) -> None:
+def _file_in(folder: Path, game_id: str, fmt: Format) -> Path:
+    """DIR/<game_id>.<format> for a valid game id; never a path outside `folder`."""
+    path = folder / f"{game_id}.{fmt.value if fmt is not Format.text else 'txt'}"
+    if path.parent.resolve() != folder.resolve() or path.name.startswith("."):
+        raise AssertionError(f"unsafe file name for game {game_id!r}")  # unreachable for a valid id
+    return path
+
+
+def _write(path: Path, text: str, follow_links: bool = True) -> None:
+    """Write `text` to `path`; with follow_links=False, never through a symbolic link there."""
+    import os
+
     from scat_core.domain.errors import BadInput, NotFound
 
     try:
-        path.write_text(text, encoding="utf-8")
+        if follow_links:
+            path.write_text(text, encoding="utf-8")
+        else:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+            with os.fdopen(os.open(path, flags, 0o644), "w", encoding="utf-8") as out:
+                out.write(text)
     except FileNotFoundError:
         raise NotFound(f"cannot write {path}: its folder does not exist") from None
     except OSError as error:
@@ -213,7 +233,7 @@ def _render_export(records: list[dict[str, Any]], fmt: Format) -> str:
         return exports.to_jsonl(records)
     if fmt is Format.json:
         return exports.to_json(records)
-    return transcript.transcript(records)
+    return transcript.transcript(escape_strings(records))  # for people: nothing raw reaches a terminal
 
 
 _SUFFIX_FORMATS = {".json": Format.json, ".jsonl": Format.jsonl, ".txt": Format.text, ".text": Format.text}
@@ -247,6 +267,7 @@ def export(ctx: typer.Context,
     Example: scat export 3f2a1b9c0d -o game.txt
     """
     from scat_core.domain.errors import BadInput, RuleViolation
+    from scat_core.domain.names import is_game_id
 
     if (game is None) == (not every):
         raise BadInput("name one GAME or give --all -o DIR (see `scat export --help`)")
@@ -276,7 +297,7 @@ def export(ctx: typer.Context,
                 _write(output, text)
                 written.append({"game_id": game, "path": str(output), "events": len(records)})
             if records[-1]["type"] != "GameWon":  # a note only once the export succeeded
-                typer.echo(f"scat: note: game {game} is still running: this export shows every hidden card",
+                say(f"scat: note: game {game} is still running: this export shows every hidden card",
                            err=True)
             if output is None:
                 return
@@ -289,6 +310,11 @@ def export(ctx: typer.Context,
             running_now = games.running_games()  # id -> protected
             with progress(ids, "exporting") as listed:
                 for game_id in listed:
+                    if not is_game_id(game_id):  # #14 item 1: a file name is built from a valid id only
+                        say(f"scat: note: skipped game {game_id!r}: its id is not one scat makes "
+                                   f"(`scat audit --all` reports it)", err=True)
+                        skipped.append({"game_id": game_id, "reason": "invalid id"})
+                        continue
                     protected = running_now.get(game_id)  # None: not running
                     if protected is not None and (protected or not running):
                         _skip(skipped, game_id, protected)
@@ -298,20 +324,20 @@ def export(ctx: typer.Context,
                     except RuleViolation:  # the games list said over, its log says running
                         _skip(skipped, game_id, running)  # with --running, only a protected one is refused
                         continue
-                    path = output / f"{game_id}.{fmt.value if fmt is not Format.text else 'txt'}"
-                    _write(path, _render_export(records, fmt))
+                    path = _file_in(output, game_id, fmt)
+                    _write(path, _render_export(records, fmt), follow_links=False)
                     written.append({"game_id": game_id, "path": str(path), "events": len(records)})
                     if records[-1]["type"] != "GameWon":
-                        typer.echo(f"scat: note: game {game_id} is still running: its export shows every "
+                        say(f"scat: note: game {game_id} is still running: its export shows every "
                                    "hidden card", err=True)
     if as_json:
         print_json({"format": fmt.value, "files": written, "skipped": skipped})
         return
     for item in written:
-        typer.echo(f"wrote game {item['game_id']} ({item['events']} events, {fmt.value}) to {item['path']}")
+        say(f"wrote game {item['game_id']} ({item['events']} events, {fmt.value}) to {item['path']}")
     if every:
         games_word = "game" if len(written) == 1 else "games"
-        typer.echo(f"{len(written)} {games_word} exported to {output}{_skipped_summary(skipped)}")
+        say(f"{len(written)} {games_word} exported to {output}{_skipped_summary(skipped)}")
 
 
 RUNNING_AND_PROTECTED, RUNNING = "running and protected", "running"
@@ -323,7 +349,7 @@ def _skip(skipped: list[dict[str, Any]], game_id: str, protected: bool) -> None:
         why = "it is still running and protected (its export would show every player's cards)"
     else:
         why = "it is still running (its export would show every hidden card; --running exports it)"
-    typer.echo(f"scat: note: skipped game {game_id}: {why}", err=True)
+    say(f"scat: note: skipped game {game_id}: {why}", err=True)
     skipped.append({"game_id": game_id, "reason": RUNNING_AND_PROTECTED if protected else RUNNING})
 
 
@@ -352,19 +378,20 @@ def import_(ctx: typer.Context,
     Example: scat import game.jsonl
     """
     from scat_core.domain.errors import BadInput, NotFound, RuleViolation
-    from scat_core.service.exports import parse_export
+    from scat_core.service.exports import read_export
 
     try:
-        text = sys.stdin.read() if str(file) == "-" else file.read_text(encoding="utf-8")
+        if str(file) == "-":
+            records = read_export(sys.stdin.buffer, "stdin")
+        else:
+            with file.open("rb") as stream:
+                records = read_export(stream, str(file))
     except FileNotFoundError:
         raise NotFound(f"no file {file}") from None
     except IsADirectoryError:
         raise BadInput(f"{file} is a folder, not an export file") from None
-    except UnicodeDecodeError:
-        raise BadInput(f"{file} is not text: it is not a scat export") from None
     except OSError as error:
         raise BadInput(f"cannot read {file}: {error.strerror}") from None
-    records = parse_export(text, str(file))
     with service(ctx) as games:
         try:
             report = games.import_records(records)
@@ -375,4 +402,4 @@ def import_(ctx: typer.Context,
     if as_json:
         print_json({**_report_json(report), "imported": True})
         return
-    typer.echo(f"imported game {report.game_id}: {report.events} events, audited OK")
+    say(f"imported game {report.game_id}: {report.events} events, audited OK")

@@ -170,6 +170,7 @@ def games(
     with service(ctx) as store:
         rows, read_only = store.list_games_read_only(status=status.value if status else None,
                                                      waiting_for=waiting_for)
+        chosen = store.chosen_chance([row.game_id for row in rows])
     filtered = status is not None or waiting_for is not None
     if as_json:
         print_json({"games": [
@@ -177,11 +178,12 @@ def games(
              "turn": None if r.game_id in read_only else r.turn, "hand_number": r.hand_number,
              "dealer": r.dealer, "winner": r.winner, "created_at": r.created_at,
              "last_activity": r.last_activity, "last_seq": r.head_seq, "protected": r.protected,
-             "read_only": r.game_id in read_only}
+             "read_only": r.game_id in read_only,
+             "seed_chosen": chosen[r.game_id][0], "first_deck_stacked": chosen[r.game_id][1]}
             for r in rows
         ]})
         return
-    render.games_table(rows, filtered, read_only)
+    render.games_table(rows, filtered, read_only, chosen)
 
 
 def show(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: ViewerToken = None,

@@ -138,6 +138,11 @@ def report(ctx: typer.Context, outcome: Outcome, viewer: str | None, as_json: bo
     `extra` adds fields to the JSON document; its "tokens" are printed before the hints.
     `result`: the game's result, when this command ended it.
     """
+    if outcome.bots_interrupted:  # #14 item 8: the command stands; say so, once, on stderr
+        from scat_cli.escape import say
+
+        say(f"scat: note: your move was recorded, but the bots' replies could not be saved "
+            f"({outcome.bots_interrupted}): the next command plays them", err=True)
     view = viewer_view(outcome.state, viewer)
     seen = outcome.seen_by(viewer)
     if view.get("hand_hidden"):  # R23: a deal is told as the public saw it until you look

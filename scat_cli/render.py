@@ -10,13 +10,14 @@ from sentences built from redacted events, so it shows nothing the JSON output w
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 import typer
 
 from scat_cli.common import program, runnable, stdout_is_terminal
+from scat_cli.escape import terminal_safe
 
 CARD_RE = re.compile(r"(?<![\w?])(10|[2-9JQKA])([CDHS])(?![\w?])")
 _SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
@@ -40,7 +41,8 @@ class Out:
         self._console: Any = None
 
     def text(self, text: str) -> str:
-        """`text` ready to print, its cards coloured on a terminal."""
+        """`text` ready to print (control characters escaped), its cards coloured on a terminal."""
+        text = terminal_safe(text)
         return CARD_RE.sub(_colour_card, _escape(text)) if self.terminal else text
 
     def typeable(self, text: str) -> str:
@@ -55,13 +57,15 @@ class Out:
 
     def line(self, *parts: str) -> None:
         """Print parts already passed through `text`/`style`, as one line."""
+        line = terminal_safe("".join(parts))  # markup has no control characters: only data is escaped
         if self.terminal:
-            self.console().print("".join(parts), soft_wrap=True)
+            self.console().print(line, soft_wrap=True)
         else:
-            typer.echo("".join(parts))
+            typer.echo(line)
 
     def table(self, columns: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
         """A table: rich on a terminal, columns aligned with spaces otherwise."""
+        rows = [[terminal_safe(str(cell)) for cell in row] for row in rows]
         if self.terminal:
             from rich import box
             from rich.table import Table
@@ -137,6 +141,18 @@ def _player_notes(view: dict[str, Any], player: dict[str, Any]) -> list[str]:
     return notes
 
 
+def chosen_chance_note(seed_chosen: bool | None, first_deck_stacked: bool | None) -> str:
+    """#14 item 4: a warning that the creator chose the deal, or "" when chance was fair."""
+    if seed_chosen and first_deck_stacked:
+        return ("Warning: created with a chosen seed and deck (--seed, --deck): "
+                "its creator can know every hand and the stock.")
+    if seed_chosen:
+        return "Warning: created with a chosen seed (--seed): its creator can know every hand and the stock."
+    if first_deck_stacked:
+        return "Warning: hand 1 was dealt from a deck chosen at creation (--deck): its creator knows every hand of it."
+    return ""
+
+
 def result(view: dict[str, Any], headline: str, standings: Sequence[Sequence[str]], hands: Sequence[str]) -> None:
     """A finished game: who won (said once), the standings, every hand, the seed."""
     out = Out()
@@ -162,6 +178,9 @@ def view_table(view: dict[str, Any], finished_result: tuple[str, Sequence[Sequen
     who = f" · you are {out.style(you, 'bold')}" if you else ""
     version = f" · rules version {view['rules_version']}" if view.get("rules_version", 2) != 2 else ""
     out.line(out.style(f"Game {view['game_id']}", "bold"), f" · {status} · dealer {view['dealer']}{version}", who)
+    note = chosen_chance_note(view.get("seed_chosen"), view.get("first_deck_stacked"))
+    if note:
+        out.line(out.style(note, "bold yellow"))
     if finished and finished_result is not None:
         result(view, *finished_result)
         return
@@ -220,13 +239,16 @@ def hints(lines: Sequence[tuple[str, str]], title: str | None = None) -> None:
         out.line("  ", typed, " " * (width - len(command) + 3), out.typeable(why))
 
 
-def games_table(rows: Sequence[Any], filtered: bool = False, read_only: Collection[str] = ()) -> None:
+def games_table(rows: Sequence[Any], filtered: bool = False, read_only: Collection[str] = (),
+                chosen: Mapping[str, tuple[bool, bool]] | None = None) -> None:
     """The games list: id, players (bots starred), turn, hand, status, last activity.
 
     `filtered`: the rows are those matching --status/--waiting-for (none: "No games match").
     `read_only`: ids of running games imported without their seed: their turn waits for nobody.
+    `chosen`: id -> (seed chosen, first deck chosen) at creation: "(chosen seed)" in the status.
     """
     out = Out()
+    chosen = chosen or {}
     if not rows and filtered:
         out.line(runnable("No games match. `scat games` lists them all."))
         return
@@ -239,7 +261,10 @@ def games_table(rows: Sequence[Any], filtered: bool = False, read_only: Collecti
         imported = row.game_id in read_only
         status = (f"won by {row.winner}" if row.status == "finished"
                   else "active (imported, read-only)" if imported else "active")
-        table.append([row.game_id, out.text(players), "-" if imported else row.turn or "-",
+        if chosen.get(row.game_id, (False, False)) != (False, False):
+            status += " (chosen " + " and ".join(
+                kind for kind, flag in zip(("seed", "deck"), chosen[row.game_id], strict=True) if flag) + ")"
+        table.append([out.text(row.game_id), out.text(players), out.text("-" if imported else row.turn or "-"),
                       str(row.hand_number), status, ago(row.last_activity)])
     out.table(["game", "players", "turn", "hand", "status", "last activity"], table)
     if any(row.bots for row in rows):

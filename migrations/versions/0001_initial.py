@@ -119,7 +119,20 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    """Drop everything this revision created."""
+    """Drop everything this revision created; refused while games are kept, unless asked.
+
+    `alembic -x drop-games=yes downgrade base` drops them anyway (export them first:
+    `scat export --all -o DIR`).
+    """
+    from alembic import context
+
+    games = op.get_bind().execute(sa.text("SELECT count(DISTINCT game_id) FROM events")).scalar() or 0
+    if games and context.get_x_argument(as_dictionary=True).get("drop-games") != "yes":
+        raise RuntimeError(
+            f"refused: the scat schema holds {games} game{'s' if games != 1 else ''}, which this downgrade "
+            "would drop for good; export them first (scat export --all -o DIR), then run "
+            "`alembic -x drop-games=yes downgrade base` to drop them anyway"
+        )
     op.drop_table("player_tokens")
     op.drop_table("game_secrets")
     op.drop_table("games")

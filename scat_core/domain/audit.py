@@ -39,6 +39,7 @@ class AuditReport:
     problems: list[str] = field(default_factory=list)
     seed_verified: bool = False  # every deal the seed made was recomputed from the revealed seed
     first_deck_stacked: bool = False  # hand 1 was dealt from a deck given at creation, not the seed
+    seed_chosen: bool | None = False  # the creator chose the seed (--seed); None: not recorded (v2)
 
 
 class RecordedChance:
@@ -92,6 +93,24 @@ class RecordedChance:
 _RECORDED_AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
 
 
+#: How deep the data of any event nests (ShowdownHeld: data > hands > a hand is 3 levels).
+MAX_DATA_DEPTH = 8
+
+
+def nested_deeper_than(value: Any, limit: int) -> bool:
+    """Whether `value` (JSON: dicts and lists) nests deeper than `limit` levels; no recursion."""
+    pending: list[tuple[Any, int]] = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list | tuple) else None
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        pending.extend((child, depth + 1) for child in children)
+    return False
+
+
 def record_shape_problem(record: Any) -> str | None:
     """What is wrong with the shape of one stored record (a missing or mistyped field), or None."""
     if not isinstance(record, Mapping):
@@ -101,28 +120,42 @@ def record_shape_problem(record: Any) -> str | None:
         return f"has no valid {key!r} ({RECORD_FIELDS[key].__name__} expected)"
     if not _RECORDED_AT.fullmatch(record["recorded_at"]):
         return f"has a recorded_at that is not a UTC time like 2026-01-31T12:00:00.000000Z: {record['recorded_at']!r}"
+    if nested_deeper_than(record["data"], MAX_DATA_DEPTH):
+        return f"has data nested deeper than any event's ({MAX_DATA_DEPTH} levels)"
+    return None
+
+
+def link_problem(index: int, record: Any, previous: Mapping[str, Any] | None) -> str | None:
+    """What is wrong with record number `index` (from 1) after `previous` in one chain, or None.
+
+    Its shape, its seq, its game, its time and its hash; `previous` is the record before it
+    (None for the first). One record at a time, so an import can stop at the first bad one.
+    """
+    shape = record_shape_problem(record)
+    if shape:
+        return f"event {index} {shape}"
+    if record["seq"] != index:
+        return f"event {index} is missing (found seq {record['seq']})"
+    prev_hash = GENESIS_HASH if previous is None else previous["hash"]
+    if previous is not None and record["game_id"] != previous["game_id"]:
+        return f"event {index} belongs to game {record['game_id']}"
+    if previous is not None and record["recorded_at"] < previous["recorded_at"]:
+        return f"event {index} is recorded before event {index - 1}"
+    if record["prev_hash"] != prev_hash:
+        return f"event {index} does not chain to the hash of event {index - 1}"
+    if chain_hash(prev_hash, dict(record)) != record["hash"]:
+        return f"event {index} was altered: its hash does not match its content"
     return None
 
 
 def verify_chain(records: Sequence[Mapping[str, Any]]) -> tuple[int | None, str | None]:
     """The first seq whose shape, numbering or hash is wrong, with the reason, or (None, None)."""
-    previous = GENESIS_HASH
-    game_id = records[0].get("game_id") if records and isinstance(records[0], Mapping) else None
+    previous: Mapping[str, Any] | None = None
     for index, record in enumerate(records, start=1):
-        shape = record_shape_problem(record)
-        if shape:
-            return index, f"event {index} {shape}"
-        if record["seq"] != index:
-            return index, f"event {index} is missing (found seq {record['seq']})"
-        if record["game_id"] != game_id:
-            return index, f"event {index} belongs to game {record['game_id']}"
-        if index > 1 and record["recorded_at"] < records[index - 2]["recorded_at"]:
-            return index, f"event {index} is recorded before event {index - 1}"
-        if record["prev_hash"] != previous:
-            return index, f"event {index} does not chain to the hash of event {index - 1}"
-        if chain_hash(previous, dict(record)) != record["hash"]:
-            return index, f"event {index} was altered: its hash does not match its content"
-        previous = record["hash"]
+        problem = link_problem(index, record, previous)
+        if problem:
+            return index, problem
+        previous = record
     return None, None
 
 
@@ -140,6 +173,7 @@ def command_for(events: Sequence[ev.Event], index: int) -> cmd.Command | None:
             first_deck=following.deck if stacked and isinstance(following, ev.HandDealt) else None,
             protected=event.protected,
             rules_version=event.rules_version,
+            seed_chosen=event.seed_chosen,
         )
     if isinstance(event, ev.StockReshuffled) and isinstance(following, ev.CardDrawn):
         return cmd.Draw(following.player, following.source)
@@ -268,7 +302,7 @@ def audit_events(game_id: str, events: Sequence[ev.Event]) -> AuditReport:
             if problems:
                 return _bad(game_id, events, at + 1, f"after event {at + 1}: " + "; ".join(problems))
         index += len(expected)
-    return AuditReport(game_id, True, len(events), None, [], seeded, created.first_deck_stacked)
+    return AuditReport(game_id, True, len(events), None, [], seeded, created.first_deck_stacked, created.seed_chosen)
 
 
 def _mismatch(seq: int, recorded: ev.Event, wanted: ev.Event) -> str:

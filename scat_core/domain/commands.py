@@ -20,6 +20,10 @@ class CreateGame:
     first_deck: tuple[str, ...] | None = None
     protected: bool = False
     rules_version: RulesVersion = RULES_VERSION  # new games: the current version; audits: the game's own
+    #: The seed was given by the creator (--seed): he can know every hand. None only when
+    #: re-deciding a game recorded before scat recorded it (GameCreated v3 or older, names not
+    #: normalised then).
+    seed_chosen: bool | None = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,6 @@ here too, in the same list of events.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -16,11 +15,11 @@ from .cards import hand_value, validate_deck
 from .commands import Command, CreateGame, Declare31, Discard, Draw, Knock, Resign, ThrowDown, ViewHand
 from .errors import BadInput, NotFound, RuleViolation
 from .evolve import evolve
+from .names import look_alike, name_problem
 from .shuffle import Chance
 from .state import GameState
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 9
-_NAME_RE = re.compile(r"[\w][\w .'-]{0,31}")
 
 
 class _Emitter:
@@ -74,13 +73,19 @@ def _create(out: _Emitter, command: CreateGame, chance: Chance) -> None:
     names = [seat.name for seat in command.players]
     if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
         raise RuleViolation(f"Scat is for 2 to 9 players, not {len(names)}", "R6")
+    legacy = command.seed_chosen is None  # a game from before names were normalised (GameCreated v3 or older)
     for name in names:
-        if not _NAME_RE.fullmatch(name):
-            raise BadInput(f"{name!r} is not a usable player name: 1 to 32 letters, digits, spaces, . ' - or _")
+        problem = name_problem(name)
+        if problem is not None and not (legacy and "normalised" in problem):
+            raise BadInput(problem)
     folded = [name.casefold() for name in names]
     if len(set(folded)) != len(folded):
         twice = next(name for name in names if folded.count(name.casefold()) > 1)
         raise BadInput(f"two players are called {twice!r}: names must differ (ignoring case)")
+    alike = None if legacy else look_alike(names)
+    if alike is not None:
+        raise BadInput(f"the names {alike[0]!r} and {alike[1]!r} look alike: give players names that "
+                       "cannot be mistaken for each other")
     if command.dealer is None:
         dealer, drawn = names[chance.first_dealer(len(names))], True
     else:
@@ -100,6 +105,7 @@ def _create(out: _Emitter, command: CreateGame, chance: Chance) -> None:
             protected=command.protected,
             first_deck_stacked=command.first_deck is not None,
             rules_version=command.rules_version,
+            seed_chosen=command.seed_chosen,
         )
     )
     if command.first_deck is not None:
@@ -154,6 +160,14 @@ def knock_refusal(state: GameState, seat: int) -> RuleViolation | None:
     options = state.options
     if options.no_first_round_knock and not set(state.active_seats()) <= state.had_turn:
         return RuleViolation("nobody may knock until every player has had a turn", "R15b")
+    if options.min_knock is not None and state.hand_unseen(seat) and state.rules_version >= 2:
+        # Refusing by value would tell an unseen hand's worth (R23, rules version 2): look first, as for a 31.
+        name = state.players[seat].name
+        return RuleViolation(
+            f"{name}'s hand is still face down: look at it first (scat show --as {name}); "
+            f"knocking needs a hand worth at least {options.min_knock} (R15)",
+            "R23",
+        )
     if options.min_knock is not None and value_of(state, seat) < options.min_knock:
         return RuleViolation(
             f"your hand is worth {value_of(state, seat)}: knocking needs at least {options.min_knock}",

@@ -62,3 +62,11 @@ class ConcurrencyConflict(ScatError):
     """Someone else acted on the game first (exit 5): try again."""
 
     exit_code = 5
+
+
+class DatabaseBusy(ConcurrencyConflict):
+    """Another program held the database's lock for longer than the bounded wait (exit 5): try again."""
+
+
+class StoreUnavailable(BadInput):
+    """The database cannot be used now: connection lost, read-only, unreachable (exit 2)."""

@@ -37,7 +37,7 @@ class GameCreated(_Event):
     """A game was created: seats, options, rules version, first dealer and the commitment to the seed."""
 
     type: Literal["GameCreated"] = "GameCreated"
-    schema_version: Literal[3] = 3
+    schema_version: Literal[4] = 4
     game_id: str
     players: tuple[PlayerSeat, ...]
     options: GameOptions
@@ -48,6 +48,8 @@ class GameCreated(_Event):
     protected: bool = False
     first_deck_stacked: bool = False
     rules_version: RulesVersion = RULES_VERSION
+    #: The creator chose the seed (--seed), so he could know every deal; None: not recorded (v3 and before).
+    seed_chosen: bool | None = False
 
 
 class HandDealt(_Event):
@@ -229,6 +231,12 @@ def _game_created_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
 def _game_created_v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
     """v2 predates rules versions: every game it recorded was played under rules version 1."""
     return {**data, "rules_version": 1}
+
+
+@upcaster("GameCreated", 3)
+def _game_created_v3_to_v4(data: dict[str, Any]) -> dict[str, Any]:
+    """v3 did not record whether the creator chose the seed: unknown (None)."""
+    return {**data, "seed_chosen": None}
 
 
 def current_version(event_type: str) -> int:

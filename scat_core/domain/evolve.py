@@ -25,6 +25,8 @@ def _created(state: GameState, event: ev.GameCreated) -> Changes:
         protected=event.protected,
         rules_version=event.rules_version,
         seed_commitment=event.seed_commitment,
+        seed_chosen=event.seed_chosen,
+        first_deck_stacked=event.first_deck_stacked,
         dealer=next(p.seat for p in players if p.name == event.dealer),
     )
 

@@ -39,6 +39,8 @@ class GameState:
     protected: bool = False
     rules_version: int = 2  # the rules version the game was created under (rules.md)
     seed_commitment: str = ""
+    seed_chosen: bool | None = False  # the creator chose the seed (--seed); None: not recorded
+    first_deck_stacked: bool = False  # hand 1 came from a deck given at creation (--deck)
     dealer: int = -1
     hand_number: int = 0
     hands: tuple[tuple[str, ...], ...] = ()

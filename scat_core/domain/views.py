@@ -47,6 +47,9 @@ def public_view(state: GameState) -> dict[str, Any]:
             }
             for player in state.players
         ],
+        # #14 item 4: chance chosen by the creator, who could then know every hand (None: not recorded).
+        "seed_chosen": state.seed_chosen,
+        "first_deck_stacked": state.first_deck_stacked,
         "revealed": {name: list(cards) for name, cards in state.revealed.items()},
         "revealed_values": dict(state.revealed_values),
     }

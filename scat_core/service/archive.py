@@ -7,8 +7,10 @@ from typing import Any
 
 from scat_core.domain import events as ev
 from scat_core.domain.audit import AuditReport, audit_records
-from scat_core.domain.errors import NotFound, RuleViolation
+from scat_core.domain.errors import CorruptHistory, NotFound, RuleViolation
 from scat_core.domain.evolve import fold
+from scat_core.domain.names import GAME_ID_RE, HEX64_RE, SALT_RE, SEED_RE
+from scat_core.domain.state import GameState
 from scat_core.service.read_model import snapshot_json, summarize
 from scat_core.store.event_store import EventStore
 
@@ -19,19 +21,34 @@ class ArchiveUseCases:
     store: EventStore
 
     def audit(self, game_id: str) -> AuditReport:
-        """Verify a game from its stored events alone, and that no tail was cut off."""
-        with self.store.read() as tx:
-            row = tx.get_game(game_id)
-            try:
-                records = tx.load_raw(game_id)
-            except NotFound:
-                if row is None:
-                    raise
-                problem = f"the games list has game {game_id} at event {row.head_seq} but its log is empty"
-                return AuditReport(game_id, False, 0, 1, [problem + ": events were removed"])
+        """Verify a game from its stored events alone, and that no tail was cut off.
+
+        A damaged games list entry, or a row the database cannot even read back, is a failed
+        audit of that game (never an error that stops `audit --all`).
+        """
+        try:
+            with self.store.read() as tx:
+                try:
+                    row = tx.get_game(game_id)
+                except CorruptHistory as damaged:  # the games list entry, not the log
+                    return AuditReport(game_id, False, 0, None, [str(damaged).split(": `scat audit")[0]])
+                try:
+                    records = tx.load_raw(game_id)
+                except CorruptHistory:  # misnumbered rows: the audit of the records names the first
+                    records = [stored.record() for stored in tx.load_unchecked(game_id)]
+                except NotFound:
+                    if row is None:
+                        raise
+                    problem = f"the games list has game {game_id} at event {row.head_seq} but its log is empty"
+                    return AuditReport(game_id, False, 0, 1, [problem + ": events were removed"])
+        except CorruptHistory as unreadable:  # the store could not read a row back at all
+            return AuditReport(game_id, False, 0, None, [str(unreadable)])
         report = audit_records(records)
         if not report.ok:
             return report
+        odd = identifier_problem(fold(ev.from_record(r["type"], r["schema_version"], r["data"]) for r in records))
+        if odd is not None:
+            return AuditReport(game_id, False, len(records), 1, [f"the history {odd}"])
         if row is None:
             problem = "the games list has no entry for this game, so its last event cannot be checked"
             return AuditReport(game_id, False, len(records), None, [problem])
@@ -94,15 +111,41 @@ class ArchiveUseCases:
             return (row is None or row.status != "finished") and tx.get_secret(game_id) is None
 
     def import_records(self, records: Sequence[Mapping[str, Any]]) -> AuditReport:
-        """Audit an exported history and, only if it holds, store it verbatim."""
+        """Audit an exported history and, only if it holds, store it verbatim.
+
+        Its identifiers must have the forms this program makes (game id, seed, salt,
+        commitment); player names are checked as `new` checks them, by the audit.
+        """
+        first = records[0] if records else None
+        game_id = first.get("game_id") if isinstance(first, Mapping) else None
+        if not isinstance(game_id, str) or not GAME_ID_RE.fullmatch(game_id):
+            raise RuleViolation(
+                f"refused: {game_id!r} is not a game id scat makes (10 lowercase hex digits): nothing imported"
+            )
         report = audit_records(records)
         if not report.ok:
             raise RuleViolation(
                 f"refused: the history is invalid or tampered at event {report.first_bad_seq}: {report.problems[0]}"
             )
         state = fold(ev.from_record(r["type"], r["schema_version"], r["data"]) for r in records)
+        problem = identifier_problem(state)
+        if problem is not None:
+            raise RuleViolation(f"refused: the history of game {report.game_id} {problem}: nothing imported")
         with self.store.transaction() as tx:
             if tx.head(report.game_id) is not None:
                 raise RuleViolation(f"game {report.game_id} is already in this database: nothing imported")
             tx.append_many([(records, summarize(state), snapshot_json(state))])
         return report
+
+
+def identifier_problem(state: GameState) -> str | None:
+    """What in a game's identifiers is not of the form this program makes, or None."""
+    if not GAME_ID_RE.fullmatch(state.game_id):
+        return f"has a game id {state.game_id!r} that scat does not make (10 lowercase hex digits)"
+    if not HEX64_RE.fullmatch(state.seed_commitment):
+        return "has a seed commitment that is not 64 lowercase hex digits"
+    if state.seed is not None and not SEED_RE.fullmatch(state.seed):
+        return f"reveals a seed {state.seed!r} that is not a decimal integer"
+    if state.seed_salt is not None and not SALT_RE.fullmatch(state.seed_salt):
+        return "reveals a salt that is not 32 lowercase hex digits"
+    return None

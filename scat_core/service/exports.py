@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, BinaryIO
 
+from scat_core.domain.audit import link_problem
 from scat_core.domain.errors import BadInput, RuleViolation
 from scat_core.domain.hashing import invalid_field
 
@@ -39,6 +40,80 @@ def to_json(records: Sequence[Mapping[str, Any]]) -> str:
     return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
 
 
+#: The largest export `scat import` reads (bytes). A finished game of 9 players with 9 lives
+#: each is a few MB; the limit keeps a hostile file from filling memory.
+MAX_EXPORT_BYTES = 32 * 1024 * 1024
+_TOO_DEEP = "nests JSON deeper than any export"
+
+
+def _loads(text: str | bytes) -> Any:
+    """json.loads, but JSON nested too deep for Python's parser is a ValueError, not a RecursionError."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError(_TOO_DEEP) from None
+
+
+def _too_big(source: str, limit: int) -> BadInput:
+    return BadInput(f"{source} is larger than {limit // (1024 * 1024)} MB, more than any scat export: "
+                    "not imported")
+
+
+def read_export(stream: BinaryIO, source: str = "the file", limit: int = MAX_EXPORT_BYTES) -> list[dict[str, Any]]:
+    """The records of a json or jsonl export read from a binary stream, bounded in size and memory.
+
+    A jsonl export is read one line at a time and refused at its first bad record (its shape,
+    seq, chain or hash), without reading the rest; a json document is read whole, up to
+    `limit` bytes. BadInput when it is no export, larger than `limit`, or not UTF-8.
+    """
+    budget = limit
+    first = b""
+    while not first.strip():  # the first non-blank line tells the format
+        first = stream.readline(budget + 1)
+        budget -= len(first)
+        if budget < 0:
+            raise _too_big(source, limit)
+        if not first:
+            raise BadInput(f"{source} is empty: it {NOT_AN_EXPORT}")
+    try:
+        document = _loads(first)
+    except ValueError:
+        document = None
+    if not (isinstance(document, dict) and _is_record(document)):
+        rest = stream.read(budget + 1)
+        if len(rest) > budget:
+            raise _too_big(source, limit)
+        return parse_export(_decode(first + rest, source), source)
+    records: list[dict[str, Any]] = []
+    line, number = first, 1
+    while line:
+        if line.strip():
+            try:
+                record = _loads(_decode(line, source, number))
+            except ValueError:
+                raise BadInput(f"{source} line {number} is not JSON: {source} {NOT_AN_EXPORT}") from None
+            _check_record(record, len(records) + 1, source)
+            problem = link_problem(len(records) + 1, record, records[-1] if records else None)
+            if problem is not None:
+                raise RuleViolation(f"refused: the history is invalid or tampered at event {len(records) + 1}: "
+                                    f"{problem} (in {source}; nothing imported)")
+            records.append(record)
+        line = stream.readline(budget + 1)
+        budget -= len(line)
+        number += 1
+        if budget < 0:
+            raise _too_big(source, limit)
+    return records
+
+
+def _decode(data: bytes, source: str, line: int | None = None) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        where = f" (line {line})" if line is not None else ""
+        raise BadInput(f"{source} is not UTF-8 text{where}: it {NOT_AN_EXPORT}") from None
+
+
 def parse_export(text: str, source: str = "the file") -> list[dict[str, Any]]:
     """The records of a json or jsonl export; BadInput when `text` is no export at all."""
     stripped = text.strip()
@@ -46,8 +121,10 @@ def parse_export(text: str, source: str = "the file") -> list[dict[str, Any]]:
         raise BadInput(f"{source} is empty: it {NOT_AN_EXPORT}")
     document: Any
     try:
-        document = json.loads(stripped)
-    except json.JSONDecodeError:
+        document = _loads(stripped)
+    except ValueError as error:
+        if str(error) == _TOO_DEEP:
+            raise BadInput(f"{source} {_TOO_DEEP}: it {NOT_AN_EXPORT}") from None
         document = None
     if isinstance(document, dict) and not _is_record(document):
         records = _records_of_document(document, source)
@@ -64,8 +141,8 @@ def parse_export(text: str, source: str = "the file") -> list[dict[str, Any]]:
             if not line.strip():
                 continue
             try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError:
+                records.append(_loads(line))
+            except ValueError:
                 raise BadInput(f"{source} line {number} is not JSON: {source} {NOT_AN_EXPORT}") from None
     _check_records(records, source)
     return records
@@ -114,8 +191,12 @@ def _check_records(records: list[Any], source: str) -> None:
     if not records:
         raise BadInput(f"{source} holds no events: it {NOT_AN_EXPORT}")
     for number, record in enumerate(records, start=1):
-        if not isinstance(record, dict):
-            raise BadInput(f"{source}: record {number} is not an object: {source} {NOT_AN_EXPORT}")
-        name = invalid_field(record)
-        if name is not None:
-            raise BadInput(f"{source}: record {number} lacks a valid {name!r}: {source} {NOT_AN_EXPORT}")
+        _check_record(record, number, source)
+
+
+def _check_record(record: Any, number: int, source: str) -> None:
+    if not isinstance(record, dict):
+        raise BadInput(f"{source}: record {number} is not an object: {source} {NOT_AN_EXPORT}")
+    name = invalid_field(record)
+    if name is not None:
+        raise BadInput(f"{source}: record {number} lacks a valid {name!r}: {source} {NOT_AN_EXPORT}")

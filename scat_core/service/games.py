@@ -16,8 +16,17 @@ from scat_core.domain import snapshot
 from scat_core.domain.bots import next_bot_command
 from scat_core.domain.commands import CreateGame, PlayerCommand, ViewHand
 from scat_core.domain.decide import decide_and_evolve
-from scat_core.domain.errors import AuthFailed, ConcurrencyConflict, NotFound, RuleViolation
+from scat_core.domain.errors import (
+    AuthFailed,
+    BadInput,
+    ConcurrencyConflict,
+    CorruptHistory,
+    NotFound,
+    RuleViolation,
+    StoreUnavailable,
+)
 from scat_core.domain.evolve import evolve, fold
+from scat_core.domain.names import SEED_RE, normalize_name
 from scat_core.domain.options import GameOptions
 from scat_core.domain.shuffle import SeededChance, new_salt, new_seed
 from scat_core.domain.state import GameState
@@ -43,6 +52,8 @@ class Outcome:
     events: list[StoredEvent] = field(default_factory=list)
     tokens: dict[str, str] = field(default_factory=dict)
     before: GameState = field(default_factory=GameState)
+    #: Why the bots' replies could not be saved after the command was (the next command plays them).
+    bots_interrupted: str | None = None
 
     def seen_by(self, viewer: str | None) -> list[tuple[StoredEvent, ev.Event]]:
         """The appended events as `viewer` (None: the public) could see them; all once over."""
@@ -66,6 +77,23 @@ def _bot_moves(state: GameState, chance: SeededChance) -> tuple[list[ev.Event], 
         produced, state = decide_and_evolve(state, command, chance)
         events += produced
     return events, state
+
+
+#: What folding a history damaged outside scat may raise (a forged event no rule makes).
+_UNPLAYABLE = (IndexError, KeyError, TypeError, ValueError, StopIteration)
+
+
+def replay(game_id: str, stored: Sequence[StoredEvent]) -> GameState:
+    """The state after the stored events; CorruptHistory when they cannot be replayed at all."""
+    try:
+        return fold(event.event for event in stored)
+    except CorruptHistory:
+        raise
+    except _UNPLAYABLE as error:
+        raise CorruptHistory(
+            f"the stored history of game {game_id} cannot be replayed ({type(error).__name__}): it was "
+            f"damaged; `scat audit {game_id}` names the first bad event"
+        ) from error
 
 
 def _require_player(state: GameState, name: str) -> int:
@@ -116,15 +144,22 @@ class GameService(ArchiveUseCases, ReadingUseCases, StatsUseCases):
         deck: Sequence[str] | None = None,
         protect: bool = False,
     ) -> Outcome:
-        """Create a game, deal its first hand, then let bots play until a human must."""
+        """Create a game, deal its first hand, then let bots play until a human must.
+
+        Names are normalised (NFKC, trimmed) first; a seed given here is recorded as chosen,
+        since whoever chose it can know every hand.
+        """
+        if seed is not None and not SEED_RE.fullmatch(str(seed)):
+            raise BadInput(f"the seed must be a whole number of at most 100 digits, not {str(seed)[:20]!r}")
         chance = SeededChance(str(seed) if seed is not None else new_seed(), new_salt())
         command = CreateGame(
             game_id=secrets.token_hex(5),
-            players=tuple(players),
+            players=tuple(ev.PlayerSeat(name=normalize_name(p.name), is_bot=p.is_bot) for p in players),
             options=options or GameOptions(),
-            dealer=dealer,
+            dealer=normalize_name(dealer) if dealer is not None else None,
             first_deck=tuple(deck) if deck is not None else None,
             protected=protect,
+            seed_chosen=seed is not None,
         )
         events, state = decide_and_evolve(GameState(), command, chance)
         tokens = {p.name: new_token() for p in state.players if protect and not p.is_bot}
@@ -133,8 +168,9 @@ class GameService(ArchiveUseCases, ReadingUseCases, StatsUseCases):
             tx.put_secret(command.game_id, chance.seed, chance.salt)
             for name, token in tokens.items():
                 tx.put_token_hash(command.game_id, name, hash_token(token))
-        outcome = self._run_bots(command.game_id, state, chance, stored[-1].hash)
-        return Outcome(command.game_id, outcome.state, stored + outcome.events, tokens)
+        outcome = self._bots_after_commit(command.game_id, state, chance, stored[-1].hash)
+        return Outcome(command.game_id, outcome.state, stored + outcome.events, tokens,
+                       bots_interrupted=outcome.bots_interrupted)
 
     def act(self, game_id: str, command: PlayerCommand, token: str | None = None) -> Outcome:
         """Carry out a human player's command, then let bots play until a human must."""
@@ -150,8 +186,9 @@ class GameService(ArchiveUseCases, ReadingUseCases, StatsUseCases):
             events += mine
             stored = self._append(tx, state, events, after, head)
             before, state = state, after  # Outcome.before: the state before events[0]
-        outcome = self._run_bots(game_id, state, chance, stored[-1].hash if stored else head)
-        return Outcome(game_id, outcome.state, stored + outcome.events, before=before)
+        outcome = self._bots_after_commit(game_id, state, chance, stored[-1].hash if stored else head)
+        return Outcome(game_id, outcome.state, stored + outcome.events, before=before,
+                       bots_interrupted=outcome.bots_interrupted)
 
     def view(self, game_id: str, player: str | None = None, token: str | None = None) -> GameState:
         """The current state; showing a player his hand is recorded in throw-down games (R23).
@@ -203,6 +240,16 @@ class GameService(ArchiveUseCases, ReadingUseCases, StatsUseCases):
         outcome = self._run_bots(game_id, state, chance, head)
         return Outcome(game_id, outcome.state, outcome.events, before=state)
 
+    def _bots_after_commit(self, game_id: str, state: GameState, chance: SeededChance, head: str) -> Outcome:
+        """`_run_bots` once a command is committed: a lost database leaves the command standing.
+
+        The bots' replies then wait for the next command (`act` and `view` play owed moves).
+        """
+        try:
+            return self._run_bots(game_id, state, chance, head)
+        except StoreUnavailable as lost:
+            return Outcome(game_id, state, bots_interrupted=str(lost))
+
     def _run_bots(self, game_id: str, state: GameState, chance: SeededChance, head: str) -> Outcome:
         """Bots act until a human must act or the game ends, in one durable transaction.
 
@@ -248,6 +295,20 @@ class GameService(ArchiveUseCases, ReadingUseCases, StatsUseCases):
             return [row for row in rows if row.game_id not in read_only], set()
         return rows, read_only
 
+    def chosen_chance(self, game_ids: Sequence[str]) -> dict[str, tuple[bool, bool]]:
+        """For each game: (its seed was chosen at creation, its first deck was), from its first event.
+
+        #14 item 4: whoever chose them can know every hand, so every list says so.
+        """
+        with self.store.read() as tx:
+            created = tx.first_events(game_ids)
+        flags = dict.fromkeys(game_ids, (False, False))
+        for stored in created:
+            event = stored.event
+            if isinstance(event, ev.GameCreated):
+                flags[stored.game_id] = (bool(event.seed_chosen), event.first_deck_stacked)
+        return flags
+
     def history(self, game_id: str, up_to: int | None = None) -> list[StoredEvent]:
         """The stored events of a game, up to seq `up_to` (NotFound when it has no such event)."""
         with self.store.read() as tx:
@@ -268,7 +329,7 @@ class GameService(ArchiveUseCases, ReadingUseCases, StatsUseCases):
         """
         with self.store.read() as tx:
             full = tx.load(game_id)
-        final = fold(stored.event for stored in full)
+        final = replay(game_id, full)
         # Everything that can refuse is checked before `view`, which may write (R23, bots).
         if viewer is not None:
             _require_player(final, viewer)
@@ -282,7 +343,7 @@ class GameService(ArchiveUseCases, ReadingUseCases, StatsUseCases):
                 if self.view(game_id, viewer, token).version != final.version:
                     with self.store.read() as tx:
                         full = tx.load(game_id)
-                    final = fold(stored.event for stored in full)
+                    final = replay(game_id, full)
             else:  # a past hand only: nothing of the current hand is shown, so no look is recorded
                 with self.store.read() as tx:
                     self._authorize(tx, final, viewer, token)
@@ -310,7 +371,13 @@ class GameService(ArchiveUseCases, ReadingUseCases, StatsUseCases):
                 state = GameState()
             if state.version != load.snapshot_seq or state.game_id != game_id:
                 load, state = tx.load_for_command(game_id, use_snapshot=False), GameState()
-        return fold((stored.event for stored in load.events), state), load.secret, load.head_hash
+        try:
+            return fold((stored.event for stored in load.events), state), load.secret, load.head_hash
+        except _UNPLAYABLE as error:  # a forged event no rule makes (#14 item 7)
+            raise CorruptHistory(
+                f"the stored history of game {game_id} cannot be replayed ({type(error).__name__}): it was "
+                f"damaged; `scat audit {game_id}` names the first bad event"
+            ) from error
 
     @staticmethod
     def _append(

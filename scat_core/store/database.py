@@ -10,7 +10,6 @@ the database is behind `HEAD_REVISION`.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +17,7 @@ from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError, ProgrammingError
 
-from scat_core.domain.errors import BadInput
+from scat_core.domain.errors import BadInput, DatabaseBusy
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -27,11 +26,13 @@ ENV_VAR = "SCAT_DB_URL"
 HEAD_REVISION = "0004"
 #: Every revision of the scripts in migrations/versions, oldest first (HEAD_REVISION last).
 KNOWN_REVISIONS = ("0001", "0002", "0003", "0004")
-SQLITE_BUSY_TIMEOUT_MS = 30_000
+#: How long an SQLite command waits for another writer's lock before "database busy" (exit 5);
+#: SCAT_BUSY_TIMEOUT (seconds) changes it.
+SQLITE_BUSY_TIMEOUT_MS = 10_000
+BUSY_ENV_VAR = "SCAT_BUSY_TIMEOUT"
 # Any 64-bit constant: PostgreSQL sessions migrating at once take turns on this lock.
 _PG_MIGRATION_LOCK = 3_141_592_653
 WRITE_OPTION = "scat_write"
-_PASSWORD_RE = re.compile(r"://([^/@:]*):[^/@]*@")
 
 MIGRATIONS_PACKAGE = "scat_core._migrations"
 
@@ -41,7 +42,14 @@ def default_url() -> str:
     from platformdirs import user_data_dir
 
     directory = Path(user_data_dir("scat", appauthor=False))
-    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:  # XDG_DATA_HOME is a file, a read-only mount, no permission ...
+        if not directory.is_dir():
+            raise BadInput(
+                f"cannot create scat's data folder {directory}: {error.strerror}; give a database with "
+                f"--db URL or {ENV_VAR}"
+            ) from None
     return f"sqlite:///{directory / 'scat.db'}"
 
 
@@ -74,21 +82,58 @@ def _refuse_in_memory(url: str) -> None:
 
 
 def masked_url(url: str) -> str:
-    """`url` with any password hidden (`user:***@`), for messages; also when it does not parse."""
+    """`url` with any password hidden (`user:***@host`), for messages, whether it parses or not.
+
+    Everything between the user's `:` and the last `@` is the password, even one holding an
+    `@` or a `/` (which URL parsers split at the first `@`, showing the password's tail).
+    """
+    scheme, separator, rest = url.partition("://")
+    at = rest.rfind("@")
+    if not separator or rest.startswith("/") or at < 0 or ":" not in rest[:at]:
+        return url
+    user = rest[: rest.index(":")]
+    return f"{scheme}://{user}:***@{rest[at + 1:]}"
+
+
+def busy_timeout_ms() -> int:
+    """How long SQLite waits for a lock held by another program: $SCAT_BUSY_TIMEOUT s, else 10 s."""
+    given = os.environ.get(BUSY_ENV_VAR, "").strip()
     try:
-        return make_url(url).render_as_string(hide_password=True)
-    except Exception:  # noqa: BLE001 - any unparseable text: mask it by hand
-        return _PASSWORD_RE.sub(r"://\1:***@", url)
+        seconds = float(given) if given else SQLITE_BUSY_TIMEOUT_MS / 1000
+    except ValueError:
+        raise BadInput(f"{BUSY_ENV_VAR} must be a number of seconds, not {given!r}") from None
+    return max(0, min(int(seconds * 1000), 3_600_000))
+
+
+def is_busy(error: BaseException) -> bool:
+    """Whether a database error says another program holds the lock (SQLite: locked or busy)."""
+    text = str(getattr(error, "orig", None) or error).lower()
+    return "database is locked" in text or "database is busy" in text
+
+
+def busy_error(error: BaseException | None = None) -> DatabaseBusy:
+    """The one "database busy" error, naming the bounded wait."""
+    seconds = busy_timeout_ms() / 1000
+    return DatabaseBusy(
+        f"database busy: another program held its lock for more than {seconds:g} s (the wait is "
+        f"set by {BUSY_ENV_VAR}); try again"
+    )
 
 
 def _on_sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
     """Tune every new SQLite connection: WAL, busy timeout, foreign keys, our own BEGIN."""
+    import sqlite3
+
     # Stop pysqlite from emitting BEGIN itself; `_on_begin` emits the right one instead.
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     try:
-        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
-        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute(f"PRAGMA busy_timeout = {busy_timeout_ms()}")
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.OperationalError as error:  # a read-only file keeps its journal mode
+            if "readonly" not in str(error) and "read-only" not in str(error):
+                raise
         cursor.execute("PRAGMA synchronous = FULL")  # every committed command survives a crash
         cursor.execute("PRAGMA foreign_keys = ON")
     finally:
@@ -106,6 +151,7 @@ def make_engine(url: str) -> Engine:
     try:
         parsed = make_url(url)
         if parsed.get_backend_name() == "sqlite":
+            parsed = _read_only_if_needed(parsed)
             engine = create_engine(parsed)
             event.listen(engine, "connect", _on_sqlite_connect)
             event.listen(engine, "begin", _on_sqlite_begin)
@@ -122,9 +168,41 @@ def make_engine(url: str) -> Engine:
     return engine
 
 
+def _read_only_if_needed(parsed: Any) -> Any:
+    """An SQLite URL opened read-only when its file (or folder) cannot be written: reads still work.
+
+    On a read-only medium the WAL's shared-memory file cannot be made either, so the file is
+    then opened as immutable (nobody can change it there).
+    """
+    database = parsed.database or ""
+    if not database or database.startswith("file:") or parsed.query.get("mode") or ":memory:" in database:
+        return parsed
+    path = Path(database)
+    if not path.is_file():
+        return parsed
+    folder = path.resolve().parent
+    if os.access(path, os.W_OK) and os.access(folder, os.W_OK) and not _read_only_mount(folder):
+        return parsed
+    from urllib.parse import quote
+
+    # Immutable only where no write-ahead log waits to be read (a file closed cleanly).
+    wal = path.with_name(path.name + "-wal")
+    immutable = (not os.access(folder, os.W_OK) or _read_only_mount(folder)) and not wal.exists()
+    query = "mode=ro&uri=true" + ("&immutable=1" if immutable else "")
+    return make_url(f"sqlite:///file:{quote(str(path.resolve()))}?{query}")
+
+
+def _read_only_mount(folder: Path) -> bool:
+    """Whether `folder` is on a file system mounted read-only (root may write anything else)."""
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):
+        return False
+
+
 def safe_url(engine: Engine) -> str:
     """The engine's URL with any password hidden, for messages."""
-    return engine.url.render_as_string(hide_password=True)
+    return masked_url(engine.url.render_as_string(hide_password=False))
 
 
 def current_revision(conn: Connection) -> str | None:
@@ -132,7 +210,9 @@ def current_revision(conn: Connection) -> str | None:
     try:
         with conn.begin_nested() if conn.in_transaction() else conn.begin():
             row = conn.execute(text("SELECT version_num FROM alembic_version")).first()
-    except (OperationalError, ProgrammingError):
+    except (OperationalError, ProgrammingError) as error:
+        if is_busy(error):
+            raise busy_error(error) from error
         return None  # no alembic_version table yet
     return None if row is None else str(row[0])
 
@@ -170,6 +250,8 @@ def _connect(engine: Engine) -> Connection:
     try:
         return engine.connect()
     except DBAPIError as exc:  # unreachable, refused, no such file, not a database ...
+        if is_busy(exc):
+            raise busy_error(exc) from exc
         reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
         raise BadInput(f"cannot open database {safe_url(engine)}: {reason}") from exc
 

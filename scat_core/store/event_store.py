@@ -24,14 +24,14 @@ from typing import Any
 from pydantic import BaseModel
 from sqlalchemy import Engine, bindparam, func, select
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 
-from scat_core.domain.errors import ConcurrencyConflict, HistoryDamaged, NotFound
+from scat_core.domain.errors import ConcurrencyConflict, CorruptHistory, HistoryDamaged, NotFound, StoreUnavailable
 from scat_core.domain.events import to_record
 from scat_core.domain.hashing import GENESIS_HASH, canonical_json, chain_hash_raw
 from scat_core.domain.snapshot import SNAPSHOT_TAG
 from scat_core.store import tables as t
-from scat_core.store.database import WRITE_OPTION
+from scat_core.store.database import WRITE_OPTION, busy_error, is_busy, safe_url
 from scat_core.store.lean import Row, append_after_head, insert_games
 from scat_core.store.records import RECORD_KEYS, GameSecret, StoredEvent, utc_now
 from scat_core.store.verified import CommandLoad, load_for_command
@@ -117,7 +117,18 @@ class StoreTransaction:
         if not rows and (up_to is None or self.head(game_id) is None):
             raise NotFound(f"no game {game_id!r} in this database (see `scat games`)")
         from_row = StoredEvent.from_row
-        return [from_row(row) for row in rows]
+        loaded = [from_row(row) for row in rows]
+        bad = next((seq for seq, stored in enumerate(loaded, start=1) if stored.seq != seq), None)
+        if bad is not None:
+            raise CorruptHistory(
+                f"the stored history of game {game_id} is damaged (event {bad} is missing or not numbered "
+                f"{bad}); `scat audit {game_id}` names the first bad event"
+            )
+        return loaded
+
+    def load_unchecked(self, game_id: str) -> list[StoredEvent]:
+        """The game's rows in the order the database sorts their seq, numbered right or not (for audits)."""
+        return [StoredEvent.from_row(row) for row in self._conn.execute(_LOAD, {"game_id": game_id}).all()]
 
     def load_for_command(self, game_id: str, use_snapshot: bool = True) -> CommandLoad:
         """The snapshot and the events after it, verified against the games row's head (one query)."""
@@ -126,6 +137,17 @@ class StoreTransaction:
     def load_raw(self, game_id: str) -> list[dict[str, Any]]:
         """The game's full records (envelope, prev_hash, hash) as stored, for export."""
         return [stored.record() for stored in self.load(game_id)]
+
+    def first_events(self, game_ids: Sequence[str]) -> list[StoredEvent]:
+        """The first event (seq 1) of each of `game_ids` that has one, in one query per 500 ids."""
+        found: list[StoredEvent] = []
+        ids = list(dict.fromkeys(game_ids))
+        for start in range(0, len(ids), _INSERT_CHUNK):
+            query = select(*(t.events.c[k] for k in RECORD_KEYS)).where(
+                t.events.c.seq == 1, t.events.c.game_id.in_(ids[start : start + _INSERT_CHUNK])
+            )
+            found += [StoredEvent.from_row(row) for row in self._conn.execute(query)]
+        return found
 
     def head(self, game_id: str) -> tuple[int, str] | None:
         """(seq, hash) of the game's last event, or None when the game has no events."""
@@ -408,10 +430,25 @@ def _games_values(summary: GameSummary) -> dict[str, Any]:
     }
 
 
+def _names(m: Any, column: str) -> tuple[str, ...]:
+    """The JSON list of names in a games row's `column`; CorruptHistory when it was damaged."""
+    try:
+        names = json.loads(m[column])
+    except (ValueError, TypeError, RecursionError):
+        names = None
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        game_id = m["game_id"]
+        raise CorruptHistory(
+            f"the games list entry of game {game_id} is damaged ({column} is not a list of names): "
+            f"`scat audit {game_id}` checks its history"
+        )
+    return tuple(names)
+
+
 def _game_row(m: Any) -> GameRow:
     return GameRow(
-        game_id=m["game_id"], status=m["status"], players=tuple(json.loads(m["players"])),
-        bots=tuple(json.loads(m["bots"])), turn=m["turn"], hand_number=m["hand_number"],
+        game_id=m["game_id"], status=m["status"], players=_names(m, "players"),
+        bots=_names(m, "bots"), turn=m["turn"], hand_number=m["hand_number"],
         dealer=m["dealer"], created_at=m["created_at"], last_activity=m["last_activity"],
         winner=m["winner"], head_seq=m["head_seq"], head_hash=m["head_hash"],
         protected=bool(m["protected"]),
@@ -419,18 +456,38 @@ def _game_row(m: Any) -> GameRow:
 
 
 @contextmanager
-def _races_as_conflicts() -> Iterator[None]:
-    """Lock, serialization and deadlock errors of the database as ConcurrencyConflict."""
+def _races_as_conflicts(engine: Engine) -> Iterator[None]:
+    """Database errors as ours: another program's lock as DatabaseBusy (exit 5, after the
+    bounded wait), lost races as ConcurrencyConflict, an undecodable row as CorruptHistory, a
+    lost or read-only database as StoreUnavailable (#14 items 7, 8)."""
     try:
         yield
-    except OperationalError as exc:
+    except (OperationalError, InterfaceError) as exc:
+        if is_busy(exc):
+            raise busy_error(exc) from exc
         if _is_lock_error(exc):
-            raise ConcurrencyConflict("the database is busy with another change: try again") from exc
-        raise
+            raise ConcurrencyConflict("another change won the race: try again") from exc
+        if "could not decode" in str(exc.orig).lower():  # a row written outside scat, not UTF-8
+            reason = str(exc.orig).split(" with text")[0]
+            raise CorruptHistory(
+                f"a stored row cannot be read back ({reason}): it was damaged outside scat"
+            ) from exc
+        raise _unavailable(engine, exc) from exc
     except DBAPIError as exc:
         if _is_lock_error(exc):
             raise ConcurrencyConflict("another change won the race: try again") from exc
         raise
+
+
+def _unavailable(engine: Engine, exc: DBAPIError) -> StoreUnavailable:
+    """A database that cannot be used now (connection lost, read-only ...), as one clear error."""
+    lines = str(exc.orig if exc.orig is not None else exc).strip().splitlines()
+    reason = lines[0].strip() if lines else type(exc).__name__
+    url = safe_url(engine)
+    if "readonly" in reason or "read-only" in reason:
+        return StoreUnavailable(f"database {url} is read-only: this command would write to it "
+                                f"({reason}); commands that only read it still work")
+    return StoreUnavailable(f"cannot use database {url}: {reason}")
 
 
 class EventStore:
@@ -442,7 +499,7 @@ class EventStore:
     @contextmanager
     def transaction(self, write: bool = True) -> Iterator[StoreTransaction]:
         """A unit of work: commit on clean exit, roll back on any exception."""
-        with _races_as_conflicts(), self.engine.connect() as conn:
+        with _races_as_conflicts(self.engine), self.engine.connect() as conn:
             if write:
                 conn = conn.execution_options(**{WRITE_OPTION: True})
             with conn.begin():
@@ -460,7 +517,7 @@ class EventStore:
             with self.transaction() as tx:
                 yield tx
             return
-        with _races_as_conflicts(), self.engine.connect() as conn:
+        with _races_as_conflicts(self.engine), self.engine.connect() as conn:
             conn = conn.execution_options(isolation_level="AUTOCOMMIT", **{WRITE_OPTION: True})
             yield StoreTransaction(conn, writes="lean")
 

@@ -95,7 +95,7 @@ class StoredEvent:
                 raise AttributeError(name)
             try:
                 data = json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: nested deeper than Python parses
                 data = raw  # damaged outside scat: kept as text, for the audit to report
             self.__dict__["data"] = data
             return data

@@ -82,7 +82,8 @@ def test_audit_of_a_sound_game_says_ok_and_exits_0(scat: Scat, scat_json: Scat) 
     assert result.stdout.startswith(f"game {game}: OK, ") and "recomputed from the revealed seed" in result.stdout
     report = scat_json("audit", game)
     assert report == {"game_id": game, "ok": True, "events": report["events"], "first_bad_seq": None,
-                      "problems": [], "seed_verified": True, "first_deck_stacked": False}
+                      "problems": [], "seed_verified": True, "first_deck_stacked": False,
+                      "seed_chosen": True}  # finished_game is created with --seed (#14 item 4)
 
 
 def test_audit_names_the_first_tampered_event_and_exits_1(scat: Scat, cli_db: str, scat_json: Scat) -> None:

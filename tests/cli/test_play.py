@@ -94,7 +94,7 @@ def test_games_lists_the_newest_first_with_turn_and_last_activity(scat: Scat, sc
     assert [g["game_id"] for g in scat_json("games", "--waiting-for", "ann")["games"]] == [second]
     assert scat_json("games", "--status", "finished")["games"] == []
     table = scat("games").stdout
-    assert re.search(rf"{first}\s+you, bob\*\s+you\s+1\s+active\s+just now", table), table
+    assert re.search(rf"{first}\s+you, bob\*\s+you\s+1\s+active \(chosen deck\)\s+just now", table), table
 
 
 def test_show_json_is_the_public_view_and_with_as_adds_only_your_hand(scat_json: Scat) -> None:

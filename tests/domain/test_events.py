@@ -22,7 +22,7 @@ def test_every_event_type_has_a_schema_version() -> None:
     for name, cls in ev.EVENT_TYPES.items():
         assert cls.model_fields["type"].default == name
         assert isinstance(cls.model_fields["schema_version"].default, int)
-    assert ev.current_version("GameCreated") == 3
+    assert ev.current_version("GameCreated") == 4
 
 
 def test_a_whole_game_survives_the_round_trip_through_records_and_json() -> None:
@@ -52,15 +52,15 @@ def v1_game_created() -> dict[str, object]:
     }
 
 
-def test_a_game_created_v1_is_upcast_to_v3_when_read_back_and_plays_rules_version_1() -> None:
+def test_a_game_created_v1_is_upcast_to_v4_when_read_back_and_plays_rules_version_1() -> None:
     stored = v1_game_created()
     event = ev.from_record("GameCreated", 1, stored)
     assert event == ev.GameCreated(
         game_id="old", players=seats("Ann", "Bob", bots=["Bob"]), options=GameOptions(), dealer="Ann",
         dealer_drawn=False, seed_commitment=COMMITMENT, shuffle="scat-shuffle-v1", protected=False,
-        rules_version=1,
+        rules_version=1, seed_chosen=None,
     )
-    assert event.schema_version == 3
+    assert event.schema_version == 4
     assert stored == v1_game_created()  # the stored data is never rewritten
 
 
@@ -69,7 +69,7 @@ def test_a_game_created_v2_predates_rules_versions_and_reads_as_rules_version_1(
     before = dict(stored)
     event = ev.from_record("GameCreated", 2, stored)
     assert isinstance(event, ev.GameCreated)
-    assert (event.schema_version, event.rules_version, event.protected) == (3, 1, True)
+    assert (event.schema_version, event.rules_version, event.protected) == (4, 1, True)
     assert fold([event]).rules_version == 1
     assert stored == before
 
@@ -77,9 +77,17 @@ def test_a_game_created_v2_predates_rules_versions_and_reads_as_rules_version_1(
 def test_a_game_created_now_records_rules_version_2() -> None:
     event = ev.GameCreated(game_id="new", players=seats("Ann", "Bob"), options=GameOptions(), dealer="Ann",
                            dealer_drawn=False, seed_commitment=COMMITMENT)
-    assert ev.to_record(event)[1:] == (3, {**ev.to_record(event)[2], "rules_version": 2})
+    assert ev.to_record(event)[1:] == (4, {**ev.to_record(event)[2], "rules_version": 2})
     with pytest.raises(ValidationError):  # a rules version this program does not know
-        ev.from_record("GameCreated", 3, {**ev.to_record(event)[2], "rules_version": 3})
+        ev.from_record("GameCreated", 4, {**ev.to_record(event)[2], "rules_version": 3})
+
+
+def test_a_game_created_v3_is_upcast_to_v4_with_seed_chosen_unknown() -> None:
+    """#14 item 4: v3 did not record whether the creator chose the seed."""
+    stored = {**v1_game_created(), "shuffle": "scat-shuffle-v1", "protected": False, "first_deck_stacked": False,
+              "rules_version": 2}
+    event = ev.from_record("GameCreated", 3, stored)
+    assert isinstance(event, ev.GameCreated) and event.seed_chosen is None and event.schema_version == 4
 
 
 def test_a_v1_record_does_not_parse_as_v2_without_its_upcaster() -> None:

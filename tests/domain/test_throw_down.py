@@ -155,3 +155,35 @@ def test_r23_bots_look_at_their_hands_at_once_in_a_throw_down_game() -> None:
     history = [created.model_copy(update={"players": bot_b}), *history[1:]]
     assert next_bot_command(fold(history)) == ViewHand("B")
     assert next_bot_command(fold(play(history, ViewHand("B")))) == Declare31("B")
+
+
+def test_r15_r23_item3_a_knock_on_an_unseen_hand_is_refused_whatever_it_is_worth() -> None:
+    """#14 item 3: the refusal said "your hand is worth 10"; now it never depends on the unseen value."""
+    for hands in (HANDS, {"A": "2D 3D 4H", "B": "KH QH 2C", "C": "10D 2S 3C"}):  # A worth 25, then 5
+        history = create(ABC, dealer="C", hands=hands, throw_down=True, min_knock=20)
+        refused = given(history).when(Knock("A"))
+        refused.then_refused(RuleViolation, "R23", match="face down")
+        try:
+            from scat_core.domain.decide import decide
+
+            decide(fold(history), Knock("A"), CHANCE)
+        except RuleViolation as error:
+            assert "worth 5" not in str(error) and "worth 25" not in str(error)
+    looked = play(create(ABC, dealer="C", hands=HANDS, throw_down=True, min_knock=20), ViewHand("A"))
+    given(looked).when(Knock("A")).then([ev.Knocked(player="A")])
+
+
+def test_r15_r23_item3_moves_offered_do_not_depend_on_an_unseen_hand() -> None:
+    """#14 item 3: the hints offered `knock` only when the unseen hand was worth enough."""
+    from scat_core.domain.bots import legal_moves
+
+    offered = []
+    for hands in (HANDS, {"A": "2D 3D 4H", "B": "KH QH 2C", "C": "10D 2S 3C"}):
+        state = fold(create(ABC, dealer="C", hands=hands, throw_down=True, min_knock=20))
+        offered.append([type(move).__name__ for move in legal_moves(state, 0)])
+    assert offered[0] == offered[1] == ["Draw", "Draw"]
+
+
+def test_r15_r23_item3_without_min_knock_an_unseen_hand_may_knock() -> None:
+    """A blind knock asks nothing of the hand's value, so it is allowed (R14; taking it counts as a look)."""
+    given(game()).when(Knock("A")).then([ev.Knocked(player="A")])

@@ -1,0 +1,132 @@
+"""#14 item 8: exit codes that tell the truth about what was recorded and why a command stopped."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy.exc import OperationalError
+from typer.testing import CliRunner
+
+from scat_cli.app import app
+from scat_core.domain.commands import Discard, Draw
+from scat_core.domain.errors import StoreUnavailable
+from scat_core.domain.events import PlayerSeat
+from scat_core.service.games import GameService
+from tests.cli.test_executable import SCAT
+
+YOU_AND_BOB = [PlayerSeat(name="you"), PlayerSeat(name="bob", is_bot=True)]
+
+
+def lose_the_connection_on(service: GameService, monkeypatch: pytest.MonkeyPatch, call: int) -> list[int]:
+    """Make the `call`-th connection the service opens fail as a dropped server connection does."""
+    real = service.store.engine.connect
+    calls: list[int] = []
+
+    def connect() -> Any:
+        calls.append(1)
+        if len(calls) == call:
+            raise OperationalError("SELECT 1", {}, Exception("server closed the connection unexpectedly"))
+        return real()
+
+    monkeypatch.setattr(service.store.engine, "connect", connect)
+    return calls
+
+
+def test_item8_a_move_recorded_before_the_connection_was_lost_stands_and_the_bots_resume(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """#14 item 8: exit 2 though the move stood; now the outcome says so and the next command resumes."""
+    service = GameService.open(db_url)
+    game = service.create_game(YOU_AND_BOB, seed=5, dealer="bob").game_id
+    drawn = service.act(game, Draw("you", "stock")).state
+    lose_the_connection_on(service, monkeypatch, call=2)  # 1: the move's transaction, 2: the bots'
+    done = service.act(game, Discard("you", drawn.hands[0][0]))
+    assert done.bots_interrupted is not None and "connection" in done.bots_interrupted
+    assert done.state.version == drawn.version + 1  # the discard is recorded, no bot move yet
+    monkeypatch.undo()
+    assert service.history(game)[-1].seq == drawn.version + 1
+    resumed = GameService.open(db_url).view(game)  # the next command plays the bots' replies
+    assert resumed.version > drawn.version + 1 and resumed.turn == 0
+
+
+def test_item8_the_cli_says_the_move_was_recorded_and_exits_0(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """#14 item 8: one note that the move stands and the next command plays the bots."""
+    cli_db = f"sqlite:///{tmp_path / 'cli.db'}"
+    game = GameService.open(cli_db).create_game(YOU_AND_BOB, seed=5, dealer="bob").game_id
+
+    def lost(*args: Any, **kwargs: Any) -> Any:
+        raise StoreUnavailable("cannot use database X: server closed the connection unexpectedly")
+
+    monkeypatch.setattr(GameService, "_run_bots", lost)
+    result = CliRunner().invoke(app, ["draw", game, "--as", "you", "stock"], env={"SCAT_DB_URL": cli_db},
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "your move was recorded" in result.stderr and "next command" in result.stderr
+
+
+def hold_the_lock(path: Path) -> sqlite3.Connection:
+    """Another program holding an exclusive lock on the SQLite file (readers wait too)."""
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("PRAGMA locking_mode = EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")
+    holder.execute("CREATE TABLE IF NOT EXISTS held (x)")
+    holder.execute("COMMIT")  # the exclusive lock stays until the connection closes
+    return holder
+
+
+@pytest.mark.parametrize("args", [("show", "{game}"), ("draw", "{game}", "--as", "you", "stock"), ("games",)])
+def test_item8_a_locked_sqlite_file_is_database_busy_exit_5_after_a_bounded_wait(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    """#14 item 8: a locked file waited 31 s then exited 2; now "database busy", exit 5, SCAT_BUSY_TIMEOUT s."""
+    path = tmp_path / "locked.db"
+    service = GameService.open(f"sqlite:///{path}")
+    game = service.create_game(YOU_AND_BOB, seed=5, dealer="bob").game_id
+    service.store.engine.dispose()
+    holder = hold_the_lock(path)
+    try:
+        started = time.monotonic()
+        result = CliRunner().invoke(app, [arg.format(game=game) for arg in args],
+                                    env={"SCAT_DB_URL": f"sqlite:///{path}", "SCAT_BUSY_TIMEOUT": "0.5"})
+        elapsed = time.monotonic() - started
+    finally:
+        holder.close()
+    assert result.exit_code == 5, result.output
+    assert result.stderr.startswith("scat: error: database busy") and result.stderr.count("\n") == 1
+    assert elapsed < 10
+
+
+def read_only_mount_works() -> bool:
+    try:
+        return subprocess.run(["unshare", "-m", "true"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+@pytest.mark.skipif(not read_only_mount_works(), reason="needs `unshare -m` to mount a folder read-only")
+def test_item8_reads_work_on_a_read_only_medium_and_writes_say_why_they_cannot(tmp_path: Path) -> None:
+    """#14 item 8: a read-only database or medium refused even `show`."""
+    folder = tmp_path / "medium"
+    folder.mkdir()
+    url = f"sqlite:///{folder / 'scat.db'}"
+    service = GameService.open(url)
+    game = service.create_game(YOU_AND_BOB, seed=5, dealer="bob").game_id
+    service.store.engine.dispose()  # closed cleanly, as a file copied to a read-only medium is
+    script = "\n".join([
+        f"mount --bind {folder} {folder} && mount -o remount,ro,bind {folder} || exit 99",
+        *(f"{SCAT} --db {url} {command}; echo \"rc=$?\"" for command in (
+            f"show {game}", "games", f"log {game}", f"audit {game}", f"export {game} --running",
+            f"draw {game} --as you stock",
+        )),
+    ])
+    result = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=120)
+    if "rc=" not in result.stdout:
+        pytest.skip(f"cannot mount read-only here: {result.stderr}")
+    codes = [line for line in result.stdout.splitlines() if line.startswith("rc=")]
+    assert codes == ["rc=0"] * 5 + ["rc=2"], result.stdout + result.stderr
+    assert "read-only" in result.stderr and "Traceback" not in result.stderr

@@ -1,0 +1,107 @@
+"""#14 item 9: a dropped trigger is found and restored, a downgrade never drops games unasked,
+a password holding an `@` is masked whole."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+from sqlalchemy import Engine, text
+from typer.testing import CliRunner
+
+from scat_cli.app import app
+from scat_core.domain.events import PlayerSeat
+from scat_core.service.games import GameService
+from scat_core.store.database import alembic_config, masked_url, safe_url
+from scat_core.store.triggers import restore_triggers, trigger_problems
+
+BOTS = [PlayerSeat(name="ann", is_bot=True), PlayerSeat(name="bob", is_bot=True)]
+
+
+def drop_a_trigger(engine: Engine) -> str:
+    with engine.begin() as conn:
+        if conn.dialect.name == "sqlite":
+            conn.execute(text("DROP TRIGGER events_no_delete"))
+            return "events_no_delete"
+        conn.execute(text("DROP TRIGGER events_no_update_delete ON events"))
+        return "events_no_update_delete"
+
+
+def defuse_a_trigger(engine: Engine) -> str:
+    """Replace a trigger by one of the same name that lets every change through."""
+    with engine.begin() as conn:
+        if conn.dialect.name == "sqlite":
+            conn.execute(text("DROP TRIGGER events_no_update"))
+            conn.execute(text("CREATE TRIGGER events_no_update BEFORE UPDATE ON events BEGIN SELECT 1; END"))
+            return "events_no_update"
+        conn.execute(text("CREATE OR REPLACE FUNCTION scat_events_immutable() RETURNS trigger "
+                          "LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$"))
+        return "scat_events_immutable()"
+
+
+def test_item9_a_fresh_schema_has_every_trigger(engine: Engine) -> None:
+    with engine.connect() as conn:
+        assert trigger_problems(conn) == {}
+
+
+@pytest.mark.parametrize("damage", [drop_a_trigger, defuse_a_trigger])
+def test_item9_db_check_finds_and_db_upgrade_restores_a_missing_or_defused_trigger(
+    engine: Engine, db_url: str, damage: object
+) -> None:
+    """#14 item 9: `db upgrade` said "newest" while DELETE on events went through."""
+    name = damage(engine)  # type: ignore[operator]
+    runner = CliRunner()
+    check = runner.invoke(app, ["--db", db_url, "db", "check"])
+    assert check.exit_code == 1 and name in check.stdout, check.output
+    upgrade = runner.invoke(app, ["--db", db_url, "db", "upgrade"])
+    assert upgrade.exit_code == 0 and f"restored {name}" in upgrade.stdout, upgrade.output
+    with engine.connect() as conn:
+        assert trigger_problems(conn) == {}
+    assert runner.invoke(app, ["--db", db_url, "db", "check"]).exit_code == 0
+    GameService(__import__("scat_core.store.event_store", fromlist=["EventStore"]).EventStore(engine)).create_game(BOTS)
+    with pytest.raises(Exception, match="immutable"), engine.begin() as conn:
+        conn.execute(text("DELETE FROM events"))
+    with pytest.raises(Exception, match="immutable"), engine.begin() as conn:
+        conn.execute(text("UPDATE events SET seq = seq"))
+
+
+def test_item9_restoring_when_nothing_is_missing_changes_nothing(engine: Engine) -> None:
+    with engine.begin() as conn:
+        assert restore_triggers(conn) == []
+
+
+def test_item9_alembic_downgrade_base_refuses_to_drop_a_schema_holding_games(engine: Engine) -> None:
+    """#14 item 9: `alembic downgrade base` dropped every game without a word."""
+    from alembic import command
+
+    game = GameService.open(engine.url.render_as_string(hide_password=False)).create_game(BOTS).game_id
+    with engine.begin() as conn, pytest.raises(Exception, match="holds 1 game"):
+        command.downgrade(alembic_config(conn), "base")
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM events WHERE game_id = :g"), {"g": game}).scalar() > 0
+    with engine.begin() as conn:
+        config = alembic_config(conn)
+        config.cmd_opts = argparse.Namespace(x=["drop-games=yes"])
+        command.downgrade(config, "base")
+    with engine.connect() as conn:
+        assert "events" not in __import__("sqlalchemy").inspect(conn).get_table_names()
+
+
+@pytest.mark.parametrize("url", [
+    "postgresql+psycopg://u:p@ss@host/db",
+    "postgresql+psycopg://u:p@ss:x@host:5432/db",
+    "postgresql://u:a/b@c@host/db",
+    "postgresql+psycopg://u:s3cret@host/db",
+])
+def test_item9_a_password_holding_an_at_sign_is_masked_whole(url: str) -> None:
+    """#14 item 9: `u:p@ss@host` was shown as `u:***@ss@host`."""
+    masked = masked_url(url)
+    assert "***" in masked and masked.endswith("host/db") or masked.endswith("host:5432/db")
+    for secret in ("p@ss", "ss@", "ss:x", "a/b", "c@", "s3cret"):
+        assert secret not in masked, masked
+    try:
+        engine = __import__("sqlalchemy").create_engine(url.replace("postgresql://", "postgresql+psycopg://"))
+    except ValueError:  # a port SQLAlchemy cannot parse: only masked_url applies
+        return
+    for secret in ("p@ss", "ss@", "ss:x", "a/b", "c@", "s3cret"):
+        assert secret not in safe_url(engine)
