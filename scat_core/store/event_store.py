@@ -157,7 +157,14 @@ class StoreTransaction:
             .order_by(t.events.c.seq.desc())
             .limit(1)
         ).first()
-        return None if row is None else (int(row[0]), str(row[1]))
+        if row is None:
+            return None
+        if not isinstance(row[0], int):  # SQLite keeps any text in an INTEGER column (#14 item 7)
+            raise CorruptHistory(
+                f"the stored history of game {game_id} is damaged (an event is numbered {row[0]!r}); "
+                f"`scat audit {game_id}` names the first bad event"
+            )
+        return int(row[0]), str(row[1])
 
     def game_ids(self) -> list[str]:
         """Every game id, oldest first (from the games read model, not the whole log)."""
