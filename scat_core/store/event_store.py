@@ -539,5 +539,5 @@ class EventStore:
 
     @contextmanager
     def _autocommit_reads(self) -> Iterator[StoreTransaction]:
-        with _races_as_conflicts(), self.engine.connect() as conn:
+        with _races_as_conflicts(self.engine), self.engine.connect() as conn:
             yield StoreTransaction(conn.execution_options(isolation_level="AUTOCOMMIT"), writes="none")
