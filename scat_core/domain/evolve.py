@@ -158,10 +158,15 @@ def _resigned(state: GameState, event: ev.Resigned) -> Changes:
     seat = state.seats[event.player.casefold()]
     players = list(state.players)
     players[seat] = replace(players[seat], out=True, resigned=True)
+    hand, discard = state.hands[seat], state.discard
+    taken = state.taken_from_discard if state.turn == seat else None
+    if taken is not None:  # mid-turn, the face-up card he took goes back: the pile is never emptied
+        hand, discard = tuple(card for card in hand if card != taken), discard + (taken,)
     changes: Changes = dict(
         players=tuple(players),
         hands=_with_hand(state, seat, ()),
-        set_aside=state.set_aside + state.hands[seat],  # face down until the next deal (R27)
+        discard=discard,
+        set_aside=state.set_aside + hand,  # face down until the next deal (R27)
     )
     if state.turn == seat:  # his turn is skipped: the next active player is to draw
         after = state.evolved(changes)

@@ -50,6 +50,21 @@ def test_r27_a_player_may_resign_in_the_middle_of_his_turn_with_all_four_cards_s
 
 
 @VERSIONS
+def test_r27_a_card_taken_from_the_discard_pile_goes_back_on_it_when_its_taker_resigns_mid_turn(
+    rules_version: ev.RulesVersion,
+) -> None:
+    # The deal's discard top (7C) is the whole pile: A takes it and resigns before discarding.
+    history = create(ABC, dealer="C", hands=HANDS, discard="7C", rules_version=rules_version)
+    history = play(history, Draw("A", "discard"))
+    assert fold(history).discard == ()
+    state = given(history).when(Resign("A")).then([ev.Resigned(player="A")])
+    assert state.discard == ("7C",) and sorted(state.set_aside) == sorted(cards(HANDS["A"]))
+    assert invariant_problems(state) == []
+    after = fold(play(history, Resign("A"), Draw("B", "discard")))  # B may take it (R12)
+    assert "7C" in after.hands[1]
+
+
+@VERSIONS
 def test_r27_r16_a_knock_stands_after_the_knocker_resigns_and_the_final_round_skips_him(
     rules_version: ev.RulesVersion,
 ) -> None:
