@@ -179,9 +179,31 @@ def _plain_kind(param: Any) -> Any:
     return None
 
 
+def _help_placeholder(param: Any, ctx: Context) -> str | None:
+    """What help writes after a parameter's name: nothing for an argument (its name is its metavar).
+
+    An option's metavar when it has one, else click's plain words (INT, TEXT, a|b), never
+    typer's `<int>`/`<str>` type labels.
+    """
+    if getattr(param, "param_type_name", "") == "argument":
+        return None
+    if param.metavar is not None:
+        return str(param.metavar)
+    descriptor = getattr(param, "type_descriptor", None)
+    choices = getattr(descriptor, "choices", None) if getattr(descriptor, "is_choice", False) else None
+    if choices:
+        return "|".join(str(getattr(choice, "value", choice)) for choice in choices)
+    label = str(type(param).display_type(param, ctx)).strip("<>").removesuffix(" range")
+    return {"int": "INT", "str": "TEXT", "float": "FLOAT", "path": "PATH"}.get(label, label.upper())
+
+
 def plain_coercion(params: list[Any]) -> list[Any]:
-    """`params`, the plain ones set to be converted without pydantic (see `_PlainValue`)."""
+    """`params`, the plain ones set to be converted without pydantic (see `_PlainValue`), helped plainly."""
+    from functools import partial
+
     for param in params:
+        if hasattr(param, "display_type_rich") and "display_type_rich" not in vars(param):
+            param.display_type_rich = partial(_help_placeholder, param)
         kind = _plain_kind(param)
         if kind is not None:
             info = param.type_descriptor.parameter_info

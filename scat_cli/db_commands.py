@@ -21,7 +21,9 @@ def upgrade_command(
     ctx: typer.Context,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
-    """Bring the database schema up to date (Alembic); safe to run again.
+    """Bring the database schema up to date; safe to run again.
+
+    Runs the Alembic migrations the database lacks.
 
     Example: scat --db sqlite:///scat.db db upgrade
     """
@@ -48,7 +50,9 @@ def check_command(
     ctx: typer.Context,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
-    """Check the schema revision and the triggers that keep events immutable; exit 1 if one is off.
+    """Check the schema revision and the event triggers; exit 1 if off.
+
+    The triggers keep the events immutable.
 
     Changes nothing: `scat db upgrade` restores a missing or altered trigger.
 

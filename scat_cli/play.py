@@ -68,10 +68,10 @@ Bots = Annotated[list[str] | None, typer.Option(
 Dealer = Annotated[str | None, typer.Option(
     metavar="NAME", show_default=False, help="The first dealer (default: drawn from the seed, R8).")]
 Seed = Annotated[int | None, typer.Option(
-    show_default=False, help="Seed every shuffle (default: random; revealed when the game ends).")]
+    metavar="INT", show_default=False, help="Seed every shuffle (default: random; revealed when the game ends).")]
 Deck = Annotated[str | None, typer.Option(
     metavar="CARDS", show_default=False, help="The 52 cards of the first deck, top first (a stacked deck).")]
-Lives = Annotated[int, typer.Option(min=1, max=9, help="Pennies each player starts with (R7).")]
+Lives = Annotated[int, typer.Option(min=1, max=9, metavar="N", help="Pennies each player starts with (R7).")]
 MinKnock = Annotated[int | None, typer.Option(
     min=1, max=31, metavar="N", show_default=False, help="Knock only with a hand worth N or more (R15).")]
 ThreeOfAKind = Annotated[bool, _flag("--three-of-a-kind", "Three of a rank are worth 30 (R4).")]

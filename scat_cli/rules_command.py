@@ -99,7 +99,9 @@ def rules(
     ] = None,
     as_json: Json = False,
 ) -> None:
-    """Print the rules of Scat, or one rule by its number (the numbers errors cite).
+    """Print the rules of Scat, or one rule by its number.
+
+    Rules are numbered R1 to R27: the numbers errors cite.
 
     On a terminal with bold headings and emphasis, plain text in a pipe. --json prints the
     Markdown source: {"rules": TEXT}, or with RULE {"rule": "R19", "text": TEXT}.

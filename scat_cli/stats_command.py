@@ -20,7 +20,7 @@ def stats(
                                                             "again first (the result is the same).")] = False,
     as_json: Json = False,
 ) -> None:
-    """Statistics over every game in the database, per player and overall.
+    """Statistics per player and overall, over every game.
 
     Games played and won, hands played and lost, knocks and how they ended (saved: the
     knocker lost no life; lost one; lost two, R19b), 31s declared (R20), throw downs and
