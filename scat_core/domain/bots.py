@@ -11,7 +11,7 @@ import random
 
 from .cards import SUITS, hand_value, points, suit
 from .commands import Declare31, Discard, Draw, Knock, PlayerCommand, ViewHand
-from .decide import declare_refusal, knock_refusal, value_of
+from .decide import declare_refusal, draw_refusal, knock_refusal, value_of
 from .state import GameState
 
 
@@ -71,10 +71,11 @@ def heuristic_move(state: GameState, seat: int) -> PlayerCommand | None:
     current = value_of(state, seat)
     if current >= knock_threshold(state) and knock_refusal(state, seat) is None:
         return Knock(name)
-    top = state.discard[-1]
-    with_top, _ = _best_three(state, hand + (top,), keep=top)
-    if with_top > current and (with_top - current >= 3 or with_top >= 25):
-        return Draw(name, "discard")
+    if draw_refusal(state, "discard") is None:
+        top = state.discard[-1]
+        with_top, _ = _best_three(state, hand + (top,), keep=top)
+        if with_top > current and (with_top - current >= 3 or with_top >= 25):
+            return Draw(name, "discard")
     return Draw(name, "stock")
 
 
@@ -89,7 +90,10 @@ def legal_moves(state: GameState, seat: int) -> list[PlayerCommand]:
     if state.phase == "discard":
         moves.extend(Discard(name, card) for card in state.hands[seat] if card != state.taken_from_discard)
         return moves
-    moves.extend([Draw(name, "stock"), Draw(name, "discard")])
+    if draw_refusal(state, "stock") is None:
+        moves.append(Draw(name, "stock"))
+    if draw_refusal(state, "discard") is None:  # a resignation (R27) can empty the pile
+        moves.append(Draw(name, "discard"))
     if knock_refusal(state, seat) is None:
         moves.append(Knock(name))
     return moves

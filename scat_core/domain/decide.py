@@ -125,11 +125,29 @@ def _require_turn(state: GameState, seat: int, phase: str) -> None:
         raise RuleViolation("draw a card first (from the stock or the discard pile)", "R12")
 
 
+def draw_refusal(state: GameState, source: str) -> RuleViolation | None:
+    """Why a card cannot be drawn from `source` ('stock' or 'discard') now (R12, R17), or None.
+
+    Decision (rules silent): a resignation (R27) can empty the discard pile (a player who took
+    its only card resigns, his 4 cards set aside); it cannot be drawn from until someone
+    discards, and the stock remains. An empty stock is rebuilt from the discard pile but its
+    top (R17); with nothing under that top there is no card to draw from the stock either.
+    """
+    if source == "discard" and not state.discard:
+        return RuleViolation("the discard pile is empty: draw from the stock", "R12")
+    if source == "stock" and not state.stock and len(state.discard) < 2:
+        return RuleViolation("the stock is empty and the discard pile has no card under its top to reshuffle", "R17")
+    return None
+
+
 def _draw(out: _Emitter, seat: int, command: Draw, chance: Chance) -> None:
     state = out.state
     if command.source not in ("stock", "discard"):
         raise BadInput(f"draw from 'stock' or 'discard', not {command.source!r}")
     _require_turn(state, seat, "draw")
+    refusal = draw_refusal(state, command.source)
+    if refusal is not None:
+        raise refusal
     player = state.players[seat].name
     if command.source == "discard":
         out.emit(ev.CardDrawn(player=player, source="discard", card=state.discard[-1]))
