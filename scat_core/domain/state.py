@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -71,8 +72,11 @@ class GameState:
         return new
 
     def seat_of(self, name: str) -> int | None:
-        """The seat of the player called `name` (case-insensitive), or None."""
-        return self.seats.get(name.casefold())
+        """The seat of the player called `name` (case-insensitive, and as normalised by `new`), or None."""
+        seat = self.seats.get(name.casefold())
+        if seat is None and name:  # `--as " ａnn"` names ann, as `new --player " ａnn"` made her
+            seat = self.seats.get(unicodedata.normalize("NFKC", name).strip().casefold())
+        return seat
 
     def active_seats(self) -> list[int]:
         """The seats of players still in the game, in seat order."""

@@ -115,3 +115,4 @@ def test_item9_names_are_normalised_nfkc_and_trimmed(scat_json: Scat, scat: Scat
     assert scat("new", "--player", "ann", "--player", "\uff41nn").exit_code == 2
     created = scat_json("new", "--player", "  \uff41nn ", "--bot", "bob", "--dealer", " bob")
     assert [p["name"] for p in created["players"]] == ["ann", "bob"]
+    assert scat_json("show", created["game_id"], "--as", " \uff41nn")["you"] == "ann"  # --as normalised too
