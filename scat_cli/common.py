@@ -75,10 +75,17 @@ def fail(error: ScatError) -> NoReturn:
     raise typer.Exit(error.exit_code)
 
 
+_QUOTED_SCAT = re.compile(r"`scat (?!--db )")
+
+
 def runnable(text: str) -> str:
-    """`text` with each command it quotes (`scat ...`) naming the program as run (see `program`)."""
-    scat = program()
-    return text if scat == "scat" else text.replace("`scat ", f"`{scat} ")
+    """`text` with each command it quotes (`scat ...`) runnable as pasted: the program as run
+    (see `program`) and the global `--db URL` when one was given (see `scat_prefix`)."""
+    from typer._click.globals import get_current_context
+
+    ctx = get_current_context(silent=True)
+    scat = scat_prefix(ctx) if ctx is not None else program()  # type: ignore[arg-type]
+    return text if scat == "scat" else _QUOTED_SCAT.sub(lambda _: f"`{scat} ", text)
 
 
 def _wording(error: ScatError) -> str:

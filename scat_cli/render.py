@@ -16,7 +16,7 @@ from typing import Any
 
 import typer
 
-from scat_cli.common import program, runnable, stdout_is_terminal
+from scat_cli.common import runnable, stdout_is_terminal
 from scat_cli.escape import terminal_safe
 
 CARD_RE = re.compile(r"(?<![\w?])(10|[2-9JQKA])([CDHS])(?![\w?])")
@@ -161,7 +161,7 @@ def result(view: dict[str, Any], headline: str, standings: Sequence[Sequence[str
     out.line(out.style("Hands:", "bold"))
     for line in hands:
         out.line("  ", out.text(line))
-    out.line(out.text(f"Seed: {view.get('seed')} (check every deal with `scat audit {view['game_id']}`)"))
+    out.line(out.text(runnable(f"Seed: {view.get('seed')} (check every deal with `scat audit {view['game_id']}`)")))
 
 
 def view_table(view: dict[str, Any], finished_result: tuple[str, Sequence[Sequence[str]], Sequence[str]] | None = None,
@@ -253,7 +253,7 @@ def games_table(rows: Sequence[Any], filtered: bool = False, read_only: Collecti
         out.line(runnable("No games match. `scat games` lists them all."))
         return
     if not rows:
-        out.line(f"No games yet. Start one: {program()} new --player you --bot ann --bot bob")
+        out.line(runnable("No games yet. Start one: `scat new --player you --bot ann --bot bob`"))
         return
     table = []
     for row in rows:

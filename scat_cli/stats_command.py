@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from scat_cli.common import Json, print_json, service
+from scat_cli.common import Json, print_json, runnable, service
 
 if TYPE_CHECKING:
     from scat_core.store.stats_projection import StatsFigures, StatsReport
@@ -76,7 +76,7 @@ def render_stats(report: StatsReport) -> None:
     out = Out()
     overall = report.overall
     if overall.hands_played == 0 and overall.games_played == 0 and not report.players:
-        out.line("No games yet. Start one: scat new --player you --bot ann --bot bob")
+        out.line(runnable("No games yet. Start one: `scat new --player you --bot ann --bot bob`"))
         return
     columns = ["player", "games", "won", "hands", "lost", "knocks", "saved", "lost1", "lost2", "31s", "avg",
                "longest"]

@@ -182,7 +182,7 @@ def knock_refusal(state: GameState, seat: int) -> RuleViolation | None:
         # Refusing by value would tell an unseen hand's worth (R23, rules version 2): look first, as for a 31.
         name = state.players[seat].name
         return RuleViolation(
-            f"{name}'s hand is still face down: look at it first (scat show --as {name}); "
+            f"{name}'s hand is still face down: look at it first (`scat show {state.game_id} --as {name}`); "
             f"knocking needs a hand worth at least {options.min_knock} (R15)",
             "R23",
         )
@@ -201,7 +201,9 @@ def declare_refusal(state: GameState, seat: int) -> RuleViolation | None:
     if state.options.throw_down and seat not in state.looked:
         # Refusing by value would tell an unseen hand's worth without recording the look.
         name = state.players[seat].name
-        return RuleViolation(f"{name}'s hand is still face down: look at it first (scat show --as {name})", "R23")
+        return RuleViolation(
+            f"{name}'s hand is still face down: look at it first (`scat show {state.game_id} --as {name}`)", "R23"
+        )
     if len(state.hands[seat]) != 3:
         return RuleViolation("you hold 4 cards: discard first, then declare 31", "R20")
     value = value_of(state, seat)
