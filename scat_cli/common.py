@@ -297,7 +297,7 @@ def _one_line_errors(ctx: Context) -> Iterator[None]:
     except OSError as error:
         if not _is_output_error(error):
             raise
-        output_failed(error)
+        output_failed(error, ctx)
     except Exception as error:
         database_error = _database_error(error, ctx)
         if database_error is None:
@@ -312,8 +312,19 @@ def _is_output_error(error: OSError) -> bool:
     return error.errno in (errno.ENOSPC, errno.EPIPE, errno.EIO, errno.EDQUOT, errno.EFBIG) and error.filename is None
 
 
-def output_failed(error: OSError) -> NoReturn:
-    """Stop with one line on stderr when the output cannot be written (exit 2): nothing more is tried on it."""
+def recorded(ctx: Context, note: str) -> None:
+    """Remember what this command has stored for good, told should its output then fail (see `output_failed`).
+
+    `note` names the command to see it, e.g. "your move was recorded; see `scat show G --as you`".
+    """
+    ctx.meta["scat.recorded"] = note
+
+
+def output_failed(error: OSError, ctx: Context | None = None) -> NoReturn:
+    """Stop with one line on stderr when the output cannot be written (exit 2): nothing more is tried on it.
+
+    When the command had already stored its change (see `recorded`), the line says so.
+    """
     import os
 
     try:  # later flushes (at exit) go nowhere instead of failing again
@@ -321,7 +332,9 @@ def output_failed(error: OSError) -> NoReturn:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):
         pass
-    typer.echo(f"scat: error: cannot write the output: {error.strerror}", err=True)
+    note = ctx.meta.get("scat.recorded") if ctx is not None else None
+    told = f"; {note}" if note else ""
+    typer.echo(runnable(f"scat: error: cannot write the output: {error.strerror}{told}"), err=True)
     raise typer.Exit(2)
 
 

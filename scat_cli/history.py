@@ -12,7 +12,16 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from scat_cli import render
-from scat_cli.common import AsViewer, GameArg, Json, ViewerToken, print_json, service, stderr_is_terminal
+from scat_cli.common import (
+    AsViewer,
+    GameArg,
+    Json,
+    ViewerToken,
+    print_json,
+    recorded,
+    service,
+    stderr_is_terminal,
+)
 from scat_cli.escape import escape_strings, say
 from scat_cli.presenter import next_steps, viewer_view
 
@@ -399,6 +408,7 @@ def import_(ctx: typer.Context,
             raise RuleViolation(
                 f"refused: the history in {file} cannot be replayed ({error!r}): nothing imported"
             ) from None
+        recorded(ctx, f"game {report.game_id} was imported; see `scat show {report.game_id}`")
     if as_json:
         print_json({**_report_json(report), "imported": True})
         return

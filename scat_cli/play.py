@@ -23,6 +23,7 @@ from scat_cli.common import (
     command_class,
     command_line,
     print_json,
+    recorded,
     scat_prefix,
     seat_order,
     service,
@@ -53,6 +54,7 @@ def _act(ctx: typer.Context, game: str, player: str, token: str | None, command:
          as_json: bool) -> None:
     with service(ctx) as games:
         outcome = games.act(games.resolve_game_id(game), command, token)
+        recorded(ctx, f"your move was recorded; see `scat {command_line('show', outcome.game_id, '--as', player)}`")
         result = games.game_result(outcome.game_id) if outcome.state.status == "finished" else None
     report(ctx, outcome, player, as_json, result=result)
 
@@ -125,6 +127,8 @@ def new(
     cards = deck_option(deck)
     with service(ctx) as games:
         outcome = games.create_game(seats, options=options, dealer=dealer, seed=seed, deck=cards, protect=protect)
+        recorded(ctx, f"game {outcome.game_id} was created; see `scat show {outcome.game_id}`"
+                 + (" (its tokens were in the output: `scat new --protect` again for new ones)" if protect else ""))
         result = games.game_result(outcome.game_id) if outcome.state.status == "finished" else None
     humans = [seat.name for seat in seats if not seat.is_bot]
     viewer = humans[0] if len(humans) == 1 and not throw_down else None
