@@ -19,6 +19,7 @@ from scat_cli.common import (
     ViewerToken,
     print_json,
     recorded,
+    runnable,
     service,
     stderr_is_terminal,
 )
@@ -275,7 +276,7 @@ def export(ctx: typer.Context,
 
     Example: scat export 3f2a1b9c0d -o game.txt
     """
-    from scat_core.domain.errors import BadInput, RuleViolation
+    from scat_core.domain.errors import BadInput, HistoryDamaged, RuleViolation
     from scat_core.domain.names import is_game_id
 
     if (game is None) == (not every):
@@ -333,6 +334,11 @@ def export(ctx: typer.Context,
                     except RuleViolation:  # the games list said over, its log says running
                         _skip(skipped, game_id, running)  # with --running, only a protected one is refused
                         continue
+                    except HistoryDamaged as damaged:  # the others are still exported
+                        say(runnable(f"scat: note: skipped game {game_id}: history damaged: {damaged.reason} "
+                                     f"(`scat audit {game_id}` names the first bad event)"), err=True)
+                        skipped.append({"game_id": game_id, "reason": DAMAGED})
+                        continue
                     path = _file_in(output, game_id, fmt)
                     _write(path, _render_export(records, fmt), follow_links=False)
                     written.append({"game_id": game_id, "path": str(path), "events": len(records)})
@@ -349,7 +355,7 @@ def export(ctx: typer.Context,
         say(f"{len(written)} {games_word} exported to {output}{_skipped_summary(skipped)}")
 
 
-RUNNING_AND_PROTECTED, RUNNING = "running and protected", "running"
+RUNNING_AND_PROTECTED, RUNNING, DAMAGED = "running and protected", "running", "history damaged"
 
 
 def _skip(skipped: list[dict[str, Any]], game_id: str, protected: bool) -> None:
@@ -366,11 +372,15 @@ def _skipped_summary(skipped: list[dict[str, Any]]) -> str:
     """"; 3 skipped (1 running and protected, 2 running: --running exports them)", or ""."""
     if not skipped:
         return ""
+    damaged = sum(item["reason"] == DAMAGED for item in skipped)
     guarded = sum(item["reason"] == RUNNING_AND_PROTECTED for item in skipped)
-    plain = len(skipped) - guarded
-    parts = [f"{guarded} {RUNNING_AND_PROTECTED}" if plain else RUNNING_AND_PROTECTED] if guarded else []
+    plain = len(skipped) - guarded - damaged
+    several = (guarded > 0) + (plain > 0) + (damaged > 0) > 1
+    parts = [f"{guarded} {RUNNING_AND_PROTECTED}" if several else RUNNING_AND_PROTECTED] if guarded else []
     if plain:
-        parts.append(f"{plain} {RUNNING}: --running exports them" if guarded else f"{RUNNING}: --running exports them")
+        parts.append(f"{plain} {RUNNING}: --running exports them" if several else f"{RUNNING}: --running exports them")
+    if damaged:
+        parts.append(f"{damaged} {DAMAGED}" if several else DAMAGED)
     return f"; {len(skipped)} skipped ({', '.join(parts)})"
 
 

@@ -76,12 +76,14 @@ class ArchiveUseCases:
     def export_records(self, game_id: str, *, running: bool = False) -> list[dict[str, Any]]:
         """The full stored history of a game, one envelope per event.
 
-        An export shows every card, hidden ones too (the hands, the stock): a game that is
+        HistoryDamaged when the stored log is not the one the games list recorded (as for a
+        command). An export shows every card, hidden ones too (the hands, the stock): a game that is
         still running is refused (RuleViolation) unless `running` is given (`--running`),
         and a running protected one is refused even then, until the game ends.
         """
         with self.store.read() as tx:
-            records = tx.load_raw(game_id)
+            # Checked as a command checks it (HistoryDamaged): a cut or edited log is not exported.
+            records = [stored.record() for stored in tx.load_for_command(game_id, use_snapshot=False).events]
             row = tx.get_game(game_id)
         still_running = records[-1]["type"] != "GameWon"
         protected = row.protected if row is not None else bool(records[0]["data"].get("protected"))

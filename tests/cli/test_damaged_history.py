@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from sqlalchemy import create_engine, text
 
 from tests.cli.conftest import Scat, one_line_error
@@ -30,3 +32,29 @@ def test_a_move_after_the_last_event_was_deleted_is_refused_and_the_audit_still_
     shown = scat("show", game, "--as", "you")  # showing goes through the same check
     assert shown.exit_code == 1 and "history damaged" in one_line_error(shown)
     assert scat("audit", game).exit_code == 1  # not healed: the audit still names the cut
+
+
+def test_an_export_of_a_cut_history_is_refused_like_a_move(scat: Scat, scat_json: Scat, cli_db: str,
+                                                           tmp_path: Path) -> None:
+    """`export G --running` wrote the cut log and exited 0; now exit 1 as a command is refused."""
+    game = new_game(scat_json)
+    whole = new_game(scat_json)
+    assert scat("draw", game, "--as", "you", "stock").exit_code == 0
+    engine = create_engine(cli_db)
+    with engine.begin() as conn:
+        conn.execute(text("DROP TRIGGER events_no_delete"))
+        conn.execute(text("DELETE FROM events WHERE game_id = :g AND seq = "
+                          "(SELECT max(seq) FROM events WHERE game_id = :g)"), {"g": game})
+    engine.dispose()
+
+    result = scat("export", game, "--running")
+    assert result.exit_code == 1 and result.stdout == ""
+    line = one_line_error(result)
+    assert line.startswith("scat: error: history damaged: ") and "events were removed" in line
+    assert line.endswith(f"run `scat audit {game}`")
+
+    folder = tmp_path / "out"
+    every = scat("export", "--all", "--running", "-o", str(folder))  # the others still exported
+    assert every.exit_code == 0, every.output
+    assert sorted(path.name for path in folder.iterdir()) == [f"{whole}.jsonl"]
+    assert f"skipped game {game}: history damaged" in every.stderr
