@@ -158,7 +158,7 @@ def new(
 
 def games(
     ctx: typer.Context,
-    status: Annotated[Status | None, typer.Option(help="Only active or only finished games.",
+    status: Annotated[Status | None, typer.Option(help="Only active or only finished games.", case_sensitive=False,
                                                   show_default=False)] = None,
     waiting_for: Annotated[str | None, typer.Option(metavar="NAME", show_default=False,
                                                     help="Only games where NAME is to play.")] = None,

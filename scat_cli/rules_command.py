@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from scat_cli.common import Json, print_json, stdout_is_terminal
-from scat_core.domain.errors import NotFound
+from scat_core.domain.errors import BadInput
 
 _INLINE = re.compile(r"\*\*(?P<bold>[^*]+)\*\*|`(?P<code>[^`]+)`|(?<![\w*])\*(?P<italic>[^*\s][^*]*)\*(?![\w*])")
 _STYLES = {"bold": "bold", "code": "cyan", "italic": "italic"}
@@ -117,7 +117,7 @@ def rules(
         return
     lines = rule_lines(text, rule)
     if not lines:
-        raise NotFound(f"no rule {rule!r}: rules are numbered R1 to R27 (see `scat rules`)")
+        raise BadInput(f"no rule {rule!r}: rules are numbered R1 to R27 (see `scat rules`)")
     if as_json:
         number = _RULE_START.match(lines[0])
         print_json({"rule": number.group(1) if number else rule, "text": "\n".join(lines)})

@@ -115,9 +115,9 @@ def _refuse_bot_viewer(state: GameState, name: str) -> None:
 
 
 def _check_up_to(game_id: str, up_to: int, count: int) -> None:
-    """NotFound unless 1 <= `up_to` <= `count` (the events of the game)."""
+    """BadInput (exit 2: a bad SEQ, the game exists) unless 1 <= `up_to` <= `count` (the events of the game)."""
     if not 1 <= up_to <= count:
-        raise NotFound(f"game {game_id} has events 1 to {count}, not {up_to}")
+        raise BadInput(f"game {game_id} has events 1 to {count}, not {up_to}")
 
 
 class GameService(ArchiveUseCases, ReadingUseCases, StatsUseCases):
@@ -310,7 +310,7 @@ class GameService(ArchiveUseCases, ReadingUseCases, StatsUseCases):
         return flags
 
     def history(self, game_id: str, up_to: int | None = None) -> list[StoredEvent]:
-        """The stored events of a game, up to seq `up_to` (NotFound when it has no such event)."""
+        """The stored events of a game, up to seq `up_to` (BadInput when it has no such event)."""
         with self.store.read() as tx:
             events = tx.load(game_id)
         if up_to is not None:

@@ -130,7 +130,7 @@ def test_a_redacted_stock_draw_cannot_be_brute_forced_from_any_hash_printed(
     assert found == [], f"the hidden card {found} can be worked out from a printed hash"
 
 
-def test_replay_past_the_end_as_a_player_of_a_throw_down_game_exits_4_and_writes_nothing(
+def test_replay_past_the_end_as_a_player_of_a_throw_down_game_exits_2_and_writes_nothing(
     scat: Scat, scat_json: Scat
 ) -> None:
     game = scat_json("new", "--player", "you", "--player", "eve", "--dealer", "eve", "--throw-down",
@@ -138,7 +138,7 @@ def test_replay_past_the_end_as_a_player_of_a_throw_down_game_exits_4_and_writes
     before = last_seq(scat_json, game)
     for to in ("999", "0"):
         result = scat("replay", game, "--to", to, "--as", "eve")
-        assert result.exit_code == 4 and f"has events 1 to {before}, not {to}" in one_line_error(result)
+        assert result.exit_code == 2 and f"has events 1 to {before}, not {to}" in one_line_error(result)
     assert last_seq(scat_json, game) == before  # eve's look (R23) was not recorded
     assert scat("replay", game, "--to", "2", "--as", "zed").exit_code == 4
     assert last_seq(scat_json, game) == before

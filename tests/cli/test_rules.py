@@ -70,9 +70,9 @@ def test_a_rule_number_can_omit_the_r_and_name_a_lettered_rule() -> None:
     assert "R16" not in result.stdout
 
 
-def test_an_unknown_rule_is_not_found_with_one_line_on_stderr() -> None:
+def test_an_unknown_rule_number_is_bad_input_with_one_line_on_stderr() -> None:
     result = CliRunner().invoke(app, ["rules", "R99"])
-    assert result.exit_code == 4
+    assert result.exit_code == 2  # 4 is for no such game, player or file (cli.md)
     assert result.stderr.strip().count("\n") == 0 and "R99" in result.stderr
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from scat_core.domain.commands import Draw
-from scat_core.domain.errors import AuthFailed, NotFound, RuleViolation
+from scat_core.domain.errors import AuthFailed, BadInput, NotFound, RuleViolation
 from scat_core.domain.events import PlayerSeat
 from scat_core.domain.options import GameOptions
 from scat_core.service import GameService
@@ -68,9 +68,9 @@ def test_a_bad_up_to_or_viewer_is_refused_before_anything_is_written(db_url: str
     created = service.create_game([PlayerSeat(name="you"), PlayerSeat(name="eve")], seed=3, dealer="eve",
                                   options=GameOptions(throw_down=True))
     before = seq_of(service, created.game_id)
-    with pytest.raises(NotFound, match=f"has events 1 to {before}, not 999"):
+    with pytest.raises(BadInput, match=f"has events 1 to {before}, not 999"):
         service.visible_history(created.game_id, "eve", up_to=999, as_then=True)
-    with pytest.raises(NotFound, match="not 0"):
+    with pytest.raises(BadInput, match="not 0"):
         service.visible_history(created.game_id, "eve", up_to=0)
     with pytest.raises(NotFound, match=r"no player 'zed' .*\(players: you, eve\)"):
         service.visible_history(created.game_id, "zed")
@@ -81,12 +81,12 @@ def test_a_bad_up_to_or_viewer_is_refused_before_anything_is_written(db_url: str
     assert seq_of(service, created.game_id) == before + 1  # a good request records the look
 
 
-def test_history_up_to_zero_or_past_the_end_is_not_found_not_an_index_error(db_url: str) -> None:
+def test_history_up_to_zero_or_past_the_end_is_bad_input_not_an_index_error(db_url: str) -> None:
     service = GameService.open(db_url)
     created = service.create_game(HUMAN_AND_BOT, seed=3, dealer="ann")
     last = created.state.version
     for bad in (0, -1, last + 1):
-        with pytest.raises(NotFound, match=f"game {created.game_id} has events 1 to {last}, not {bad}"):
+        with pytest.raises(BadInput, match=f"game {created.game_id} has events 1 to {last}, not {bad}"):
             service.history(created.game_id, up_to=bad)
     assert [stored.seq for stored in service.history(created.game_id, up_to=2)] == [1, 2]
 
