@@ -174,7 +174,8 @@ def view_table(view: dict[str, Any], finished_result: tuple[str, Sequence[Sequen
     out = Out()
     you = view.get("you")
     finished = view["status"] == "finished"
-    status = "finished" if finished else f"hand {view['hand_number']}"
+    undealt = not finished and (view.get("stage") == "new" or not view.get("hand_number"))  # as created (replay)
+    status = "finished" if finished else "before the first deal" if undealt else f"hand {view['hand_number']}"
     who = f" · you are {out.style(you, 'bold')}" if you else ""
     version = f" · rules version {view['rules_version']}" if view.get("rules_version", 2) != 2 else ""
     out.line(out.style(f"Game {view['game_id']}", "bold"), f" · {status} · dealer {view['dealer']}{version}", who)
@@ -198,6 +199,9 @@ def view_table(view: dict[str, Any], finished_result: tuple[str, Sequence[Sequen
             ", ".join(_player_notes(view, player)),
         ])
     out.table(["", "seat", "player", "pennies", "cards", ""], rows)
+    if undealt:
+        out.line("No cards dealt yet: the dealer deals with the next event.")
+        return
     if not finished:
         top = view["discard_top"] or "-"
         out.line(out.text(f"Discard pile: {top}    Stock: {view['stock_count']} cards    Kitty: {view['kitty']}"))

@@ -17,3 +17,13 @@ def test_a_seq_past_the_end_is_bad_input_and_a_missing_game_not_found(scat: Scat
     past = scat("replay", game, "--to", "99")
     assert past.exit_code == 2 and "has events 1 to" in one_line_error(past)
     assert scat("replay", "zzzzzz", "--to", "1").exit_code == 4
+
+
+def test_r9_replay_to_the_creation_shows_the_game_before_the_first_deal(scat: Scat, scat_json: Scat) -> None:
+    game = scat_json("new", "--player", "you", "--bot", "bob", "--seed", "4")["game_id"]
+    human = scat("replay", game, "--to", "1").stdout
+    assert f"Game {game} · before the first deal · dealer bob" in human, human
+    assert "hand 0" not in human and "No cards dealt yet" in human and "Stock: 0" not in human
+    then = scat_json("replay", game, "--to", "1")
+    assert then["phase"] in ("draw", "discard", "finished") and then["stage"] == "new"
+    assert "before the first deal" not in scat("replay", game, "--to", "2").stdout
