@@ -29,6 +29,18 @@ app = typer.Typer(
 app.add_typer(db_app, name="db")
 
 
+def _version(value: bool) -> None:
+    """`scat --version`: print the installed version and stop."""
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"scat {version('scat')}")
+        except PackageNotFoundError:
+            typer.echo("scat (version unknown: not installed as a package)")
+        raise typer.Exit()
+
+
 @app.callback()
 def _global_options(
     ctx: typer.Context,
@@ -39,6 +51,8 @@ def _global_options(
         help="Database URL (sqlite:///path/scat.db or postgresql+psycopg://user@host/db). "
         "Default: $SCAT_DB_URL, else an SQLite file in your user data directory.",
     ),
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=_version,
+                                 help="Print the version and exit."),
 ) -> None:
     """Global options, given before the command."""
     if db is not None and not db.strip():

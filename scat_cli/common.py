@@ -292,7 +292,10 @@ def _one_line_errors(ctx: Context) -> Iterator[None]:
         command = error.ctx.command_path if error.ctx else fallback
         from scat_cli.escape import say
 
-        say(runnable(f"scat: error: {usage_message(error)} (see `{command} --help`)"), err=True)
+        message = usage_message(error)
+        if message.startswith("No such option: --db"):  # `scat stats --db URL`
+            message = f"--db is a global option: give it before the command (`scat --db URL {command[5:]} ...`)"
+        say(runnable(f"scat: error: {message} (see `{command} --help`)"), err=True)
         raise typer.Exit(error.exit_code) from None
     except OSError as error:
         if not _is_output_error(error):
@@ -452,6 +455,12 @@ class ScatCommand(TyperCommand):
         """The parameters (--help too), the plain ones converted without pydantic."""
         return plain_coercion(super().get_params(ctx))
 
+    def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
+        """Parse the arguments; an empty file name ('' would become the current folder) is refused first."""
+        if "" in args:
+            _empty_paths(self, ctx, args)
+        return super().parse_args(ctx, args)
+
     def collect_usage_pieces(self, ctx: Context) -> list[str]:
         """Typer's pieces without the braces it puts around required arguments."""
         pieces = super().collect_usage_pieces(ctx)
@@ -459,6 +468,25 @@ class ScatCommand(TyperCommand):
             piece[1:-1] if (piece[:1], piece[-1:]) == ("{", "}") or piece.startswith("[[") else piece
             for piece in pieces
         ]
+
+
+def _empty_paths(command: TyperCommand, ctx: Context, args: list[str]) -> None:
+    """BadInput when a file parameter (FILE, -o FILE) was given as '': "no file given", not "." used."""
+    from pathlib import Path
+    from typing import get_args
+
+    from scat_core.domain.errors import BadInput
+
+    try:
+        values, _, _ = command.make_parser(ctx).parse_args(args=list(args))
+    except Exception:  # noqa: BLE001 - the real parse reports it
+        return
+    for param in command.get_params(ctx):
+        kind = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+        if values.get(param.name) == "" and (kind is Path or Path in get_args(kind)):
+            opts = [opt for opt in getattr(param, "opts", []) if opt.startswith("-")]
+            name = opts[0] if opts else str(param.metavar or param.name).upper()
+            raise BadInput(f"no file given: {name} is empty")
 
 
 class SeatOrderCommand(ScatCommand):

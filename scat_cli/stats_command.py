@@ -78,8 +78,8 @@ def render_stats(report: StatsReport) -> None:
     if overall.hands_played == 0 and overall.games_played == 0 and not report.players:
         out.line(runnable("No games yet. Start one: `scat new --player you --bot ann --bot bob`"))
         return
-    columns = ["player", "games", "won", "hands", "lost", "knocks", "saved", "lost1", "lost2", "31s", "avg",
-               "longest"]
+    columns = ["player", "games", "won", "hands", "lost", "knocks", "saved", "lost1", "lost2", "31s", "tds", "res",
+               "avg", "longest"]
     rows = [_row(out, figures) for figures in report.players]
     if len(report.players) != 1:
         rows.append(_row(out, overall))
@@ -87,15 +87,22 @@ def render_stats(report: StatsReport) -> None:
     shown = report.players[0] if len(report.players) == 1 else overall
     longest = shown.longest_game
     if longest is not None:
-        out.line(f"Longest game: {longest.game_id}, {longest.hands} hands.")
-    out.line(out.style(f"{overall.games_played} games finished, {overall.games_in_progress} in progress "
+        out.line(f"Longest game: {longest.game_id}, {longest.hands} hand{'' if longest.hands == 1 else 's'}.")
+    whose = f"{shown.name}: " if shown.name is not None else ""
+    out.line(out.style(f"{whose}{_games(shown.games_played)} finished, {shown.games_in_progress} in progress "
                        "(+N: only their finished hands count). lost: hands lost.", "dim"))
     out.line(out.style("saved, lost1, lost2: knocks after which the knocker lost 0, 1, 2 lives (R19). "
-                       "avg: hand value at showdowns.", "dim"))
+                       "tds: throw downs called (R23). res: games resigned (R27). avg: hand value at showdowns.",
+                       "dim"))
+
+
+def _games(count: int) -> str:
+    """"1 game", "2 games"."""
+    return f"{count} game" if count == 1 else f"{count} games"
 
 
 def _table(out: Any, columns: list[str], rows: list[list[str]]) -> None:
-    """Twelve narrow columns: on a terminal with one space between them, so they fit 80 columns."""
+    """Fourteen narrow columns: on a terminal with one space between them, so they fit 80 columns."""
     if not out.terminal:
         out.table(columns, rows)
         return
@@ -118,6 +125,7 @@ def _row(out: Any, figures: StatsFigures) -> list[str]:
     return [
         name, played, str(figures.games_won), str(figures.hands_played), str(figures.hands_lost),
         str(figures.knocks), str(figures.knocks_saved), str(figures.knocks_lost_one), str(figures.knocks_lost_two),
-        str(figures.thirty_ones), "-" if average is None else f"{average:.1f}",
+        str(figures.thirty_ones), str(figures.throw_downs), str(figures.resigned),
+        "-" if average is None else f"{average:.1f}",
         "-" if longest is None else str(longest.hands),
     ]

@@ -35,7 +35,7 @@ def outcome_text(hand: HandOutcome, order: Sequence[str], partial: bool = False)
     `partial`: only the end of the hand is told (its turns are those since then).
     """
     parts = [f"{hand.turns} {'more ' if partial else ''}{'turn' if hand.turns == 1 else 'turns'}"]
-    if hand.knocked_by and hand.ended_by != "declaration":
+    if hand.knocked_by:  # a 31 after a knock too: the knocker pays like the others (R21)
         parts.append(f"{hand.knocked_by} knocked")
     parts += [f"{name} resigned" for name in hand.resigned]
     if hand.ended_by == "declaration":
@@ -46,6 +46,9 @@ def outcome_text(hand: HandOutcome, order: Sequence[str], partial: bool = False)
         shown = ", ".join(f"{name} {hand.values[name]}" for name in _seated(list(hand.values), order))
         parts.append(f"showdown {shown}")
     lost = [f"{name} {_lives(hand.lives_lost[name])}" for name in _seated(list(hand.lives_lost), order)]
+    if hand.ended_by == "declaration" and hand.knocked_by in hand.lives_lost:
+        at = _seated(list(hand.lives_lost), order).index(hand.knocked_by)
+        lost[at] += " (the knocker too, R21)"
     if hand.ended_by in ("showdown", "throw_down", "declaration"):
         parts.append("lost: " + (", ".join(lost) if lost else "nothing"))
     parts += [f"{name} out" for name in hand.out]

@@ -131,8 +131,16 @@ def _eliminated(line: GameLine, event: ev.PlayerEliminated) -> GameLine:
 
 def _resigned(line: GameLine, event: ev.Resigned) -> GameLine:
     """R27: out at once, pennies kept; his game counts as played, not won. A knock of his
-    stands for the others but is not booked for him: he takes no part in that showdown."""
-    return line.with_player(player_key(event.player), out=True, resigned=True)
+    stands for the others but is not booked for him: he takes no part in that showdown.
+
+    A resignation that leaves one player ends the hand under way, as `show` counts it: a hand
+    played by the two (no life lost, no knock booked: nobody showed his hand)."""
+    key = player_key(event.player)
+    taking_part = [p.key for p in line.players if not p.out]
+    line = line.with_player(key, out=True, resigned=True)
+    if key in taking_part and len(taking_part) == 2:
+        return _hand_ended(changed(line, knocker_key=None), taking_part, {}, {})
+    return line
 
 
 def _won(line: GameLine, event: ev.GameWon) -> GameLine:

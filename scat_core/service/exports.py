@@ -71,6 +71,7 @@ def read_export(stream: BinaryIO, source: str = "the file", limit: int = MAX_EXP
     while not first.strip():  # the first non-blank line tells the format
         first = stream.readline(budget + 1)
         budget -= len(first)
+        first = first.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 BOM (an editor's save) is no content
         if budget < 0:
             raise _too_big(source, limit)
         if not first:

@@ -1,0 +1,46 @@
+"""Small things a new user trips on: --version, empty file names, --db after the command, a BOM."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from scat_cli.app import app
+from tests.cli.conftest import Scat, one_line_error
+
+
+def test_version_prints_the_installed_version() -> None:
+    from importlib.metadata import version
+
+    result = CliRunner().invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.stdout.strip() == f"scat {version('scat')}"
+
+
+def test_an_empty_file_name_is_no_file_given_not_the_current_folder(scat: Scat, scat_json: Scat) -> None:
+    result = scat("import", "")
+    assert result.exit_code == 2 and "no file given" in one_line_error(result)
+    game = scat_json("new", "--bot", "ann", "--bot", "bob", "--lives", "1", "--seed", "2")["game_id"]
+    exported = scat("export", game, "-o", "")
+    assert exported.exit_code == 2 and "no file given: --output is empty" in one_line_error(exported)
+
+
+def test_db_after_the_command_says_it_goes_before(scat: Scat) -> None:
+    result = scat("stats", "--db", "sqlite:///x.db")
+    assert result.exit_code == 2
+    assert "--db is a global option: give it before the command (`scat --db URL stats ...`)" in one_line_error(result)
+
+
+def test_an_export_saved_with_a_utf8_bom_is_imported(scat: Scat, scat_json: Scat, tmp_path: Path,
+                                                      migrated_sqlite: Path) -> None:
+    import shutil
+
+    game = scat_json("new", "--bot", "ann", "--bot", "bob", "--lives", "1", "--seed", "2")["game_id"]
+    for suffix in ("jsonl", "json"):
+        path = tmp_path / f"g.{suffix}"
+        assert scat("export", game, "-o", str(path)).exit_code == 0
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+        other = tmp_path / f"other-{suffix}.db"
+        shutil.copy(migrated_sqlite, other)
+        result = scat("import", str(path), env={"SCAT_DB_URL": f"sqlite:///{other}"})
+        assert result.exit_code == 0, result.output
