@@ -44,3 +44,10 @@ def test_an_export_saved_with_a_utf8_bom_is_imported(scat: Scat, scat_json: Scat
         shutil.copy(migrated_sqlite, other)
         result = scat("import", str(path), env={"SCAT_DB_URL": f"sqlite:///{other}"})
         assert result.exit_code == 0, result.output
+
+
+def test_a_group_without_a_command_prints_its_help_the_same_way() -> None:
+    bare, db = CliRunner().invoke(app, []), CliRunner().invoke(app, ["db"])
+    assert bare.exit_code == db.exit_code == 2
+    assert "Usage: scat [OPTIONS] COMMAND" in bare.stderr and "Usage: scat db [OPTIONS] COMMAND" in db.stderr
+    assert bare.stdout == db.stdout == ""
