@@ -49,6 +49,27 @@ _LOAD = (
 _LOAD_UP_TO = _LOAD.where(t.events.c.seq <= bindparam("up_to"))
 
 
+_BETWEEN: dict[tuple[tuple[str, ...] | None, bool, bool], Any] = {}
+
+
+def _between(types: tuple[str, ...] | None, newest_first: bool, limited: bool) -> Any:
+    """The statement of `load_between`, built once per shape (building one costs more than running it)."""
+    key = (types, newest_first, limited)
+    query = _BETWEEN.get(key)
+    if query is None:
+        seq = t.events.c.seq
+        query = select(*(t.events.c[k] for k in RECORD_KEYS)).where(
+            t.events.c.game_id == bindparam("game_id"), seq > bindparam("after"), seq <= bindparam("up_to")
+        )
+        if types is not None:
+            query = query.where(t.events.c.type.in_(types))
+        query = query.order_by(seq.desc() if newest_first else seq)
+        if limited:
+            query = query.limit(bindparam("limit"))
+        _BETWEEN[key] = query
+    return query
+
+
 @dataclass(frozen=True)
 class GameSummary:
     """What the games read model needs to know after an append (computed by the caller)."""
@@ -125,6 +146,18 @@ class StoreTransaction:
                 f"{bad}); `scat audit {game_id}` names the first bad event"
             )
         return loaded
+
+    def load_between(
+        self, game_id: str, after: int, up_to: int, types: Sequence[str] | None = None,
+        newest_first: bool = False, limit: int | None = None,
+    ) -> list[StoredEvent]:
+        """The game's events with `after` < seq <= `up_to` (only of `types`, if given), in seq order
+        or newest first, at most `limit` of them: a part of the log, read by the (game_id, seq) key."""
+        query = _between(tuple(types) if types is not None else None, newest_first, limit is not None)
+        params: dict[str, Any] = {"game_id": game_id, "after": after, "up_to": up_to}
+        if limit is not None:
+            params["limit"] = limit
+        return [StoredEvent.from_row(row) for row in self._conn.execute(query, params).all()]
 
     def load_unchecked(self, game_id: str) -> list[StoredEvent]:
         """The game's rows in the order the database sorts their seq, numbered right or not (for audits)."""
