@@ -95,6 +95,10 @@ def _wording(error: ScatError) -> str:
     if isinstance(error, HistoryDamaged):
         return (f"history damaged: game {error.game_id}: {error.reason}; nothing was played: "
                 f"run `scat audit {error.game_id}`")
+    if error.command:  # the suggested command, each word quoted for the shell (a name with a space)
+        from scat_core.domain.errors import suggested
+
+        return str(error).replace(suggested(error.command), f"`scat {command_line(*error.command)}`")
     return str(error)
 
 

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 
 class ScatError(Exception):
-    """Base of every error the user can cause; `exit_code` follows the CLI contract."""
+    """Base of every error the user can cause; `exit_code` follows the CLI contract.
+
+    `command`: the words of a command the message suggests (after `scat`), quoted in the
+    message as `scat WORD ...`; a front end renders it for its users (quoting, options).
+    """
 
     exit_code = 1
+    command: tuple[str, ...] | None = None
 
 
 class RuleViolation(ScatError):
@@ -14,9 +19,15 @@ class RuleViolation(ScatError):
 
     exit_code = 1
 
-    def __init__(self, message: str, rule: str | None = None) -> None:
+    def __init__(self, message: str, rule: str | None = None, command: tuple[str, ...] | None = None) -> None:
         self.rule = rule
+        self.command = command
         super().__init__(f"{message} ({rule})" if rule else message)
+
+
+def suggested(words: tuple[str, ...]) -> str:
+    """How a message quotes a suggested command (see `ScatError.command`): `scat WORD ...`."""
+    return "`scat " + " ".join(words) + "`"
 
 
 class BadInput(ScatError):

@@ -73,3 +73,11 @@ def test_a_damaged_history_names_the_audit_of_this_database(db: Any, cli_db: str
     result = db("show", game)
     assert result.exit_code == 1
     assert one_line_error(result).endswith(f"run `scat --db {cli_db} audit {game}`")
+
+
+def test_r23_the_look_first_hint_quotes_a_name_with_a_space(db: Any, cli_db: str) -> None:
+    game = new_id(db, "--player", "ann smith", "--player", "eve", "--dealer", "eve", "--deck", LOW, "--throw-down",
+                  "--min-knock", "20")
+    result = db("knock", game, "--as", "ann smith")
+    assert result.exit_code == 1
+    assert f"(`scat --db {cli_db} show {game} --as 'ann smith'`)" in one_line_error(result)
