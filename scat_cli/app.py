@@ -13,6 +13,7 @@ import typer
 from scat_cli.common import ScatGroup
 from scat_cli.context import CliState
 from scat_cli.db_commands import db_app
+from scat_cli.key_commands import key_app
 from scat_core.domain.errors import ScatError
 
 app = typer.Typer(
@@ -27,6 +28,7 @@ app = typer.Typer(
     rich_markup_mode=None,  # plain click help: `scat --help` in well under 150 ms
 )
 app.add_typer(db_app, name="db")
+app.add_typer(key_app, name="key")
 
 
 def _version(value: bool) -> None:

@@ -128,12 +128,12 @@ def replay(ctx: typer.Context, game: GameArg,
 UNREPLAYABLE = (IndexError, KeyError, TypeError, ValueError)
 
 
-def _audit(games: GameService, game_id: str) -> AuditReport:
+def _audit(games: GameService, game_id: str, strict: bool = False) -> AuditReport:
     """The audit of one game; a history that cannot even be replayed is a failed audit."""
     from scat_core.domain.audit import AuditReport
 
     try:
-        return games.audit(game_id)
+        return games.audit(game_id, strict)
     except UNREPLAYABLE as error:
         return AuditReport(game_id, False, 0, None, [f"the history cannot be replayed: {error!r}"])
 
@@ -142,7 +142,29 @@ def _report_json(report: AuditReport) -> dict[str, Any]:
     return {"game_id": report.game_id, "ok": report.ok, "events": report.events,
             "first_bad_seq": report.first_bad_seq, "problems": list(report.problems),
             "seed_verified": report.seed_verified, "first_deck_stacked": report.first_deck_stacked,
-            "seed_chosen": report.seed_chosen}
+            "seed_chosen": report.seed_chosen,
+            "signature": report.signature, "key_id": report.signature_key_id, "signed_by": report.signature_signer,
+            "origin_signature": report.origin_signature, "origin_key_id": report.origin_key_id}
+
+
+def _signature_note(status: str | None, key_id: str | None, signer: str | None, what: str = "head") -> str:
+    """What the signature of a head (or of an export: `what`) proves, for people."""
+    if status == "valid":
+        by = {"this installation": "this installation's key", "trusted": "a trusted key"}.get(signer or "", "known key")
+        return f"{what} signed by {by} {key_id}"
+    if status == "unknown key":
+        return (f"{what} signed by key {key_id}, which is not known here: NOT verified "
+                "(`scat key trust` it if you know it is genuine)")
+    if status == "unsigned":
+        return f"{what} NOT signed (made before scat signed heads, or its signature was removed)"
+    return ""
+
+
+def _origin_note(report: AuditReport) -> str:
+    if report.origin_signature is None:
+        return ""
+    note = _signature_note(report.origin_signature, report.origin_key_id, None, "export")
+    return f"; imported from an {note}" if note else ""
 
 
 def _deals(report: AuditReport) -> str:
@@ -161,8 +183,9 @@ def _verdict(report: AuditReport) -> str:
         seed = _deals(report)
         chosen = ("; the seed was chosen at creation (--seed): its creator could know every hand"
                   if report.seed_chosen else "")
+        signed = _signature_note(report.signature, report.signature_key_id, report.signature_signer)
         return (f"game {report.game_id}: OK, {report.events} events: hash chain, rules, invariants "
-                f"and {seed}{chosen}")
+                f"and {seed}{chosen}" + (f"; {signed}" if signed else "") + _origin_note(report))
     where = f" at event {report.first_bad_seq}" if report.first_bad_seq is not None else ""
     return f"game {report.game_id}: FAILED{where}: {'; '.join(report.problems)}"
 
@@ -171,12 +194,18 @@ def audit(ctx: typer.Context,
           game: Annotated[str | None, typer.Argument(metavar="GAME", help="The game to audit (id or unique start).",
                                                      show_default=False)] = None,
           every: Annotated[bool, typer.Option("--all", help="Audit every game in the database.")] = False,
+          strict: Annotated[bool, typer.Option(
+              "--strict", help="Also fail a game whose head is unsigned or signed by a key not trusted here.")] = False,
           as_json: Json = False) -> None:
     """Verify games from their events alone; exit 1 if one fails.
 
     Checks the hash chain and the recorded head, re-decides every event from the rules,
     checks the invariants and, once the seed is revealed, recomputes every deal from it
     (all but a first deck given with `scat new --deck`: "first_deck_stacked" in --json).
+    Then the head's signature: one that does not verify fails the audit (the history was
+    rewritten); a head unsigned, or signed by a key this installation does not know, is
+    said ("signature": "valid" | "invalid" | "unknown key" | "unsigned" in --json) and
+    fails only with --strict. `scat key` shows and trusts keys.
     With --all, --json prints {"games": [report, ...], "ok": true|false}.
 
     Example: scat audit 3f2a1b9c0d
@@ -188,11 +217,11 @@ def audit(ctx: typer.Context,
     with service(ctx) as games:
         if game is not None:
             game = games.resolve_game_id(game)
-            reports = [_audit(games, game)]
+            reports = [_audit(games, game, strict)]
         else:
             reports = []
             with progress(games.game_ids(), "auditing") as ids:
-                reports = [_audit(games, game_id) for game_id in ids]
+                reports = [_audit(games, game_id, strict) for game_id in ids]
     ok = all(report.ok for report in reports)
     if as_json:
         print_json(_report_json(reports[0]) if game is not None
@@ -204,9 +233,20 @@ def audit(ctx: typer.Context,
         if game is None:
             bad = sum(not report.ok for report in reports)
             games_word = "game" if len(reports) == 1 else "games"
-            say(f"{len(reports)} {games_word} audited: " + ("all OK" if ok else f"{bad} FAILED"))
+            say(f"{len(reports)} {games_word} audited: " + ("all OK" if ok else f"{bad} FAILED")
+                + _unverified_summary(reports))
     if not ok:
         raise typer.Exit(1)
+
+
+def _unverified_summary(reports: list[AuditReport]) -> str:
+    """" (2 unsigned, 1 signed by a key unknown here)" for the games whose head is not verified, or ""."""
+    unsigned = sum(r.ok and r.signature == "unsigned" for r in reports)
+    unknown = sum(r.ok and r.signature == "unknown key" for r in reports)
+    parts = [f"{unsigned} unsigned"] if unsigned else []
+    if unknown:
+        parts.append(f"{unknown} signed by a key unknown here")
+    return f" ({', '.join(parts)})" if parts else ""
 
 
 def _file_in(folder: Path, game_id: str, fmt: Format) -> Path:
@@ -269,7 +309,9 @@ def export(ctx: typer.Context,
     Exports hold every card, hidden ones too (the hands, the stock): a running game is
     exported only with --running, a running protected one not until it has ended. --all
     skips the games it may not export, with a note each. The json document is
-    {"format": "scat-export", "version": 1, "game_id", "last_seq", "head_hash", "events": [...]}.
+    {"format": "scat-export", "version": 1, "game_id", "last_seq", "head_hash", "head_signature",
+    "events": [...]}; in jsonl the last line carries "head_signature" (the key id, the public
+    key and the signature of the game's head by this installation).
     With -o, --json prints a summary of the files written and the games skipped; without
     -o, --json prints the json document (so no other --format). Without --format, the
     format follows the suffix of -o FILE (.json, .jsonl, .txt), else jsonl.
@@ -387,11 +429,16 @@ def _skipped_summary(skipped: list[dict[str, Any]]) -> str:
 def import_(ctx: typer.Context,
             file: Annotated[Path, typer.Argument(metavar="FILE", help="A json or jsonl export ('-': stdin).",
                                                  show_default=False)],
+            strict: Annotated[bool, typer.Option(
+                "--strict", help="Refuse an export that is unsigned or signed by a key not trusted here.")] = False,
             as_json: Json = False) -> None:
-    """Load an exported game after auditing it.
+    """Load an exported game after auditing it and its signature.
 
-    A tampered history or a game already here is refused (exit 1). Nothing is written
-    unless the whole history holds. An imported running game can be shown, replayed and
+    A tampered history, a head signature that does not verify, or a game already here is
+    refused (exit 1). Nothing is written unless the whole history holds. An export signed
+    by a key this installation does not know, or not signed, is imported and said so
+    (refused with --strict). From then on the game's head is signed by this installation;
+    the export's signature is kept. An imported running game can be shown, replayed and
     audited, not played on (its secret seed stays behind).
 
     Example: scat import game.jsonl
@@ -413,7 +460,7 @@ def import_(ctx: typer.Context,
         raise BadInput(f"cannot read {file}: {error.strerror}") from None
     with service(ctx) as games:
         try:
-            report = games.import_records(records)
+            report = games.import_records(records, strict)
         except UNREPLAYABLE as error:
             raise RuleViolation(
                 f"refused: the history in {file} cannot be replayed ({error!r}): nothing imported"
@@ -422,4 +469,5 @@ def import_(ctx: typer.Context,
     if as_json:
         print_json({**_report_json(report), "imported": True})
         return
-    say(f"imported game {report.game_id}: {report.events} events, audited OK")
+    signed = _signature_note(report.signature, report.signature_key_id, report.signature_signer, "export")
+    say(f"imported game {report.game_id}: {report.events} events, audited OK; {signed}")

@@ -23,11 +23,20 @@ PG_ENV = "SCAT_TEST_POSTGRES_URL"
 
 
 @pytest.fixture(autouse=True)
-def _no_user_database(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Never touch the real user's database: the default location points into tmp_path."""
-    monkeypatch.delenv("SCAT_DB_URL", raising=False)
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+def _no_user_database(tmp_path: Path) -> Iterator[None]:
+    """Never touch the real user's database or key: the default locations point into tmp_path.
+
+    Its own MonkeyPatch, so that a test's `monkeypatch.undo()` cannot undo this isolation.
+    """
+    patch = pytest.MonkeyPatch()
+    patch.delenv("SCAT_DB_URL", raising=False)
+    patch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    patch.setenv("HOME", str(tmp_path / "home"))
+    # ... nor the real installation signing key: each test gets its own, created on first use.
+    patch.delenv("SCAT_KEY_FILE", raising=False)
+    patch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    yield
+    patch.undo()
 
 
 @pytest.fixture

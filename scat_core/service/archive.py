@@ -12,7 +12,9 @@ from scat_core.domain.evolve import fold
 from scat_core.domain.names import GAME_ID_RE, HEX64_RE, SALT_RE, SEED_RE
 from scat_core.domain.state import GameState
 from scat_core.service.read_model import snapshot_json, summarize
-from scat_core.store.event_store import EventStore
+from scat_core.service.signatures import check_import, load_signed, origin_of, with_export_signature, with_signatures
+from scat_core.store.event_store import EventStore, GameRow
+from scat_core.store.signed_heads import ORIGIN, read_signature, write_signature
 
 
 class ArchiveUseCases:
@@ -20,9 +22,11 @@ class ArchiveUseCases:
 
     store: EventStore
 
-    def audit(self, game_id: str) -> AuditReport:
-        """Verify a game from its stored events alone, and that no tail was cut off.
+    def audit(self, game_id: str, strict: bool = False) -> AuditReport:
+        """Verify a game from its stored events alone, that no tail was cut off, and its head's signature.
 
+        A head signature that does not verify fails the audit; an unsigned head or one signed
+        by a key not trusted here is reported (`signature`), and fails only when `strict`.
         A damaged games list entry, or a row the database cannot even read back, is a failed
         audit of that game (never an error that stops `audit --all`).
         """
@@ -33,16 +37,24 @@ class ArchiveUseCases:
                 except CorruptHistory as damaged:  # the games list entry, not the log
                     return AuditReport(game_id, False, 0, None, [str(damaged).split(": `scat audit")[0]])
                 try:
-                    records = tx.load_raw(game_id)
+                    records, head = load_signed(tx, game_id)
                 except CorruptHistory:  # misnumbered rows: the audit of the records names the first
                     records = [stored.record() for stored in tx.load_unchecked(game_id)]
+                    head = read_signature(tx.connection, game_id)
                 except NotFound:
                     if row is None:
                         raise
                     problem = f"the games list has game {game_id} at event {row.head_seq} but its log is empty"
                     return AuditReport(game_id, False, 0, 1, [problem + ": events were removed"])
+                origin = origin_of(tx, game_id)
         except CorruptHistory as unreadable:  # the store could not read a row back at all
             return AuditReport(game_id, False, 0, None, [str(unreadable)])
+        return with_signatures(self._audit_log(game_id, row, records), self.store.keys, records, head, origin,
+                               strict)
+
+    @staticmethod
+    def _audit_log(game_id: str, row: GameRow | None, records: list[dict[str, Any]]) -> AuditReport:
+        """The audit of a game's log and of the head the games list recorded."""
         report = audit_records(records)
         if not report.ok:
             return report
@@ -65,16 +77,16 @@ class ArchiveUseCases:
         with self.store.read() as tx:
             return tx.game_ids()
 
-    def audit_all(self) -> Iterator[AuditReport]:
+    def audit_all(self, strict: bool = False) -> Iterator[AuditReport]:
         """Audit every game in the database (listed, or only logged), one after the other."""
         with self.store.read() as tx:
             listed = tx.game_ids()
             logged = tx.logged_game_ids()
         for game_id in [*listed, *sorted(set(logged) - set(listed))]:
-            yield self.audit(game_id)
+            yield self.audit(game_id, strict)
 
     def export_records(self, game_id: str, *, running: bool = False) -> list[dict[str, Any]]:
-        """The full stored history of a game, one envelope per event.
+        """The full stored history of a game, one envelope per event; the last carries the head's signature.
 
         HistoryDamaged when the stored log is not the one the games list recorded (as for a
         command). An export shows every card, hidden ones too (the hands, the stock): a game that is
@@ -83,8 +95,13 @@ class ArchiveUseCases:
         """
         with self.store.read() as tx:
             # Checked as a command checks it (HistoryDamaged): a cut or edited log is not exported.
-            records = [stored.record() for stored in tx.load_for_command(game_id, use_snapshot=False).events]
+            for _ in range(3):  # on PostgreSQL a move may commit between the two reads: read again
+                records = [stored.record() for stored in tx.load_for_command(game_id, use_snapshot=False).events]
+                head = read_signature(tx.connection, game_id)
+                if head is None or head.seq <= records[-1]["seq"]:
+                    break
             row = tx.get_game(game_id)
+        records = with_export_signature(records, head)
         still_running = records[-1]["type"] != "GameWon"
         protected = row.protected if row is not None else bool(records[0]["data"].get("protected"))
         if still_running and protected:
@@ -112,11 +129,13 @@ class ArchiveUseCases:
                 tx.load(game_id)  # NotFound
             return (row is None or row.status != "finished") and tx.get_secret(game_id) is None
 
-    def import_records(self, records: Sequence[Mapping[str, Any]]) -> AuditReport:
-        """Audit an exported history and, only if it holds, store it verbatim.
+    def import_records(self, records: Sequence[Mapping[str, Any]], strict: bool = False) -> AuditReport:
+        """Audit an exported history and its head signature and, only if both hold, store it verbatim.
 
         Its identifiers must have the forms this program makes (game id, seed, salt,
-        commitment); player names are checked as `new` checks them, by the audit.
+        commitment); player names are checked as `new` checks them, by the audit. The
+        report's `signature` is the verdict on the export's signature (kept as the game's
+        origin); the head is signed with this installation's key from the import on.
         """
         first = records[0] if records else None
         game_id = first.get("game_id") if isinstance(first, Mapping) else None
@@ -129,6 +148,7 @@ class ArchiveUseCases:
             raise RuleViolation(
                 f"refused: the history is invalid or tampered at event {report.first_bad_seq}: {report.problems[0]}"
             )
+        report, origin = check_import(self.store.keys, report, records, strict)
         state = fold(ev.from_record(r["type"], r["schema_version"], r["data"]) for r in records)
         problem = identifier_problem(state)
         if problem is not None:
@@ -137,6 +157,8 @@ class ArchiveUseCases:
             if tx.head(report.game_id) is not None:
                 raise RuleViolation(f"game {report.game_id} is already in this database: nothing imported")
             tx.append_many([(records, summarize(state), snapshot_json(state))])
+            if origin is not None:
+                write_signature(tx.connection, report.game_id, ORIGIN, origin.seq, origin.hash, origin.signature)
         return report
 
 

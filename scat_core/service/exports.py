@@ -1,9 +1,13 @@
 """The export formats of a game's history, and reading them back for import.
 
 * `jsonl`: one record per line, each {game_id, seq, type, schema_version, recorded_at, data,
-  prev_hash, hash}, seq from 1.
+  prev_hash, hash}, seq from 1. The last line also carries the head's signature in
+  `head_signature` (so every line stays an event envelope; older scats ignore the field).
 * `json`: one document {"format": "scat-export", "version": 1, "game_id", "last_seq",
-  "head_hash", "events": [records]}; `last_seq` and `head_hash` let an import notice a cut tail.
+  "head_hash", "head_signature", "events": [records]}; `last_seq` and `head_hash` let an
+  import notice a cut tail.
+* `head_signature` (absent for unsigned games): {"scheme", "key_id", "public_key",
+  "signature"}, see scat_core/store/keys.py.
 * `text`: the transcript of `transcript.py` (for people; it cannot be imported).
 """
 
@@ -19,6 +23,7 @@ from scat_core.domain.hashing import invalid_field
 
 FORMAT_NAME = "scat-export"
 FORMAT_VERSION = 1
+SIGNATURE_FIELD = "head_signature"
 NOT_AN_EXPORT = "is not a scat export (expected the json or jsonl written by `scat export`)"
 
 
@@ -28,14 +33,17 @@ def to_jsonl(records: Sequence[Mapping[str, Any]]) -> str:
 
 
 def to_json(records: Sequence[Mapping[str, Any]]) -> str:
-    """The records as one JSON document with the head of the chain."""
+    """The records as one JSON document with the head of the chain (and its signature, if any)."""
+    events = [dict(record) for record in records]
+    signature = events[-1].pop(SIGNATURE_FIELD, None) if events else None
     document = {
         "format": FORMAT_NAME,
         "version": FORMAT_VERSION,
         "game_id": records[0]["game_id"] if records else None,
         "last_seq": records[-1]["seq"] if records else 0,
         "head_hash": records[-1]["hash"] if records else None,
-        "events": [dict(record) for record in records],
+        **({SIGNATURE_FIELD: signature} if signature is not None else {}),
+        "events": events,
     }
     return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
 
@@ -131,6 +139,8 @@ def parse_export(text: str, source: str = "the file") -> list[dict[str, Any]]:
         records = _records_of_document(document, source)
         _check_records(records, source)
         _check_head(document, records, source)
+        if SIGNATURE_FIELD in document:  # the import finds it on the last record, as in jsonl
+            records[-1] = {**records[-1], SIGNATURE_FIELD: document[SIGNATURE_FIELD]}
         return records
     if isinstance(document, dict):
         records = [document]  # a one-line jsonl file

@@ -32,8 +32,15 @@ from scat_core.domain.hashing import GENESIS_HASH, canonical_json, chain_hash_ra
 from scat_core.domain.snapshot import SNAPSHOT_TAG
 from scat_core.store import tables as t
 from scat_core.store.database import WRITE_OPTION, busy_error, is_busy, safe_url
+from scat_core.store.keys import KeyRing
 from scat_core.store.lean import Row, append_after_head, insert_games
 from scat_core.store.records import RECORD_KEYS, GameSecret, StoredEvent, utc_now
+from scat_core.store.signed_heads import (
+    lean_signature_params,
+    sign_appended_head,
+    sign_new_heads,
+    signature_for_append,
+)
 from scat_core.store.verified import CommandLoad, load_for_command
 
 __all__ = ["RECORD_KEYS", "EventStore", "GameRow", "GameSecret", "GameSummary", "StoreTransaction", "StoredEvent",
@@ -117,11 +124,12 @@ def _is_lock_error(exc: DBAPIError) -> bool:
 class StoreTransaction:
     """One open unit of work on the store; obtained from `EventStore.transaction()`."""
 
-    def __init__(self, conn: Connection, writes: str = "any") -> None:
+    def __init__(self, conn: Connection, writes: str = "any", keys: KeyRing | None = None) -> None:
         self._conn = conn
         # Without a transaction around (PostgreSQL commands and reads): "lean", only the lean
         # append (one all-or-nothing statement) may write; "none", nothing may.
         self._writes = writes
+        self.keys = keys if keys is not None else KeyRing.default()
 
     def _may_write(self, lean: bool = False) -> None:
         if self._writes != "any" and not (lean and self._writes == "lean"):
@@ -262,12 +270,16 @@ class StoreTransaction:
             state_version, rules_version = SNAPSHOT_TAG
             kept = None if snapshot is None else {
                 "state_version": state_version, "rules_version": rules_version, "state": snapshot}
-            append_after_head(self._conn, game_id, (expected_seq, expected_hash), rows, _games_values(summary), kept)
+            signing = signature_for_append(self._conn, self.keys, game_id, expected_seq, expected_hash, rows[-1][0],
+                                           rows[-1][6])
+            append_after_head(self._conn, game_id, (expected_seq, expected_hash), rows, _games_values(summary), kept,
+                              lean_signature_params(signing))
             return stored
         self._insert(stored)
         self._update_read_model(game_id, stored[-1], summary, new=expected_seq == 0)
         if snapshot is not None:
             self.put_snapshot(game_id, stored[-1].seq, stored[-1].hash, snapshot)
+        self._sign_head(stored)
         return stored
 
     def append_raw(
@@ -290,6 +302,7 @@ class StoreTransaction:
             self._update_read_model(game_id, mine[-1], summary, created_at=mine[0].recorded_at, new=True)
             if snapshot is not None:
                 self.put_snapshot(game_id, mine[-1].seq, mine[-1].hash, snapshot)
+            self._sign_head(mine)
         return stored
 
     def append_many(self, games: Sequence[tuple[Sequence[Mapping[str, Any]], GameSummary, str | None]]) -> int:
@@ -323,6 +336,7 @@ class StoreTransaction:
             insert_games(self._conn, events, rows, snapshots)
         except IntegrityError as exc:
             raise ConcurrencyConflict("a game being added is in this database already: nothing added") from exc
+        sign_new_heads(self._conn, self.keys, [(row["game_id"], row["head_seq"], row["head_hash"]) for row in rows])
         return len(events)
 
     def _insert(self, stored: Sequence[StoredEvent]) -> None:
@@ -343,6 +357,16 @@ class StoreTransaction:
                 f"game {stored[0].game_id} changed meanwhile (event {stored[0].seq} already "
                 "exists): look again and retry"
             ) from exc
+
+    def _sign_head(self, appended: Sequence[StoredEvent]) -> None:
+        """Sign the head `appended` leads to, over a head signed by a known key (signed_heads)."""
+        first, last = appended[0], appended[-1]
+        sign_appended_head(self._conn, self.keys, last.game_id, first.seq - 1, first.prev_hash, last.seq, last.hash)
+
+    @property
+    def connection(self) -> Connection:
+        """The open connection of this unit of work (for the signed_heads functions)."""
+        return self._conn
 
     # ---- the games read model and the snapshots --------------------------------------------
 
@@ -533,8 +557,10 @@ def _unavailable(engine: Engine, exc: DBAPIError) -> StoreUnavailable:
 class EventStore:
     """The store over one engine; every access goes through `transaction()` (or `command()`)."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, keys: KeyRing | None = None) -> None:
         self.engine = engine
+        #: The signing key (loaded on first use) and the trusted keys; default: KeyRing.default().
+        self.keys = keys if keys is not None else KeyRing.default()
 
     @contextmanager
     def transaction(self, write: bool = True) -> Iterator[StoreTransaction]:
@@ -543,7 +569,7 @@ class EventStore:
             if write:
                 conn = conn.execution_options(**{WRITE_OPTION: True})
             with conn.begin():
-                yield StoreTransaction(conn)
+                yield StoreTransaction(conn, keys=self.keys)
 
     @contextmanager
     def command(self) -> Iterator[StoreTransaction]:
@@ -559,7 +585,7 @@ class EventStore:
             return
         with _races_as_conflicts(self.engine), self.engine.connect() as conn:
             conn = conn.execution_options(isolation_level="AUTOCOMMIT", **{WRITE_OPTION: True})
-            yield StoreTransaction(conn, writes="lean")
+            yield StoreTransaction(conn, writes="lean", keys=self.keys)
 
     def read(self) -> AbstractContextManager[StoreTransaction]:
         """A read-only unit of work: a read transaction on SQLite (no write lock; one snapshot of
@@ -573,4 +599,4 @@ class EventStore:
     @contextmanager
     def _autocommit_reads(self) -> Iterator[StoreTransaction]:
         with _races_as_conflicts(self.engine), self.engine.connect() as conn:
-            yield StoreTransaction(conn.execution_options(isolation_level="AUTOCOMMIT"), writes="none")
+            yield StoreTransaction(conn.execution_options(isolation_level="AUTOCOMMIT"), writes="none", keys=self.keys)

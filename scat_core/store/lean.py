@@ -36,6 +36,12 @@ _SNAPSHOT_UPDATE = (
     "state_version = excluded.state_version, rules_version = excluded.rules_version, state = excluded.state"
 )
 _FORGET_SEED = "DELETE FROM game_secrets WHERE game_id = %(game_id)s"
+#: The head's new signature (signed_heads.lean_signature_params), only over the very signature verified.
+_SIGN_HEAD = (
+    "UPDATE head_signatures SET seq = %(head_seq)s, hash = %(head_hash)s, key_id = %(sig_key_id)s, "
+    "public_key = %(sig_public_key)s, signature = %(sig_signature)s "
+    "WHERE game_id = %(game_id)s AND kind = 'head' AND signature = %(prior_signature)s"
+)
 
 _MOVED = "EXISTS (SELECT 1 FROM moved)"
 _PG_COMMAND = (
@@ -45,7 +51,8 @@ _PG_COMMAND = (
     f"%(prevs)b::text[], %(hashes)b::text[]) AS u WHERE {_MOVED} RETURNING 1), "
     f"snapshot AS (INSERT INTO game_snapshots ({_SNAPSHOT_COLUMNS}) SELECT {_SNAPSHOT_VALUES} "
     f"WHERE %(keep_snapshot)s AND {_MOVED} {_SNAPSHOT_UPDATE} RETURNING 1), "
-    f"forgotten AS ({_FORGET_SEED} AND %(finished)s AND {_MOVED} RETURNING 1) "
+    f"forgotten AS ({_FORGET_SEED} AND %(finished)s AND {_MOVED} RETURNING 1), "
+    f"signed AS ({_SIGN_HEAD} AND %(sign)s AND {_MOVED} RETURNING 1) "
     "SELECT count(*) FROM moved"
 )
 
@@ -60,17 +67,19 @@ _SQLITE_GAMES = _sqlite(f"UPDATE games SET {_GAMES_SET} WHERE {_GAMES_WHERE}")
 _SQLITE_SNAPSHOT = _sqlite(f"INSERT INTO game_snapshots ({_SNAPSHOT_COLUMNS}) VALUES ({_SNAPSHOT_VALUES}) "
                            f"{_SNAPSHOT_UPDATE}")
 _SQLITE_FORGET_SEED = _sqlite(_FORGET_SEED)
+_SQLITE_SIGN_HEAD = _sqlite(_SIGN_HEAD)
 
 
 def append_after_head(
     conn: Connection, game_id: str, expected: tuple[int, str], rows: Sequence[Row], games: dict[str, Any],
-    snapshot: dict[str, Any] | None,
+    snapshot: dict[str, Any] | None, signature: dict[str, Any] | None = None,
 ) -> None:
     """Move the games row from head `expected` to the last of `rows`, insert `rows`, keep
     `snapshot` and, if the game is finished, forget its seed: all or nothing.
 
     `games` holds the games row's new values (status, players, ...; see _GAMES_SET) and
-    `snapshot` its state_version, rules_version and state. ConcurrencyConflict if the head
+    `snapshot` its state_version, rules_version and state; `signature` the head's new
+    signature (signed_heads.lean_signature_params). ConcurrencyConflict if the head
     moved meanwhile (or the row is gone), and then nothing is written.
     """
     last = rows[-1]
@@ -78,7 +87,8 @@ def append_after_head(
     params = {**games, "game_id": game_id, "expected_seq": expected[0], "expected_hash": expected[1],
               "head_seq": last[0], "head_hash": last[6], "now": last[4], "finished": finished,
               "keep_snapshot": snapshot is not None, "state_version": 0, "rules_version": "", "state": "",
-              **(snapshot or {})}
+              "sign": False, "prior_signature": "", "sig_key_id": "", "sig_public_key": "", "sig_signature": "",
+              **(snapshot or {}), **(signature or {})}
     try:
         if conn.dialect.name == "postgresql":
             columns = list(zip(*rows, strict=True))
@@ -94,6 +104,8 @@ def append_after_head(
                     conn.exec_driver_sql(_SQLITE_SNAPSHOT, params)
                 if finished:
                     conn.exec_driver_sql(_SQLITE_FORGET_SEED, params)
+                if params["sign"]:
+                    conn.exec_driver_sql(_SQLITE_SIGN_HEAD, params)
     except IntegrityError as exc:
         raise ConcurrencyConflict(
             f"game {game_id} changed meanwhile (event {rows[0][0]} already exists): look again and retry"

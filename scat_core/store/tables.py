@@ -123,3 +123,15 @@ game_snapshots = Table(
     Column("rules_version", String(64), nullable=False),
     Column("state", Text, nullable=False),
 )
+
+head_signatures = Table(
+    "head_signatures",
+    metadata,
+    Column("game_id", String(64), primary_key=True),
+    Column("kind", String(8), primary_key=True),  # "head" (signed here) or "origin" (as imported)
+    Column("seq", Integer, nullable=False),
+    Column("hash", String(64), nullable=False),
+    Column("key_id", String(16), nullable=False),
+    Column("public_key", String(64), nullable=False),
+    Column("signature", String(128), nullable=False),
+)

@@ -14,12 +14,12 @@ from scat_cli.common import COMMANDS
 README = Path(__file__).resolve().parents[2] / "README.md"
 CONTRACT_COMMANDS = ["new", "games", "show", "draw", "discard", "knock", "declare", "throw-down", "resign", "log",
                      "replay", "audit", "export", "import", "db upgrade", "stats"]
-EXTRA_COMMANDS = ["rules"]  # beyond the contract
+EXTRA_COMMANDS = ["rules", "key show", "key trust"]  # beyond the contract
 
 
 def all_commands() -> list[str]:
     """Every command of the CLI, subcommands of groups as "group sub"."""
-    return [*COMMANDS, "db upgrade"]
+    return [*COMMANDS, "db upgrade", "key show", "key trust"]
 
 
 def command_reference() -> str:

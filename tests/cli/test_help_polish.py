@@ -39,7 +39,7 @@ def test_draw_help_names_the_source_once() -> None:
     assert re.search(r"^  stock\|discard\s{2,}Where to draw from", text, re.MULTILINE), text
 
 
-@pytest.mark.parametrize("group", [[], ["db"]])
+@pytest.mark.parametrize("group", [[], ["db"], ["key"]])
 def test_command_summaries_are_not_cut(group: list[str]) -> None:
     text = CliRunner().invoke(app, [*group, "--help"]).stdout
     listing = text[text.index("Commands:"):]

@@ -81,9 +81,13 @@ def test_audit_of_a_sound_game_says_ok_and_exits_0(scat: Scat, scat_json: Scat) 
     assert result.exit_code == 0
     assert result.stdout.startswith(f"game {game}: OK, ") and "recomputed from the revealed seed" in result.stdout
     report = scat_json("audit", game)
+    key_id = scat_json("key", "show")["key_id"]
     assert report == {"game_id": game, "ok": True, "events": report["events"], "first_bad_seq": None,
                       "problems": [], "seed_verified": True, "first_deck_stacked": False,
-                      "seed_chosen": True}  # finished_game is created with --seed (#14 item 4)
+                      "seed_chosen": True,  # finished_game is created with --seed (#14 item 4)
+                      "signature": "valid", "key_id": key_id, "signed_by": "this installation",
+                      "origin_signature": None, "origin_key_id": None}
+    assert result.stdout.rstrip().endswith(f"; head signed by this installation's key {key_id}")
 
 
 def test_audit_names_the_first_tampered_event_and_exits_1(scat: Scat, cli_db: str, scat_json: Scat) -> None:
@@ -167,7 +171,8 @@ def test_an_exported_game_imports_into_a_fresh_database_audits_clean_and_looks_t
         shutil.copy(migrated_sqlite, fresh)
         env = {"SCAT_DB_URL": f"sqlite:///{fresh}"}
         imported = scat("import", str(path), env=env)
-        assert imported.stdout == f"imported game {game}: {scat_json('show', game)['last_seq']} events, audited OK\n"
+        assert imported.stdout == (f"imported game {game}: {scat_json('show', game)['last_seq']} events, audited OK; "
+                                   f"export signed by this installation's key {scat_json('key', 'show')['key_id']}\n")
         assert json.loads(scat("audit", game, "--json", env=env).stdout)["ok"]
         assert json.loads(scat("show", game, "--json", env=env).stdout) == scat_json("show", game)
         duplicate = scat("import", str(path), env=env)

@@ -26,8 +26,12 @@ def structural_problems(engine: Engine, seeds: bool = True) -> list[str]:
 
     With `seeds`, every game is one the service created: a running game keeps its seed, a
     finished one has forgotten it (store-level tests append bare events and pass False).
+    All is read in one snapshot: a killed client's last statement may still commit on the
+    server meanwhile, and the log and the games row must not be read on either side of it.
     """
     with engine.connect() as conn:
+        if conn.dialect.name == "postgresql":
+            conn = conn.execution_options(isolation_level="REPEATABLE READ")
         spans = {
             str(row[0]): (int(row[1]), int(row[2]), int(row[3]))
             for row in conn.execute(

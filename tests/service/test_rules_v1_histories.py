@@ -94,7 +94,9 @@ def test_a_version_1_export_imports_and_audits_clean_in_the_database(db_url: str
     game_id = GAMES[name]["game_id"]
     report = service.audit(game_id)
     assert (report.ok, report.problems, report.seed_verified) == (True, [], True)
-    assert service.export_records(game_id) == rows  # stored verbatim: never rewritten
+    exported = service.export_records(game_id)
+    assert exported[-1].pop("head_signature")["key_id"] == service.store.keys.key_id  # signed here on import
+    assert exported == rows  # stored verbatim: never rewritten
 
 
 def test_a_version_1_game_in_progress_finishes_under_this_scat_with_version_1_outcomes(db_url: str) -> None:

@@ -1,0 +1,118 @@
+"""Signed heads in the archive use cases: what audit, export and import do with signatures.
+
+* audit: the head's signature is judged against the log's own last event; one that does not
+  verify fails the audit. Unsigned (older) games and keys not trusted here are said, not
+  failed, unless `strict`.
+* export: the head's signature rides on the last record (`head_signature`).
+* import: the export's signature is verified; one that does not verify refuses the import.
+  It is kept as the game's "origin" signature; the head is signed here from then on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from scat_core.domain.audit import AuditReport
+from scat_core.domain.errors import BadInput, RuleViolation
+from scat_core.service.exports import SIGNATURE_FIELD as EXPORT_FIELD
+from scat_core.store.event_store import StoreTransaction
+from scat_core.store.keys import INVALID, UNKNOWN_KEY, UNSIGNED, VALID, HeadSignature, KeyRing
+from scat_core.store.signed_heads import ORIGIN, SignatureCheck, StoredSignature, check_signature, read_signature
+
+_RACE_RETRIES = 3
+
+
+def load_signed(tx: StoreTransaction, game_id: str) -> tuple[list[dict[str, Any]], StoredSignature | None]:
+    """The game's records and its head signature, read so that both are of the same head.
+
+    On PostgreSQL each statement sees the newest commit: a move committed between the two
+    reads would look like a stale signature, so the log is read again in that case.
+    """
+    for _ in range(_RACE_RETRIES):
+        records = tx.load_raw(game_id)
+        head = read_signature(tx.connection, game_id)
+        if head is None or head.seq <= records[-1]["seq"]:
+            break
+    return records, head
+
+
+def origin_of(tx: StoreTransaction, game_id: str) -> StoredSignature | None:
+    """The signature an imported game's export carried, or None."""
+    return read_signature(tx.connection, game_id, ORIGIN)
+
+
+def with_signatures(report: AuditReport, keys: KeyRing, records: Sequence[Mapping[str, Any]],
+                    head: StoredSignature | None, origin: StoredSignature | None,
+                    strict: bool = False) -> AuditReport:
+    """`report` with the verdicts on the head's (and origin's) signature; a bad head fails it."""
+    if not records:
+        return report
+    last = records[-1]
+    check = check_signature(keys, head, report.game_id, last["seq"], last["hash"])
+    origin_check = None
+    if origin is not None:
+        origin_check = check_signature(keys, origin, report.game_id, origin.seq, origin.hash)
+        if origin.seq > len(records) or records[origin.seq - 1]["hash"] != origin.hash:
+            origin_check = SignatureCheck(INVALID, origin.signature.key_id)
+    report = _signed(report, check, origin_check)
+    problem = _problem(check, strict)
+    if origin_check is not None and origin_check.status == INVALID:
+        problem = problem or "the signature the game was imported with does not match its log"
+    if problem is None:
+        return report
+    return replace(report, ok=False, problems=[*report.problems, problem])
+
+
+def _signed(report: AuditReport, check: SignatureCheck, origin: SignatureCheck | None) -> AuditReport:
+    return replace(
+        report, signature=check.status, signature_key_id=check.key_id, signature_signer=check.signer,
+        origin_signature=origin.status if origin else None, origin_key_id=origin.key_id if origin else None,
+    )
+
+
+def _problem(check: SignatureCheck, strict: bool) -> str | None:
+    """Why a head's signature fails an audit (always when invalid; with `strict`, unless valid)."""
+    if check.status == INVALID:
+        return check.problem or "the head signature does not verify"
+    if strict and check.status == UNKNOWN_KEY:
+        return f"the head is signed by key {check.key_id}, which is not trusted here (--strict)"
+    if strict and check.status == UNSIGNED:
+        return "the head is not signed (--strict)"
+    return None
+
+
+def export_signature(records: Sequence[Mapping[str, Any]]) -> HeadSignature | None:
+    """The head signature an export carries on its last record, or None; RuleViolation if unreadable."""
+    value = records[-1].get(EXPORT_FIELD) if records else None
+    if value is None:
+        return None
+    try:
+        return HeadSignature.from_json(value)
+    except BadInput as error:
+        raise RuleViolation(f"refused: {error}: nothing imported") from None
+
+
+def check_import(keys: KeyRing, report: AuditReport, records: Sequence[Mapping[str, Any]],
+                 strict: bool = False) -> tuple[AuditReport, StoredSignature | None]:
+    """Judge an export's signature before its import: RuleViolation when it fails; the report and origin."""
+    signature = export_signature(records)
+    last = records[-1]
+    origin = None if signature is None else StoredSignature(last["seq"], last["hash"], signature)
+    check = check_signature(keys, origin, report.game_id, last["seq"], last["hash"])
+    if check.status == INVALID:
+        raise RuleViolation("refused: the export's head_signature does not verify (the file was edited, or "
+                            "its signature belongs to another history): nothing imported")
+    problem = _problem(check, strict)
+    if problem is not None:
+        raise RuleViolation(f"refused: {problem.replace('the head is', 'the export is')}: nothing imported")
+    report = replace(report, signature=check.status, signature_key_id=check.key_id, signature_signer=check.signer)
+    return report, (origin if check.status in (VALID, UNKNOWN_KEY) else None)
+
+
+def with_export_signature(records: list[dict[str, Any]], head: StoredSignature | None) -> list[dict[str, Any]]:
+    """The records with the head's signature on the last one (when the game is signed)."""
+    if head is None or not records:
+        return records
+    return [*records[:-1], {**records[-1], EXPORT_FIELD: head.signature.to_json()}]

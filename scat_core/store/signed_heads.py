@@ -1,0 +1,158 @@
+"""Signed heads in the database: the `head_signatures` rows and the one hook an append calls.
+
+Every append signs the game's new head with this installation's key, in the same
+transaction, but only on top of a head that was signed by a key known here (this
+installation's or a trusted one) and still verifies: a rewritten history is never signed
+over ("laundered") by the next move. A game whose head is unsigned (it predates signing, or
+its signature was removed) stays unsigned, for the same reason. Imports are signed here from
+their first event on; the signature the export carried is kept as the game's "origin".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.engine import Connection
+
+from scat_core.domain.errors import ConcurrencyConflict, HistoryDamaged, RuleViolation
+from scat_core.store import tables as t
+from scat_core.store.keys import INVALID, UNKNOWN_KEY, UNSIGNED, VALID, HeadSignature, KeyRing
+
+HEAD, ORIGIN = "head", "origin"
+_COLUMNS = (t.head_signatures.c.seq, t.head_signatures.c.hash, t.head_signatures.c.key_id,
+            t.head_signatures.c.public_key, t.head_signatures.c.signature)
+
+
+@dataclass(frozen=True)
+class StoredSignature:
+    """A signature row: the head (seq, hash) it claims to sign and the signature itself."""
+
+    seq: int
+    hash: str
+    signature: HeadSignature
+
+
+@dataclass(frozen=True)
+class SignatureCheck:
+    """The verdict on one game's signature: status (VALID, INVALID, ...), by whom, and why."""
+
+    status: str
+    key_id: str | None = None
+    signer: str | None = None  # "this installation", "trusted" or None (unknown or unsigned)
+    problem: str | None = None
+
+
+def read_signature(conn: Connection, game_id: str, kind: str = HEAD) -> StoredSignature | None:
+    """The stored signature of `kind` (HEAD or ORIGIN) of a game, or None."""
+    row = conn.execute(
+        select(*_COLUMNS).where(t.head_signatures.c.game_id == game_id, t.head_signatures.c.kind == kind)
+    ).first()
+    if row is None:
+        return None
+    return StoredSignature(int(row[0]), str(row[1]), HeadSignature(str(row[2]), str(row[3]), str(row[4])))
+
+
+def write_signature(conn: Connection, game_id: str, kind: str, seq: int, head_hash: str,
+                    signature: HeadSignature) -> None:
+    """Insert or replace the signature of `kind` of a game."""
+    values = {"seq": seq, "hash": head_hash, "key_id": signature.key_id, "public_key": signature.public_key,
+              "signature": signature.signature}
+    updated = conn.execute(
+        t.head_signatures.update()
+        .where(t.head_signatures.c.game_id == game_id, t.head_signatures.c.kind == kind)
+        .values(**values)
+    )
+    if updated.rowcount == 0:
+        conn.execute(t.head_signatures.insert().values(game_id=game_id, kind=kind, **values))
+
+
+def check_signature(keys: KeyRing, stored: StoredSignature | None, game_id: str, seq: int,
+                    head_hash: str) -> SignatureCheck:
+    """Judge a stored signature against the head the LOG has (seq, hash), not the row's own."""
+    if stored is None:
+        return SignatureCheck(UNSIGNED)
+    signature = stored.signature
+    status = keys.check(signature, game_id, seq, head_hash)
+    signer = keys.who(signature.public_key) if status != INVALID else None
+    problem = None
+    if status == INVALID:
+        if (stored.seq, stored.hash) != (seq, head_hash):
+            problem = (f"the head signature is of event {stored.seq} but the log ends at event {seq}: "
+                       "the history was rewritten or cut outside scat")
+        else:
+            problem = "the head signature does not verify: the history was rewritten or the signature altered"
+    return SignatureCheck(status, signature.key_id, signer, problem)
+
+
+def signature_for_append(conn: Connection, keys: KeyRing, game_id: str, prior_seq: int, prior_hash: str,
+                         seq: int, head_hash: str, before_insert: bool = True,
+                         ) -> tuple[StoredSignature | None, HeadSignature] | None:
+    """The signature an append from (prior_seq, prior_hash) to (seq, head_hash) must write, and the
+    prior one it replaces; None when the game stays unsigned.
+
+    A new game (prior_seq 0) is signed. Otherwise the prior head's signature must verify
+    under a key known here (else HistoryDamaged or RuleViolation, and nothing may be
+    written); an unsigned prior head leaves the game unsigned. `before_insert`: called before
+    the events are written (the lean append), so a signature of a later head may be a writer
+    that raced ahead (ConcurrencyConflict) rather than damage.
+    """
+    stored = None
+    if prior_seq > 0:
+        stored = read_signature(conn, game_id)
+        if stored is None:
+            return None
+        check = check_signature(keys, stored, game_id, prior_seq, prior_hash)
+        if check.status == INVALID:
+            stale = (stored.seq, stored.hash) != (prior_seq, prior_hash)
+            if before_insert and stale and _log_moved(conn, game_id, prior_seq, prior_hash):
+                raise ConcurrencyConflict(f"game {game_id} changed meanwhile (it is no longer at event {prior_seq}): "
+                                          "look again and retry")
+            raise HistoryDamaged(game_id, check.problem or "its head signature does not verify")
+        if check.status == UNKNOWN_KEY:
+            raise RuleViolation(
+                f"game {game_id} was last signed by key {check.key_id}, which this installation does not "
+                "trust: if that is where the database came from, bring that key file along or run "
+                "`scat key trust PUBLIC_KEY` with the key `scat key show` prints there; nothing was recorded"
+            )
+        assert check.status == VALID
+    return stored, keys.sign_head(game_id, seq, head_hash)
+
+
+def _log_moved(conn: Connection, game_id: str, prior_seq: int, prior_hash: str) -> bool:
+    """Whether the log's last event is no longer (prior_seq, prior_hash): a writer raced ahead."""
+    row = conn.execute(
+        select(t.events.c.seq, t.events.c.hash).where(t.events.c.game_id == game_id)
+        .order_by(t.events.c.seq.desc()).limit(1)
+    ).first()
+    return row is None or (int(row[0]), str(row[1])) != (prior_seq, prior_hash)
+
+
+def sign_appended_head(conn: Connection, keys: KeyRing, game_id: str, prior_seq: int, prior_hash: str,
+                       seq: int, head_hash: str) -> None:
+    """After an append (in its transaction): sign the new head, over a verified prior one."""
+    signing = signature_for_append(conn, keys, game_id, prior_seq, prior_hash, seq, head_hash, before_insert=False)
+    if signing is not None:
+        write_signature(conn, game_id, HEAD, seq, head_hash, signing[1])
+
+
+def lean_signature_params(signing: tuple[StoredSignature | None, HeadSignature] | None) -> dict[str, object]:
+    """The parameters of the lean append's head_signatures update (see lean.py): sign, the prior
+    signature it must still find (compare and swap), and the new one."""
+    prior, new = signing if signing is not None else (None, None)
+    if prior is None or new is None:
+        return {"sign": False, "prior_signature": "", "sig_key_id": "", "sig_public_key": "", "sig_signature": ""}
+    return {"sign": True, "prior_signature": prior.signature.signature, "sig_key_id": new.key_id,
+            "sig_public_key": new.public_key, "sig_signature": new.signature}
+
+
+def sign_new_heads(conn: Connection, keys: KeyRing, heads: list[tuple[str, int, str]]) -> None:
+    """Sign the heads (game_id, seq, hash) of games just added whole (the bulk path), in one INSERT."""
+    if not heads:
+        return
+    rows = []
+    for game_id, seq, head_hash in heads:
+        signature = keys.sign_head(game_id, seq, head_hash)
+        rows.append({"game_id": game_id, "kind": HEAD, "seq": seq, "hash": head_hash, "key_id": signature.key_id,
+                     "public_key": signature.public_key, "signature": signature.signature})
+    conn.execute(t.head_signatures.insert(), rows)

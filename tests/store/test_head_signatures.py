@@ -1,0 +1,63 @@
+"""The store signs each game's head in the same transaction as the append (both databases)."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import text
+
+from scat_core.domain.errors import HistoryDamaged
+from scat_core.domain.events import Knocked
+from scat_core.store.event_store import EventStore
+from scat_core.store.keys import VALID
+from scat_core.store.signed_heads import check_signature, read_signature
+
+
+def head_check(store: EventStore, game_id: str) -> tuple[int, str]:
+    """(seq the signature row claims, verdict against the log's head)."""
+    with store.read() as tx:
+        seq, head_hash = tx.head(game_id) or (0, "")
+        stored = read_signature(tx.connection, game_id)
+        assert stored is not None
+        return stored.seq, check_signature(store.keys, stored, game_id, seq, head_hash).status
+
+
+def test_every_append_signs_the_new_head(store: EventStore) -> None:
+    with store.transaction() as tx:
+        tx.append("g", 0, [Knocked(player="ann")])
+    assert head_check(store, "g") == (1, VALID)
+    with store.transaction() as tx:
+        tx.append("g", 1, [Knocked(player="bob"), Knocked(player="cy")])
+    assert head_check(store, "g") == (3, VALID)
+
+
+def test_a_rolled_back_append_leaves_the_old_head_and_its_signature(store: EventStore) -> None:
+    with store.transaction() as tx:
+        tx.append("g", 0, [Knocked(player="ann")])
+    with pytest.raises(RuntimeError), store.transaction() as tx:
+        tx.append("g", 1, [Knocked(player="bob")])
+        raise RuntimeError("the command failed after its append")
+    assert head_check(store, "g") == (1, VALID)
+
+
+def test_imported_records_are_signed_here(store: EventStore) -> None:
+    with store.transaction() as tx:
+        records = [s.record() for s in tx.append("g", 0, [Knocked(player="ann"), Knocked(player="bob")])]
+    with store.transaction() as tx:
+        tx.append_raw([{**r, "game_id": "h"} for r in records])  # append_raw verifies nothing: as given
+    with store.read() as tx:
+        stored = read_signature(tx.connection, "h")
+    assert stored is not None and (stored.seq, stored.hash) == (2, records[-1]["hash"])
+
+
+def test_no_append_is_signed_over_a_head_whose_signature_was_altered(store: EventStore) -> None:
+    with store.transaction() as tx:
+        tx.append("g", 0, [Knocked(player="ann")])
+    with store.engine.begin() as conn:
+        conn.execute(text("UPDATE head_signatures SET seq = 7"))  # the signature itself is untouched
+    assert head_check(store, "g") == (7, VALID)  # judged against the log's head, not the row's claim
+    with store.engine.begin() as conn:
+        conn.execute(text("UPDATE head_signatures SET signature = 'AAAA' || substr(signature, 5)"))
+    with pytest.raises(HistoryDamaged, match="damaged: the head signature"), store.transaction() as tx:
+        tx.append("g", 1, [Knocked(player="bob")])
+    with store.read() as tx:
+        assert tx.head("g") == (1, tx.load("g")[0].hash)
