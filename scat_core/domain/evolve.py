@@ -202,28 +202,16 @@ def _eliminated(state: GameState, event: ev.PlayerEliminated) -> Changes:
 
 
 def _won(state: GameState, event: ev.GameWon) -> Changes:
+    changes: Changes = dict(
+        status="finished", phase="finished", turn=None, winner=event.winner, seed=event.seed,
+        seed_salt=event.seed_salt,
+    )
     if state.rules_version >= 2:  # R26 (rules version 2): the winner's final pennies include the kitty
         seat = state.seats[event.winner.casefold()]
         players = list(state.players)
         players[seat] = replace(players[seat], pennies=players[seat].pennies + event.kitty)
-        return dict(
-            players=tuple(players),
-            kitty=state.kitty - event.kitty,
-            status="finished",
-            phase="finished",
-            turn=None,
-            winner=event.winner,
-            seed=event.seed,
-            seed_salt=event.seed_salt,
-        )
-    return dict(
-        status="finished",
-        phase="finished",
-        turn=None,
-        winner=event.winner,
-        seed=event.seed,
-        seed_salt=event.seed_salt,
-    )
+        changes.update(players=tuple(players), kitty=state.kitty - event.kitty)
+    return changes
 
 
 _HANDLERS: dict[str, Callable[[GameState, Any], Changes]] = {
