@@ -55,13 +55,28 @@ def _global_options(
     ),
     version: bool = typer.Option(False, "--version", is_eager=True, callback=_version,
                                  help="Print the version and exit."),
+    server: str | None = typer.Option(
+        None,
+        "--server",
+        metavar="URL",
+        help="Play through a Scat backend (`scat serve`) instead of a database, e.g. "
+        "https://scat.example.org. Default: $SCAT_SERVER.",
+    ),
 ) -> None:
     """Global options, given before the command."""
-    if db is not None and not db.strip():
-        from scat_core.domain.errors import BadInput
+    import os
 
+    from scat_core.domain.errors import BadInput
+
+    if db is not None and not db.strip():
         raise BadInput("--db needs a URL, e.g. sqlite:///path/scat.db or postgresql+psycopg://user@host/db")
-    ctx.obj = CliState(db_url=db)
+    remote = server if server is not None else os.environ.get("SCAT_SERVER") or None
+    if remote is not None and not remote.strip():
+        raise BadInput("--server needs a URL, e.g. http://127.0.0.1:8031 or https://scat.example.org")
+    if remote and db is not None:
+        raise BadInput("give --db or --server, not both: with --server the backend keeps the games")
+    ctx.obj = CliState(db_url=db, server=remote.strip().rstrip("/") if remote else None,
+                       server_given=server is not None)
 
 
 def main() -> None:

@@ -121,6 +121,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("scat_cli.history", "import_"),
     "stats": ("scat_cli.stats_command", "stats"),
     "rules": ("scat_cli.rules_command", "rules"),
+    "serve": ("scat_cli.server.command", "serve"),
+    "wait": ("scat_cli.waiting", "wait"),
+    "watch": ("scat_cli.waiting", "watch"),
 }
 
 
@@ -528,10 +531,19 @@ def loaded() -> None:
 
 @contextmanager
 def service(ctx: typer.Context) -> Iterator[GameService]:
-    """The game service over this invocation's database, disposed of afterwards."""
+    """The game service over this invocation's database, disposed of afterwards; with
+    --server, the client of that backend, which has the same methods and result types."""
+    given = state(ctx)
+    if given.server:
+        from scat_cli.server.client import RemoteGames
+
+        with RemoteGames(given.server) as remote:
+            loaded()
+            yield remote  # type: ignore[misc]
+        return
     from scat_core.service.games import GameService
 
-    opened = GameService.open(state(ctx).db_url)
+    opened = GameService.open(given.db_url)
     loaded()
     try:
         yield opened
@@ -564,8 +576,12 @@ def program() -> str:
 
 
 def scat_prefix(ctx: typer.Context) -> str:
-    """The program (see `program`), plus `--db URL` when the URL was given on the command line (hints use it)."""
-    scat, url = program(), state(ctx).db_url
+    """The program (see `program`), plus `--db URL` or `--server URL` when given on the command line (hints
+    use it)."""
+    given = state(ctx)
+    scat, url = program(), given.db_url
+    if given.server_given and given.server:
+        return f"{scat} --server {shlex.quote(given.server)}"
     if not url:
         return scat
     if _PASSWORD_RE.search(url):

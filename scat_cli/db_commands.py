@@ -27,9 +27,11 @@ def upgrade_command(
 
     Example: scat --db sqlite:///scat.db db upgrade
     """
+    from scat_cli.server.command import refuse_server
     from scat_core.store.database import make_engine, resolve_url, safe_url, upgrade
     from scat_core.store.triggers import restore_triggers
 
+    refuse_server(ctx, "db upgrade")
     engine = make_engine(resolve_url(state(ctx).db_url))
     try:
         revision = upgrade(engine)
@@ -58,9 +60,11 @@ def check_command(
 
     Example: scat db check
     """
+    from scat_cli.server.command import refuse_server
     from scat_core.store.database import HEAD_REVISION, _connect, current_revision, make_engine, resolve_url, safe_url
     from scat_core.store.triggers import trigger_problems
 
+    refuse_server(ctx, "db check")
     engine = make_engine(resolve_url(state(ctx).db_url))
     try:
         with _connect(engine) as conn:

@@ -25,6 +25,7 @@ from scat_cli.common import (
 )
 from scat_cli.escape import escape_strings, say
 from scat_cli.presenter import next_steps, viewer_view
+from scat_cli.token_store import token_for
 
 if TYPE_CHECKING:
     from scat_core.domain.audit import AuditReport
@@ -69,7 +70,7 @@ def log(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Viewe
 
     with service(ctx) as games:
         game = games.resolve_game_id(game)
-        state, shown = games.visible_history(game, player, token)
+        state, shown = games.visible_history(game, player, token_for(ctx, game, player, token))
     # While the game runs, no hashes: with the hash of a redacted event (a card drawn from the
     # stock) and the hash before it, the hidden card is one of 52 tries away.
     hashes = state.status == "finished"
@@ -105,7 +106,8 @@ def replay(ctx: typer.Context, game: GameArg,
     """
     with service(ctx) as games:
         game = games.resolve_game_id(game)
-        state, shown = games.visible_history(game, player, token, up_to=to, as_then=True)
+        state, shown = games.visible_history(game, player, token_for(ctx, game, player, token), up_to=to,
+                                             as_then=True)
         read_only = bool(player) and to is None and not as_json and games.is_read_only(game)
     view = {**viewer_view(state, player), "replayed_to": state.version}
     if as_json:

@@ -38,9 +38,12 @@ from scat_cli.presenter import (
     result_json,
     viewer_view,
 )
+from scat_cli.token_store import remember, token_for
 
 if TYPE_CHECKING:
     from scat_core.domain.commands import PlayerCommand
+    from scat_core.domain.state import GameState
+    from scat_core.service.games import GameService
 
 
 class Status(StrEnum):
@@ -53,9 +56,12 @@ class Status(StrEnum):
 def _act(ctx: typer.Context, game: str, player: str, token: str | None, command: PlayerCommand,
          as_json: bool) -> None:
     with service(ctx) as games:
-        outcome = games.act(games.resolve_game_id(game), command, token)
+        game = games.resolve_game_id(game)
+        outcome = games.act(game, command, token_for(ctx, game, player, token))
         recorded(ctx, f"your move was recorded; see `scat {command_line('show', outcome.game_id, '--as', player)}`")
         result = games.game_result(outcome.game_id) if outcome.state.status == "finished" else None
+    if token and outcome.state.protected:
+        remember(ctx, game, {player: token})
     report(ctx, outcome, player, as_json, result=result)
 
 
@@ -125,13 +131,19 @@ def new(
         no_first_round_knock=no_first_round_knock, throw_down=throw_down, no_dole=no_dole,
     )
     cards = deck_option(deck)
-    with service(ctx) as games:
-        outcome = games.create_game(seats, options=options, dealer=dealer, seed=seed, deck=cards, protect=protect)
-        recorded(ctx, f"game {outcome.game_id} was created; see `scat show {outcome.game_id}`"
-                 + (" (its tokens were in the output: `scat new --protect` again for new ones)" if protect else ""))
-        result = games.game_result(outcome.game_id) if outcome.state.status == "finished" else None
     humans = [seat.name for seat in seats if not seat.is_bot]
     viewer = humans[0] if len(humans) == 1 and not throw_down else None
+    with service(ctx) as games:
+        # A server protects every game, and sends back only what `viewer` may see.
+        remote = {"viewer": viewer} if getattr(games, "remote", False) else {}
+        outcome = games.create_game(seats, options=options, dealer=dealer, seed=seed, deck=cards, protect=protect,
+                                    **remote)
+        protected = protect or bool(outcome.tokens)
+        recorded(ctx, f"game {outcome.game_id} was created; see `scat show {outcome.game_id}`"
+                 + (" (its tokens were in the output: `scat new --protect` again for new ones)" if protected else ""))
+        result = games.game_result(outcome.game_id) if outcome.state.status == "finished" else None
+    protect = protect or bool(outcome.tokens)
+    remember(ctx, outcome.game_id, outcome.tokens)
     if quiet and not as_json:
         typer.echo(outcome.game_id)
         for name, token in outcome.tokens.items():  # shown only this once: never thrown away
@@ -200,10 +212,21 @@ def show(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: View
     """
     with service(ctx) as games:
         game = games.resolve_game_id(game)
-        state = games.view(game, player, token)
-        read_only = state.status != "finished" and not as_json and games.is_read_only(game)
-        news = games.news(game, player, token) if player else None
-        result = games.game_result(game) if state.status == "finished" else None
+        secret = token_for(ctx, game, player, token)
+        state = games.view(game, player, secret)
+        print_view(ctx, games, state, player, secret, as_json)
+    if token and player and state.protected:
+        remember(ctx, game, {player: token})
+
+
+def print_view(ctx: typer.Context, games: GameService, state: GameState, player: str | None, token: str | None,
+               as_json: bool) -> None:
+    """What `scat show` prints once `games.view` gave `state`: the news since the viewer's last
+    move, the table (with the result of a finished game) and his next moves."""
+    game = state.game_id
+    read_only = state.status != "finished" and not as_json and games.is_read_only(game)
+    news = games.news(game, player, token) if player else None
+    result = games.game_result(game) if state.status == "finished" else None
     if news is not None:
         state = news.state
     view = viewer_view(state, player)
@@ -224,7 +247,6 @@ def show(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: View
         title = read_only_note(game)  # for the public view too
     if title or steps:
         render.hints(steps, title)
-
 
 def draw(ctx: typer.Context, game: GameArg,
          source: Annotated[Source, typer.Argument(metavar="stock|discard", case_sensitive=False,

@@ -80,9 +80,16 @@ def next_steps(ctx: typer.Context, state: GameState, viewer: str,
             title = "Your turn."
         elif state.turn is not None:
             title = f"Waiting for {state.name(state.turn)}."
-    if state.protected and steps:
+    if state.protected and steps and _token_unknown(ctx, game, name):
         title += " (Protected game: give your token with --token or SCAT_TOKEN.)"
     return title, steps
+
+
+def _token_unknown(ctx: typer.Context, game: str, name: str) -> bool:
+    """Whether this scat has not remembered `name`'s token for the game (then the hint says how to give it)."""
+    from scat_cli.token_store import token_for
+
+    return token_for(ctx, game, name, None) is None
 
 
 def read_only_note(game: str) -> str:

@@ -116,3 +116,28 @@ def _visible_deal(event: ev.HandDealt, before: GameState, viewer_key: str | None
         visible = (mine is not None and dealt_to == mine) or position == 3 * len(order)
         shown.append(card if visible else HIDDEN)
     return tuple(shown)
+
+
+def redact_state(state: GameState, viewer: str | None) -> GameState:
+    """The state as `viewer` (None: the public) may know it while the game runs; all once over.
+
+    Every card he may not see becomes `HIDDEN` (other hands, his own while face down (R23),
+    the stock, the discard pile under its top card); counts stay, so every view and every
+    legal move of the viewer computed from it is the same as from the true state.
+    """
+    if state.status == "finished":
+        return state
+    seat = state.seat_of(viewer) if viewer else None
+
+    def shown(index: int, hand: tuple[str, ...]) -> tuple[str, ...]:
+        if index == seat and not state.hand_unseen(index):
+            return hand
+        return tuple(HIDDEN for _ in hand)
+
+    return state.evolved({
+        "hands": tuple(shown(index, hand) for index, hand in enumerate(state.hands)),
+        "stock": tuple(HIDDEN for _ in state.stock),
+        "discard": tuple(HIDDEN for _ in state.discard[:-1]) + state.discard[-1:],
+        "seed": None,
+        "seed_salt": None,
+    })

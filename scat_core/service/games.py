@@ -35,6 +35,7 @@ from scat_core.service.archive import ArchiveUseCases
 from scat_core.service.finding import ReadingUseCases
 from scat_core.service.read_model import snapshot_json, summarize
 from scat_core.service.statistics import StatsUseCases
+from scat_core.service.waiting import WaitingUseCases
 from scat_core.store.database import open_engine
 from scat_core.store.event_store import EventStore, GameRow, GameSecret, StoredEvent, StoreTransaction
 from scat_core.store.tokens import hash_token, new_token, verify_token
@@ -120,7 +121,7 @@ def _check_up_to(game_id: str, up_to: int, count: int) -> None:
         raise BadInput(f"game {game_id} has events 1 to {count}, not {up_to}")
 
 
-class GameService(ArchiveUseCases, ReadingUseCases, StatsUseCases):
+class GameService(WaitingUseCases, ArchiveUseCases, ReadingUseCases, StatsUseCases):
     """Use cases over one event store (auditing, export and import come from ArchiveUseCases;
     game ids, news and results from ReadingUseCases; statistics from StatsUseCases)."""
 

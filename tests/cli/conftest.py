@@ -40,13 +40,47 @@ def cli_db(migrated_sqlite: Path, tmp_path: Path) -> str:
     return f"sqlite:///{path}"
 
 
+#: The modes a test module may run its CLI tests in: `cli_mode = pytest.fixture(params=CLI_MODES)(...)`.
+CLI_MODES = ["local", "server", pytest.param("server-postgres", marks=pytest.mark.postgres)]
+
+
 @pytest.fixture
-def scat(cli_db: str) -> Iterator[Scat]:
-    """Run `scat ARGS...` in-process on this test's db (SCAT_DB_URL); returns the click Result."""
+def cli_mode() -> str:
+    """How `scat` reaches the games: "local" (a database), or "server"/"server-postgres" (--server).
+
+    A module runs its tests in every mode by overriding this fixture with params=CLI_MODES.
+    """
+    return "local"
+
+
+@pytest.fixture
+def games_db(cli_mode: str, cli_db: str, request: pytest.FixtureRequest) -> str:
+    """The database this test's games are kept in (the server's, in a --server mode)."""
+    return str(request.getfixturevalue("postgres_url")) if cli_mode == "server-postgres" else cli_db
+
+
+@pytest.fixture
+def scat_env(cli_mode: str, games_db: str, request: pytest.FixtureRequest) -> Iterator[dict[str, str | None]]:
+    """The environment of `scat` in this mode: SCAT_DB_URL, or SCAT_SERVER of a live server."""
+    if cli_mode == "local":
+        yield {"SCAT_DB_URL": games_db, "SCAT_SERVER": None}
+        return
+    local_only = request.node.get_closest_marker("local_only")
+    if local_only is not None:
+        pytest.skip(f"local only: {local_only.args[0] if local_only.args else 'about the database itself'}")
+    from tests.live_server import server_in_thread
+
+    with server_in_thread(games_db) as url:
+        yield {"SCAT_SERVER": url, "SCAT_DB_URL": None}
+
+
+@pytest.fixture
+def scat(scat_env: dict[str, str | None]) -> Iterator[Scat]:
+    """Run `scat ARGS...` in-process on this test's db (SCAT_DB_URL) or server; returns the click Result."""
     runner = CliRunner()
 
     def run(*args: str, env: dict[str, str] | None = None, input: str | None = None) -> Any:
-        environment = {"SCAT_DB_URL": cli_db, "SCAT_TOKEN": "", **(env or {})}
+        environment = {**scat_env, "SCAT_TOKEN": "", **(env or {})}
         return runner.invoke(app, list(args), env=environment, input=input, catch_exceptions=False)
 
     yield run

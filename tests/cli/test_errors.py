@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from scat_core.domain.errors import ConcurrencyConflict
-from tests.cli.conftest import Scat, one_line_error
+from tests.cli.conftest import CLI_MODES, Scat, one_line_error
 from tests.cli.test_play import new_game
+
+
+@pytest.fixture(params=CLI_MODES)
+def cli_mode(request: pytest.FixtureRequest) -> str:
+    """These tests run on a database and through `scat --server` (SQLite and PostgreSQL)."""
+    return str(request.param)
 
 
 @pytest.fixture
@@ -74,19 +82,21 @@ def test_bad_new_options_are_refused(scat: Scat, scat_json: Scat, args: tuple[st
     assert scat_json("games")["games"] == []
 
 
-def test_a_wrong_or_missing_token_exits_3(scat: Scat, scat_json: Scat) -> None:
+def test_a_wrong_or_missing_token_exits_3(scat: Scat, scat_json: Scat, tmp_path: Path) -> None:
     created = scat_json("new", "--player", "you", "--bot", "bob", "--dealer", "bob", "--protect")
     game = created["game_id"]
-    missing = scat("draw", game, "--as", "you", "stock")
+    elsewhere = {"XDG_CONFIG_HOME": str(tmp_path / "another-user")}  # who has not remembered the token
+    missing = scat("draw", game, "--as", "you", "stock", env=elsewhere)
     assert missing.exit_code == 3 and "give you's token with --token or SCAT_TOKEN" in one_line_error(missing)
     wrong = scat("draw", game, "--as", "you", "stock", "--token", "guess")
     assert wrong.exit_code == 3 and "wrong token" in one_line_error(wrong)
-    assert scat("log", game, "--as", "you").exit_code == 3
+    assert scat("log", game, "--as", "you", env=elsewhere).exit_code == 3
     assert scat_json("show", game)["last_seq"] == created["last_seq"]
     assert scat("draw", game, "--as", "you", "stock", "--token", created["tokens"]["you"]).exit_code == 0
 
 
 @pytest.mark.parametrize("url", ["nope://x", "postgresql+nodriver://u@h/db", "sqlite:////no/such/folder/x.db"])
+@pytest.mark.local_only("it gives --db, which --server excludes")
 def test_an_unusable_database_url_exits_2(scat: Scat, url: str) -> None:
     result = scat("--db", url, "games")
     assert result.exit_code == 2, result.output

@@ -58,11 +58,12 @@ def test_a_whole_session_through_the_executable(db_url: str, tmp_path: Path) -> 
     assert duplicate.returncode == 1 and duplicate.stderr.count("\n") == 1
 
 
-def test_errors_through_the_executable_are_one_line_with_the_contract_code(db_url: str) -> None:
+def test_errors_through_the_executable_are_one_line_with_the_contract_code(db_url: str, tmp_path: Path) -> None:
     game = run_json(db_url, "new", "--player", "you", "--bot", "bob", "--protect")["game_id"]
+    elsewhere = {"XDG_CONFIG_HOME": str(tmp_path / "another-user")}  # no remembered token
     for args, code in ((("show", "nosuchgame"), 4), (("draw", game, "--as", "you", "stock"), 3),
                        (("discard", game, "--as", "you", "1X"), 2), (("new", "--player", "solo"), 1)):
-        result = run("--db", db_url, *args)
+        result = run("--db", db_url, *args, env=elsewhere)
         assert result.returncode == code, (args, result.stderr)
         assert result.stderr.startswith("scat: error: ") and result.stderr.count("\n") == 1
         assert "Traceback" not in result.stderr

@@ -7,13 +7,20 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import text
 
 from scat_core.store.database import make_engine
-from tests.cli.conftest import Scat, one_line_error
+from tests.cli.conftest import CLI_MODES, Scat, one_line_error
 from tests.cli.test_play import CONTRACT_FIELDS, THIRTY_ONE, new_game
 
 RECORD_FIELDS = {"game_id", "seq", "type", "schema_version", "recorded_at", "data", "prev_hash", "hash"}
+
+
+@pytest.fixture(params=CLI_MODES)
+def cli_mode(request: pytest.FixtureRequest) -> str:
+    """These tests run on a database and through `scat --server` (SQLite and PostgreSQL)."""
+    return str(request.param)
 
 
 def finished_game(scat_json: Scat) -> str:
@@ -22,11 +29,14 @@ def finished_game(scat_json: Scat) -> str:
 
 
 def tamper(url: str, statement: str, **values: object) -> None:
-    """Run one statement on the events of an SQLite database, past its immutability triggers."""
+    """Run one statement on the events of a database, past its immutability triggers."""
     engine = make_engine(url)
     with engine.begin() as conn:
-        conn.execute(text("DROP TRIGGER events_no_update"))
-        conn.execute(text("DROP TRIGGER events_no_delete"))
+        if engine.dialect.name == "sqlite":
+            conn.execute(text("DROP TRIGGER events_no_update"))
+            conn.execute(text("DROP TRIGGER events_no_delete"))
+        else:
+            conn.execute(text("DROP TRIGGER events_no_update_delete ON events"))
         conn.execute(text(statement), values)
     engine.dispose()
 
@@ -90,10 +100,10 @@ def test_audit_of_a_sound_game_says_ok_and_exits_0(scat: Scat, scat_json: Scat) 
     assert result.stdout.rstrip().endswith(f"; head signed by this installation's key {key_id}")
 
 
-def test_audit_names_the_first_tampered_event_and_exits_1(scat: Scat, cli_db: str, scat_json: Scat) -> None:
+def test_audit_names_the_first_tampered_event_and_exits_1(scat: Scat, games_db: str, scat_json: Scat) -> None:
     game = new_game(scat_json)
     scat_json("draw", game, "--as", "you", "stock")
-    tamper(cli_db, "UPDATE events SET data = replace(data, '8C', '8D') WHERE game_id = :g AND seq = 3", g=game)
+    tamper(games_db, "UPDATE events SET data = replace(data, '8C', '8D') WHERE game_id = :g AND seq = 3", g=game)
     result = scat("audit", game)
     assert result.exit_code == 1
     assert result.stdout.startswith(f"game {game}: FAILED at event 3: ")
@@ -101,18 +111,18 @@ def test_audit_names_the_first_tampered_event_and_exits_1(scat: Scat, cli_db: st
     assert (report["ok"], report["first_bad_seq"]) == (False, 3) and report["problems"]
 
 
-def test_audit_catches_a_deleted_tail(scat: Scat, cli_db: str, scat_json: Scat) -> None:
+def test_audit_catches_a_deleted_tail(scat: Scat, games_db: str, scat_json: Scat) -> None:
     game = new_game(scat_json)
     scat_json("draw", game, "--as", "you", "stock")
-    tamper(cli_db, "DELETE FROM events WHERE game_id = :g AND seq = 3", g=game)
+    tamper(games_db, "DELETE FROM events WHERE game_id = :g AND seq = 3", g=game)
     report = json.loads(scat("audit", game, "--json").stdout)
     assert (report["ok"], report["first_bad_seq"]) == (False, 3)
 
 
-def test_audit_all_reports_every_game(scat: Scat, cli_db: str, scat_json: Scat) -> None:
+def test_audit_all_reports_every_game(scat: Scat, games_db: str, scat_json: Scat) -> None:
     good, bad = finished_game(scat_json), new_game(scat_json)
     assert scat_json("audit", "--all") == {"games": [scat_json("audit", good), scat_json("audit", bad)], "ok": True}
-    tamper(cli_db, "UPDATE events SET data = replace(data, '7C', '7D') WHERE game_id = :g AND seq = 2", g=bad)
+    tamper(games_db, "UPDATE events SET data = replace(data, '7C', '7D') WHERE game_id = :g AND seq = 2", g=bad)
     result = scat("audit", "--all")
     assert result.exit_code == 1
     assert result.stdout.splitlines() == [result.stdout.splitlines()[0], "2 games audited: 1 FAILED"]
@@ -148,6 +158,7 @@ def test_export_text_is_a_transcript_hand_by_hand_with_a_header(scat: Scat, scat
     assert "\nHand 1 (dealer " in transcript and "  1. " in transcript and "Result: " in transcript
 
 
+@pytest.mark.local_only("a server exports running games never (tests/server covers its exports)")
 def test_export_all_writes_one_file_per_game(scat: Scat, scat_json: Scat, tmp_path: Path) -> None:
     games = {finished_game(scat_json), new_game(scat_json)}
     folder = tmp_path / "out"
@@ -157,6 +168,7 @@ def test_export_all_writes_one_file_per_game(scat: Scat, scat_json: Scat, tmp_pa
     assert scat("export", "--all").exit_code == 2
 
 
+@pytest.mark.local_only("it imports into a second database (tests/server covers imports through a server)")
 def test_an_exported_game_imports_into_a_fresh_database_audits_clean_and_looks_the_same(
     scat: Scat, scat_json: Scat, tmp_path: Path, migrated_sqlite: Path
 ) -> None:
@@ -179,6 +191,7 @@ def test_an_exported_game_imports_into_a_fresh_database_audits_clean_and_looks_t
         assert duplicate.exit_code == 1 and "already in this database" in one_line_error(duplicate)
 
 
+@pytest.mark.local_only("it imports into a second database (tests/server covers imports through a server)")
 def test_import_refuses_a_tampered_history_and_writes_nothing(scat: Scat, scat_json: Scat, tmp_path: Path) -> None:
     game = finished_game(scat_json)
     lines = scat("export", game).stdout.splitlines()
@@ -194,6 +207,7 @@ def test_import_refuses_a_tampered_history_and_writes_nothing(scat: Scat, scat_j
     assert json.loads(scat("games", "--json", env=env).stdout) == {"games": []}
 
 
+@pytest.mark.local_only("it imports into a second database (tests/server covers imports through a server)")
 def test_import_refuses_a_json_export_whose_tail_was_cut(scat: Scat, scat_json: Scat, tmp_path: Path) -> None:
     game = finished_game(scat_json)
     document = json.loads(scat("export", game, "--format", "json").stdout)
@@ -216,6 +230,7 @@ def test_import_of_something_that_is_no_export_exits_2_and_a_missing_file_4(scat
     assert missing.exit_code == 4 and "no file" in one_line_error(missing)
 
 
+@pytest.mark.local_only("it imports into a second database (tests/server covers imports through a server)")
 def test_import_of_a_forged_history_that_cannot_even_be_replayed_exits_1(
     scat: Scat, scat_json: Scat, tmp_path: Path
 ) -> None:
@@ -258,6 +273,7 @@ def test_the_audit_of_a_game_dealt_from_a_given_deck_says_only_the_later_deals_c
     assert scat_json("audit", finished_game(scat_json))["first_deck_stacked"] is False
 
 
+@pytest.mark.local_only("a server exports running games never (tests/server covers its exports)")
 def test_an_export_to_a_folder_that_does_not_exist_prints_only_the_error_line(
     scat: Scat, scat_json: Scat, tmp_path: Path
 ) -> None:

@@ -20,10 +20,16 @@ from scat_core.domain.bots import legal_moves
 from scat_core.domain.evolve import evolve
 from scat_core.domain.state import GameState
 from scat_core.service.games import GameService
-from tests.cli.conftest import Scat
+from tests.cli.conftest import CLI_MODES, Scat
 
 CARD = re.compile(r"(?<![\w?])(?:10|[2-9JQKA])[CDHS](?![\w?])")
 YOU = "you"
+
+
+@pytest.fixture(params=CLI_MODES)
+def cli_mode(request: pytest.FixtureRequest) -> str:
+    """These tests run on a database and through `scat --server` (SQLite and PostgreSQL)."""
+    return str(request.param)
 
 
 def cards_in(text: str) -> set[str]:
@@ -125,11 +131,11 @@ def play_randomly(scat: Scat, games: GameService, game: str, rng: random.Random)
 
 
 @pytest.mark.parametrize("seed", [3, 17, 2024, 7, 99])
-def test_random_games_never_show_you_a_hidden_card(scat: Scat, scat_json: Scat, cli_db: str, seed: int) -> None:
+def test_random_games_never_show_you_a_hidden_card(scat: Scat, scat_json: Scat, games_db: str, seed: int) -> None:
     rng = random.Random(seed)
     game = scat_json("new", "--bot", "ann", "--player", YOU, "--bot", "bob", "--seed", str(seed),
                      "--lives", "3", "--min-knock", "15")["game_id"]
-    games = GameService.open(cli_db)
+    games = GameService.open(games_db)
     try:
         moves = play_randomly(scat, games, game, rng)
         assert moves > 5

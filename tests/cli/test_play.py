@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import Scat, stacked
+from tests.cli.conftest import CLI_MODES, Scat, stacked
 
 CONTRACT_FIELDS = {
     "game_id", "status", "hand_number", "dealer", "turn", "phase", "knocked_by", "discard_top",
@@ -16,6 +17,12 @@ PLAYER_FIELDS = {"name", "seat", "pennies", "on_dole", "out", "is_bot"}
 # you are dealt first (the dealer is bob), so you play first (R9, R11)
 YOUR_DEAL = stacked([["2C", "5D", "9H"], ["KS", "QS", "4D"]], "7C", ["8C", "3H", "6S", "JD"])
 THIRTY_ONE = stacked([["AS", "KS", "QS"], ["2D", "3D", "4H"]], "7C", ["8C", "3H", "6S", "JD"])
+
+
+@pytest.fixture(params=CLI_MODES)
+def cli_mode(request: pytest.FixtureRequest) -> str:
+    """These tests run on a database and through `scat --server` (SQLite and PostgreSQL)."""
+    return str(request.param)
 
 
 def new_game(scat_json: Scat, *extra: str, deck: str = YOUR_DEAL) -> str:
@@ -40,16 +47,19 @@ def test_new_prints_the_id_the_table_and_the_exact_next_command(scat: Scat) -> N
     assert "KS" not in result.stdout and "\x1b[" not in result.stdout  # bob's cards; no ANSI in a pipe
 
 
-def test_new_quiet_prints_only_the_game_id(scat: Scat, scat_json: Scat) -> None:
+def test_new_quiet_prints_only_the_game_id(scat: Scat, scat_json: Scat, cli_mode: str) -> None:
     result = scat("new", "-q", "--player", "you", "--bot", "bob")
-    game = result.stdout.strip()
+    game, *tokens = result.stdout.strip().splitlines()
     assert re.fullmatch(r"[0-9a-f]{10}", game)
+    # A server protects every game: then, as with --protect, one NAME<TAB>TOKEN line per human.
+    assert [line.split("\t")[0] for line in tokens] == ([] if cli_mode == "local" else ["you"])
     assert scat_json("show", game)["game_id"] == game
 
 
-def test_new_json_has_the_contract_fields_and_no_tokens_unless_protected(scat_json: Scat) -> None:
+def test_new_json_has_the_contract_fields_and_no_tokens_unless_protected(scat_json: Scat, cli_mode: str) -> None:
     game = scat_json("new", "--player", "you", "--bot", "bob", "--seed", "5")
-    assert CONTRACT_FIELDS <= set(game) and "tokens" not in game
+    assert CONTRACT_FIELDS <= set(game)
+    assert ("tokens" in game) == (cli_mode != "local")  # every game on a server is protected
     assert all(PLAYER_FIELDS <= set(player) for player in game["players"])
 
 
@@ -70,16 +80,19 @@ def test_the_same_seed_deals_the_same_hands(scat_json: Scat) -> None:
     assert hands[0] == hands[1]
 
 
-def test_a_protected_game_prints_each_humans_token_once_and_requires_it(scat: Scat, scat_json: Scat) -> None:
+def test_a_protected_game_prints_each_humans_token_once_and_requires_it(scat: Scat, scat_json: Scat,
+                                                                        tmp_path: Path) -> None:
     created = scat("new", "--player", "you", "--bot", "bob", "--player", "ann", "--protect", "--seed", "4")
     assert "shown only this once" in created.stdout
     game = re.search(r"Created game (\w+)\.", created.stdout).group(1)  # type: ignore[union-attr]
     tokens = dict(re.findall(r"^  (you|ann): (\S+)$", created.stdout, re.MULTILINE))
     assert set(tokens) == {"you", "ann"}  # humans only
-    assert scat("show", game, "--as", "you").exit_code == 3
-    assert scat("show", game, "--as", "you", "--token", tokens["ann"]).exit_code == 3
-    assert scat("show", game, "--as", "you", "--token", tokens["you"]).exit_code == 0
-    assert scat("show", game, "--as", "you", env={"SCAT_TOKEN": tokens["you"]}).exit_code == 0
+    elsewhere = {"XDG_CONFIG_HOME": str(tmp_path / "another-user")}  # who has not remembered the tokens
+    assert scat("show", game, "--as", "you", env=elsewhere).exit_code == 3
+    assert scat("show", game, "--as", "you", "--token", tokens["ann"], env=elsewhere).exit_code == 3
+    assert scat("show", game, "--as", "you", "--token", tokens["you"], env=elsewhere).exit_code == 0
+    assert scat("show", game, "--as", "ann", env={**elsewhere, "SCAT_TOKEN": tokens["ann"]}).exit_code == 0
+    assert scat("show", game, "--as", "you").exit_code == 0  # `new` remembered the tokens it printed
     assert scat("show", game).exit_code == 0  # the public view needs no token
     again = scat_json("new", "--player", "you", "--player", "ann", "--protect")
     assert set(again["tokens"]) == {"you", "ann"}
@@ -200,6 +213,7 @@ def test_on_a_terminal_suits_are_coloured_symbols(scat: Scat, scat_json: Scat, m
     assert "9H" not in out
 
 
+@pytest.mark.local_only("it gives --db, which --server excludes")
 def test_hints_repeat_the_database_given_with_db(scat: Scat, scat_json: Scat, cli_db: str) -> None:
     game = new_game(scat_json)
     out = scat("--db", cli_db, "show", game, "--as", "you").stdout

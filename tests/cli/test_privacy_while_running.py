@@ -12,16 +12,24 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
+
 from scat_core.domain.cards import DECK
 from scat_core.domain.hashing import chain_hash
 from scat_core.service.games import GameService
-from tests.cli.conftest import Scat, one_line_error, stacked
+from tests.cli.conftest import CLI_MODES, Scat, one_line_error, stacked
 from tests.cli.test_history import finished_game
 from tests.cli.test_play import new_game
 
 HEX64 = re.compile(r"\b[0-9a-f]{64}\b")
 PROTECTED_RUNNING = "is still running and protected: its export would show every player's cards; export it when it ends"
 BOT_REFUSED = "ann is a bot: nobody may look at a bot's hand while the game runs"
+
+
+@pytest.fixture(params=CLI_MODES)
+def cli_mode(request: pytest.FixtureRequest) -> str:
+    """These tests run on a database and through `scat --server` (SQLite and PostgreSQL)."""
+    return str(request.param)
 
 
 def last_seq(scat_json: Scat, game: str) -> int:
@@ -39,6 +47,7 @@ def test_exporting_a_running_protected_game_is_refused_in_one_line_and_writes_no
     assert not (tmp_path / "out.jsonl").exists()
 
 
+@pytest.mark.local_only("it exports a running game (a server never does) or imports into a second database")
 def test_exporting_a_running_game_is_refused_in_one_line_unless_running_is_given_and_then_notes_it_after(
     scat: Scat, scat_json: Scat, tmp_path: Path
 ) -> None:
@@ -59,6 +68,7 @@ def test_exporting_a_running_game_is_refused_in_one_line_unless_running_is_given
     assert written.exit_code == 0 and path.exists() and f"game {game} is still running" in one_line_error(written)
 
 
+@pytest.mark.local_only("it exports a running game (a server never does) or imports into a second database")
 def test_export_all_skips_running_games_with_a_note_each_unless_running_is_given_but_protected_ones_always(
     scat: Scat, scat_json: Scat, tmp_path: Path
 ) -> None:
@@ -101,13 +111,13 @@ def test_log_json_prints_no_hashes_while_the_game_runs_and_both_once_it_is_over(
 
 
 def test_a_redacted_stock_draw_cannot_be_brute_forced_from_any_hash_printed(
-    scat: Scat, scat_json: Scat, cli_db: str
+    scat: Scat, scat_json: Scat, games_db: str
 ) -> None:
     # you and eve, humans; eve (dealt first) draws from the stock, hidden from you
     deck = stacked([["2C", "5D", "9H"], ["KS", "QS", "4D"]], "7C", ["8C", "3H"])
     game = scat_json("new", "--player", "eve", "--player", "you", "--dealer", "you", "--deck", deck)["game_id"]
     scat_json("draw", game, "--as", "eve", "stock")
-    service = GameService.open(cli_db)
+    service = GameService.open(games_db)
     try:
         drawn = service.history(game)[-1]
     finally:
@@ -176,6 +186,7 @@ def imported_into_a_fresh_database(scat: Scat, game: str, tmp_path: Path, migrat
     return env
 
 
+@pytest.mark.local_only("it exports a running game (a server never does) or imports into a second database")
 def test_an_imported_running_game_says_it_is_read_only_and_offers_no_moves(
     scat: Scat, scat_json: Scat, tmp_path: Path, migrated_sqlite: Path
 ) -> None:
@@ -189,6 +200,7 @@ def test_an_imported_running_game_says_it_is_read_only_and_offers_no_moves(
     assert refused.exit_code == 1 and "not played on" in one_line_error(refused)
 
 
+@pytest.mark.local_only("it exports a running game (a server never does) or imports into a second database")
 def test_an_imported_running_game_is_listed_as_read_only_waiting_for_nobody(
     scat: Scat, scat_json: Scat, tmp_path: Path, migrated_sqlite: Path
 ) -> None:

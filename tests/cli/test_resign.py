@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from scat_core.domain.evolve import fold
 from scat_core.service.games import GameService
-from tests.cli.conftest import Scat, one_line_error, stacked
+from tests.cli.conftest import CLI_MODES, Scat, one_line_error, stacked
 from tests.cli.test_no_leaks import YOU, check_log, check_view
 
 # seats: you, kay, ann (bot); ann deals, so you play first, then kay, then ann (R11)
 DECK = stacked([["2C", "3D", "4H"], ["AS", "KS", "5H"], ["QD", "JD", "6C"]], "9H", ["7C", "8S", "2S", "3S"])
+
+
+@pytest.fixture(params=CLI_MODES)
+def cli_mode(request: pytest.FixtureRequest) -> str:
+    """These tests run on a database and through `scat --server` (SQLite and PostgreSQL)."""
+    return str(request.param)
 
 
 def new_game(scat_json: Scat, *more: str) -> str:
@@ -18,7 +28,7 @@ def new_game(scat_json: Scat, *more: str) -> str:
 
 
 def test_r27_a_player_resigns_in_the_middle_of_his_turn_and_nobody_sees_his_cards(
-    scat: Scat, scat_json: Scat, cli_db: str
+    scat: Scat, scat_json: Scat, games_db: str
 ) -> None:
     game = new_game(scat_json)
     scat_json("draw", game, "--as", YOU, "stock")
@@ -27,7 +37,7 @@ def test_r27_a_player_resigns_in_the_middle_of_his_turn_and_nobody_sees_his_card
     result = scat("resign", game, "--as", "kay")
     assert result.exit_code == 0, result.output
     assert "kay resigned and is out of the game (R27)" in result.stdout
-    games = GameService.open(cli_db)
+    games = GameService.open(games_db)
     try:
         history = [stored.event for stored in games.history(game)]
         state = fold(history)
@@ -71,9 +81,10 @@ def test_r27_r26_when_the_last_other_player_resigns_you_win(scat: Scat, scat_jso
     assert scat_json("audit", game)["ok"] is True
 
 
-def test_r27_a_protected_game_needs_the_resigning_players_token(scat: Scat, scat_json: Scat) -> None:
+def test_r27_a_protected_game_needs_the_resigning_players_token(scat: Scat, scat_json: Scat, tmp_path: Path) -> None:
     created = scat_json("new", "--player", YOU, "--player", "kay", "--seed", "5", "--protect")
     game, tokens = created["game_id"], created["tokens"]
-    refused = scat("resign", created["game_id"], "--as", "kay")
+    elsewhere = {"XDG_CONFIG_HOME": str(tmp_path / "another-user")}  # who has not remembered kay's token
+    refused = scat("resign", created["game_id"], "--as", "kay", env=elsewhere)
     assert refused.exit_code == 3
     assert scat("resign", game, "--as", "kay", "--token", tokens["kay"]).exit_code == 0

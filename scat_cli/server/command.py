@@ -1,0 +1,75 @@
+"""`scat serve`: run the Scat backend (FastAPI on uvicorn) over a database."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from scat_cli.context import state
+
+DEFAULT_PORT = 8031
+
+
+def refuse_server(ctx: typer.Context, command: str) -> None:
+    """Exit 2 when --server/SCAT_SERVER is set: `command` needs the database itself."""
+    if state(ctx).server:
+        from scat_core.domain.errors import BadInput
+
+        raise BadInput(f"`scat {command}` works on a database, not through --server (unset --server/SCAT_SERVER, "
+                       "give --db URL)")
+
+
+def serve(
+    ctx: typer.Context,
+    host: Annotated[str, typer.Option(help="The address to listen on (loopback by default: put a TLS proxy "
+                                      "in front to serve other machines).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="The TCP port to listen on.")] = DEFAULT_PORT,
+    db: Annotated[str | None, typer.Option("--db", metavar="URL", show_default=False,
+                                           help="The database (as the global --db; default $SCAT_DB_URL, "
+                                           "else the SQLite file in your user data directory).")] = None,
+    testing: Annotated[bool, typer.Option("--testing", help="Accept `new --seed` and `new --deck` (whoever "
+                                          "creates such a game knows every hand): for tests only.")] = False,
+) -> None:
+    """Run the Scat backend: the HTTP API for `scat --server URL`.
+
+    Every game created here is protected: `scat --server URL new` prints each human's token
+    once. The OpenAPI document is at /openapi.json, the docs at /docs, a health check at
+    /health. Several processes may serve one PostgreSQL database. SIGTERM or Ctrl-C stops
+    it cleanly, finishing the requests in flight. One log line per request on stderr.
+
+    Example: scat serve --db postgresql+psycopg://scat@localhost/scat --port 8031
+    """
+    import logging
+    import socket
+
+    import uvicorn
+
+    from scat_cli.server.app import create_app
+    from scat_core.store.database import resolve_url
+
+    refuse_server(ctx, "serve")
+    url = resolve_url(db if db is not None else state(ctx).db_url)
+    log = logging.getLogger("scat.server")
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s scat serve: %(message)s"))
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    log.propagate = False
+    app = create_app(url, testing=testing)
+    log.info("listening on http://%s:%d%s", host, port,
+                                          " (testing: --seed/--deck accepted)" if testing else "")
+    config = uvicorn.Config(app, host=host, port=port, access_log=False, log_level="warning",
+                            timeout_graceful_shutdown=10, server_header=False)
+    # uvicorn finishes the requests in flight on SIGTERM/SIGINT, then raises the signal again
+    # for the handler it found: ours lets `scat serve` end normally (exit 0).
+    import signal
+
+    for stop in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(stop, lambda *_: None)
+    listening = config.bind_socket()
+    # Without TCP_NODELAY, a response written as headers then body waits ~40 ms for the
+    # client's delayed ACK (Nagle): accepted connections inherit the option on Linux.
+    listening.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    uvicorn.Server(config).run(sockets=[listening])
+    log.info("stopped")

@@ -1,0 +1,80 @@
+"""Push in the server: who is waiting for which game, woken by this process's own writes and,
+on PostgreSQL, by every process's (LISTEN/NOTIFY on one connection per server process)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import defaultdict
+
+from sqlalchemy import Engine
+
+from scat_cli.server.limits import LOG
+from scat_core.store.notify import Listener
+
+
+class Notifier:
+    """A change counter per game and the asyncio waiters on it (thread-safe `changed`)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._versions: dict[str, int] = defaultdict(int)
+        self._waiters: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = defaultdict(set)
+
+    def version(self, game_id: str) -> int:
+        """How many changes of the game this process heard of (read before looking at the game)."""
+        with self._lock:
+            return self._versions[game_id]
+
+    def changed(self, game_id: str) -> None:
+        """The game has new events: wake its waiters (from any thread)."""
+        with self._lock:
+            self._versions[game_id] += 1
+            waiters = list(self._waiters.get(game_id, ()))
+        for loop, event in waiters:
+            loop.call_soon_threadsafe(event.set)
+
+    async def wait(self, game_id: str, seen: int, timeout: float) -> bool:
+        """Until the game changes after version `seen`; False after `timeout` seconds."""
+        event, loop = asyncio.Event(), asyncio.get_running_loop()
+        with self._lock:
+            if self._versions[game_id] != seen:
+                return True
+            self._waiters[game_id].add((loop, event))
+        try:
+            await asyncio.wait_for(event.wait(), timeout)
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            with self._lock:
+                self._waiters[game_id].discard((loop, event))
+                if not self._waiters[game_id]:
+                    del self._waiters[game_id]
+
+
+def listen(engine: Engine, notifier: Notifier, stop: threading.Event) -> threading.Thread | None:
+    """On PostgreSQL, a thread relaying every NOTIFY to `notifier` until `stop`; else None."""
+    if engine.dialect.name != "postgresql":
+        return None
+
+    def relay() -> None:
+        while not stop.is_set():
+            try:
+                listener = Listener(engine)
+            except Exception as error:  # the database is away: try again shortly
+                LOG.warning("cannot LISTEN for new events: %s", str(error).splitlines()[0] if str(error) else error)
+                stop.wait(2.0)
+                continue
+            try:
+                while not stop.is_set():
+                    for game_id, _ in listener.notices(1.0):
+                        notifier.changed(game_id)
+            except Exception as error:
+                LOG.warning("lost the LISTEN connection: %s", str(error).splitlines()[0] if str(error) else error)
+            finally:
+                listener.close()
+
+    thread = threading.Thread(target=relay, name="scat-listen", daemon=True)
+    thread.start()
+    return thread

@@ -1,0 +1,103 @@
+"""`scat wait` and `scat watch`: playing over days, told when it is your turn."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any
+
+import typer
+
+from scat_cli import render
+from scat_cli.common import AsName, AsViewer, GameArg, Json, Token, ViewerToken, service
+from scat_cli.token_store import remember, token_for
+from scat_core.domain.errors import ScatError
+
+
+class WaitTimedOut(ScatError):
+    """`scat wait --timeout` ran out before the player's turn came (exit 6)."""
+
+    exit_code = 6
+
+
+Timeout = Annotated[float | None, typer.Option(
+    "--timeout", min=0, metavar="SECONDS", show_default=False,
+    help="Give up after this many seconds (exit 6). Default: wait for as long as it takes.")]
+
+
+def wait(ctx: typer.Context, game: GameArg, player: AsName, token: Token = None, timeout: Timeout = None,
+         as_json: Json = False) -> None:
+    """Wait for NAME's turn (or the game's end), then show it.
+
+    Prints what `scat show GAME --as NAME` would. On PostgreSQL and through --server it is
+    woken by the move itself (push); on SQLite it looks a few times a second. Exit 6 when
+    --timeout runs out first.
+
+    Example: scat wait 3f2a1b9c0d --as you --timeout 3600
+    """
+    from scat_cli.play import print_view
+
+    deadline = None if timeout is None else time.monotonic() + timeout
+    with service(ctx) as games:
+        game = games.resolve_game_id(game)
+        secret = token_for(ctx, game, player, token)
+        while True:
+            state = games.view(game, player, secret)
+            seat = state.seat_of(player)
+            if state.status == "finished" or (state.in_hand and state.turn == seat):
+                break
+            left = None if deadline is None else deadline - time.monotonic()
+            if (left is not None and left <= 0) or not games.wait_for_event(game, state.version, left):
+                raise WaitTimedOut(f"still not {state.players[seat].name if seat is not None else player}'s turn "
+                                   f"in game {game} after {timeout:g} seconds")
+        print_view(ctx, games, state, player, secret, as_json)
+    if token and state.protected:
+        remember(ctx, game, {player: token})
+
+
+def watch(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: ViewerToken = None,
+          as_json: Json = False) -> None:
+    """Print each event of a game as it happens.
+
+    Until the game ends, or Ctrl-C.
+
+    One line per event as `scat log` prints it (hidden cards left out while the game runs;
+    with --as, your own shown); --json prints one JSON object per line.
+
+    Example: scat watch 3f2a1b9c0d --as you
+    """
+    from scat_core.domain.events import to_record
+    from scat_core.service.transcript import PublicTable, describe
+
+    printed = 0
+    try:
+        with service(ctx) as games:
+            game = games.resolve_game_id(game)
+            secret = token_for(ctx, game, player, token)
+            while True:
+                state, shown = games.visible_history(game, player, secret)
+                table = PublicTable()
+                for stored, event in shown:
+                    if stored.seq > printed:
+                        _print_event(stored, event, describe(event, table), as_json, to_record)
+                        printed = stored.seq
+                    table.apply(event)
+                if state.status == "finished":
+                    return
+                games.wait_for_event(game, printed, None)
+    except KeyboardInterrupt:  # the way to stop watching: not an error
+        return
+
+
+def _print_event(stored: Any, event: Any, text: str, as_json: bool, to_record: Any) -> None:
+    if as_json:
+        import json
+
+        _, _, data = to_record(event)
+        typer.echo(json.dumps({"seq": stored.seq, "recorded_at": stored.recorded_at, "type": stored.type,
+                               "data": data, "text": text}, ensure_ascii=False))
+    else:
+        render.print_lines([f"{stored.seq:>4}  {stored.recorded_at[:19].replace('T', ' ')}  {stored.type:<14}  {text}"])
+    # each line reaches a pipe at once
+    import sys
+
+    sys.stdout.flush()

@@ -1,0 +1,30 @@
+"""Waiting for a game to move: `scat wait` and `scat watch` on a database."""
+
+from __future__ import annotations
+
+from scat_core.domain.errors import NotFound
+from scat_core.store.event_store import EventStore
+from scat_core.store.notify import wait_for_head
+
+
+class WaitingUseCases:
+    """Blocking until a game has new events; mixed into GameService, over its `store`."""
+
+    store: EventStore
+
+    def head_seq(self, game_id: str) -> int:
+        """The seq of the game's last event (NotFound when there is no such game)."""
+        with self.store.read() as tx:
+            head = tx.head(game_id)
+        if head is None:
+            raise NotFound(f"no game {game_id!r} in this database (see `scat games`)")
+        return head[0]
+
+    def wait_for_event(self, game_id: str, after: int, timeout: float | None = None) -> bool:
+        """Block until the game has an event after seq `after`; False when `timeout` seconds pass first.
+
+        PostgreSQL pushes (LISTEN/NOTIFY: a move through any process or server wakes it);
+        SQLite polls the head a few times a second.
+        """
+        self.head_seq(game_id)  # NotFound at once for no such game
+        return wait_for_head(self.store.engine, lambda: self.head_seq(game_id), after, game_id, timeout)
