@@ -1,6 +1,6 @@
 """Telling waiters that a game has new events: PostgreSQL LISTEN/NOTIFY, else cheap polling.
 
-On PostgreSQL a trigger on the games read model (migration 0005) sends `NOTIFY scat_events,
+On PostgreSQL a trigger on the games read model (migration 0006) sends `NOTIFY scat_events,
 'GAME:SEQ'` whenever a game's head moves, in the writing transaction: the notice goes out
 exactly when the events are committed, to every process listening, whatever wrote them.
 SQLite has no such thing: a waiter polls the game's head, a cheap indexed read.
