@@ -1,4 +1,4 @@
-"""PostgreSQL announces each new head of a game (trigger of migration 0005), whatever writes it."""
+"""PostgreSQL announces each new head of a game (trigger of migration 0006), whatever writes it."""
 
 from __future__ import annotations
 
