@@ -268,9 +268,9 @@ def create_app(db_url: str | None = None, *, testing: bool = False) -> FastAPI:
         return TypeAdapter(GameResult).dump_python(games.game_result(game_id), mode="json")
 
     @app.get("/games/{game_id}/audit", response_model=wire.AuditOut)
-    def audit(game_id: str) -> wire.AuditOut:
+    def audit(game_id: str, strict: bool = False) -> wire.AuditOut:
         try:
-            report = games.audit(game_id)
+            report = games.audit(game_id, strict)
         except UNREPLAYABLE as error:
             return wire.AuditOut(game_id=game_id, ok=False, events=0, first_bad_seq=None,
                                  problems=[f"the history cannot be replayed: {error!r}"])
@@ -286,7 +286,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False) -> FastAPI:
         if not body.records:
             raise BadInput("an empty export: nothing to import")
         try:
-            report = games.import_records(body.records)
+            report = games.import_records(body.records, body.strict)
         except UNREPLAYABLE as error:
             raise RuleViolation(f"refused: the history cannot be replayed ({error!r}): nothing imported") from None
         return wire.AuditOut(**report.__dict__)

@@ -230,9 +230,9 @@ class RemoteGames:
 
     # ---- the archive ---------------------------------------------------------------------
 
-    def audit(self, game_id: str) -> AuditReport:
-        """The server's audit of one game."""
-        return _report(self.request("GET", f"{self._game(game_id)}/audit"))
+    def audit(self, game_id: str, strict: bool = False) -> AuditReport:
+        """The server's audit of one game (its signature checked against the keys the server trusts)."""
+        return _report(self.request("GET", f"{self._game(game_id)}/audit", params={"strict": strict}))
 
     def game_ids(self) -> list[str]:
         """Every game on the server, oldest activity first."""
@@ -246,9 +246,10 @@ class RemoteGames:
         """The full records of a finished game (a server exports no running game)."""
         return list(wire.RecordsOut.model_validate(self.request("GET", f"{self._game(game_id)}/export")).records)
 
-    def import_records(self, records: Sequence[Mapping[str, Any]]) -> AuditReport:
+    def import_records(self, records: Sequence[Mapping[str, Any]], strict: bool = False) -> AuditReport:
         """Send an export to the server, which audits it and stores it only if it holds."""
-        return _report(self.request("POST", "/import", json={"records": [dict(r) for r in records]}))
+        return _report(self.request("POST", "/import", json={"records": [dict(r) for r in records],
+                                                               "strict": strict}))
 
     # ---- statistics ----------------------------------------------------------------------
 

@@ -57,6 +57,7 @@ class ImportIn(_Body):
     """`scat import`: the records of an export, as parsed by the client."""
 
     records: list[dict[str, Any]]
+    strict: bool = False
 
 
 class EventOut(BaseModel):
@@ -161,6 +162,11 @@ class AuditOut(BaseModel):
     seed_verified: bool = False
     first_deck_stacked: bool = False
     seed_chosen: bool | None = False
+    signature: str | None = None
+    signature_key_id: str | None = None
+    signature_signer: str | None = None
+    origin_signature: str | None = None
+    origin_key_id: str | None = None
 
 
 class RecordsOut(BaseModel):
