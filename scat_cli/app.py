@@ -10,10 +10,10 @@ import sys
 
 import typer
 
-from scat_cli.common import ScatGroup
 from scat_cli.context import CliState
 from scat_cli.db_commands import db_app
 from scat_cli.key_commands import key_app
+from scat_cli.typer_glue import ScatGroup
 from scat_core.domain.errors import ScatError
 
 app = typer.Typer(

@@ -6,8 +6,8 @@ import json
 
 import typer
 
-from scat_cli.common import PlainGroup, ScatCommand
 from scat_cli.context import state
+from scat_cli.typer_glue import PlainGroup, ScatCommand
 
 db_app = typer.Typer(
     help="Database maintenance.\n\nExample: scat db upgrade",

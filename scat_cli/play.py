@@ -17,15 +17,12 @@ from scat_cli.common import (
     AsViewer,
     GameArg,
     Json,
-    SeatOrderCommand,
     Token,
     ViewerToken,
-    command_class,
     command_line,
     print_json,
     recorded,
     scat_prefix,
-    seat_order,
     service,
 )
 from scat_cli.presenter import (
@@ -39,6 +36,7 @@ from scat_cli.presenter import (
     viewer_view,
 )
 from scat_cli.token_store import remember, token_for
+from scat_cli.typer_glue import SeatOrderCommand, command_class, seat_order
 
 if TYPE_CHECKING:
     from scat_core.domain.commands import PlayerCommand

@@ -67,7 +67,7 @@ def news_lines(events: Sequence[tuple[int, ev.Event]], before: GameState, game_i
     from scat_core.service.transcript import PublicTable, narrate
 
     table = PublicTable.of(before)
-    dealer = before.name(before.dealer) if before.dealer >= 0 else ""
+    dealer = (before.name(before.dealer) or "") if before.dealer >= 0 else ""
     segments: list[list[tuple[int, ev.Event]]] = []
     for pair in events:
         if not segments or isinstance(pair[1], ev.HandDealt):
@@ -75,7 +75,8 @@ def news_lines(events: Sequence[tuple[int, ev.Event]], before: GameState, game_i
         segments[-1].append(pair)
     lines: list[str] = []
     for index, segment in enumerate(segments):
-        (outcome,) = hand_outcomes(segment, before.hand_number, dealer)[:1] or [None]
+        outcomes = hand_outcomes(segment, before.hand_number, dealer)
+        outcome = outcomes[0] if outcomes else None
         told = narrate([event for _, event in segment], table)
         order = [seat.name for seat in table.seats]  # seat order, known once the game is created
         last = index == len(segments) - 1
