@@ -18,9 +18,9 @@ import typer
 
 from scat_cli.common import runnable, stdout_is_terminal
 from scat_cli.escape import terminal_safe
+from scat_core.domain.cards import SUIT_SYMBOLS, SUITS
 
-CARD_RE = re.compile(r"(?<![\w?])(10|[2-9JQKA])([CDHS])(?![\w?])")
-_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+CARD_RE = re.compile(rf"(?<![\w?])(10|[2-9JQKA])([{''.join(SUITS)}])(?![\w?])")
 _RED = {"D", "H"}
 
 
@@ -30,7 +30,7 @@ def _escape(text: str) -> str:
 
 def _colour_card(match: re.Match[str]) -> str:
     rank, suit = match.groups()
-    return f"[{'bold red' if suit in _RED else 'bold'}]{rank}{_SYMBOLS[suit]}[/]"
+    return f"[{'bold red' if suit in _RED else 'bold'}]{rank}{SUIT_SYMBOLS[suit]}[/]"
 
 
 class Out:

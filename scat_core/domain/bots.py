@@ -12,17 +12,16 @@ import random
 from .cards import SUITS, hand_value, points, suit
 from .commands import Declare31, Discard, Draw, Knock, PlayerCommand, ViewHand
 from .decide import declare_refusal, draw_refusal, knock_refusal, value_of
+from .options import GameOptions
 from .state import GameState
 
 
 def _best_three(state: GameState, cards: tuple[str, ...], keep: str | None = None) -> tuple[int, str]:
     """The best value of 3 of 4 `cards` and the card to throw for it (never `keep`, R13)."""
-    return _best_of_four(cards, keep, state.options.three_of_a_kind, state.options.straight_flush)
+    return _best_of_four(cards, keep, state.options)
 
 
-def _best_of_four(
-    cards: tuple[str, ...], keep: str | None, three_of_a_kind: bool, straight_flush: bool
-) -> tuple[int, str]:
+def _best_of_four(cards: tuple[str, ...], keep: str | None, options: GameOptions) -> tuple[int, str]:
     totals = dict.fromkeys(SUITS, 0)
     for card in cards:
         totals[suit(card)] += points(card)
@@ -33,9 +32,8 @@ def _best_of_four(
         thrown_suit, thrown_points = suit(thrown), points(thrown)
         suited = max(total - thrown_points if name == thrown_suit else total for name, total in totals.items())
         value = suited
-        if three_of_a_kind or straight_flush:
-            rest = [card for card in cards if card != thrown]
-            value = hand_value(rest, three_of_a_kind, straight_flush)
+        if options.values_beyond_suits:
+            value = hand_value([card for card in cards if card != thrown], options)
         # Tie-break: keep the strongest suit together, throw the lowest card.
         if best is None or (value, suited - thrown_points) > best[:2]:
             best = (value, suited - thrown_points, thrown)

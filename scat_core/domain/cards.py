@@ -8,11 +8,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from .errors import BadInput
 
+if TYPE_CHECKING:  # cards stay importable without pydantic (the CLI's light start-up)
+    from .options import GameOptions
+
 SUITS = ("C", "D", "H", "S")
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+#: Each suit's symbol (R1), the one place they are written: parsing and every front end use it.
 SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 _SYMBOL_TO_SUIT = {symbol: suit for suit, symbol in SUIT_SYMBOLS.items()}
 
@@ -28,7 +33,7 @@ RANK_POINTS = {rank: (11 if rank == "A" else 10 if rank in "JQK" else int(rank))
 _INFO: dict[str, tuple[str, str, int, int]] = {
     card: (card[:-1], card[-1], RANK_ORDER[card[:-1]], RANK_POINTS[card[:-1]]) for card in DECK
 }
-_CARD_RE = re.compile(r"^(10|[2-9]|T|J|Q|K|A)([CDHS♣♦♥♠])$")
+_CARD_RE = re.compile(rf"^(10|[2-9]|T|J|Q|K|A)([{''.join(SUITS)}{''.join(SUIT_SYMBOLS.values())}])$")
 
 
 def rank(card: str) -> str:
@@ -100,9 +105,11 @@ def format_cards(cards: Iterable[str], symbols: bool = False) -> str:
     return " ".join(format_card(card, symbols) for card in cards)
 
 
-def hand_value(cards: Sequence[str], three_of_a_kind: bool = False, straight_flush: bool = False) -> int:
-    """The value of a 3-card hand (R3), with the optional R4 and R5 valuations."""
-    return _hand_value(tuple(cards), three_of_a_kind, straight_flush)
+def hand_value(cards: Sequence[str], options: GameOptions | None = None) -> int:
+    """The value of a hand (R3) under a game's `options` (R4, R5 when enabled; default: none)."""
+    if options is None:
+        return _hand_value(tuple(cards), False, False)
+    return _hand_value(tuple(cards), options.three_of_a_kind, options.straight_flush)
 
 
 @lru_cache(maxsize=1 << 17)

@@ -36,7 +36,7 @@ class _Emitter:
 
 def value_of(state: GameState, seat: int) -> int:
     """The value of the hand at `seat` under the game's options (R3-R5)."""
-    return hand_value(state.hands[seat], state.options.three_of_a_kind, state.options.straight_flush)
+    return hand_value(state.hands[seat], state.options)
 
 
 def decide(state: GameState, command: Command, chance: Chance) -> list[ev.Event]:

@@ -13,8 +13,8 @@ from typing import Annotated, Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .options import GameOptions
+from .shuffle import ALGORITHM as SHUFFLE_ALGORITHM
 
-SHUFFLE_ALGORITHM = "scat-shuffle-v1"
 #: The rules version new games are created under (rules.md: "rules versions"); 1 or 2.
 RULES_VERSION: Final = 2
 RulesVersion = Literal[1, 2]
@@ -223,7 +223,7 @@ def upcaster(event_type: str, from_version: int) -> Callable[[Upcaster], Upcaste
 
 @upcaster("GameCreated", 1)
 def _game_created_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
-    """v1 predates the named shuffle algorithm and protected games: both take their defaults."""
+    """v1 predates the named shuffle algorithm (it used the first, the current one) and protected games."""
     return {**data, "shuffle": data.get("shuffle", SHUFFLE_ALGORITHM), "protected": False, "first_deck_stacked": False}
 
 

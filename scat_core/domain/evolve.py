@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from . import events as ev
+from .deal import deal
 from .state import GameState, Player
 
 Changes = dict[str, Any]
@@ -34,20 +35,17 @@ def _created(state: GameState, event: ev.GameCreated) -> Changes:
 def _dealt(state: GameState, event: ev.HandDealt) -> Changes:
     dealer = state.seats[event.dealer.casefold()]
     order = state.play_order(dealer)
-    hands: list[list[str]] = [[] for _ in state.players]
-    deck = event.deck
-    position = 0
-    for _ in range(3):
-        for seat in order:
-            hands[seat].append(deck[position])
-            position += 1
+    dealt = deal(event.deck, len(order))  # R9, R10
+    hands: list[tuple[str, ...]] = [() for _ in state.players]
+    for seat, hand in zip(order, dealt.hands, strict=True):
+        hands[seat] = hand
     return dict(
         status="active",
         dealer=dealer,
         hand_number=event.hand_number,
-        hands=tuple(tuple(hand) for hand in hands),
-        discard=(deck[position],),
-        stock=tuple(deck[position + 1 :]),
+        hands=tuple(hands),
+        discard=(dealt.discard,),
+        stock=dealt.stock,
         set_aside=(),
         phase="draw",
         turn=order[0],

@@ -18,6 +18,11 @@ class GameOptions(BaseModel):
     throw_down: bool = Field(default=False, description="R23: throw down allowed")
     no_dole: bool = Field(default=False, description="R25: out as soon as the last penny is paid")
 
+    @property
+    def values_beyond_suits(self) -> bool:
+        """Whether a hand may be worth more than its point suit (R4 or R5 enabled): see `cards.hand_value`."""
+        return self.three_of_a_kind or self.straight_flush
+
     def describe(self) -> list[str]:
         """The options that differ from the defaults, in CLI spelling."""
         parts = [] if self.lives == 3 else [f"lives {self.lives}"]

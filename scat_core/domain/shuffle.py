@@ -21,11 +21,12 @@ import hmac
 import secrets
 import struct
 from collections.abc import Iterator, Sequence
-from typing import Protocol
+from typing import Final, Protocol
 
 from .cards import DECK
 
-ALGORITHM = "scat-shuffle-v1"
+#: The name of this algorithm, recorded in every game's first event (GameCreated.shuffle).
+ALGORITHM: Final = "scat-shuffle-v1"
 
 
 def seed_commitment(seed: str, salt: str) -> str:

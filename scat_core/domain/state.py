@@ -6,6 +6,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .deal import deal_order
 from .options import GameOptions
 
 Phase = Literal["new", "draw", "discard", "settling", "finished"]
@@ -93,11 +94,7 @@ class GameState:
 
     def play_order(self, dealer: int | None = None) -> list[int]:
         """Active seats clockwise from the left of `dealer` (default: this hand's): R9, R11."""
-        order, seat = [], self.dealer if dealer is None else dealer
-        for _ in self.active_seats():
-            seat = self.left_of(seat)
-            order.append(seat)
-        return order
+        return deal_order([player.out for player in self.players], self.dealer if dealer is None else dealer)
 
     def right_of(self, seat: int) -> int:
         """The previous active player counter-clockwise before `seat` (R6)."""

@@ -6,6 +6,7 @@ from typing import Any
 
 from . import events as ev
 from .cards import hand_value
+from .deal import discard_position, receiver
 from .decide import value_of
 from .state import GameState
 
@@ -64,9 +65,8 @@ def kept_value(state: GameState, seat: int) -> int:
     hand = state.hands[seat]
     if len(hand) <= 3:
         return value_of(state, seat)
-    options = state.options
     return max(
-        hand_value([card for card in hand if card != thrown], options.three_of_a_kind, options.straight_flush)
+        hand_value([card for card in hand if card != thrown], state.options)
         for thrown in hand
         if thrown != state.taken_from_discard
     )
@@ -110,10 +110,10 @@ def _visible_deal(event: ev.HandDealt, before: GameState, viewer_key: str | None
     dealer = before.seats[event.dealer.casefold()]
     order = before.play_order(dealer)
     mine = before.seats.get(viewer_key) if viewer_key else None
-    shown = []
-    for position, card in enumerate(event.deck):
-        dealt_to = order[position % len(order)] if position < 3 * len(order) else None
-        visible = (mine is not None and dealt_to == mine) or position == 3 * len(order)
+    players, shown = len(order), []
+    for position, card in enumerate(event.deck):  # R9, R10
+        to = receiver(position, players)
+        visible = (mine is not None and to is not None and order[to] == mine) or position == discard_position(players)
         shown.append(card if visible else HIDDEN)
     return tuple(shown)
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scat_core.domain import events as ev
+from scat_core.domain.deal import deal, deal_order
 from scat_core.domain.state import GameState
 from scat_core.domain.views import HIDDEN
 
@@ -65,10 +66,8 @@ class PublicTable:
 
     def deal_order(self, dealer: str) -> list[str]:
         """Active players clockwise from the dealer's left, the order cards are dealt (R9)."""
-        names = [seat.name for seat in self.seats]
-        start = names.index(self.seat(dealer).name)
-        rotated = [self.seats[(start + step) % len(names)] for step in range(1, len(names) + 1)]
-        return [seat.name for seat in rotated if not seat.out]
+        start = self.seats.index(self.seat(dealer))
+        return [self.seats[index].name for index in deal_order([seat.out for seat in self.seats], start)]
 
     def apply(self, event: ev.Event) -> None:
         """Follow one (possibly redacted) event."""
@@ -106,13 +105,11 @@ def cards_text(cards: Iterable[str]) -> str:
 def deal_text(event: ev.HandDealt, table: PublicTable) -> str:
     """Who was dealt what (as far as the event shows) and the first discard (R9, R10)."""
     order = table.deal_order(event.dealer)
-    count = len(order)
-    hands = {name: [event.deck[round_ * count + i] for round_ in range(3)] for i, name in enumerate(order)}
-    shown = [f"{name} {cards_text(cards)}" for name, cards in hands.items() if cards_text(cards)]
+    laid = deal(event.deck, len(order))
+    shown = [f"{name} {cards_text(cards)}" for name, cards in zip(order, laid.hands, strict=True) if cards_text(cards)]
     dealt = f": {', '.join(shown)}" if shown else ""
-    start = event.deck[3 * count]
     stacked = " (stacked deck)" if event.stacked else ""
-    top = f"; the discard pile starts with {start}" if start != HIDDEN else ""
+    top = f"; the discard pile starts with {laid.discard}" if laid.discard != HIDDEN else ""
     return f"{event.dealer} dealt hand {event.hand_number}{stacked}{dealt}{top}"
 
 

@@ -16,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from scat_cli.app import app
+from scat_core.domain import deal
 from scat_core.domain.cards import DECK
 from scat_core.store.database import ensure_schema, make_engine
 
@@ -104,8 +105,7 @@ def stacked(hands: Sequence[Sequence[str]], discard: str, stock: Sequence[str] =
     `hands[i]` are the 3 cards of the i-th player dealt to; then the first discard, then
     `stock` on top of the stock; the remaining cards follow in a fixed order.
     """
-    count = len(hands)
-    top = [hands[i % count][i // count] for i in range(3 * count)] + [discard, *stock]
+    top = deal.stack(hands, discard, stock)
     rest = [card for card in DECK if card not in top]
     assert len(set(top)) == len(top), "a card given twice"
     return " ".join([*top, *rest])

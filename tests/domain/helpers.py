@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from scat_core.domain import deal
 from scat_core.domain import events as ev
 from scat_core.domain.bots import heuristic_move, random_move
 from scat_core.domain.cards import DECK, parse_cards
@@ -40,8 +41,7 @@ def cards(text: str | Sequence[str]) -> tuple[str, ...]:
 
 def deal_order(names: Sequence[str], dealer: str) -> list[str]:
     """The players in deal order: clockwise starting left of the dealer (R9, R11)."""
-    start = list(names).index(dealer)
-    return [names[(start + step) % len(names)] for step in range(1, len(names) + 1)]
+    return [names[seat] for seat in deal.deal_order([False] * len(names), list(names).index(dealer))]
 
 
 def stacked_deck(
@@ -53,13 +53,11 @@ def stacked_deck(
     it is not named: the first card of that order not named elsewhere).
     """
     parsed = [cards(hand) for hand in hands]
-    assert all(len(hand) == 3 for hand in parsed), "every hand is 3 cards"
-    top = [hand[index] for index in range(3) for hand in parsed]
     stock_cards = cards(stock)
     if discard is None:
-        discard = next(card for card in DECK if card not in top and card not in stock_cards)
-    top.append(cards(discard)[0])
-    top.extend(stock_cards)
+        named = {card for hand in parsed for card in hand} | set(stock_cards)
+        discard = next(card for card in DECK if card not in named)
+    top = deal.stack(parsed, cards(discard)[0], stock_cards)
     assert len(set(top)) == len(top), f"a card is named twice: {top}"
     return tuple(top) + tuple(card for card in DECK if card not in top)
 

@@ -15,12 +15,13 @@ from scat_core.domain.cards import (
     points,
 )
 from scat_core.domain.errors import BadInput
+from scat_core.domain.options import GameOptions
 
 from .helpers import cards
 
 
 def value(text: str, **options: bool) -> int:
-    return hand_value(cards(text), **options)
+    return hand_value(cards(text), GameOptions(**options))
 
 
 def test_r1_the_deck_is_52_distinct_cards_of_four_suits_and_thirteen_ranks() -> None:
@@ -58,7 +59,7 @@ def test_r3_a_hand_is_worth_the_best_sum_of_one_suit(hand: str, expected: int) -
 
 def test_r3_no_hand_is_worth_more_than_31() -> None:
     best = max(
-        hand_value((a, b, c), three_of_a_kind=True, straight_flush=True)
+        hand_value((a, b, c), GameOptions(three_of_a_kind=True, straight_flush=True))
         for i, a in enumerate(DECK)
         for j, b in enumerate(DECK[i + 1 :], start=i + 1)
         for c in DECK[j + 1 :]
@@ -101,6 +102,14 @@ def test_r5_a_suited_run_is_worth_30_with_the_option_ace_high_only(hand: str, pl
 def test_r5_the_value_does_not_depend_on_the_order_of_the_cards() -> None:
     assert value("7H 5H 6H", straight_flush=True) == 30
     assert value("AH QH KH", straight_flush=True) == 31
+
+
+def test_r3_without_options_a_hand_is_valued_as_under_the_default_options() -> None:
+    hand = cards("7H 5H 6H")
+    assert hand_value(hand) == hand_value(hand, GameOptions()) == 18
+    assert not GameOptions().values_beyond_suits
+    assert GameOptions(three_of_a_kind=True).values_beyond_suits
+    assert GameOptions(straight_flush=True).values_beyond_suits
 
 
 def test_r3_r4_r5_a_hand_is_worth_the_best_of_every_enabled_valuation() -> None:
