@@ -33,8 +33,8 @@ def next_steps(ctx: typer.Context, state: GameState, viewer: str,
     running game, which nobody can play here.
     """
     from scat_core.domain import commands as cmd
-    from scat_core.domain.bots import legal_moves
     from scat_core.domain.decide import throw_down_refusal
+    from scat_core.domain.legal import play_moves
 
     scat, game = scat_prefix(ctx), state.game_id
     seat = state.seat_of(viewer)
@@ -61,7 +61,7 @@ def next_steps(ctx: typer.Context, state: GameState, viewer: str,
         steps.append((act("throw-down"), "show every hand at once, unseen (R23)"))
     title = ""
     discards: list[str] = []
-    for move in legal_moves(state, seat):
+    for move in play_moves(state, seat):
         if isinstance(move, cmd.Declare31):
             title = f"You hold 31: run `{act('declare')}`"
             steps.append((act("declare"), "everyone else loses a life (R21)"))

@@ -12,6 +12,7 @@ import random
 from .cards import SUITS, hand_value, points, suit
 from .commands import Declare31, Discard, Draw, Knock, PlayerCommand, ViewHand
 from .decide import declare_refusal, draw_refusal, knock_refusal, value_of
+from .legal import play_moves
 from .options import GameOptions
 from .state import GameState
 
@@ -77,31 +78,11 @@ def heuristic_move(state: GameState, seat: int) -> PlayerCommand | None:
     return Draw(name, "stock")
 
 
-def legal_moves(state: GameState, seat: int) -> list[PlayerCommand]:
-    """Every legal move of the player at `seat` on his turn (throw downs aside)."""
-    name = state.players[seat].name
-    moves: list[PlayerCommand] = []
-    if can_declare(state, seat):
-        moves.append(Declare31(name))
-    if state.turn != seat:
-        return moves
-    if state.phase == "discard":
-        moves.extend(Discard(name, card) for card in state.hands[seat] if card != state.taken_from_discard)
-        return moves
-    if draw_refusal(state, "stock") is None:
-        moves.append(Draw(name, "stock"))
-    if draw_refusal(state, "discard") is None:  # a resignation (R27) can empty the pile
-        moves.append(Draw(name, "discard"))
-    if knock_refusal(state, seat) is None:
-        moves.append(Knock(name))
-    return moves
-
-
 def random_move(state: GameState, seat: int, rng: random.Random) -> PlayerCommand | None:
-    """A move picked uniformly among the legal ones of `seat` on his turn."""
+    """A move picked uniformly among the legal moves of play of `seat` on his turn."""
     if state.turn != seat:
         return None
-    moves = legal_moves(state, seat)
+    moves = play_moves(state, seat)
     return rng.choice(moves) if moves else None
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from . import events as ev
 from .cards import hand_value, validate_deck
 from .commands import Command, CreateGame, Declare31, Discard, Draw, Knock, Resign, ThrowDown, ViewHand
-from .errors import BadInput, NotFound, RuleViolation, suggested
+from .errors import BadInput, NotFound, RuleViolation, ScatError, suggested
 from .evolve import evolve
 from .names import look_alike, name_problem
 from .shuffle import Chance
@@ -51,19 +51,28 @@ def decide_and_evolve(state: GameState, command: Command, chance: Chance) -> tup
         _create(out, command, chance)
         return out.events, out.state
     handler = _PLAYER_COMMANDS[type(command)]
-    if state.status == "new":
-        raise NotFound("no such game")
     seat = state.seat_of(command.player)
-    if seat is None:
-        raise NotFound(f"no player {command.player!r} in this game")
-    if state.status == "finished":
-        raise RuleViolation(f"the game is over: {state.winner} won")
-    if state.players[seat].resigned:
-        raise RuleViolation(f"out of the game: {state.players[seat].name} has resigned", "R27")
-    if state.players[seat].out:
-        raise RuleViolation(f"out of the game: {state.players[seat].name} has no lives left", "R25")
+    refusal = player_refusal(state, seat, command.player)
+    if refusal is not None:
+        raise refusal
+    assert seat is not None
     handler(out, seat, command, chance)
     return out.events, out.state
+
+
+def player_refusal(state: GameState, seat: int | None, name: str) -> ScatError | None:
+    """Why the player `name` (at `seat`; None: not seated) may give no command at all now, or None."""
+    if state.status == "new":
+        return NotFound("no such game")
+    if seat is None:
+        return NotFound(f"no player {name!r} in this game")
+    if state.status == "finished":
+        return RuleViolation(f"the game is over: {state.winner} won")
+    if state.players[seat].resigned:
+        return RuleViolation(f"out of the game: {state.players[seat].name} has resigned", "R27")
+    if state.players[seat].out:
+        return RuleViolation(f"out of the game: {state.players[seat].name} has no lives left", "R25")
+    return None
 
 
 def _create(out: _Emitter, command: CreateGame, chance: Chance) -> None:
@@ -114,15 +123,23 @@ def _create(out: _Emitter, command: CreateGame, chance: Chance) -> None:
         out.emit(ev.HandDealt(hand_number=1, dealer=dealer, deck=tuple(chance.deck(1))))
 
 
-def _require_turn(state: GameState, seat: int, phase: str) -> None:
+def turn_refusal(state: GameState, seat: int, phase: str) -> RuleViolation | None:
+    """Why the player at `seat` may not take the `phase` ('draw' or 'discard') step of a turn now (R11, R12)."""
     if state.turn != seat:
         if state.turn is None:
-            raise RuleViolation("the hand is being settled: nobody is to play")
-        raise RuleViolation(f"it is not your turn: the player to act is {state.name(state.turn)}", "R11")
+            return RuleViolation("the hand is being settled: nobody is to play")
+        return RuleViolation(f"it is not your turn: the player to act is {state.name(state.turn)}", "R11")
     if state.phase != phase:
         if phase == "draw":
-            raise RuleViolation("you have drawn already: discard a card now", "R12")
-        raise RuleViolation("draw a card first (from the stock or the discard pile)", "R12")
+            return RuleViolation("you have drawn already: discard a card now", "R12")
+        return RuleViolation("draw a card first (from the stock or the discard pile)", "R12")
+    return None
+
+
+def _require_turn(state: GameState, seat: int, phase: str) -> None:
+    refusal = turn_refusal(state, seat, phase)
+    if refusal is not None:
+        raise refusal
 
 
 def draw_refusal(state: GameState, source: str) -> RuleViolation | None:
@@ -158,13 +175,23 @@ def _draw(out: _Emitter, seat: int, command: Draw, chance: Chance) -> None:
     out.emit(ev.CardDrawn(player=player, source="stock", card=out.state.stock[0]))
 
 
+def discard_refusal(state: GameState, seat: int, card: str) -> RuleViolation | None:
+    """Why the player at `seat` may not discard `card` now (R11-R13), or None."""
+    refusal = turn_refusal(state, seat, "discard")
+    if refusal is not None:
+        return refusal
+    if card not in state.hands[seat]:
+        return RuleViolation(f"you do not hold {card}", "R12")
+    if card == state.taken_from_discard:
+        return RuleViolation(f"you took {card} from the discard pile this turn: discard another card", "R13")
+    return None
+
+
 def _discard(out: _Emitter, seat: int, command: Discard, chance: Chance) -> None:
     state = out.state
-    _require_turn(state, seat, "discard")
-    if command.card not in state.hands[seat]:
-        raise RuleViolation(f"you do not hold {command.card}", "R12")
-    if command.card == state.taken_from_discard:
-        raise RuleViolation(f"you took {command.card} from the discard pile this turn: discard another card", "R13")
+    refusal = discard_refusal(state, seat, command.card)
+    if refusal is not None:
+        raise refusal
     out.emit(ev.CardDiscarded(player=state.players[seat].name, card=command.card))
     if out.state.phase == "settling":  # R16: the player to the knocker's right has discarded
         assert state.knocker is not None
@@ -268,14 +295,22 @@ def _view(out: _Emitter, seat: int, command: ViewHand, chance: Chance) -> None:
 def _resign(out: _Emitter, seat: int, command: Resign, chance: Chance) -> None:
     """R27: out at once, at any time; a knock stands; the last active player wins (R26)."""
     state = out.state
-    if not state.in_hand:
-        raise RuleViolation("the hand is being settled: resign once the next hand is dealt", "R27")
+    refusal = resign_refusal(state, seat)
+    if refusal is not None:
+        raise refusal
     out.emit(ev.Resigned(player=state.players[seat].name))
     if len(out.state.active_seats()) == 1:
         _next_hand_or_end(out, chance)
     elif out.state.phase == "settling":  # he was the last to play after the knock (R16)
         assert state.knocker is not None
         _showdown(out, state.knocker, chance)
+
+
+def resign_refusal(state: GameState, seat: int) -> RuleViolation | None:
+    """Why the player at `seat` may not resign now (R27: at any time during a hand), or None."""
+    if not state.in_hand:
+        return RuleViolation("the hand is being settled: resign once the next hand is dealt", "R27")
+    return None
 
 
 def showdown_losses(state: GameState, caller: int, values: dict[int, int]) -> list[tuple[int, int]]:

@@ -16,8 +16,8 @@ import pytest
 
 from scat_core.domain import commands as cmd
 from scat_core.domain import events as ev
-from scat_core.domain.bots import legal_moves
 from scat_core.domain.evolve import evolve
+from scat_core.domain.legal import play_moves
 from scat_core.domain.state import GameState
 from scat_core.service.games import GameService
 from tests.cli.conftest import CLI_MODES, Scat
@@ -109,7 +109,7 @@ def play_randomly(scat: Scat, games: GameService, game: str, rng: random.Random)
                 then = evolve(then, event)
             check_view(scat, then, "replay", game, "--to", str(seq), "--as", YOU,
                        shown=public_cards(history[seq - 1], then))
-        choice = rng.choice(legal_moves(state, seat))
+        choice = rng.choice(play_moves(state, seat))
         args = {
             cmd.Draw: lambda m: ["draw", game, "--as", YOU, m.source],
             cmd.Discard: lambda m: ["discard", game, "--as", YOU, m.card],

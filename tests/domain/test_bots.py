@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import random
 
-from scat_core.domain.bots import heuristic_move, knock_threshold, legal_moves, next_bot_command, random_move
+from scat_core.domain.bots import heuristic_move, knock_threshold, next_bot_command, random_move
 from scat_core.domain.commands import CreateGame, Declare31, Discard, Draw, Knock
 from scat_core.domain.decide import decide
 from scat_core.domain.evolve import fold
+from scat_core.domain.legal import play_moves
 from scat_core.domain.options import GameOptions
 
 from .helpers import (
@@ -104,14 +105,14 @@ def test_the_knock_threshold_is_lower_with_more_players_and_rises_as_the_hand_go
     assert all(17 <= knock_threshold(state) <= 27 for state in (two, six, later))
 
 
-def test_legal_moves_are_exactly_the_moves_the_rules_allow() -> None:
+def test_play_moves_are_exactly_the_moves_of_play_the_rules_allow() -> None:
     history = create(("A", "B"), dealer="B", hands={"A": "AC KC 3C", "B": "QD 8D 3S"}, discard="9H", min_knock=20)
     state = fold(history)
-    assert legal_moves(state, 0) == [Draw("A", "stock"), Draw("A", "discard"), Knock("A")]
-    assert legal_moves(state, 1) == []
+    assert play_moves(state, 0) == [Draw("A", "stock"), Draw("A", "discard"), Knock("A")]
+    assert play_moves(state, 1) == []
     state = fold(play(history, Draw("A", "discard")))
-    assert legal_moves(state, 0) == [Discard("A", "AC"), Discard("A", "KC"), Discard("A", "3C")]  # R13
+    assert play_moves(state, 0) == [Discard("A", "AC"), Discard("A", "KC"), Discard("A", "3C")]  # R13
     assert random_move(state, 1, random.Random(0)) is None
-    assert random_move(state, 0, random.Random(0)) in legal_moves(state, 0)
+    assert random_move(state, 0, random.Random(0)) in play_moves(state, 0)
     weak = fold(create(("A", "B"), dealer="B", hands={"A": "2C 3D 4H", "B": "QD 8D 3S"}, min_knock=20))
-    assert Knock("A") not in legal_moves(weak, 0)  # R15
+    assert Knock("A") not in play_moves(weak, 0)  # R15

@@ -16,13 +16,14 @@ import pytest
 
 from scat_core.domain import events as ev
 from scat_core.domain.audit import audit_records
-from scat_core.domain.bots import heuristic_move, legal_moves, random_move
+from scat_core.domain.bots import heuristic_move, random_move
 from scat_core.domain.cards import DECK
 from scat_core.domain.commands import Draw, Resign
 from scat_core.domain.decide import decide, draw_refusal
 from scat_core.domain.errors import RuleViolation
 from scat_core.domain.evolve import fold
 from scat_core.domain.invariants import invariant_problems
+from scat_core.domain.legal import play_moves
 from scat_core.domain.options import GameOptions
 from scat_core.domain.state import GameState
 
@@ -73,7 +74,7 @@ def test_r12_legal_moves_bots_and_hints_never_offer_a_draw_from_an_empty_discard
     state = emptied()
     seat = state.seat_of("B")
     assert seat is not None
-    moves = legal_moves(state, seat)
+    moves = play_moves(state, seat)
     assert Draw("B", "stock") in moves and Draw("B", "discard") not in moves
     assert heuristic_move(state, seat) == Draw("B", "stock")
     rng = random.Random(0)
@@ -91,7 +92,7 @@ def test_r17_an_empty_stock_with_no_card_under_the_discard_top_cannot_be_drawn_f
         assert sorted([*odd.set_aside, *odd.discard, *(c for h in odd.hands for c in h)]) == sorted(DECK)
         refusal = draw_refusal(odd, "stock")
         assert refusal is not None and refusal.rule == "R17"
-        assert Draw("B", "stock") not in legal_moves(odd, 1)
+        assert Draw("B", "stock") not in play_moves(odd, 1)
     two = replace(state, stock=(), discard=("3D", "4D"), set_aside=state.set_aside + tuple(
         card for card in DECK if card not in ("3D", "4D") and card not in state.set_aside
         and all(card not in hand for hand in state.hands)))

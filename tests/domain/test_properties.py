@@ -21,13 +21,14 @@ from pydantic import BaseModel
 
 from scat_core.domain import events as ev
 from scat_core.domain.audit import audit_records
-from scat_core.domain.bots import can_declare, heuristic_move, legal_moves
+from scat_core.domain.bots import can_declare, heuristic_move
 from scat_core.domain.cards import DECK
 from scat_core.domain.commands import CreateGame, Declare31, Knock, PlayerCommand, Resign, ThrowDown, ViewHand
 from scat_core.domain.decide import decide, throw_down_refusal
 from scat_core.domain.events import PlayerSeat
 from scat_core.domain.evolve import evolve, fold
 from scat_core.domain.invariants import invariant_problems
+from scat_core.domain.legal import play_moves
 from scat_core.domain.options import GameOptions
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
@@ -151,7 +152,7 @@ def pick_move(state: GameState, setup: Setup, rng: random.Random) -> PlayerComma
         move = heuristic_move(state, state.turn)
         assert move is not None
         return move
-    moves = legal_moves(state, state.turn)
+    moves = play_moves(state, state.turn)
     knocks = [move for move in moves if isinstance(move, Knock)]
     # With min-knock (R15) a knock is rare enough already: take it a third of the time.
     rate = setup.knock_rate if state.options.min_knock is None else max(setup.knock_rate, 1 / 3)

@@ -175,12 +175,12 @@ def test_r15_r23_item3_a_knock_on_an_unseen_hand_is_refused_whatever_it_is_worth
 
 def test_r15_r23_item3_moves_offered_do_not_depend_on_an_unseen_hand() -> None:
     """#14 item 3: the hints offered `knock` only when the unseen hand was worth enough."""
-    from scat_core.domain.bots import legal_moves
+    from scat_core.domain.legal import play_moves
 
     offered = []
     for hands in (HANDS, {"A": "2D 3D 4H", "B": "KH QH 2C", "C": "10D 2S 3C"}):
         state = fold(create(ABC, dealer="C", hands=hands, throw_down=True, min_knock=20))
-        offered.append([type(move).__name__ for move in legal_moves(state, 0)])
+        offered.append([type(move).__name__ for move in play_moves(state, 0)])
     assert offered[0] == offered[1] == ["Draw", "Draw"]
 
 

@@ -12,11 +12,11 @@ import random
 
 import pytest
 
-from scat_core.domain.bots import legal_moves
 from scat_core.domain.commands import Resign
 from scat_core.domain.errors import ScatError
 from scat_core.domain.events import PlayerSeat
 from scat_core.domain.evolve import fold
+from scat_core.domain.legal import play_moves
 from scat_core.domain.options import GameOptions
 from scat_core.service import GameService
 from scat_core.service.outcomes import last_action_index
@@ -59,7 +59,7 @@ def test_news_from_the_logs_end_is_the_news_from_the_whole_game_for_every_player
         state = service.view(game_id)
         assert state.turn is not None
         command = (Resign(state.players[state.turn].name) if rng.random() < 0.01
-                   else rng.choice(legal_moves(state, state.turn)))
+                   else rng.choice(play_moves(state, state.turn)))
         try:
             state = service.act(game_id, command).state
         except ScatError:

@@ -1,0 +1,58 @@
+"""Legal moves, from the very refusals `decide` raises: legality is written once, in decide.py.
+
+`legal_moves` lists every command a player may give now (one per distinct command, over the
+whole command space: draws, discards, knock, 31, throw down, a look, a resignation); `decide`
+accepts exactly these (tests/domain/test_legal.py checks it on random games). `play_moves`
+keeps the moves of play that bots pick among and hints offer.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+from .commands import Declare31, Discard, Draw, Knock, PlayerCommand, Resign, ThrowDown, ViewHand
+from .decide import (
+    declare_refusal,
+    discard_refusal,
+    draw_refusal,
+    knock_refusal,
+    player_refusal,
+    resign_refusal,
+    throw_down_refusal,
+    turn_refusal,
+)
+from .state import GameState
+
+#: The sources a card is drawn from (R12), in the order moves are listed.
+DRAW_SOURCES: Final[tuple[Literal["stock", "discard"], ...]] = ("stock", "discard")
+#: The moves of play (no throw down, look or resignation): what bots choose among (R12-R14, R20).
+PLAY_MOVES: Final = (Declare31, Draw, Discard, Knock)
+
+
+def legal_moves(state: GameState, seat: int) -> list[PlayerCommand]:
+    """Every command the player at `seat` may give now, as `decide` would accept it."""
+    if not 0 <= seat < len(state.players):
+        return []
+    name = state.players[seat].name
+    if player_refusal(state, seat, name) is not None:
+        return []
+    moves: list[PlayerCommand] = []
+    if declare_refusal(state, seat) is None:
+        moves.append(Declare31(name))
+    if turn_refusal(state, seat, "discard") is None:
+        moves.extend(Discard(name, card) for card in state.hands[seat] if discard_refusal(state, seat, card) is None)
+    if turn_refusal(state, seat, "draw") is None:
+        moves.extend(Draw(name, source) for source in DRAW_SOURCES if draw_refusal(state, source) is None)
+        if knock_refusal(state, seat) is None:
+            moves.append(Knock(name))
+    if throw_down_refusal(state, seat) is None:
+        moves.append(ThrowDown(name))
+    moves.append(ViewHand(name))  # always accepted: recorded only when it is a first look (R23)
+    if resign_refusal(state, seat) is None:
+        moves.append(Resign(name))
+    return moves
+
+
+def play_moves(state: GameState, seat: int) -> list[PlayerCommand]:
+    """The legal moves of play of the player at `seat`: declare 31, draw, discard or knock."""
+    return [move for move in legal_moves(state, seat) if isinstance(move, PLAY_MOVES)]
