@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
 from pydantic import ValidationError
 
@@ -170,35 +170,39 @@ def command_for(events: Sequence[ev.Event], index: int) -> cmd.Command | None:
     """The command that must have caused the event at `index` (None: no command does)."""
     event = events[index]
     following = events[index + 1] if index + 1 < len(events) else None
-    if isinstance(event, ev.GameCreated):
-        stacked = event.first_deck_stacked and isinstance(following, ev.HandDealt)
-        return cmd.CreateGame(
-            game_id=event.game_id,
-            players=event.players,
-            options=event.options,
-            dealer=None if event.dealer_drawn else event.dealer,
-            first_deck=following.deck if stacked and isinstance(following, ev.HandDealt) else None,
-            protected=event.protected,
-            rules_version=event.rules_version,
-            seed_chosen=event.seed_chosen,
-        )
-    if isinstance(event, ev.StockReshuffled) and isinstance(following, ev.CardDrawn):
-        return cmd.Draw(following.player, following.source)
-    if isinstance(event, ev.HandViewed):
-        return cmd.ViewHand(event.player)
-    if isinstance(event, ev.Knocked):
-        return cmd.Knock(event.player)
-    if isinstance(event, ev.ThirtyOneDeclared):
-        return cmd.Declare31(event.player)
-    if isinstance(event, ev.ThrowDownCalled):
-        return cmd.ThrowDown(event.player)
-    if isinstance(event, ev.Resigned):
-        return cmd.Resign(event.player)
-    if isinstance(event, ev.CardDrawn):
-        return cmd.Draw(event.player, event.source)
-    if isinstance(event, ev.CardDiscarded):
-        return cmd.Discard(event.player, event.card)
-    return None
+    match event:
+        case ev.GameCreated():
+            stacked = event.first_deck_stacked and isinstance(following, ev.HandDealt)
+            return cmd.CreateGame(
+                game_id=event.game_id,
+                players=event.players,
+                options=event.options,
+                dealer=None if event.dealer_drawn else event.dealer,
+                first_deck=following.deck if stacked and isinstance(following, ev.HandDealt) else None,
+                protected=event.protected,
+                rules_version=event.rules_version,
+                seed_chosen=event.seed_chosen,
+            )
+        case ev.StockReshuffled():  # the start of a draw from the empty stock (R17)
+            return cmd.Draw(following.player, following.source) if isinstance(following, ev.CardDrawn) else None
+        case ev.HandViewed():
+            return cmd.ViewHand(event.player)
+        case ev.Knocked():
+            return cmd.Knock(event.player)
+        case ev.ThirtyOneDeclared():
+            return cmd.Declare31(event.player)
+        case ev.ThrowDownCalled():
+            return cmd.ThrowDown(event.player)
+        case ev.Resigned():
+            return cmd.Resign(event.player)
+        case ev.CardDrawn():
+            return cmd.Draw(event.player, event.source)
+        case ev.CardDiscarded():
+            return cmd.Discard(event.player, event.card)
+        case ev.HandDealt() | ev.ShowdownHeld() | ev.PennyPaid() | ev.PlayerEliminated() | ev.GameWon():
+            return None  # consequences decided with a command, never a command's first event
+        case _:
+            assert_never(event)
 
 
 def audit_records(records: Sequence[Mapping[str, Any]]) -> AuditReport:

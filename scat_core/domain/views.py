@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, assert_never
 
 from . import events as ev
 from .cards import hand_value
@@ -96,14 +96,22 @@ def redact(event: ev.Event, before: GameState, viewer: str | None) -> ev.Event:
     but the drawer.
     """
     viewer_key = viewer.casefold() if viewer else None
-    if isinstance(event, ev.HandDealt):
-        after_cards = _visible_deal(event, before, viewer_key)
-        return event.model_copy(update={"deck": after_cards})
-    if isinstance(event, ev.StockReshuffled):
-        return event.model_copy(update={"stock": tuple(HIDDEN for _ in event.stock)})
-    if isinstance(event, ev.CardDrawn) and event.source == "stock" and event.player.casefold() != viewer_key:
-        return event.model_copy(update={"card": HIDDEN})
-    return event
+    match event:
+        case ev.HandDealt():
+            return event.model_copy(update={"deck": _visible_deal(event, before, viewer_key)})
+        case ev.StockReshuffled():
+            return event.model_copy(update={"stock": tuple(HIDDEN for _ in event.stock)})
+        case ev.CardDrawn():
+            hidden = event.source == "stock" and event.player.casefold() != viewer_key
+            return event.model_copy(update={"card": HIDDEN}) if hidden else event
+        case (
+            ev.GameCreated() | ev.HandViewed() | ev.CardDiscarded() | ev.Knocked() | ev.ThirtyOneDeclared()
+            | ev.ThrowDownCalled() | ev.ShowdownHeld() | ev.Resigned() | ev.PennyPaid() | ev.PlayerEliminated()
+            | ev.GameWon()
+        ):
+            return event  # public as recorded (a 31 and a showdown show hands by the rules: R18, R21)
+        case _:
+            assert_never(event)
 
 
 def _visible_deal(event: ev.HandDealt, before: GameState, viewer_key: str | None) -> tuple[str, ...]:

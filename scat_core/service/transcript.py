@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
 from scat_core.domain import events as ev
 from scat_core.domain.deal import deal, deal_order
@@ -71,25 +71,33 @@ class PublicTable:
 
     def apply(self, event: ev.Event) -> None:
         """Follow one (possibly redacted) event."""
-        if isinstance(event, ev.GameCreated):
-            self.game_id = event.game_id
-            lives = event.options.lives
-            self.seats = [Seat(p.name, p.is_bot, lives) for p in event.players]
-            self.dealer = event.dealer
-            self.no_dole = event.options.no_dole
-            self.rules_version = event.rules_version
-        elif isinstance(event, ev.HandDealt):
-            self.hand_number, self.dealer = event.hand_number, event.dealer
-        elif isinstance(event, ev.PennyPaid):
-            self.seat(event.player).pennies -= 1
-            self.kitty += 1
-        elif isinstance(event, (ev.PlayerEliminated, ev.Resigned)):
-            self.seat(event.player).out = True
-        elif isinstance(event, ev.GameWon):
-            self.winner = event.winner
-            if self.rules_version >= 2:  # R26: the kitty becomes the winner's
-                self.seat(event.winner).pennies += event.kitty
-                self.kitty -= event.kitty
+        match event:
+            case ev.GameCreated():
+                self.game_id = event.game_id
+                lives = event.options.lives
+                self.seats = [Seat(p.name, p.is_bot, lives) for p in event.players]
+                self.dealer = event.dealer
+                self.no_dole = event.options.no_dole
+                self.rules_version = event.rules_version
+            case ev.HandDealt():
+                self.hand_number, self.dealer = event.hand_number, event.dealer
+            case ev.PennyPaid():
+                self.seat(event.player).pennies -= 1
+                self.kitty += 1
+            case ev.PlayerEliminated() | ev.Resigned():
+                self.seat(event.player).out = True
+            case ev.GameWon():
+                self.winner = event.winner
+                if self.rules_version >= 2:  # R26: the kitty becomes the winner's
+                    self.seat(event.winner).pennies += event.kitty
+                    self.kitty -= event.kitty
+            case (
+                ev.HandViewed() | ev.StockReshuffled() | ev.CardDrawn() | ev.CardDiscarded() | ev.Knocked()
+                | ev.ThirtyOneDeclared() | ev.ThrowDownCalled() | ev.ShowdownHeld()
+            ):
+                pass  # seats, pennies and kitty are as they were
+            case _:
+                assert_never(event)
 
 
 def _be(name: str) -> str:
@@ -115,56 +123,61 @@ def deal_text(event: ev.HandDealt, table: PublicTable) -> str:
 
 def describe(event: ev.Event, table: PublicTable) -> str:
     """One sentence for `event`; `table` is the public table just before it."""
-    if isinstance(event, ev.GameCreated):
-        players = ", ".join(p.name + (" (bot)" if p.is_bot else "") for p in event.players)
-        options = "; ".join(event.options.describe()) or "standard rules"
-        drawn = " (drawn by lot)" if event.dealer_drawn else ""
-        protected = "; protected by player tokens" if event.protected else ""
-        return f"game {event.game_id} created for {players}; dealer {event.dealer}{drawn}; {options}{protected}"
-    if isinstance(event, ev.HandDealt):
-        return deal_text(event, table)
-    if isinstance(event, ev.HandViewed):
-        return f"{event.player} looked at the hand dealt to {event.player}"
-    if isinstance(event, ev.StockReshuffled):
-        return (f"the stock ran out: the discard pile, all but its top card, was shuffled into a new "
-                f"stock of {len(event.stock)} cards")
-    if isinstance(event, ev.CardDrawn):
-        card = "" if event.card == HIDDEN else f" {event.card}"
-        where = "the stock" if event.source == "stock" else "the discard pile"
-        return f"{event.player} drew{card} from {where}"
-    if isinstance(event, ev.CardDiscarded):
-        return f"{event.player} discarded {event.card}"
-    if isinstance(event, ev.Knocked):
-        return f"{event.player} knocked"
-    if isinstance(event, ev.ThirtyOneDeclared):
-        return f"{event.player} declared 31 with {cards_text(event.hand)}"
-    if isinstance(event, ev.ThrowDownCalled):
-        return f"{event.player} called a throw down"
-    if isinstance(event, ev.ShowdownHeld):
-        hands = ", ".join(
-            f"{name} {event.values[name]} ({cards_text(event.hands[name])})"
-            for name in table.in_seat_order(event.hands)
-        )
-        lost = ", ".join(
-            f"{name} {event.lives_lost[name]} {'life' if event.lives_lost[name] == 1 else 'lives'}"
-            for name in table.in_seat_order(event.lives_lost)
-        )
-        return f"showdown called by {event.caller}: {hands}; lost: {lost or 'nothing'}"
-    if isinstance(event, ev.PennyPaid):
-        left = table.seat(event.player).pennies - 1
-        dole = f"{left} left" if left else "none left" if table.no_dole else "none left: on the dole"
-        return f"{event.player} paid a penny into the kitty ({dole}; kitty {table.kitty + 1})"
-    if isinstance(event, ev.PlayerEliminated):
-        return f"{event.player} {_be(event.player)} out of the game"
-    if isinstance(event, ev.Resigned):
-        return f"{event.player} resigned and {_be(event.player)} out of the game (R27)"
-    if isinstance(event, ev.GameWon):
-        if table.rules_version >= 2:
-            total = table.seat(event.winner).pennies + event.kitty
-            return (f"{event.winner} won the game with {total} {'penny' if total == 1 else 'pennies'}, "
-                    f"the kitty of {event.kitty} included (R26); the seed was {event.seed}")
-        return f"{event.winner} won the game and the kitty of {event.kitty}; the seed was {event.seed}"
-    return event.type
+    match event:
+        case ev.GameCreated():
+            players = ", ".join(p.name + (" (bot)" if p.is_bot else "") for p in event.players)
+            options = "; ".join(event.options.describe()) or "standard rules"
+            drawn = " (drawn by lot)" if event.dealer_drawn else ""
+            protected = "; protected by player tokens" if event.protected else ""
+            return f"game {event.game_id} created for {players}; dealer {event.dealer}{drawn}; {options}{protected}"
+        case ev.HandDealt():
+            return deal_text(event, table)
+        case ev.HandViewed():
+            return f"{event.player} looked at the hand dealt to {event.player}"
+        case ev.StockReshuffled():
+            return (f"the stock ran out: the discard pile, all but its top card, was shuffled into a new "
+                    f"stock of {len(event.stock)} cards")
+        case ev.CardDrawn():
+            card = "" if event.card == HIDDEN else f" {event.card}"
+            where = "the stock" if event.source == "stock" else "the discard pile"
+            return f"{event.player} drew{card} from {where}"
+        case ev.CardDiscarded():
+            return f"{event.player} discarded {event.card}"
+        case ev.Knocked():
+            return f"{event.player} knocked"
+        case ev.ThirtyOneDeclared():
+            return f"{event.player} declared 31 with {cards_text(event.hand)}"
+        case ev.ThrowDownCalled():
+            return f"{event.player} called a throw down"
+        case ev.ShowdownHeld():
+            return _showdown_text(event, table)
+        case ev.PennyPaid():
+            left = table.seat(event.player).pennies - 1
+            dole = f"{left} left" if left else "none left" if table.no_dole else "none left: on the dole"
+            return f"{event.player} paid a penny into the kitty ({dole}; kitty {table.kitty + 1})"
+        case ev.PlayerEliminated():
+            return f"{event.player} {_be(event.player)} out of the game"
+        case ev.Resigned():
+            return f"{event.player} resigned and {_be(event.player)} out of the game (R27)"
+        case ev.GameWon():
+            if table.rules_version >= 2:
+                total = table.seat(event.winner).pennies + event.kitty
+                return (f"{event.winner} won the game with {total} {'penny' if total == 1 else 'pennies'}, "
+                        f"the kitty of {event.kitty} included (R26); the seed was {event.seed}")
+            return f"{event.winner} won the game and the kitty of {event.kitty}; the seed was {event.seed}"
+        case _:
+            assert_never(event)
+
+
+def _showdown_text(event: ev.ShowdownHeld, table: PublicTable) -> str:
+    hands = ", ".join(
+        f"{name} {event.values[name]} ({cards_text(event.hands[name])})" for name in table.in_seat_order(event.hands)
+    )
+    lost = ", ".join(
+        f"{name} {event.lives_lost[name]} {'life' if event.lives_lost[name] == 1 else 'lives'}"
+        for name in table.in_seat_order(event.lives_lost)
+    )
+    return f"showdown called by {event.caller}: {hands}; lost: {lost or 'nothing'}"
 
 
 def narrate(events: Iterable[ev.Event], table: PublicTable) -> list[str]:

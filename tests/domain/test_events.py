@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from typing import get_args
 
 import pytest
 from pydantic import TypeAdapter, ValidationError
@@ -23,6 +24,12 @@ def test_every_event_type_has_a_schema_version() -> None:
         assert cls.model_fields["type"].default == name
         assert isinstance(cls.model_fields["schema_version"].default, int)
     assert ev.current_version("GameCreated") == 4
+
+
+def test_every_event_class_is_in_the_event_union_that_event_types_derive_from() -> None:
+    """A class left out of `AnyEvent` would be neither readable from storage nor checked by mypy's dispatch."""
+    assert set(ev.EVENT_TYPES.values()) == set(ev._Event.__subclasses__())
+    assert tuple(ev.EVENT_TYPES.values()) == get_args(ev.AnyEvent)
 
 
 def test_a_whole_game_survives_the_round_trip_through_records_and_json() -> None:
