@@ -6,7 +6,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class GameOptions(BaseModel):
-    """Rule options, recorded in the game's first event so a replay uses the game's own rules."""
+    """Rule options, recorded in the game's first event so a replay uses the game's own rules.
+
+    An on/off option is a `bool` field, off by default (`describe` names those that are on).
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
@@ -26,15 +29,11 @@ class GameOptions(BaseModel):
     def describe(self) -> list[str]:
         """The options that differ from the defaults, in CLI spelling."""
         parts = [] if self.lives == 3 else [f"lives {self.lives}"]
-        for name in (
-            "three_of_a_kind",
-            "straight_flush",
-            "no_first_round_knock",
-            "throw_down",
-            "no_dole",
-        ):
-            if getattr(self, name):
-                parts.append(name.replace("_", "-"))
+        parts += [
+            name.replace("_", "-")
+            for name, field in type(self).model_fields.items()
+            if field.annotation is bool and getattr(self, name)  # every on/off option, in field order
+        ]
         if self.min_knock is not None:
             parts.append(f"min-knock {self.min_knock}")
         return parts

@@ -257,6 +257,9 @@ def test_r7_r15_r15b_r23_r25_the_options_that_differ_from_the_defaults_are_descr
     assert options.describe() == [
         "lives 5", "three-of-a-kind", "straight-flush", "no-first-round-knock", "throw-down", "no-dole", "min-knock 20"
     ]
+    # Every on/off option is off by default, so "on" is what differs (describe lists the flags on).
+    flags = {name: field.default for name, field in GameOptions.model_fields.items() if field.annotation is bool}
+    assert flags and set(flags.values()) == {False}
 
 
 def test_r6_left_is_the_next_active_seat_and_right_the_previous_one_skipping_players_out() -> None:
