@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import Literal, assert_never
 
 from scat_core.domain import events as ev
 
@@ -89,31 +89,38 @@ def hand_outcomes(events: Sequence[tuple[int, ev.Event]], hand: int = 0, dealer:
 
 
 def _follow(hand: HandOutcome, event: ev.Event) -> None:
-    if isinstance(event, ev.CardDrawn):
-        hand.turns += 1
-    elif isinstance(event, ev.Knocked):
-        hand.turns += 1
-        hand.knocked_by = event.player
-    elif isinstance(event, ev.ThirtyOneDeclared):
-        hand.ended_by, hand.by, hand.values = "declaration", event.player, {event.player: 31}
-    elif isinstance(event, ev.ThrowDownCalled):
-        hand.ended_by, hand.by = "throw_down", event.player
-    elif isinstance(event, ev.ShowdownHeld):
-        if hand.ended_by is None:
-            hand.ended_by = "showdown"
-        hand.by = event.caller
-        hand.values = dict(event.values)
-        hand.lives_lost = dict(event.lives_lost)
-    elif isinstance(event, ev.PennyPaid) and hand.ended_by == "declaration":
-        hand.lives_lost[event.player] = 1  # R21: one each
-    elif isinstance(event, ev.PlayerEliminated):
-        hand.out.append(event.player)
-        if hand.ended_by == "declaration":
-            hand.lives_lost[event.player] = 1
-    elif isinstance(event, ev.Resigned):
-        hand.resigned.append(event.player)
-    elif isinstance(event, ev.GameWon) and hand.ended_by is None:
-        hand.ended_by = "resignation"  # the last other player resigned (R27)
+    match event:
+        case ev.CardDrawn():
+            hand.turns += 1
+        case ev.Knocked():
+            hand.turns += 1
+            hand.knocked_by = event.player
+        case ev.ThirtyOneDeclared():
+            hand.ended_by, hand.by, hand.values = "declaration", event.player, {event.player: 31}
+        case ev.ThrowDownCalled():
+            hand.ended_by, hand.by = "throw_down", event.player
+        case ev.ShowdownHeld():
+            if hand.ended_by is None:
+                hand.ended_by = "showdown"
+            hand.by = event.caller
+            hand.values = dict(event.values)
+            hand.lives_lost = dict(event.lives_lost)
+        case ev.PennyPaid():
+            if hand.ended_by == "declaration":
+                hand.lives_lost[event.player] = 1  # R21: one each
+        case ev.PlayerEliminated():
+            hand.out.append(event.player)
+            if hand.ended_by == "declaration":
+                hand.lives_lost[event.player] = 1
+        case ev.Resigned():
+            hand.resigned.append(event.player)
+        case ev.GameWon():
+            if hand.ended_by is None:
+                hand.ended_by = "resignation"  # the last other player resigned (R27)
+        case ev.GameCreated() | ev.HandDealt() | ev.HandViewed() | ev.StockReshuffled() | ev.CardDiscarded():
+            pass  # nothing a hand's summary tells
+        case _:
+            assert_never(event)
 
 
 def last_action_index(events: Sequence[ev.Event], player: str) -> int | None:
