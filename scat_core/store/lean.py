@@ -29,8 +29,8 @@ _GAMES_SET = (
     "dealer = %(dealer)s, winner = %(winner)s, protected = %(protected)s"
 )
 _GAMES_WHERE = "game_id = %(game_id)s AND head_seq = %(expected_seq)s AND head_hash = %(expected_hash)s"
-_SNAPSHOT_COLUMNS = "game_id, seq, hash, state_version, rules_version, state"
-_SNAPSHOT_VALUES = "%(game_id)s, %(head_seq)s, %(head_hash)s, %(state_version)s, %(rules_version)s, %(state)s"
+SNAPSHOT_COLUMNS = "game_id, seq, hash, state_version, rules_version, state"
+SNAPSHOT_VALUES = "%(game_id)s, %(head_seq)s, %(head_hash)s, %(state_version)s, %(rules_version)s, %(state)s"
 _SNAPSHOT_UPDATE = (
     "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, "
     "state_version = excluded.state_version, rules_version = excluded.rules_version, state = excluded.state"
@@ -49,7 +49,7 @@ _PG_COMMAND = (
     f"new_events AS (INSERT INTO events ({EVENT_COLUMNS}) SELECT %(game_id)s, u.* FROM unnest("
     "%(seqs)b::int[], %(types)b::text[], %(versions)b::int[], %(datas)b::text[], %(recorded)b::text[], "
     f"%(prevs)b::text[], %(hashes)b::text[]) AS u WHERE {_MOVED} RETURNING 1), "
-    f"snapshot AS (INSERT INTO game_snapshots ({_SNAPSHOT_COLUMNS}) SELECT {_SNAPSHOT_VALUES} "
+    f"snapshot AS (INSERT INTO game_snapshots ({SNAPSHOT_COLUMNS}) SELECT {SNAPSHOT_VALUES} "
     f"WHERE %(keep_snapshot)s AND {_MOVED} {_SNAPSHOT_UPDATE} RETURNING 1), "
     f"forgotten AS ({_FORGET_SEED} AND %(finished)s AND {_MOVED} RETURNING 1), "
     f"signed AS ({_SIGN_HEAD} AND %(sign)s AND {_MOVED} RETURNING 1) "
@@ -57,17 +57,17 @@ _PG_COMMAND = (
 )
 
 
-def _sqlite(sql: str) -> str:
+def sqlite_style(sql: str) -> str:
     """The same statement in sqlite3's named style (:name)."""
     return sql.replace("%(", ":").replace(")s", "")
 
 
-_SQLITE_EVENTS = f"INSERT INTO events ({EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-_SQLITE_GAMES = _sqlite(f"UPDATE games SET {_GAMES_SET} WHERE {_GAMES_WHERE}")
-_SQLITE_SNAPSHOT = _sqlite(f"INSERT INTO game_snapshots ({_SNAPSHOT_COLUMNS}) VALUES ({_SNAPSHOT_VALUES}) "
-                           f"{_SNAPSHOT_UPDATE}")
-_SQLITE_FORGET_SEED = _sqlite(_FORGET_SEED)
-_SQLITE_SIGN_HEAD = _sqlite(_SIGN_HEAD)
+SQLITE_EVENTS = f"INSERT INTO events ({EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+_SQLITE_GAMES = sqlite_style(f"UPDATE games SET {_GAMES_SET} WHERE {_GAMES_WHERE}")
+_SQLITE_SNAPSHOT = sqlite_style(f"INSERT INTO game_snapshots ({SNAPSHOT_COLUMNS}) VALUES ({SNAPSHOT_VALUES}) "
+                                f"{_SNAPSHOT_UPDATE}")
+_SQLITE_FORGET_SEED = sqlite_style(_FORGET_SEED)
+_SQLITE_SIGN_HEAD = sqlite_style(_SIGN_HEAD)
 
 
 def append_after_head(
@@ -99,7 +99,7 @@ def append_after_head(
         else:
             moved = conn.exec_driver_sql(_SQLITE_GAMES, params).rowcount == 1
             if moved:
-                conn.exec_driver_sql(_SQLITE_EVENTS, [(game_id, *row) for row in rows])
+                conn.exec_driver_sql(SQLITE_EVENTS, [(game_id, *row) for row in rows])
                 if snapshot is not None:
                     conn.exec_driver_sql(_SQLITE_SNAPSHOT, params)
                 if finished:
@@ -115,38 +115,3 @@ def append_after_head(
             f"game {game_id} changed meanwhile (it is no longer at event {expected[0]}): look again and retry"
         )
 
-
-_BULK_CHUNK = 5_000
-_PG_BULK_EVENTS = (
-    f"INSERT INTO events ({EVENT_COLUMNS}) SELECT * FROM unnest(%(game_ids)b::text[], %(seqs)b::int[], "
-    "%(types)b::text[], %(versions)b::int[], %(datas)b::text[], %(recorded)b::text[], %(prevs)b::text[], "
-    "%(hashes)b::text[])"
-)
-_GAMES_COLUMNS = ("game_id, status, players, bots, turn, hand_number, dealer, created_at, last_activity, winner, "
-                  "head_seq, head_hash, protected")
-_GAMES_PARAMS = ", ".join(f"%({column})s" for column in _GAMES_COLUMNS.split(", "))
-_INSERT_GAMES = f"INSERT INTO games ({_GAMES_COLUMNS}) VALUES ({_GAMES_PARAMS})"
-_INSERT_SNAPSHOTS = f"INSERT INTO game_snapshots ({_SNAPSHOT_COLUMNS}) VALUES ({_SNAPSHOT_VALUES})"
-
-
-def insert_games(
-    conn: Connection, events: Sequence[tuple[str, int, str, int, str, str, str, str]],
-    games: Sequence[dict[str, Any]], snapshots: Sequence[dict[str, Any]],
-) -> None:
-    """The bulk path: new games' events (rows in EVENT_COLUMNS order), games rows and snapshots,
-    each kind in as few statements as the database allows. IntegrityError if any exists already."""
-    if conn.dialect.name == "postgresql":
-        for start in range(0, len(events), _BULK_CHUNK):
-            columns = [list(column) for column in zip(*events[start : start + _BULK_CHUNK], strict=True)]
-            names = ("game_ids", "seqs", "types", "versions", "datas", "recorded", "prevs", "hashes")
-            conn.exec_driver_sql(_PG_BULK_EVENTS, dict(zip(names, columns, strict=True)))
-        if games:
-            conn.exec_driver_sql(_INSERT_GAMES, list(games))
-        if snapshots:
-            conn.exec_driver_sql(_INSERT_SNAPSHOTS, list(snapshots))
-        return
-    conn.exec_driver_sql(_SQLITE_EVENTS, list(events))
-    if games:
-        conn.exec_driver_sql(_sqlite(_INSERT_GAMES), list(games))
-    if snapshots:
-        conn.exec_driver_sql(_sqlite(_INSERT_SNAPSHOTS), list(snapshots))

@@ -173,7 +173,7 @@ def test_games_from_before_the_projection_migration_are_counted_after_it(
         command.upgrade(alembic_config(conn), "0001")
     old = GameService(EventStore(engine))
     with monkeypatch.context() as unsigned:  # revision 0001 had no head_signatures table either
-        unsigned.setattr("scat_core.store.event_store.sign_appended_head", lambda *_: None)
+        unsigned.setattr("scat_core.store.appending.sign_appended_head", lambda *_: None)
         _old_bot_game(old, bots("ann", "bob"))  # written by a scat without projections (nor snapshots)
     ensure_schema(engine)
     assert old.stats().overall.games_played == 1

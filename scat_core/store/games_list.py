@@ -1,0 +1,167 @@
+"""The games list (the `games` read model) and the snapshots kept beside it.
+
+One row per game: who plays, whose turn, the head (seq, hash) it was last played at. It is
+written by every append in the same unit of work (see appending.py and lean.py), never on
+its own; the snapshot of the folded state at the head is kept beside it (README "Snapshots").
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.engine import Connection
+
+from scat_core.domain.errors import CorruptHistory, HistoryDamaged
+from scat_core.domain.snapshot import SNAPSHOT_TAG
+from scat_core.store import tables as t
+from scat_core.store.records import StoredEvent
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """What the games read model needs to know after an append (computed by the caller)."""
+
+    status: str
+    players: tuple[str, ...]
+    turn: str | None = None
+    hand_number: int = 1
+    dealer: str | None = None
+    winner: str | None = None
+    protected: bool = False
+    bots: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One row of the games read model."""
+
+    game_id: str
+    status: str
+    players: tuple[str, ...]
+    bots: tuple[str, ...]
+    turn: str | None
+    hand_number: int
+    dealer: str | None
+    created_at: str
+    last_activity: str
+    winner: str | None
+    head_seq: int
+    head_hash: str
+    protected: bool
+
+
+def games_values(summary: GameSummary) -> dict[str, Any]:
+    """The games row's columns that a summary sets."""
+    return {
+        "status": summary.status, "players": json.dumps(list(summary.players)),
+        "bots": json.dumps(list(summary.bots)), "turn": summary.turn, "hand_number": summary.hand_number,
+        "dealer": summary.dealer, "winner": summary.winner, "protected": summary.protected,
+    }
+
+
+def _names(m: Any, column: str) -> tuple[str, ...]:
+    """The JSON list of names in a games row's `column`; CorruptHistory when it was damaged."""
+    try:
+        names = json.loads(m[column])
+    except (ValueError, TypeError, RecursionError):
+        names = None
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        game_id = m["game_id"]
+        raise CorruptHistory(
+            f"the games list entry of game {game_id} is damaged ({column} is not a list of names): "
+            f"`scat audit {game_id}` checks its history"
+        )
+    return tuple(names)
+
+
+def game_row(m: Any) -> GameRow:
+    """A games row (a mapping of its columns) as a GameRow; CorruptHistory if its names are damaged."""
+    return GameRow(
+        game_id=m["game_id"], status=m["status"], players=_names(m, "players"),
+        bots=_names(m, "bots"), turn=m["turn"], hand_number=m["hand_number"],
+        dealer=m["dealer"], created_at=m["created_at"], last_activity=m["last_activity"],
+        winner=m["winner"], head_seq=m["head_seq"], head_hash=m["head_hash"],
+        protected=bool(m["protected"]),
+    )
+
+
+def update_games_row(
+    conn: Connection, game_id: str, last: StoredEvent, summary: GameSummary | None, created_at: str | None = None,
+    new: bool = False,
+) -> None:
+    """Move the game's row to head `last` (and `summary`); a `new` game's row is created,
+    a running game's missing row is HistoryDamaged (refused, never silently re-created)."""
+    values: dict[str, Any] = {
+        "head_seq": last.seq, "head_hash": last.hash, "last_activity": last.recorded_at,
+    }
+    if summary is not None:
+        values.update(games_values(summary))
+    updated = conn.execute(t.games.update().where(t.games.c.game_id == game_id).values(**values))
+    if updated.rowcount == 0:
+        if not new:
+            raise HistoryDamaged(game_id, "the games list has no entry for it")
+        defaults: dict[str, Any] = {
+            "status": "active", "players": "[]", "bots": "[]", "turn": None,
+            "hand_number": 1, "dealer": None, "winner": None, "protected": False,
+        }
+        created = created_at or last.recorded_at
+        conn.execute(t.games.insert().values(**{**defaults, **values}, game_id=game_id, created_at=created))
+
+
+def put_snapshot(conn: Connection, game_id: str, seq: int, head_hash: str, state: str) -> None:
+    """Keep `state` (JSON) as the game's snapshot at event `seq`, tagged with this code's rules."""
+    state_version, rules_version = SNAPSHOT_TAG
+    values = {"seq": seq, "hash": head_hash, "state_version": state_version,
+              "rules_version": rules_version, "state": state}
+    # Each dialect's insert is imported here: importing the PostgreSQL dialect costs every
+    # command on SQLite about a tenth of its start-up (issue #8).
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        pg = pg_insert(t.game_snapshots).values(game_id=game_id, **values)
+        conn.execute(pg.on_conflict_do_update(index_elements=["game_id"], set_=values))
+    else:
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        lite = sqlite_insert(t.game_snapshots).values(game_id=game_id, **values)
+        conn.execute(lite.on_conflict_do_update(index_elements=["game_id"], set_=values))
+
+
+def get_game(conn: Connection, game_id: str) -> GameRow | None:
+    """The read-model row of one game, or None."""
+    row = conn.execute(select(t.games).where(t.games.c.game_id == game_id)).first()
+    return None if row is None else game_row(row._mapping)
+
+
+def list_games(conn: Connection, status: str | None = None, waiting_for: str | None = None) -> list[GameRow]:
+    """Games from the read model, newest activity first, optionally filtered.
+
+    `waiting_for` matches the name of the player to act case-insensitively, as `--as`
+    matches names, Unicode included: the games table is small, so the casefold is done
+    here, on the rows where someone is to act.
+    """
+    query = select(t.games)
+    if status is not None:
+        query = query.where(t.games.c.status == status)
+    if waiting_for is not None:
+        query = query.where(t.games.c.turn.is_not(None))
+    query = query.order_by(t.games.c.last_activity.desc(), t.games.c.game_id)
+    rows = [game_row(r._mapping) for r in conn.execute(query)]
+    if waiting_for is not None:
+        wanted = waiting_for.casefold()
+        rows = [row for row in rows if row.turn is not None and row.turn.casefold() == wanted]
+    return rows
+
+
+def count_games(conn: Connection) -> int:
+    """How many games the read model holds."""
+    return int(conn.execute(select(func.count()).select_from(t.games)).scalar_one())
+
+
+def game_ids(conn: Connection) -> list[str]:
+    """Every game id, oldest first (from the games read model, not the whole log)."""
+    rows = conn.execute(select(t.games.c.game_id).order_by(t.games.c.created_at, t.games.c.game_id))
+    return [str(r[0]) for r in rows]
