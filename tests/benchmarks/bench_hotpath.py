@@ -354,36 +354,27 @@ def bulk_rates(place: Place, games: int) -> tuple[float, float, float, int]:
     records as an import has them (data as dicts) and as stored rows (data as its JSON text), and
     by the driver alone (executemany of the same event rows); each into a fresh database in one
     transaction."""
-    from bench_store import rekeyed
-
-    from scat_core.domain.hashing import canonical_json
+    from populate import clone_id, clones, play_bot_games
 
     source = place.service("bulksource")
-    bots = [PlayerSeat(name=f"bot{i}", is_bot=True) for i in range(3)]
-    originals = []
-    for seed in range(10):
-        outcome = source.create_game(bots, seed=seed)
-        originals.append((source.export_records(outcome.game_id), outcome.state))
+    originals = play_bot_games(source, 10, bots=3, lives=3, seed=0)
     source.store.engine.dispose()
-    batch = []
-    for index in range(games):
-        records, state = originals[index % len(originals)]
-        game_id = f"bulk{index:06d}"
-        batch.append((rekeyed(records, game_id), summarize(state), snapshot_json(state.evolved({"game_id": game_id}))))
+    # as an import has them: data as dicts; the goal is measured on rows (data as its JSON text)
+    rows_batch = list(clones(originals, (clone_id(index) for index in range(games)), snapshots=True))
+    batch = [([{**r, "data": json.loads(r["data"])} for r in records], summary, snap)
+             for records, summary, snap in rows_batch]
     total = sum(len(records) for records, _, _ in batch)
     rates = []
-    for label, games in (("dicts", batch), ("rows", [([{**r, "data": canonical_json(r["data"]).decode("utf-8")}
-                                                        for r in records], summary, snap)
-                                                       for records, summary, snap in batch])):
+    for label, entries in (("dicts", batch), ("rows", rows_batch)):
         ours = place.service(f"bulk{label}")
         started = time.perf_counter()
         with ours.store.transaction() as tx:
-            tx.append_many(games)
+            tx.append_many(entries)
         rates.append(total / (time.perf_counter() - started))
         ours.store.engine.dispose()
 
-    rows = [(r["game_id"], r["seq"], r["type"], r["schema_version"], canonical_json(r["data"]).decode("utf-8"),
-             r["recorded_at"], r["prev_hash"], r["hash"]) for records, _, _ in batch for r in records]
+    rows = [(r["game_id"], r["seq"], r["type"], r["schema_version"], r["data"], r["recorded_at"], r["prev_hash"],
+             r["hash"]) for records, _, _ in rows_batch for r in records]
     url = make_url(place.service("bulkraw").store.engine.url.render_as_string(hide_password=False))
     insert = ("INSERT INTO events (game_id, seq, type, schema_version, data, recorded_at, prev_hash, hash) "
               "VALUES (?, ?, ?, ?, ?, ?, ?, ?)")

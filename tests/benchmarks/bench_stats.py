@@ -22,8 +22,6 @@ store in large transactions. Usage::
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import os
 import shutil
 import statistics
@@ -39,87 +37,27 @@ from typing import Any
 from sqlalchemy import create_engine, func, select, text
 from sqlalchemy.engine import make_url
 
-from scat_core.domain.events import PlayerSeat
 from scat_core.domain.evolve import fold
-from scat_core.domain.hashing import GENESIS_HASH, canonical_json
-from scat_core.domain.options import GameOptions
 from scat_core.domain.stats import HANDLED_TYPES
 from scat_core.service import GameService
-from scat_core.service.read_model import summarize
 from scat_core.store import tables as t
 from scat_core.store.database import ensure_schema, make_engine
-from scat_core.store.event_store import EventStore, GameSummary
+from scat_core.store.event_store import EventStore
 from scat_core.store.projections import catch_up
 from scat_core.store.stats_projection import STATS
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from populate import bulk_append, clone_id, clones, play_bot_games  # noqa: E402
+
 REBUILD_GOAL = 0.5  # rebuild throughput / replay throughput, at least
 STATS_GOAL = 1.5  # `scat stats` time / `scat show` time, at most
-Record = dict[str, Any]
 SCAT = Path(sys.executable).with_name("scat")
 
 
-def template_games(service: GameService, count: int) -> list[tuple[list[Record], GameSummary]]:
-    """`count` real games of three bots, played through the service, as exported records."""
-    seats = [PlayerSeat(name=name, is_bot=True) for name in ("ann", "bob", "cy")]
-    games = []
-    for seed in range(count):
-        outcome = service.create_game(seats, options=GameOptions(lives=3), seed=seed)
-        games.append((service.export_records(outcome.game_id), summarize(outcome.state)))
-    return games
-
-
-_PLACEHOLDER = "@@game@@"
-
-
-def _prepared(records: Sequence[Record]) -> list[tuple[Record, str, bytes]]:
-    """Per record: its columns, its data and its hashed body as canonical JSON, the game id
-    replaced by a placeholder (cloning a game is then a text replace and one SHA-256)."""
-    prepared = []
-    for record in records:
-        data = record["data"]
-        if record["type"] == "GameCreated":
-            data = {**data, "game_id": _PLACEHOLDER}
-        envelope = {"game_id": _PLACEHOLDER, "seq": record["seq"], "type": record["type"],
-                    "schema_version": record["schema_version"], "recorded_at": record["recorded_at"], "data": data}
-        prepared.append((envelope, canonical_json(data).decode("utf-8"), canonical_json(envelope)))
-    return prepared
-
-
-def clone_rows(prepared: Sequence[tuple[Record, str, bytes]], game_id: str) -> list[Record]:
-    """The event rows of the game under `game_id`, its hash chain recomputed (as `chain_hash`)."""
-    rows, previous, key = [], GENESIS_HASH, game_id.encode("ascii")
-    for envelope, data, body in prepared:
-        digest = hashlib.sha256(previous.encode("ascii") + body.replace(b"@@game@@", key)).hexdigest()
-        rows.append({"game_id": game_id, "seq": envelope["seq"], "type": envelope["type"],
-                     "schema_version": envelope["schema_version"], "recorded_at": envelope["recorded_at"],
-                     "data": data.replace(_PLACEHOLDER, game_id), "prev_hash": previous, "hash": digest})
-        previous = digest
-    return rows
-
-
-def game_row(game_id: str, rows: Sequence[Record], summary: GameSummary) -> Record:
-    """The games read-model row of a cloned game."""
-    return {"game_id": game_id, "status": summary.status, "players": json.dumps(list(summary.players)),
-            "bots": json.dumps(list(summary.bots)), "turn": summary.turn, "hand_number": summary.hand_number,
-            "dealer": summary.dealer, "created_at": rows[0]["recorded_at"], "last_activity": rows[-1]["recorded_at"],
-            "winner": summary.winner, "head_seq": rows[-1]["seq"], "head_hash": rows[-1]["hash"],
-            "protected": summary.protected}
-
-
 def populate(service: GameService, games: int, templates: int, per_transaction: int = 500) -> None:
-    """Fill the database with `games` games cloned from `templates` real ones (bulk inserts)."""
-    played = [(_prepared(records), summary) for records, summary in template_games(service, templates)]
-    for first in range(0, games - templates, per_transaction):
-        events, rows = [], []
-        for number in range(first, min(first + per_transaction, games - templates)):
-            prepared, summary = played[number % len(played)]
-            game_id = f"s{number:09d}"
-            cloned = clone_rows(prepared, game_id)
-            events += cloned
-            rows.append(game_row(game_id, cloned, summary))
-        with service.store.engine.begin() as conn:
-            conn.execute(t.events.insert(), events)
-            conn.execute(t.games.insert(), rows)
+    """Fill the database with `games` games: `templates` real ones and clones of them (bulk path)."""
+    played = play_bot_games(service, templates, names=("ann", "bob", "cy"))
+    bulk_append(service, clones(played, (clone_id(number) for number in range(games - templates))), per_transaction)
 
 
 def replay_throughput(service: GameService, game_ids: Sequence[str]) -> float:

@@ -45,24 +45,16 @@ from sqlalchemy.engine import make_url
 from scat_core.domain.bots import heuristic_move
 from scat_core.domain.events import PlayerSeat
 from scat_core.domain.evolve import fold
-from scat_core.domain.hashing import GENESIS_HASH, chain_hash
-from scat_core.domain.options import GameOptions
 from scat_core.service import GameService
-from scat_core.service.games import summarize
 from scat_core.store.database import ensure_schema, make_engine
-from scat_core.store.event_store import EventStore, GameSummary
+from scat_core.store.event_store import EventStore
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from populate import bulk_append, clone_id, clones, play_bot_games  # noqa: E402
 
 REPLAY_GOAL = 100_000  # events/s on SQLite
 LOAD_GOAL = 0.10  # the large database may be at most 10% slower
 Record = dict[str, Any]
-
-
-@dataclass(frozen=True)
-class History:
-    """One played game as exported records, and its read-model summary."""
-
-    records: list[Record]
-    summary: GameSummary
 
 
 # ---- databases -----------------------------------------------------------------------------
@@ -129,60 +121,6 @@ def admin_engine(url: str) -> Engine:
     if url not in _ADMIN:
         _ADMIN[url] = create_engine(url, isolation_level="AUTOCOMMIT")
     return _ADMIN[url]
-
-
-# ---- histories -----------------------------------------------------------------------------
-
-
-def play_bot_games(service: GameService, count: int, bots: int, lives: int,
-                   seed: int) -> list[History]:
-    """`count` real bot games, played through the service, as exported histories."""
-    histories = []
-    seats = [PlayerSeat(name=f"bot{i}", is_bot=True) for i in range(bots)]
-    for number in range(count):
-        outcome = service.create_game(seats, options=GameOptions(lives=lives), seed=seed + number)
-        records = service.export_records(outcome.game_id)
-        histories.append(History(records, summarize(outcome.state)))
-    return histories
-
-
-def rekeyed(records: Sequence[Record], game_id: str) -> list[Record]:
-    """The same game under another id: envelopes re-keyed, the hash chain recomputed."""
-    out: list[Record] = []
-    previous = GENESIS_HASH
-    for record in records:
-        data = record["data"]
-        if record["type"] == "GameCreated":
-            data = {**data, "game_id": game_id}
-        envelope = {"game_id": game_id, "seq": record["seq"], "type": record["type"],
-                    "schema_version": record["schema_version"],
-                    "recorded_at": record["recorded_at"], "data": data}
-        digest = chain_hash(previous, envelope)
-        out.append({**envelope, "prev_hash": previous, "hash": digest})
-        previous = digest
-    return out
-
-
-def bulk_append(service: GameService, games: Iterator[tuple[str, History]],
-                per_transaction: int = 500) -> int:
-    """Append re-keyed histories through the store, `per_transaction` games a transaction."""
-    appended = 0
-    batch: list[tuple[str, History]] = []
-
-    def flush() -> None:
-        nonlocal appended
-        with service.store.transaction() as tx:  # the bulk path: a few statements per batch
-            tx.append_many([(rekeyed(history.records, game_id), history.summary, None) for game_id, history in batch])
-            appended += len(batch)
-        batch.clear()
-
-    for item in games:
-        batch.append(item)
-        if len(batch) >= per_transaction:
-            flush()
-    if batch:
-        flush()
-    return appended
 
 
 # ---- measurements --------------------------------------------------------------------------
@@ -298,21 +236,19 @@ def run_backend(backend: Backend, args: argparse.Namespace) -> None:
             targets = play_bot_games(scratch, args.small_games, bots=3, lives=3, seed=1)
             fillers = play_bot_games(scratch, args.filler_sources, bots=2, lives=1, seed=10_000)
             scratch.store.engine.dispose()
-        target_ids = [f"target{i:03d}" for i in range(len(targets))]
+        target_ids = [clone_id(i, space=1) for i in range(len(targets))]
 
         with timed("populating the small database", quiet):
             small = backend.database("small")
-            bulk_append(small, iter(zip(target_ids, targets, strict=True)))
+            bulk_append(small, clones(targets, target_ids))
 
         filler_count = max(args.large_games - len(targets), 0)
 
-        def large_games() -> Iterator[tuple[str, History]]:
+        def large_games() -> Iterator[tuple[list[Record], Any, str | None]]:
             half = filler_count // 2
-            for i in range(half):
-                yield f"filler{i:07d}", fillers[i % len(fillers)]
-            yield from zip(target_ids, targets, strict=True)  # in the middle of the table
-            for i in range(half, filler_count):
-                yield f"filler{i:07d}", fillers[i % len(fillers)]
+            yield from clones(fillers, (clone_id(i, space=2) for i in range(half)))
+            yield from clones(targets, target_ids)  # in the middle of the table
+            yield from clones(fillers, (clone_id(i, space=2) for i in range(half, filler_count)))
 
         with timed(f"populating the large database ({args.large_games} games)", quiet):
             large = backend.database("large")
