@@ -70,7 +70,7 @@ def log(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Viewe
 
     with service(ctx) as games:
         game = games.resolve_game_id(game)
-        state, shown = games.visible_history(game, player, token_for(ctx, game, player, token))
+        state, shown = games.look_at_history(game, player, token_for(ctx, game, player, token))
     # While the game runs, no hashes: with the hash of a redacted event (a card drawn from the
     # stock) and the hash before it, the hidden card is one of 52 tries away.
     hashes = state.status == "finished"
@@ -106,7 +106,7 @@ def replay(ctx: typer.Context, game: GameArg,
     """
     with service(ctx) as games:
         game = games.resolve_game_id(game)
-        state, shown = games.visible_history(game, player, token_for(ctx, game, player, token), up_to=to,
+        state, shown = games.look_at_history(game, player, token_for(ctx, game, player, token), up_to=to,
                                              as_then=True)
         read_only = bool(player) and to is None and not as_json and games.is_read_only(game)
     view = {**viewer_view(state, player), "replayed_to": state.version}

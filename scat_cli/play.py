@@ -211,7 +211,7 @@ def show(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: View
     with service(ctx) as games:
         game = games.resolve_game_id(game)
         secret = token_for(ctx, game, player, token)
-        state = games.view(game, player, secret)
+        state = games.look(game, player, secret)
         print_view(ctx, games, state, player, secret, as_json)
     if token and player and state.protected:
         remember(ctx, game, {player: token})
@@ -219,7 +219,7 @@ def show(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: View
 
 def print_view(ctx: typer.Context, games: GameService, state: GameState, player: str | None, token: str | None,
                as_json: bool) -> None:
-    """What `scat show` prints once `games.view` gave `state`: the news since the viewer's last
+    """What `scat show` prints once `games.look` gave `state`: the news since the viewer's last
     move, the table (with the result of a finished game) and his next moves."""
     game = state.game_id
     read_only = state.status != "finished" and not as_json and games.is_read_only(game)

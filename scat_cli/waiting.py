@@ -41,7 +41,7 @@ def wait(ctx: typer.Context, game: GameArg, player: AsName, token: Token = None,
         game = games.resolve_game_id(game)
         secret = token_for(ctx, game, player, token)
         while True:
-            state = games.view(game, player, secret)
+            state = games.look(game, player, secret)
             seat = state.seat_of(player)
             if state.status == "finished" or (state.in_hand and state.turn == seat):
                 break
@@ -74,7 +74,7 @@ def watch(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Vie
             game = games.resolve_game_id(game)
             secret = token_for(ctx, game, player, token)
             while True:
-                state, shown = games.visible_history(game, player, secret)
+                state, shown = games.look_at_history(game, player, secret)
                 table = PublicTable()
                 for stored, event in shown:
                     if stored.seq > printed:

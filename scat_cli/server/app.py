@@ -151,7 +151,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False) -> FastAPI:
 
     @app.get("/games/{game_id}", response_model=wire.ViewOut)
     def show(game_id: str, token: Token, viewer: Viewer = None) -> wire.ViewOut:
-        state = games.view(game_id, viewer, token)
+        state = games.look(game_id, viewer, token)
         if viewer is not None:
             notifier.changed(game_id)  # a look may be recorded (R23), bots may have moved
         read_only = state.status != "finished" and games.is_read_only(game_id)
@@ -195,7 +195,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False) -> FastAPI:
 
     def history(game_id: str, viewer: str | None, token: str | None, up_to: int | None,
                 as_then: bool) -> wire.HistoryOut:
-        state, shown = games.visible_history(game_id, viewer, token, up_to=up_to, as_then=as_then)
+        state, shown = games.look_at_history(game_id, viewer, token, up_to=up_to, as_then=as_then)
         hashes = up_to is None and state.status == "finished"  # while running a hash would betray a card
         return wire.HistoryOut(state=redact_state(state, viewer),
                                events=[wire.EventOut.of(s, e, hashes) for s, e in shown])

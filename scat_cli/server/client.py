@@ -130,7 +130,7 @@ class RemoteGames:
         path = f"{self._game(game_id)}/{_MOVES[type(command)]}"
         return _outcome(self.request("POST", path, token=token, json=body))
 
-    def view(self, game_id: str, player: str | None = None, token: str | None = None) -> GameState:
+    def look(self, game_id: str, player: str | None = None, token: str | None = None) -> GameState:
         """The game as `player` (None: the public) may see it."""
         out = wire.ViewOut.model_validate(self.request("GET", self._game(game_id), token=token,
                                                        params={"as": player}))
@@ -140,7 +140,7 @@ class RemoteGames:
     def is_read_only(self, game_id: str) -> bool:
         """Whether a running game was imported without its seed (read-only on the server)."""
         if game_id not in self._read_only:
-            self.view(game_id)
+            self.look(game_id)
         return self._read_only[game_id]
 
     # ---- waiting -------------------------------------------------------------------------
@@ -190,7 +190,7 @@ class RemoteGames:
         """The games list, newest activity first."""
         return self.list_games_read_only(status, waiting_for)[0]
 
-    def visible_history(self, game_id: str, viewer: str | None = None, token: str | None = None,
+    def look_at_history(self, game_id: str, viewer: str | None = None, token: str | None = None,
                         up_to: int | None = None, as_then: bool = False
                         ) -> tuple[GameState, list[tuple[StoredEvent, ev.Event]]]:
         """The state after `up_to` and each event as `viewer` may see it (the server redacts)."""
@@ -213,7 +213,7 @@ class RemoteGames:
 
     def news(self, game_id: str, viewer: str, token: str | None = None) -> Any:
         """The events since `viewer` last acted, as the server lets him see them (a News)."""
-        from scat_core.service.finding import News
+        from scat_core.service.news import News
 
         out = wire.NewsOut.model_validate(self.request("GET", f"{self._game(game_id)}/news", token=token,
                                                        params={"as": viewer}))

@@ -17,10 +17,11 @@ from scat_core.store.event_store import EventStore, GameRow
 from scat_core.store.signed_heads import ORIGIN, read_signature, write_signature
 
 
-class ArchiveUseCases:
-    """Auditing, exporting and importing games; mixed into GameService, over its `store`."""
+class Archive:
+    """Auditing, exporting and importing games over one store."""
 
-    store: EventStore
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
 
     def audit(self, game_id: str, strict: bool = False) -> AuditReport:
         """Verify a game from its stored events alone, that no tail was cut off, and its head's signature.
@@ -120,14 +121,6 @@ class ArchiveUseCases:
         """Every game still running, each with whether it is protected (from the games list)."""
         with self.store.read() as tx:
             return {row.game_id: row.protected for row in tx.list_games(status="active")}
-
-    def is_read_only(self, game_id: str) -> bool:
-        """Whether a running game was imported without its secret seed: shown, never played."""
-        with self.store.read() as tx:
-            row = tx.get_game(game_id)
-            if row is None:
-                tx.load(game_id)  # NotFound
-            return (row is None or row.status != "finished") and tx.get_secret(game_id) is None
 
     def import_records(self, records: Sequence[Mapping[str, Any]], strict: bool = False) -> AuditReport:
         """Audit an exported history and its head signature and, only if both hold, store it verbatim.

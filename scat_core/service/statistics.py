@@ -14,10 +14,11 @@ if TYPE_CHECKING:
     from scat_core.store.stats_projection import StatsReport
 
 
-class StatsUseCases:
-    """Statistics over every game; mixed into GameService, over its `store`."""
+class Statistics:
+    """Statistics over every game in one store."""
 
-    store: EventStore
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
 
     def stats(self, player: str | None = None, rebuild: bool = False) -> StatsReport:
         """Figures per player and overall, caught up with the log first (rebuilt from the

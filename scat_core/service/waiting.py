@@ -7,10 +7,11 @@ from scat_core.store.event_store import EventStore
 from scat_core.store.notify import wait_for_head
 
 
-class WaitingUseCases:
-    """Blocking until a game has new events; mixed into GameService, over its `store`."""
+class Waiting:
+    """Blocking until a game has new events, over one store."""
 
-    store: EventStore
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
 
     def head_seq(self, game_id: str) -> int:
         """The seq of the game's last event (NotFound when there is no such game)."""

@@ -107,7 +107,7 @@ def long_game(games: Any, events: int, then: int) -> tuple[str, int]:
 def ready_to_draw(games: Any, game: str) -> None:
     """Play on in-process (your discards, the bots' turns) until it is your turn to draw."""
 
-    state = games.view(game)
+    state = games.look(game)
     for _ in range(50):
         if state.status != "active" or (state.phase == "draw" and state.turn == state.seat_of("you")):
             return

@@ -167,7 +167,7 @@ def store_game(service: GameService, state: GameState, events: list[Any], chance
 
 def command_cost(service: GameService, game_id: str) -> float:
     """Seconds for one command on the game (the player to act draws or discards)."""
-    state = service.view(game_id)
+    state = service.look(game_id)
     assert state.turn is not None
     command = heuristic_move(state, state.turn)
     assert command is not None
@@ -236,7 +236,7 @@ def best_rates(works: Sequence[Callable[[], int]], seconds: float) -> list[float
 def _writer(url: str, game_id: str, commands: int, start: Any, results: Any) -> None:
     service = GameService.open(url)
     appended = done = 0
-    state = service.view(game_id)
+    state = service.look(game_id)
     start.wait()
     started = time.perf_counter()
     while done < commands and state.status != "finished":

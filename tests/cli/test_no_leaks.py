@@ -95,7 +95,7 @@ def play_randomly(scat: Scat, games: GameService, game: str, rng: random.Random)
     """Play `you` at random through the CLI, checking every view; return the moves made."""
     moves = 0
     for _ in range(300):
-        state = games.view(game)
+        state = games.look(game)
         seat = state.seat_of(YOU)
         if state.status == "finished" or seat is None or state.players[seat].out:
             break
@@ -119,7 +119,7 @@ def play_randomly(scat: Scat, games: GameService, game: str, rng: random.Random)
         state_before = state
         result = scat(*args)
         assert result.exit_code == 0, result.output
-        after = games.view(game)
+        after = games.look(game)
         if after.status != "finished":
             # what the command printed (your move, the bots' answers, the new state) hides the rest
             revealed_since = {c for e in [s.event for s in games.history(game)][state_before.version:]

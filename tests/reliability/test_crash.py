@@ -26,6 +26,7 @@ from scat_core.domain.bots import next_bot_command
 from scat_core.domain.events import PlayerSeat
 from scat_core.domain.evolve import fold
 from scat_core.service import GameService
+from scat_core.service.playing import Playing
 from tests.reliability import workers
 from tests.reliability.checks import audit_problems, structural_problems
 
@@ -114,7 +115,7 @@ def test_a_writer_killed_over_and_over_leaves_every_game_consistent_and_playable
         assert audit_problems(service, changed) == [], f"after kill {kill}"
         audited.update(now)
         owed_after_kill += sum(
-            1 for g in changed if next_bot_command(service.view(g)) is not None
+            1 for g in changed if next_bot_command(service.look(g)) is not None
         )
     upcoming.process.kill()
     upcoming.process.join(30)
@@ -151,7 +152,7 @@ def test_bots_left_owing_moves_by_an_interrupted_call_play_on_with_play_bots(
         raise Killed
 
     with monkeypatch.context() as patched:
-        patched.setattr(GameService, "_run_bots", killed)
+        patched.setattr(Playing, "_run_bots", killed)
         with pytest.raises(Killed):
             service.create_game(bots, seed=7)
     (game,) = service.list_games()
@@ -174,11 +175,11 @@ def test_showing_or_acting_in_a_game_whose_bots_owe_moves_lets_them_play_first(
     service = GameService.open(db_url)
     seats = (PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True), PlayerSeat(name="bob", is_bot=True))
     with monkeypatch.context() as patched:
-        patched.setattr(GameService, "_run_bots", lambda *_args: (_ for _ in ()).throw(Killed()))
+        patched.setattr(Playing, "_run_bots", lambda *_args: (_ for _ in ()).throw(Killed()))
         with pytest.raises(Killed):
             service.create_game(seats, seed=5, dealer="you")  # ann is to play first (R11)
     (game,) = service.list_games()
     assert game.turn == "ann"
-    state = service.view(game.game_id)
+    state = service.look(game.game_id)
     assert state.turn == 0 or state.status == "finished"
     assert service.audit(game.game_id).ok

@@ -22,7 +22,7 @@ from tests.reliability.test_immutability import a_game_in_play, drop_event_trigg
 
 
 def _next_move(service: GameService, game_id: str) -> None:
-    state = service.view(game_id)
+    state = service.look(game_id)
     assert state.turn is not None
     command = heuristic_move(state, state.turn)
     assert command is not None
@@ -138,12 +138,12 @@ def test_an_event_altered_before_the_snapshot_is_not_played_on_and_the_audit_sti
     service = GameService.open(db_url)
     engine = service.store.engine
     game_id = a_game_in_play(service)
-    true_state = service.view(game_id)
+    true_state = service.look(game_id)
     drop_event_triggers(engine)
     with engine.begin() as conn:
         conn.execute(text("UPDATE events SET data = replace(data, '\"deck\":[\"', '\"deck\":[\"2C\",\"') "
                           "WHERE game_id = :g AND seq = 2"), {"g": game_id})
-    assert service.view(game_id) == true_state
+    assert service.look(game_id) == true_state
     _next_move(service, game_id)
     report = service.audit(game_id)
     assert not report.ok and report.first_bad_seq == 2

@@ -103,7 +103,7 @@ def test_a_history_cut_at_a_move_boundary_fails_its_audit_and_no_move_is_signed_
     assert not report.ok and report.signature == "invalid"
     assert f"the log ends at event {kept[-1]['seq']}" in report.problems[0]
 
-    state = service.view(game_id)
+    state = service.look(game_id)
     from scat_core.domain.bots import heuristic_move
 
     command = heuristic_move(state, state.turn or "")
@@ -128,7 +128,7 @@ def test_a_removed_signature_reads_unsigned_stays_unsigned_and_fails_a_strict_au
 
     from scat_core.domain.bots import heuristic_move
 
-    state = service.view(game_id)
+    state = service.look(game_id)
     command = heuristic_move(state, state.turn or "")
     assert command is not None
     service.act(game_id, command)  # an unsigned game may be played on, and is never signed afresh
@@ -150,7 +150,7 @@ def test_a_database_moved_to_another_key_audits_unknown_key_and_refuses_moves_un
 
     from scat_core.domain.bots import heuristic_move
 
-    state = there.view(game_id)
+    state = there.look(game_id)
     command = heuristic_move(state, state.turn or "")
     assert command is not None
     with pytest.raises(RuleViolation, match="does not trust"):

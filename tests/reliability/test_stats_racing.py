@@ -40,7 +40,7 @@ def writer(service: GameService, worker: int, stop: threading.Event, errors: lis
             for _ in range(40):
                 if stop.is_set():
                     return
-                state = service.view(game_id)
+                state = service.look(game_id)
                 if state.status == "finished" or state.turn is None:
                     break
                 command = heuristic_move(state, state.turn)

@@ -68,7 +68,7 @@ def hammer(
         deadline = time.monotonic() + seconds
         while open_games and time.monotonic() < deadline:
             game_id = rng.choice(open_games)
-            state = service.view(game_id)
+            state = service.look(game_id)
             if state.status == "finished" or state.turn is None:
                 open_games.remove(game_id)
                 continue
@@ -120,7 +120,7 @@ def race_appends(
 
 def advance(service: GameService, game_id: str) -> Outcome:
     """One step of a running game: the bots' owed moves if any, else the human to act."""
-    state = service.view(game_id)
+    state = service.look(game_id)
     if next_bot_command(state) is not None:
         # Only an interrupted call (a killed writer) leaves bots owing moves.
         return service.play_bots(game_id)

@@ -83,7 +83,7 @@ def test_r23_reading_the_log_as_a_player_in_a_throw_down_game_records_that_he_sa
     created = service.create_game(
         [PlayerSeat(name="ann"), PlayerSeat(name="bob")], seed=4, dealer="bob", options=GameOptions(throw_down=True)
     )
-    _, shown = service.visible_history(created.game_id, viewer="ann")
+    _, shown = service.look_at_history(created.game_id, viewer="ann")
     assert [stored.type for stored, _ in shown][-1] == "HandViewed"
     with pytest.raises(RuleViolation, match="R23"):
         service.act(created.game_id, ThrowDown("ann"))
@@ -132,7 +132,7 @@ def test_a_history_damaged_outside_scat_is_one_clear_error_and_its_audit_names_t
             text("UPDATE events SET data = '{not json' WHERE game_id = :g AND seq = 2"), {"g": created.game_id}
         )
     with pytest.raises(CorruptHistory, match="event 2 (of game|was altered)"):
-        service.view(created.game_id)
+        service.look(created.game_id)
     report = service.audit(created.game_id)
     assert not report.ok and report.first_bad_seq == 2
 
@@ -149,7 +149,7 @@ def test_r23_replaying_a_past_hand_records_no_look_at_the_current_one(db_url: st
     state = service.act(created.game_id, ThrowDown("you")).state  # unseen, in hand 1
     assert state.hand_number == 2 and state.hand_unseen(0)
     last = state.version
-    service.visible_history(created.game_id, "you", up_to=3)  # inside hand 1
+    service.look_at_history(created.game_id, "you", up_to=3)  # inside hand 1
     assert len(service.history(created.game_id)) == last
-    service.visible_history(created.game_id, "you")  # the current hand: now a look
+    service.look_at_history(created.game_id, "you")  # the current hand: now a look
     assert service.history(created.game_id)[-1].type == "HandViewed"

@@ -17,6 +17,7 @@ from scat_core.domain.commands import Discard, Draw
 from scat_core.domain.errors import StoreUnavailable
 from scat_core.domain.events import PlayerSeat
 from scat_core.service.games import GameService
+from scat_core.service.playing import Playing
 from tests.cli.test_executable import SCAT
 
 YOU_AND_BOB = [PlayerSeat(name="you"), PlayerSeat(name="bob", is_bot=True)]
@@ -50,7 +51,7 @@ def test_item8_a_move_recorded_before_the_connection_was_lost_stands_and_the_bot
     assert done.state.version == drawn.version + 1  # the discard is recorded, no bot move yet
     monkeypatch.undo()
     assert service.history(game)[-1].seq == drawn.version + 1
-    resumed = GameService.open(db_url).view(game)  # the next command plays the bots' replies
+    resumed = GameService.open(db_url).look(game)  # the next command plays the bots' replies
     assert resumed.version > drawn.version + 1 and resumed.turn == 0
 
 
@@ -62,7 +63,7 @@ def test_item8_the_cli_says_the_move_was_recorded_and_exits_0(tmp_path: Path, mo
     def lost(*args: Any, **kwargs: Any) -> Any:
         raise StoreUnavailable("cannot use database X: server closed the connection unexpectedly")
 
-    monkeypatch.setattr(GameService, "_run_bots", lost)
+    monkeypatch.setattr(Playing, "_run_bots", lost)
     result = CliRunner().invoke(app, ["draw", game, "--as", "you", "stock"], env={"SCAT_DB_URL": cli_db},
                                 catch_exceptions=False)
     assert result.exit_code == 0, result.output

@@ -27,7 +27,7 @@ NAMES = ("ann", "Bob", "cy", "dee")
 
 def whole_game_news(service: GameService, game_id: str, viewer: str) -> tuple[object, ...]:
     """The news as computed from the whole history: the reference."""
-    state, shown = service.visible_history(game_id, viewer)
+    state, shown = service.look_at_history(game_id, viewer)
     true_events = [stored.event for stored, _ in shown]
     last = last_action_index(true_events, viewer)
     start = 1 if last is None else last + 1
@@ -56,7 +56,7 @@ def test_news_from_the_logs_end_is_the_news_from_the_whole_game_for_every_player
                 assert (news.state, public(news.before), [(s.seq, e) for s, e in news.events]) == whole_game_news(
                     service, game_id, viewer.upper()
                 )
-        state = service.view(game_id)
+        state = service.look(game_id)
         assert state.turn is not None
         command = (Resign(state.players[state.turn].name) if rng.random() < 0.01
                    else rng.choice(play_moves(state, state.turn)))

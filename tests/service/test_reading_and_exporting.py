@@ -50,16 +50,16 @@ def test_nobody_may_look_as_a_bot_while_the_game_runs_but_may_once_it_is_over(db
     before = seq_of(service, created.game_id)
     refusal = "ann is a bot: nobody may look at a bot's hand while the game runs"
     with pytest.raises(RuleViolation, match=refusal):
-        service.view(created.game_id, "ann")
+        service.look(created.game_id, "ann")
     with pytest.raises(RuleViolation, match=refusal):
-        service.visible_history(created.game_id, "ANN")
+        service.look_at_history(created.game_id, "ANN")
     with pytest.raises(RuleViolation, match=refusal):
-        service.visible_history(created.game_id, "ann", up_to=2, as_then=True)
+        service.look_at_history(created.game_id, "ann", up_to=2, as_then=True)
     assert seq_of(service, created.game_id) == before
     over = service.create_game([PlayerSeat(name="a", is_bot=True), PlayerSeat(name="b", is_bot=True)], seed=5,
                                options=GameOptions(lives=1))
-    assert service.view(over.game_id, "a").status == "finished"
-    state, shown = service.visible_history(over.game_id, "a", up_to=2, as_then=True)
+    assert service.look(over.game_id, "a").status == "finished"
+    state, shown = service.look_at_history(over.game_id, "a", up_to=2, as_then=True)
     assert state.version == 2 and len(shown) == 2
 
 
@@ -69,15 +69,15 @@ def test_a_bad_up_to_or_viewer_is_refused_before_anything_is_written(db_url: str
                                   options=GameOptions(throw_down=True))
     before = seq_of(service, created.game_id)
     with pytest.raises(BadInput, match=f"has events 1 to {before}, not 999"):
-        service.visible_history(created.game_id, "eve", up_to=999, as_then=True)
+        service.look_at_history(created.game_id, "eve", up_to=999, as_then=True)
     with pytest.raises(BadInput, match="not 0"):
-        service.visible_history(created.game_id, "eve", up_to=0)
+        service.look_at_history(created.game_id, "eve", up_to=0)
     with pytest.raises(NotFound, match=r"no player 'zed' .*\(players: you, eve\)"):
-        service.visible_history(created.game_id, "zed")
+        service.look_at_history(created.game_id, "zed")
     assert seq_of(service, created.game_id) == before  # eve's look (R23) was not recorded
-    service.visible_history(created.game_id, "eve", up_to=1)  # before any deal: nothing to look at
+    service.look_at_history(created.game_id, "eve", up_to=1)  # before any deal: nothing to look at
     assert seq_of(service, created.game_id) == before
-    service.visible_history(created.game_id, "eve", up_to=2)  # the deal of the current hand
+    service.look_at_history(created.game_id, "eve", up_to=2)  # the deal of the current hand
     assert seq_of(service, created.game_id) == before + 1  # a good request records the look
 
 
@@ -107,8 +107,8 @@ def test_an_imported_running_game_is_read_only_and_showing_it_writes_nothing(db_
     target, game = import_running(db_url, tmp_path, protect=False)
     before = seq_of(target, game)
     assert target.is_read_only(game)
-    assert target.view(game, "you").version == before  # no look recorded (R23), no bot moves
-    target.visible_history(game, "you")
+    assert target.look(game, "you").version == before  # no look recorded (R23), no bot moves
+    target.look_at_history(game, "you")
     assert seq_of(target, game) == before
     with pytest.raises(RuleViolation, match="imported without its secret seed"):
         target.act(game, Draw("you", "stock"))
@@ -118,8 +118,8 @@ def test_a_protected_imported_game_says_its_tokens_were_not_exported(db_url: str
     target, game = import_running(db_url, tmp_path, protect=True)
     for token in ("anything", None):
         with pytest.raises(AuthFailed, match="was imported and player tokens are not exported"):
-            target.view(game, "you", token=token)
-    assert target.view(game).version == seq_of(target, game)  # the public view needs no token
+            target.look(game, "you", token=token)
+    assert target.look(game).version == seq_of(target, game)  # the public view needs no token
 
 
 def test_a_game_played_here_is_not_read_only(db_url: str) -> None:

@@ -42,7 +42,7 @@ def rebuilt_equals_current(service: GameService) -> bool:
 
 def play_until_hand(service: GameService, game_id: str, hand: int) -> None:
     """Play every human's heuristic move until hand `hand` is dealt (or the game ends)."""
-    state = service.view(game_id)
+    state = service.look(game_id)
     while state.status != "finished" and state.hand_number < hand:
         assert state.turn is not None
         command = heuristic_move(state, state.turn)

@@ -1,0 +1,116 @@
+"""What every use case shares: loading a game to act on, appending, authorizing, refusing viewers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from scat_core.domain import events as ev
+from scat_core.domain import snapshot
+from scat_core.domain.errors import AuthFailed, BadInput, CorruptHistory, NotFound, RuleViolation
+from scat_core.domain.evolve import fold
+from scat_core.domain.shuffle import SeededChance
+from scat_core.domain.state import GameState
+from scat_core.service.read_model import snapshot_json, summarize
+from scat_core.store.event_store import GameSecret, StoredEvent, StoreTransaction
+from scat_core.store.tokens import verify_token
+
+#: What folding a history damaged outside scat may raise (a forged event no rule makes).
+UNPLAYABLE = (IndexError, KeyError, TypeError, ValueError, StopIteration)
+
+
+def _damaged(game_id: str, error: Exception) -> CorruptHistory:
+    return CorruptHistory(
+        f"the stored history of game {game_id} cannot be replayed ({type(error).__name__}): it was "
+        f"damaged; `scat audit {game_id}` names the first bad event"
+    )
+
+
+def replay(game_id: str, stored: Sequence[StoredEvent]) -> GameState:
+    """The state after the stored events; CorruptHistory when they cannot be replayed at all."""
+    try:
+        return fold(event.event for event in stored)
+    except CorruptHistory:
+        raise
+    except UNPLAYABLE as error:
+        raise _damaged(game_id, error) from error
+
+
+def load_for_command(tx: StoreTransaction, game_id: str) -> tuple[GameState, GameSecret | None, str]:
+    """The state to play on, the kept seed and the head's hash, from the snapshot and the
+    events after it, checked against the recorded head (HistoryDamaged if they do not match)."""
+    load = tx.load_for_command(game_id)
+    state = GameState()
+    if load.snapshot is not None:
+        try:
+            state = snapshot.decode(load.snapshot)
+        except (ValueError, TypeError):  # unreadable: the events alone decide
+            state = GameState()
+        if state.version != load.snapshot_seq or state.game_id != game_id:
+            load, state = tx.load_for_command(game_id, use_snapshot=False), GameState()
+    try:
+        return fold((stored.event for stored in load.events), state), load.secret, load.head_hash
+    except UNPLAYABLE as error:  # a forged event no rule makes (#14 item 7)
+        raise _damaged(game_id, error) from error
+
+
+def append(tx: StoreTransaction, state: GameState, events: list[ev.Event], after: GameState,
+           head: str) -> list[StoredEvent]:
+    """Append `events` (which lead from `state`, whose last event has hash `head`, to `after`)
+    with the read model and the snapshot; the store forgets a revealed seed in the same write."""
+    return tx.append(state.game_id, state.version, events, summarize(after), snapshot_json(after), head)
+
+
+def chance_of(state: GameState, secret: GameSecret | None) -> SeededChance:
+    """The chance to play `state` on: RuleViolation for a finished game or one imported without its seed."""
+    if state.status == "finished":
+        raise RuleViolation(f"the game is over: {state.winner} won")
+    if secret is None:
+        raise RuleViolation(
+            f"game {state.game_id} was imported without its secret seed: it can be shown, "
+            "replayed and audited, not played on"
+        )
+    return SeededChance(secret.seed, secret.salt)
+
+
+def require_player(state: GameState, name: str) -> int:
+    """The seat of `name`; NotFound naming the players when there is none."""
+    seat = state.seat_of(name)
+    if seat is None:
+        names = ", ".join(p.name for p in state.players)
+        raise NotFound(f"no player {name!r} in game {state.game_id} (players: {names})")
+    return seat
+
+
+def authorize(tx: StoreTransaction, state: GameState, player: str, token: str | None) -> int:
+    """The seat of `player`, once his token is checked in a protected game (AuthFailed if wrong)."""
+    seat = require_player(state, player)
+    if state.protected and not state.players[seat].is_bot:
+        name = state.players[seat].name
+        stored = tx.get_token_hash(state.game_id, name)
+        if stored is None:  # only an imported game has no tokens here
+            raise AuthFailed(
+                f"game {state.game_id} was imported and player tokens are not exported: "
+                f"nobody can act or look as {name} here (`scat show {state.game_id}` shows the table)"
+            )
+        if not token:
+            raise AuthFailed(
+                f"game {state.game_id} is protected: give {name}'s token with --token or SCAT_TOKEN"
+            )
+        if not verify_token(token, stored):
+            raise AuthFailed(f"wrong token for {name} in game {state.game_id}")
+    return seat
+
+
+def refuse_bot_viewer(state: GameState, name: str) -> None:
+    """Nobody may look at a game as a bot while it runs: that would show the bot's hand."""
+    seat = state.seat_of(name)
+    if seat is not None and state.players[seat].is_bot and state.status != "finished":
+        raise RuleViolation(
+            f"{state.players[seat].name} is a bot: nobody may look at a bot's hand while the game runs"
+        )
+
+
+def check_up_to(game_id: str, up_to: int, count: int) -> None:
+    """BadInput (exit 2: a bad SEQ, the game exists) unless 1 <= `up_to` <= `count` (the events of the game)."""
+    if not 1 <= up_to <= count:
+        raise BadInput(f"game {game_id} has events 1 to {count}, not {up_to}")

@@ -1,0 +1,103 @@
+"""A returning player's news: the events since his last action, redacted for him, read in steps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from scat_core.domain import events as ev
+from scat_core.domain.errors import CorruptHistory
+from scat_core.domain.evolve import fold
+from scat_core.domain.state import GameState
+from scat_core.domain.views import redact
+from scat_core.service.loading import load_for_command, refuse_bot_viewer, require_player
+from scat_core.service.outcomes import ACTIONS
+from scat_core.service.playing import Playing
+from scat_core.store.event_store import EventStore, StoredEvent
+
+NEWS_PAGE = 24  # actions read per step back through the log (a few rounds of a full table)
+ACTION_TYPES = tuple(kind.__name__ for kind in ACTIONS)
+PUBLIC_TYPES = ("GameCreated", "PennyPaid", "PlayerEliminated", "Resigned")  # what changes seats and kitty
+
+
+@dataclass(frozen=True)
+class News:
+    """What a player has not seen himself: the events since his last action, redacted for him."""
+
+    state: GameState  # the game now
+    before: GameState  # the game just before the first of `events`: its public parts only (no cards)
+    events: list[tuple[StoredEvent, ev.Event]]
+
+
+class CatchingUp:
+    """A returning player's news: what happened since his last move (a look: it may record one, R23)."""
+
+    def __init__(self, store: EventStore, playing: Playing) -> None:
+        self.store, self.playing = store, playing
+
+    def news(self, game_id: str, viewer: str, token: str | None = None) -> News:
+        """The events since `viewer` last acted (since the game was created if he never has), as he may see them.
+
+        Its cost does not grow with the game: the state comes from the snapshot, the viewer's
+        last action is sought from the log's end backwards, only the events after it are read
+        (and redacted), and the public table before them is rebuilt from the few events that
+        change it (the creation, the last deal, pennies paid, players out).
+        """
+        with self.store.read() as tx:
+            final = load_for_command(tx, game_id)[0]
+        require_player(final, viewer)  # everything that can refuse is checked before `look` (R23, bots)
+        if final.status != "finished":
+            refuse_bot_viewer(final, viewer)
+            final = self.playing.look(game_id, viewer, token)  # authorizes; records a look (R23)
+        head, key = final.version, viewer.casefold()
+        with self.store.read() as tx:
+            start, below = 1, head
+            while below > 1 and start == 1:  # the viewer's last action, newest first, a page at a time
+                page = tx.load_between(game_id, 1, below, ACTION_TYPES, newest_first=True, limit=NEWS_PAGE)
+                mine = next((s for s in page if s.event.player.casefold() == key), None)  # type: ignore[union-attr]
+                start = start if mine is None else mine.seq
+                below = 1 if len(page) < NEWS_PAGE else page[-1].seq - 1
+            tail = tx.load_between(game_id, start, head)
+            changes = tx.load_between(game_id, 0, start, PUBLIC_TYPES)
+            deal = tx.load_between(game_id, 0, start, ("HandDealt",), newest_first=True, limit=1)
+        if [s.seq for s in tail] != list(range(start + 1, head + 1)) or not changes or changes[0].seq != 1:
+            raise CorruptHistory(
+                f"the stored history of game {game_id} is damaged (an event is missing or misnumbered); "
+                f"`scat audit {game_id}` names the first bad event"
+            )
+        before = _public_state([s.event for s in changes], deal[0].event if deal else None)
+        revealed = final.status == "finished"
+        shown: list[tuple[StoredEvent, ev.Event]] = []
+        state = before
+        for stored in tail:
+            event = stored.event
+            shown.append((stored, event if revealed else redact(event, state, viewer)))
+            state = _public_step(state, event)
+        return News(final, before, shown)
+
+
+def _public_state(changes: list[ev.Event], deal: ev.Event | None) -> GameState:
+    """The public part of the game before the news (seats, pennies, kitty, hand, dealer), rebuilt
+    from its creation, the last deal and every penny paid or player out before then."""
+    state = fold(changes[:1])
+    if isinstance(deal, ev.HandDealt):
+        state = state.evolved(dict(status="active", hand_number=deal.hand_number,
+                                   dealer=state.seats[deal.dealer.casefold()]))
+    for event in changes[1:]:
+        state = _public_step(state, event)
+    return state
+
+
+def _public_step(state: GameState, event: ev.Event) -> GameState:
+    """`state` after `event`, its public part only (what the redaction and the table use)."""
+    if isinstance(event, ev.HandDealt):
+        return state.evolved(dict(status="active", hand_number=event.hand_number,
+                                  dealer=state.seats[event.dealer.casefold()]))
+    if not isinstance(event, (ev.PennyPaid, ev.PlayerEliminated, ev.Resigned)):
+        return state
+    seat = state.seats[event.player.casefold()]
+    players = list(state.players)
+    if isinstance(event, ev.PennyPaid):
+        players[seat] = replace(players[seat], pennies=players[seat].pennies - 1)
+        return state.evolved(dict(players=tuple(players), kitty=state.kitty + 1))
+    players[seat] = replace(players[seat], out=True, resigned=players[seat].resigned or isinstance(event, ev.Resigned))
+    return state.evolved(dict(players=tuple(players)))

@@ -1,0 +1,211 @@
+"""Playing: creating a game, a player's move, a look at one's hand, and the bots' answers.
+
+A command is handled as load -> fold -> decide -> append (with the read model) in one
+transaction; afterwards the bots whose turn it is play, until a human must act, in one more
+transaction (retried if someone else changed the game meanwhile).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from scat_core.domain import events as ev
+from scat_core.domain.bots import next_bot_command
+from scat_core.domain.commands import CreateGame, PlayerCommand, ViewHand
+from scat_core.domain.decide import decide_and_evolve
+from scat_core.domain.errors import BadInput, ConcurrencyConflict, RuleViolation, StoreUnavailable
+from scat_core.domain.evolve import evolve
+from scat_core.domain.names import SEED_RE, normalize_name
+from scat_core.domain.options import GameOptions
+from scat_core.domain.shuffle import SeededChance, new_salt, new_seed
+from scat_core.domain.state import GameState
+from scat_core.domain.views import redact
+from scat_core.service.loading import append, authorize, chance_of, load_for_command, refuse_bot_viewer
+from scat_core.service.read_model import snapshot_json, summarize
+from scat_core.store.event_store import EventStore, StoredEvent
+from scat_core.store.tokens import hash_token, new_token
+
+BOT_MOVES_PER_CALL = 100_000  # a safety bound: a bot-only game ends long before
+BOT_RETRIES = 5
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a call did: the game's state afterwards and the events it appended."""
+
+    game_id: str
+    state: GameState
+    events: list[StoredEvent] = field(default_factory=list)
+    tokens: dict[str, str] = field(default_factory=dict)
+    before: GameState = field(default_factory=GameState)
+    #: Why the bots' replies could not be saved after the command was (the next command plays them).
+    bots_interrupted: str | None = None
+
+    def seen_by(self, viewer: str | None) -> list[tuple[StoredEvent, ev.Event]]:
+        """The appended events as `viewer` (None: the public) could see them; all once over."""
+        shown: list[tuple[StoredEvent, ev.Event]] = []
+        state = self.before
+        for stored in self.events:
+            event = stored.event
+            finished = self.state.status == "finished"
+            shown.append((stored, event if finished else redact(event, state, viewer)))
+            state = evolve(state, event)
+        return shown
+
+
+def bot_moves(state: GameState, chance: SeededChance) -> tuple[list[ev.Event], GameState]:
+    """The events of the bots' moves from `state` until a human must act, and the state after."""
+    events: list[ev.Event] = []
+    for _ in range(BOT_MOVES_PER_CALL):
+        command = next_bot_command(state)
+        if command is None:
+            break
+        produced, state = decide_and_evolve(state, command, chance)
+        events += produced
+    return events, state
+
+
+class Playing:
+    """The use cases that change a game: create, act, look (R23) and the bots' moves."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+
+    def create_game(
+        self,
+        players: Sequence[ev.PlayerSeat],
+        *,
+        options: GameOptions | None = None,
+        dealer: str | None = None,
+        seed: int | str | None = None,
+        deck: Sequence[str] | None = None,
+        protect: bool = False,
+    ) -> Outcome:
+        """Create a game, deal its first hand, then let bots play until a human must.
+
+        Names are normalised (NFKC, trimmed) first; a seed given here is recorded as chosen,
+        since whoever chose it can know every hand.
+        """
+        if seed is not None and not SEED_RE.fullmatch(str(seed)):
+            raise BadInput(f"the seed must be a whole number of at most 100 digits, not {str(seed)[:20]!r}")
+        chance = SeededChance(str(seed) if seed is not None else new_seed(), new_salt())
+        command = CreateGame(
+            game_id=secrets.token_hex(5),
+            players=tuple(ev.PlayerSeat(name=normalize_name(p.name), is_bot=p.is_bot) for p in players),
+            options=options or GameOptions(),
+            dealer=normalize_name(dealer) if dealer is not None else None,
+            first_deck=tuple(deck) if deck is not None else None,
+            protected=protect,
+            seed_chosen=seed is not None,
+        )
+        events, state = decide_and_evolve(GameState(), command, chance)
+        tokens = {p.name: new_token() for p in state.players if protect and not p.is_bot}
+        with self.store.transaction() as tx:
+            stored = tx.append(command.game_id, 0, events, summarize(state), snapshot_json(state))
+            tx.put_secret(command.game_id, chance.seed, chance.salt)
+            for name, token in tokens.items():
+                tx.put_token_hash(command.game_id, name, hash_token(token))
+        outcome = self._bots_after_commit(command.game_id, state, chance, stored[-1].hash)
+        return Outcome(command.game_id, outcome.state, stored + outcome.events, tokens,
+                       bots_interrupted=outcome.bots_interrupted)
+
+    def act(self, game_id: str, command: PlayerCommand, token: str | None = None) -> Outcome:
+        """Carry out a human player's command, then let bots play until a human must."""
+        with self.store.command() as tx:
+            state, secret, head = load_for_command(tx, game_id)
+            seat = authorize(tx, state, command.player, token)
+            if state.players[seat].is_bot:
+                raise RuleViolation(f"{state.players[seat].name} is a bot: bots play by themselves")
+            chance = chance_of(state, secret)
+            # Moves bots still owe (their writer was interrupted) come first.
+            events, owed = bot_moves(state, chance)
+            mine, after = decide_and_evolve(owed, command, chance)
+            events += mine
+            stored = append(tx, state, events, after, head)
+            before, state = state, after  # Outcome.before: the state before events[0]
+        outcome = self._bots_after_commit(game_id, state, chance, stored[-1].hash if stored else head)
+        return Outcome(game_id, outcome.state, stored + outcome.events, before=before,
+                       bots_interrupted=outcome.bots_interrupted)
+
+    def look(self, game_id: str, player: str | None = None, token: str | None = None) -> GameState:
+        """The current state, after the moves bots still owe; showing a player his hand is
+        recorded in throw-down games (R23). A look may write: it is not a plain read.
+
+        Nobody may look as a bot while the game runs (RuleViolation). An imported running
+        game (no secret seed here) is read-only: nothing is recorded and no bot moves.
+        """
+        with self.store.read() as tx:
+            state, secret, _ = load_for_command(tx, game_id)
+            if player is not None:
+                authorize(tx, state, player, token)
+                refuse_bot_viewer(state, player)
+            if state.status != "finished" and secret is None:
+                return state  # imported without its seed: read-only
+        if next_bot_command(state) is not None:
+            state = self.play_bots(game_id).state
+        seat = state.seat_of(player) if player is not None else None
+        if seat is not None and state.hand_unseen(seat) and not state.players[seat].out:
+            state = self._record_look(game_id, state.players[seat].name)
+        return state
+
+    def _record_look(self, game_id: str, player: str) -> GameState:
+        """Record that `player` is shown his hand (R23); a look never fails for a race."""
+        for attempt in range(BOT_RETRIES + 1):
+            try:
+                with self.store.command() as tx:
+                    state, secret, head = load_for_command(tx, game_id)
+                    events, after = decide_and_evolve(state, ViewHand(player), chance_of(state, secret))
+                    if events:
+                        append(tx, state, events, after, head)
+                    return after
+            except ConcurrencyConflict:
+                if attempt == BOT_RETRIES:
+                    raise
+        raise AssertionError("unreachable")
+
+    def play_bots(self, game_id: str) -> Outcome:
+        """Let bots make the moves they still owe, until a human must act or the game ends.
+
+        Only an interrupted call leaves bots owing moves: a process killed between the
+        commit of a human's move (or of a new game) and the commit of the bots' answer.
+        Without this the game would wait for a bot for ever. Nothing owed: nothing appended.
+        """
+        with self.store.read() as tx:
+            state, secret, head = load_for_command(tx, game_id)
+            if next_bot_command(state) is None:
+                return Outcome(game_id, state, before=state)
+            chance = chance_of(state, secret)
+        outcome = self._run_bots(game_id, state, chance, head)
+        return Outcome(game_id, outcome.state, outcome.events, before=state)
+
+    def _bots_after_commit(self, game_id: str, state: GameState, chance: SeededChance, head: str) -> Outcome:
+        """`_run_bots` once a command is committed: a lost database leaves the command standing.
+
+        The bots' replies then wait for the next command (`act` and `look` play owed moves).
+        """
+        try:
+            return self._run_bots(game_id, state, chance, head)
+        except StoreUnavailable as lost:
+            return Outcome(game_id, state, bots_interrupted=str(lost))
+
+    def _run_bots(self, game_id: str, state: GameState, chance: SeededChance, head: str) -> Outcome:
+        """Bots act until a human must act or the game ends, in one durable transaction.
+
+        If someone else changed the game meanwhile, the bots look again and retry.
+        """
+        for attempt in range(BOT_RETRIES + 1):
+            events, after = bot_moves(state, chance)
+            if not events:
+                return Outcome(game_id, state)
+            try:
+                with self.store.command() as tx:
+                    appended = append(tx, state, events, after, head)
+                return Outcome(game_id, after, appended)
+            except ConcurrencyConflict:
+                if attempt == BOT_RETRIES:
+                    raise
+                with self.store.read() as tx:
+                    state, _, head = load_for_command(tx, game_id)
+        raise AssertionError("unreachable")

@@ -1,0 +1,123 @@
+"""Reading games: the games list, a game's history as a viewer may see it, a finished game's result."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from scat_core.domain import events as ev
+from scat_core.domain.errors import RuleViolation
+from scat_core.domain.evolve import evolve, fold
+from scat_core.domain.state import GameState
+from scat_core.domain.views import redact
+from scat_core.service.loading import authorize, check_up_to, refuse_bot_viewer, replay, require_player
+from scat_core.service.outcomes import GameResult, game_result
+from scat_core.service.playing import Playing
+from scat_core.store.event_store import EventStore, GameRow, StoredEvent
+
+
+class Reading:
+    """Lists, histories and results over one store; a history of the current hand is a look (see `Playing.look`)."""
+
+    def __init__(self, store: EventStore, playing: Playing) -> None:
+        self.store, self.playing = store, playing
+
+    def list_games(self, status: str | None = None, waiting_for: str | None = None) -> list[GameRow]:
+        """Games newest activity first, optionally only those with a status or waiting for a name.
+
+        An imported running game waits for nobody here (read-only): `waiting_for` leaves it out.
+        """
+        return self.list_games_read_only(status, waiting_for)[0]
+
+    def list_games_read_only(
+        self, status: str | None = None, waiting_for: str | None = None
+    ) -> tuple[list[GameRow], set[str]]:
+        """`list_games`, and the ids of the games listed that are read-only here.
+
+        Read-only: running, but imported without the secret seed (which stays where the game
+        was created), so nobody can play it here and its turn waits for nobody.
+        """
+        with self.store.read() as tx:
+            rows = tx.list_games(status=status, waiting_for=waiting_for)
+            playable = tx.secret_game_ids()
+            read_only = {row.game_id for row in rows if row.status != "finished" and row.game_id not in playable}
+        if waiting_for is not None:  # it waits for nobody here
+            return [row for row in rows if row.game_id not in read_only], set()
+        return rows, read_only
+
+    def chosen_chance(self, game_ids: Sequence[str]) -> dict[str, tuple[bool, bool]]:
+        """For each game: (its seed was chosen at creation, its first deck was), from its first event.
+
+        #14 item 4: whoever chose them can know every hand, so every list says so.
+        """
+        with self.store.read() as tx:
+            created = tx.first_events(game_ids)
+        flags = dict.fromkeys(game_ids, (False, False))
+        for stored in created:
+            event = stored.event
+            if isinstance(event, ev.GameCreated):
+                flags[stored.game_id] = (bool(event.seed_chosen), event.first_deck_stacked)
+        return flags
+
+    def is_read_only(self, game_id: str) -> bool:
+        """Whether a running game was imported without its secret seed: shown, never played."""
+        with self.store.read() as tx:
+            row = tx.get_game(game_id)
+            if row is None:
+                tx.load(game_id)  # NotFound
+            return (row is None or row.status != "finished") and tx.get_secret(game_id) is None
+
+    def history(self, game_id: str, up_to: int | None = None) -> list[StoredEvent]:
+        """The stored events of a game, unredacted, up to seq `up_to` (BadInput when it has no such event)."""
+        with self.store.read() as tx:
+            events = tx.load(game_id)
+        if up_to is not None:
+            check_up_to(game_id, up_to, len(events))
+            events = events[:up_to]
+        return events
+
+    def look_at_history(
+        self, game_id: str, viewer: str | None = None, token: str | None = None, up_to: int | None = None,
+        as_then: bool = False,
+    ) -> tuple[GameState, list[tuple[StoredEvent, ev.Event]]]:
+        """The state after `up_to` and each event as `viewer` may see it (all, once the game ended).
+
+        Showing `viewer` the current hand is a look (`Playing.look`: recorded in throw-down
+        games, R23). With `as_then`, events are shown as `viewer` saw them at `up_to`, even if
+        the game has ended since (a replay); the state returned is always the true one.
+        """
+        with self.store.read() as tx:
+            full = tx.load(game_id)
+        final = replay(game_id, full)
+        # Everything that can refuse is checked before `look`, which may write (R23, bots).
+        if viewer is not None:
+            require_player(final, viewer)
+        if up_to is not None:
+            check_up_to(game_id, up_to, len(full))
+        if viewer is not None and final.status != "finished":
+            refuse_bot_viewer(final, viewer)
+            shows_current_hand = up_to is None or fold(s.event for s in full[:up_to]).hand_number == final.hand_number
+            if shows_current_hand:
+                # Authorizes, and in throw-down games records that the viewer sees his hand (R23).
+                if self.playing.look(game_id, viewer, token).version != final.version:
+                    with self.store.read() as tx:
+                        full = tx.load(game_id)
+                    final = replay(game_id, full)
+            else:  # a past hand only: nothing of the current hand is shown, so no look is recorded
+                with self.store.read() as tx:
+                    authorize(tx, final, viewer, token)
+        shown: list[tuple[StoredEvent, ev.Event]] = []
+        state = GameState()
+        revealed = final.status == "finished" and not (as_then and up_to is not None and up_to < len(full))
+        for stored in full[:up_to]:
+            event = stored.event
+            shown.append((stored, event if revealed else redact(event, state, viewer)))
+            state = evolve(state, event)
+        return state, shown
+
+    def game_result(self, game_id: str) -> GameResult:
+        """The result of a finished game: each hand's outcome, standings, duration, winner (R26)."""
+        with self.store.read() as tx:
+            stored = tx.load(game_id)
+        if not stored or not isinstance(stored[-1].event, ev.GameWon):
+            raise RuleViolation(f"game {game_id} is not over yet")
+        return game_result([(s.seq, s.recorded_at, s.event) for s in stored])
