@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -29,9 +29,7 @@ from scat_cli.token_store import token_for
 
 if TYPE_CHECKING:
     from scat_core.domain.audit import AuditReport
-    from scat_core.service.games import GameService
-
-T = TypeVar("T")
+    from scat_core.service.values import Skipped
 
 
 class Format(StrEnum):
@@ -43,16 +41,26 @@ class Format(StrEnum):
 
 
 @contextmanager
-def progress(items: list[T], label: str) -> Iterator[Iterable[T]]:
-    """`items`, with a progress bar on stderr when stderr is a terminal."""
-    if not stderr_is_terminal() or len(items) < 2:
-        yield items
+def progress(label: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A callback the service tells (games done, games in all), drawing a progress bar on stderr
+    when stderr is a terminal and there are two games or more; None otherwise."""
+    if not stderr_is_terminal():
+        yield None
         return
     from rich.console import Console
-    from rich.progress import Progress
+    from rich.progress import Progress, TaskID
 
     with Progress(console=Console(stderr=True), transient=True) as bar:
-        yield bar.track(items, description=label)
+        task: list[TaskID] = []
+
+        def told(done: int, total: int) -> None:
+            if total < 2:
+                return
+            if not task:
+                task.append(bar.add_task(label, total=total))
+            bar.update(task[0], completed=done)
+
+        yield told
 
 
 def log(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: ViewerToken = None,
@@ -65,25 +73,23 @@ def log(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Viewe
 
     Example: scat log 3f2a1b9c0d --as you
     """
-    from scat_core.domain.events import to_record
     from scat_core.service.transcript import PublicTable, describe
 
     with service(ctx) as games:
         game = games.resolve_game_id(game)
-        state, shown = games.look_at_history(game, player, token_for(ctx, game, player, token))
+        history = games.log(game, player, token_for(ctx, game, player, token))
     # While the game runs, no hashes: with the hash of a redacted event (a card drawn from the
     # stock) and the hash before it, the hidden card is one of 52 tries away.
-    hashes = state.status == "finished"
+    hashes = history.state.status == "finished"
     table = PublicTable()
     lines: list[dict[str, Any]] = []
-    for stored, event in shown:
-        _, _, data = to_record(event)
-        line = {"seq": stored.seq, "recorded_at": stored.recorded_at, "type": stored.type,
-                "schema_version": stored.schema_version, "data": data, "text": describe(event, table)}
+    for seen in history.events:
+        line = {"seq": seen.seq, "recorded_at": seen.recorded_at, "type": seen.type,
+                "schema_version": seen.schema_version, "data": seen.data, "text": describe(seen.event, table)}
         if hashes:
-            line |= {"prev_hash": stored.prev_hash, "hash": stored.hash}
+            line |= {"prev_hash": seen.prev_hash, "hash": seen.hash}
         lines.append(line)
-        table.apply(event)
+        table.apply(seen.event)
     if as_json:
         print_json({"game_id": game, "viewer": player, "events": lines})
         return
@@ -106,9 +112,8 @@ def replay(ctx: typer.Context, game: GameArg,
     """
     with service(ctx) as games:
         game = games.resolve_game_id(game)
-        state, shown = games.look_at_history(game, player, token_for(ctx, game, player, token), up_to=to,
-                                             as_then=True)
-        read_only = bool(player) and to is None and not as_json and games.is_read_only(game)
+        replayed = games.replay(game, to, player, token_for(ctx, game, player, token))
+    state, shown = replayed.state, replayed.events
     view = {**viewer_view(state, player), "replayed_to": state.version}
     if as_json:
         print_json(view)
@@ -116,28 +121,14 @@ def replay(ctx: typer.Context, game: GameArg,
     from scat_core.service.transcript import PublicTable, describe
 
     table = PublicTable()
-    for _, event in shown[:-1]:
-        table.apply(event)
-    render.plain(f"Replayed to event {state.version} of {game}: {describe(shown[-1][1], table)}")
+    for seen in shown[:-1]:
+        table.apply(seen.event)
+    render.plain(f"Replayed to event {state.version} of {game}: {describe(shown[-1].event, table)}")
     render.view_table(view)
     if player and to is None:
-        title, steps = next_steps(ctx, state, player, read_only)
+        title, steps = next_steps(ctx, state, player, replayed.moves, replayed.read_only)
         if title or steps:
             render.hints(steps, title)
-
-
-#: What replaying a forged history may raise instead of a verdict; such a history fails.
-UNREPLAYABLE = (IndexError, KeyError, TypeError, ValueError)
-
-
-def _audit(games: GameService, game_id: str, strict: bool = False) -> AuditReport:
-    """The audit of one game; a history that cannot even be replayed is a failed audit."""
-    from scat_core.domain.audit import AuditReport
-
-    try:
-        return games.audit(game_id, strict)
-    except UNREPLAYABLE as error:
-        return AuditReport(game_id, False, 0, None, [f"the history cannot be replayed: {error!r}"])
 
 
 def _report_json(report: AuditReport) -> dict[str, Any]:
@@ -219,11 +210,10 @@ def audit(ctx: typer.Context,
     with service(ctx) as games:
         if game is not None:
             game = games.resolve_game_id(game)
-            reports = [_audit(games, game, strict)]
+            reports = [games.audit(game, strict)]
         else:
-            reports = []
-            with progress(games.game_ids(), "auditing") as ids:
-                reports = [_audit(games, game_id, strict) for game_id in ids]
+            with progress("auditing") as told:
+                reports = list(games.audit_all(strict, told))
     ok = all(report.ok for report in reports)
     if as_json:
         print_json(_report_json(reports[0]) if game is not None
@@ -320,8 +310,8 @@ def export(ctx: typer.Context,
 
     Example: scat export 3f2a1b9c0d -o game.txt
     """
-    from scat_core.domain.errors import BadInput, HistoryDamaged, RuleViolation
-    from scat_core.domain.names import is_game_id
+    from scat_core.domain.errors import BadInput
+    from scat_core.service.values import Skipped
 
     if (game is None) == (not every):
         raise BadInput("name one GAME or give --all -o DIR (see `scat export --help`)")
@@ -342,17 +332,16 @@ def export(ctx: typer.Context,
         if game is not None:
             game = games.resolve_game_id(game)
             # Refused for a running game without --running, and for a running protected one.
-            records = games.export_records(game, running=running)
-            text = _render_export(records, fmt)
+            exported = games.export(game, running)
+            text = _render_export(exported.records, fmt)
             if output is None:
                 sys.stdout.write(text)
                 sys.stdout.flush()
             else:
                 _write(output, text)
-                written.append({"game_id": game, "path": str(output), "events": len(records)})
-            if records[-1]["type"] != "GameWon":  # a note only once the export succeeded
-                say(f"scat: note: game {game} is still running: this export shows every hidden card",
-                           err=True)
+                written.append({"game_id": game, "path": str(output), "events": len(exported.records)})
+            if exported.running:  # a note only once the export succeeded
+                say(f"scat: note: game {game} is still running: this export shows every hidden card", err=True)
             if output is None:
                 return
         else:
@@ -360,40 +349,22 @@ def export(ctx: typer.Context,
             if output.exists() and not output.is_dir():
                 raise BadInput(f"{output} is a file: export --all needs a folder")
             output.mkdir(parents=True, exist_ok=True)
-            ids = games.game_ids()
-            running_now = games.running_games()  # id -> protected
-            with progress(ids, "exporting") as listed:
-                for game_id in listed:
-                    if not is_game_id(game_id):  # #14 item 1: a file name is built from a valid id only
-                        say(f"scat: note: skipped game {game_id!r}: its id is not one scat makes "
-                                   f"(`scat audit --all` reports it)", err=True)
-                        skipped.append({"game_id": game_id, "reason": "invalid id"})
+            with progress("exporting") as told:
+                for item in games.export_all(running, told):
+                    if isinstance(item, Skipped):
+                        _skip(skipped, item)
                         continue
-                    protected = running_now.get(game_id)  # None: not running
-                    if protected is not None and (protected or not running):
-                        _skip(skipped, game_id, protected)
-                        continue
-                    try:
-                        records = games.export_records(game_id, running=running)
-                    except RuleViolation:  # the games list said over, its log says running
-                        _skip(skipped, game_id, running)  # with --running, only a protected one is refused
-                        continue
-                    except HistoryDamaged as damaged:  # the others are still exported
-                        say(runnable(f"scat: note: skipped game {game_id}: history damaged: {damaged.reason} "
-                                     f"(`scat audit {game_id}` names the first bad event)"), err=True)
-                        skipped.append({"game_id": game_id, "reason": DAMAGED})
-                        continue
-                    path = _file_in(output, game_id, fmt)
-                    _write(path, _render_export(records, fmt), follow_links=False)
-                    written.append({"game_id": game_id, "path": str(path), "events": len(records)})
-                    if records[-1]["type"] != "GameWon":
-                        say(f"scat: note: game {game_id} is still running: its export shows every "
-                                   "hidden card", err=True)
+                    path = _file_in(output, item.game_id, fmt)
+                    _write(path, _render_export(item.records, fmt), follow_links=False)
+                    written.append({"game_id": item.game_id, "path": str(path), "events": len(item.records)})
+                    if item.running:
+                        say(f"scat: note: game {item.game_id} is still running: its export shows every "
+                            "hidden card", err=True)
     if as_json:
         print_json({"format": fmt.value, "files": written, "skipped": skipped})
         return
-    for item in written:
-        say(f"wrote game {item['game_id']} ({item['events']} events, {fmt.value}) to {item['path']}")
+    for file in written:
+        say(f"wrote game {file['game_id']} ({file['events']} events, {fmt.value}) to {file['path']}")
     if every:
         games_word = "game" if len(written) == 1 else "games"
         say(f"{len(written)} {games_word} exported to {output}{_skipped_summary(skipped)}")
@@ -402,14 +373,22 @@ def export(ctx: typer.Context,
 RUNNING_AND_PROTECTED, RUNNING, DAMAGED = "running and protected", "running", "history damaged"
 
 
-def _skip(skipped: list[dict[str, Any]], game_id: str, protected: bool) -> None:
-    """Note on stderr that `--all` leaves a running game out, and list it as skipped."""
-    if protected:
-        why = "it is still running and protected (its export would show every player's cards)"
+def _skip(skipped: list[dict[str, Any]], item: Skipped) -> None:
+    """Note on stderr why `--all` leaves a game out, and list it as skipped."""
+    game_id = item.game_id
+    if item.reason == "invalid id":
+        say(f"scat: note: skipped game {game_id!r}: its id is not one scat makes "
+            f"(`scat audit --all` reports it)", err=True)
+    elif item.reason == DAMAGED:
+        say(runnable(f"scat: note: skipped game {game_id}: history damaged: {item.detail} "
+                     f"(`scat audit {game_id}` names the first bad event)"), err=True)
+    elif item.reason == RUNNING_AND_PROTECTED:
+        say(f"scat: note: skipped game {game_id}: it is still running and protected (its export would show "
+            "every player's cards)", err=True)
     else:
-        why = "it is still running (its export would show every hidden card; --running exports it)"
-    say(f"scat: note: skipped game {game_id}: {why}", err=True)
-    skipped.append({"game_id": game_id, "reason": RUNNING_AND_PROTECTED if protected else RUNNING})
+        say(f"scat: note: skipped game {game_id}: it is still running (its export would show every hidden card; "
+            "--running exports it)", err=True)
+    skipped.append({"game_id": game_id, "reason": item.reason})
 
 
 def _skipped_summary(skipped: list[dict[str, Any]]) -> str:
@@ -445,7 +424,7 @@ def import_(ctx: typer.Context,
 
     Example: scat import game.jsonl
     """
-    from scat_core.domain.errors import BadInput, NotFound, RuleViolation
+    from scat_core.domain.errors import BadInput, NotFound
     from scat_core.service.exports import read_export
 
     try:
@@ -461,12 +440,7 @@ def import_(ctx: typer.Context,
     except OSError as error:
         raise BadInput(f"cannot read {file}: {error.strerror}") from None
     with service(ctx) as games:
-        try:
-            report = games.import_records(records, strict)
-        except UNREPLAYABLE as error:
-            raise RuleViolation(
-                f"refused: the history in {file} cannot be replayed ({error!r}): nothing imported"
-            ) from None
+        report = games.import_records(records, strict, f"the history in {file}")
         recorded(ctx, f"game {report.game_id} was imported; see `scat show {report.game_id}`")
     if as_json:
         print_json({**_report_json(report), "imported": True})

@@ -40,8 +40,7 @@ from scat_cli.typer_glue import SeatOrderCommand, command_class, seat_order
 
 if TYPE_CHECKING:
     from scat_core.domain.commands import PlayerCommand
-    from scat_core.domain.state import GameState
-    from scat_core.service.games import GameService
+    from scat_core.service.values import Shown
 
 
 class Status(StrEnum):
@@ -55,12 +54,11 @@ def _act(ctx: typer.Context, game: str, player: str, token: str | None, command:
          as_json: bool) -> None:
     with service(ctx) as games:
         game = games.resolve_game_id(game)
-        outcome = games.act(game, command, token_for(ctx, game, player, token))
-        recorded(ctx, f"your move was recorded; see `scat {command_line('show', outcome.game_id, '--as', player)}`")
-        result = games.game_result(outcome.game_id) if outcome.state.status == "finished" else None
-    if token and outcome.state.protected:
+        played = games.move(game, command, token_for(ctx, game, player, token))
+        recorded(ctx, f"your move was recorded; see `scat {command_line('show', played.game_id, '--as', player)}`")
+    if token and played.state.protected:
         remember(ctx, game, {player: token})
-    report(ctx, outcome, player, as_json, result=result)
+    report(ctx, played, as_json)
 
 
 def _flag(name: str, text: str) -> Any:
@@ -131,15 +129,12 @@ def new(
     cards = deck_option(deck)
     humans = [seat.name for seat in seats if not seat.is_bot]
     viewer = humans[0] if len(humans) == 1 and not throw_down else None
-    with service(ctx) as games:
-        # A server protects every game, and sends back only what `viewer` may see.
-        remote = {"viewer": viewer} if getattr(games, "remote", False) else {}
-        outcome = games.create_game(seats, options=options, dealer=dealer, seed=seed, deck=cards, protect=protect,
-                                    **remote)
+    with service(ctx) as games:  # a server protects every game
+        outcome = games.new_game(seats, options=options, dealer=dealer, seed=seed, deck=cards, protect=protect,
+                                 viewer=viewer)
         protected = protect or bool(outcome.tokens)
         recorded(ctx, f"game {outcome.game_id} was created; see `scat show {outcome.game_id}`"
                  + (" (its tokens were in the output: `scat new --protect` again for new ones)" if protected else ""))
-        result = games.game_result(outcome.game_id) if outcome.state.status == "finished" else None
     protect = protect or bool(outcome.tokens)
     remember(ctx, outcome.game_id, outcome.tokens)
     if quiet and not as_json:
@@ -150,7 +145,7 @@ def new(
     extra: dict[str, Any] = {"tokens": outcome.tokens} if protect else {}
     if not as_json:
         render.plain(f"Created game {outcome.game_id}.")
-    report(ctx, outcome, viewer, as_json, extra, result)
+    report(ctx, outcome, as_json, extra)
     state = outcome.state
     if not as_json and viewer is None and humans and state.status != "finished" and state.turn is not None:
         first, scat = state.players[state.turn].name, scat_prefix(ctx)
@@ -181,23 +176,19 @@ def games(
 
     Example: scat games --status active --waiting-for you
     """
-    with service(ctx) as store:
-        rows, read_only = store.list_games_read_only(status=status.value if status else None,
-                                                     waiting_for=waiting_for)
-        chosen = store.chosen_chance([row.game_id for row in rows])
+    with service(ctx) as games:
+        rows = games.game_list(status=status.value if status else None, waiting_for=waiting_for)
     filtered = status is not None or waiting_for is not None
     if as_json:
         print_json({"games": [
-            {"game_id": r.game_id, "status": r.status, "players": list(r.players), "bots": list(r.bots),
-             "turn": None if r.game_id in read_only else r.turn, "hand_number": r.hand_number,
-             "dealer": r.dealer, "winner": r.winner, "created_at": r.created_at,
+            {"game_id": r.game_id, "status": r.status, "players": r.players, "bots": r.bots, "turn": r.turn,
+             "hand_number": r.hand_number, "dealer": r.dealer, "winner": r.winner, "created_at": r.created_at,
              "last_activity": r.last_activity, "last_seq": r.head_seq, "protected": r.protected,
-             "read_only": r.game_id in read_only,
-             "seed_chosen": chosen[r.game_id][0], "first_deck_stacked": chosen[r.game_id][1]}
+             "read_only": r.read_only, "seed_chosen": r.seed_chosen, "first_deck_stacked": r.first_deck_stacked}
             for r in rows
         ]})
         return
-    render.games_table(rows, filtered, read_only, chosen)
+    render.games_table(rows, filtered)
 
 
 def show(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: ViewerToken = None,
@@ -210,24 +201,17 @@ def show(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: View
     """
     with service(ctx) as games:
         game = games.resolve_game_id(game)
-        secret = token_for(ctx, game, player, token)
-        state = games.look(game, player, secret)
-        print_view(ctx, games, state, player, secret, as_json)
-    if token and player and state.protected:
+        shown = games.show(game, player, token_for(ctx, game, player, token))
+    print_shown(ctx, shown, as_json)
+    if token and player and shown.state.protected:
         remember(ctx, game, {player: token})
 
 
-def print_view(ctx: typer.Context, games: GameService, state: GameState, player: str | None, token: str | None,
-               as_json: bool) -> None:
-    """What `scat show` prints once `games.look` gave `state`: the news since the viewer's last
-    move, the table (with the result of a finished game) and his next moves."""
-    game = state.game_id
-    read_only = state.status != "finished" and not as_json and games.is_read_only(game)
-    news = games.news(game, player, token) if player else None
-    result = games.game_result(game) if state.status == "finished" else None
-    if news is not None:
-        state = news.state
-    view = viewer_view(state, player)
+def print_shown(ctx: typer.Context, shown: Shown, as_json: bool) -> None:
+    """What `scat show` prints of the service's `show`: the news since the viewer's last move,
+    the table (with the result of a finished game) and his next moves."""
+    game, player, news, result = shown.game_id, shown.viewer, shown.news, shown.result
+    view = viewer_view(shown.state, player)
     if as_json:
         extra: dict[str, Any] = {}
         if news is not None:  # what happened since the viewer's last move, as he may see it
@@ -240,11 +224,12 @@ def print_view(ctx: typer.Context, games: GameService, state: GameState, player:
         title = "Since your last move:" if len(news.events) < news.state.version - 1 else "So far:"
         news_block(ctx, game, news.events, news.before, title)
     render.view_table(view, finished_parts(result))
-    title, steps = next_steps(ctx, state, player, read_only) if player else ("", [])
-    if read_only:
+    title, steps = next_steps(ctx, shown.state, player, shown.moves, shown.read_only) if player else ("", [])
+    if shown.read_only:
         title = read_only_note(game)  # for the public view too
     if title or steps:
         render.hints(steps, title)
+
 
 def draw(ctx: typer.Context, game: GameArg,
          source: Annotated[Source, typer.Argument(metavar="stock|discard", case_sensitive=False,

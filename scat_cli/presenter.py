@@ -14,8 +14,8 @@ from scat_cli.common import command_line, print_json, scat_prefix
 
 if TYPE_CHECKING:
     from scat_core.domain.state import GameState
-    from scat_core.service.games import Outcome
     from scat_core.service.outcomes import GameResult
+    from scat_core.service.values import Move, Played, SeenEvent
 
 
 def viewer_view(state: GameState, viewer: str | None) -> dict[str, Any]:
@@ -25,17 +25,13 @@ def viewer_view(state: GameState, viewer: str | None) -> dict[str, Any]:
     return public_view(state) if viewer is None else player_view(state, viewer)
 
 
-def next_steps(ctx: typer.Context, state: GameState, viewer: str,
+def next_steps(ctx: typer.Context, state: GameState, viewer: str, moves: list[Move],
                read_only: bool = False) -> tuple[str, list[tuple[str, str]]]:
-    """A title and (command, why) pairs: what `viewer` may do now, from the domain's legal moves.
+    """A title and (command, why) pairs: what `viewer` may do now, from the moves the service gave.
 
     Commands are quoted for the shell (names with spaces or quotes); `read_only`: an imported
     running game, which nobody can play here.
     """
-    from scat_core.domain import commands as cmd
-    from scat_core.domain.decide import throw_down_refusal
-    from scat_core.domain.legal import play_moves
-
     scat, game = scat_prefix(ctx), state.game_id
     seat = state.seat_of(viewer)
     if state.status == "finished":  # who won is said once, with the result
@@ -55,24 +51,24 @@ def next_steps(ctx: typer.Context, state: GameState, viewer: str,
     if state.players[seat].out:  # the table says "You are out of the game."
         return "", [(f"{scat} {command_line('show', game)}", "watch the others")]
     steps: list[tuple[str, str]] = []
-    if state.hand_unseen(seat):  # R23
-        steps.append((act("show"), "look at your hand (then you may no longer throw down)"))
-    if throw_down_refusal(state, seat) is None:
-        steps.append((act("throw-down"), "show every hand at once, unseen (R23)"))
     title = ""
     discards: list[str] = []
-    for move in play_moves(state, seat):
-        if isinstance(move, cmd.Declare31):
+    for move in moves:
+        if move.name == "look":  # R23
+            steps.append((act("show"), "look at your hand (then you may no longer throw down)"))
+        elif move.name == "throw-down":
+            steps.append((act("throw-down"), "show every hand at once, unseen (R23)"))
+        elif move.name == "declare":
             title = f"You hold 31: run `{act('declare')}`"
             steps.append((act("declare"), "everyone else loses a life (R21)"))
-        elif isinstance(move, cmd.Draw) and move.source == "stock":
+        elif move.name == "draw" and move.argument == "stock":
             steps.append((act("draw", "stock"), "take the top card of the stock"))
-        elif isinstance(move, cmd.Draw):
+        elif move.name == "draw":
             steps.append((act("draw", "discard"), f"take {state.discard[-1]} from the discard pile"))
-        elif isinstance(move, cmd.Knock):
+        elif move.name == "knock":
             steps.append((act("knock"), "keep your hand: the others get one more turn each"))
-        elif isinstance(move, cmd.Discard):
-            discards.append(move.card)
+        elif move.name == "discard" and move.argument is not None:
+            discards.append(move.argument)
     if discards:
         steps.append((act("discard") + " CARD", "CARD one of " + " ".join(discards)))
     if not title:
@@ -105,18 +101,16 @@ def result_json(result: GameResult) -> dict[str, Any]:
     return asdict(result)
 
 
-def events_json(seen: list[tuple[Any, Any]], before: GameState) -> list[dict[str, Any]]:
+def events_json(seen: list[SeenEvent], before: GameState) -> list[dict[str, Any]]:
     """Events (as the viewer may see them) as JSON: seq, type, recorded_at, data and a sentence."""
-    from scat_core.domain.events import to_record
     from scat_core.service.transcript import PublicTable, describe
 
     table = PublicTable.of(before)
     shown = []
-    for stored, event in seen:
-        _, _, data = to_record(event)
-        shown.append({"seq": stored.seq, "type": stored.type, "recorded_at": stored.recorded_at,
-                      "data": data, "text": describe(event, table)})
-        table.apply(event)
+    for event in seen:
+        shown.append({"seq": event.seq, "type": event.type, "recorded_at": event.recorded_at,
+                      "data": event.data, "text": describe(event.event, table)})
+        table.apply(event.event)
     return shown
 
 
@@ -127,43 +121,39 @@ def finished_parts(result: GameResult | None) -> tuple[str, list[list[str]], lis
     return None if result is None else (result_headline(result), standings_rows(result), hand_lines(result))
 
 
-def news_block(ctx: typer.Context, game_id: str, seen: list[tuple[Any, Any]], before: GameState,
+def news_block(ctx: typer.Context, game_id: str, seen: list[SeenEvent], before: GameState,
                title: str = "") -> None:
     """The moves told (redacted already), a long finished hand in one line; under `title` if any."""
     from scat_cli.summary import news_lines
 
-    lines = news_lines([(stored.seq, event) for stored, event in seen], before, game_id, scat_prefix(ctx))
+    lines = news_lines([(event.seq, event.event) for event in seen], before, game_id, scat_prefix(ctx))
     if lines and title:
         render.plain(title)
     render.print_lines(lines, "· ")
 
 
-def report(ctx: typer.Context, outcome: Outcome, viewer: str | None, as_json: bool,
-           extra: dict[str, Any] | None = None, result: GameResult | None = None) -> None:
-    """Print what happened (redacted for `viewer`), the new state and what to do next.
+def report(ctx: typer.Context, played: Played, as_json: bool, extra: dict[str, Any] | None = None) -> None:
+    """Print what happened (as the service told it to its viewer), the new state and what to do next.
 
     `extra` adds fields to the JSON document; its "tokens" are printed before the hints.
-    `result`: the game's result, when this command ended it.
+    `played.result`: the game's result, when this command ended it.
     """
-    if outcome.bots_interrupted:  # #14 item 8: the command stands; say so, once, on stderr
+    if played.bots_interrupted:  # #14 item 8: the command stands; say so, once, on stderr
         from scat_cli.escape import say
 
         say(f"scat: note: your move was recorded, but the bots' replies could not be saved "
-            f"({outcome.bots_interrupted}): the next command plays them", err=True)
-    view = viewer_view(outcome.state, viewer)
-    seen = outcome.seen_by(viewer)
-    if view.get("hand_hidden"):  # R23: a deal is told as the public saw it until you look
-        public = outcome.seen_by(None)
-        seen = [shown if shown[1].type != "HandDealt" else hidden for shown, hidden in zip(seen, public, strict=True)]
-    title, steps = next_steps(ctx, outcome.state, viewer) if viewer else ("", [])
+            f"({played.bots_interrupted}): the next command plays them", err=True)
+    viewer, result = played.viewer, played.result
+    view = viewer_view(played.state, viewer)
+    title, steps = next_steps(ctx, played.state, viewer, played.moves) if viewer else ("", [])
     if as_json:
         moves = [command for command, _ in steps]
         finished = {"result": result_json(result)} if result is not None else {}
-        print_json({**view, **(extra or {}), "events": events_json(seen, outcome.before), "moves": moves,
+        print_json({**view, **(extra or {}), "events": events_json(played.events, played.before), "moves": moves,
                     **finished})
         return
     if result is None:  # a game this command ended: its result tells every hand, once
-        news_block(ctx, outcome.game_id, seen, outcome.before)
+        news_block(ctx, played.game_id, played.events, played.before)
     render.view_table(view, finished_parts(result))
     if extra and extra.get("tokens"):
         render.tokens(extra["tokens"])

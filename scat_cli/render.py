@@ -10,15 +10,18 @@ from sentences built from redacted events, so it shows nothing the JSON output w
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from scat_cli.common import runnable, stdout_is_terminal
 from scat_cli.escape import terminal_safe
 from scat_core.domain.cards import SUIT_SYMBOLS, SUITS
+
+if TYPE_CHECKING:
+    from scat_core.service.values import Listing
 
 CARD_RE = re.compile(rf"(?<![\w?])(10|[2-9JQKA])([{''.join(SUITS)}])(?![\w?])")
 _RED = {"D", "H"}
@@ -243,16 +246,14 @@ def hints(lines: Sequence[tuple[str, str]], title: str | None = None) -> None:
         out.line("  ", typed, " " * (width - len(command) + 3), out.typeable(why))
 
 
-def games_table(rows: Sequence[Any], filtered: bool = False, read_only: Collection[str] = (),
-                chosen: Mapping[str, tuple[bool, bool]] | None = None) -> None:
+def games_table(rows: Sequence[Listing], filtered: bool = False) -> None:
     """The games list: id, players (bots starred), turn, hand, status, last activity.
 
     `filtered`: the rows are those matching --status/--waiting-for (none: "No games match").
-    `read_only`: ids of running games imported without their seed: their turn waits for nobody.
-    `chosen`: id -> (seed chosen, first deck chosen) at creation: "(chosen seed)" in the status.
+    A read-only row (running, imported without its seed) waits for nobody; a seed or first
+    deck chosen at creation says "(chosen seed)" in the status.
     """
     out = Out()
-    chosen = chosen or {}
     if not rows and filtered:
         out.line(runnable("No games match. `scat games` lists them all."))
         return
@@ -262,12 +263,13 @@ def games_table(rows: Sequence[Any], filtered: bool = False, read_only: Collecti
     table = []
     for row in rows:
         players = ", ".join(name + ("*" if name in row.bots else "") for name in row.players)
-        imported = row.game_id in read_only
+        imported = row.read_only
         status = (f"won by {row.winner}" if row.status == "finished"
                   else "active (imported, read-only)" if imported else "active")
-        if chosen.get(row.game_id, (False, False)) != (False, False):
+        chosen = (row.seed_chosen, row.first_deck_stacked)
+        if chosen != (False, False):
             status += " (chosen " + " and ".join(
-                kind for kind, flag in zip(("seed", "deck"), chosen[row.game_id], strict=True) if flag) + ")"
+                kind for kind, flag in zip(("seed", "deck"), chosen, strict=True) if flag) + ")"
         table.append([out.text(row.game_id), out.text(players), out.text("-" if imported else row.turn or "-"),
                       str(row.hand_number), status, ago(row.last_activity)])
     out.table(["game", "players", "turn", "hand", "status", "last activity"], table)

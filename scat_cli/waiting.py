@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -11,6 +11,9 @@ from scat_cli import render
 from scat_cli.common import AsName, AsViewer, GameArg, Json, Token, ViewerToken, service
 from scat_cli.token_store import remember, token_for
 from scat_core.domain.errors import ScatError
+
+if TYPE_CHECKING:
+    from scat_core.service.values import SeenEvent
 
 
 class WaitTimedOut(ScatError):
@@ -34,14 +37,15 @@ def wait(ctx: typer.Context, game: GameArg, player: AsName, token: Token = None,
 
     Example: scat wait 3f2a1b9c0d --as you --timeout 3600
     """
-    from scat_cli.play import print_view
+    from scat_cli.play import print_shown
 
     deadline = None if timeout is None else time.monotonic() + timeout
     with service(ctx) as games:
         game = games.resolve_game_id(game)
         secret = token_for(ctx, game, player, token)
         while True:
-            state = games.look(game, player, secret)
+            shown = games.show(game, player, secret)
+            state = shown.state
             seat = state.seat_of(player)
             if state.status == "finished" or (state.in_hand and state.turn == seat):
                 break
@@ -49,7 +53,7 @@ def wait(ctx: typer.Context, game: GameArg, player: AsName, token: Token = None,
             if (left is not None and left <= 0) or not games.wait_for_event(game, state.version, left):
                 raise WaitTimedOut(f"still not {state.players[seat].name if seat is not None else player}'s turn "
                                    f"in game {game} after {timeout:g} seconds")
-        print_view(ctx, games, state, player, secret, as_json)
+    print_shown(ctx, shown, as_json)
     if token and state.protected:
         remember(ctx, game, {player: token})
 
@@ -65,7 +69,6 @@ def watch(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Vie
 
     Example: scat watch 3f2a1b9c0d --as you
     """
-    from scat_core.domain.events import to_record
     from scat_core.service.transcript import PublicTable, describe
 
     printed = 0
@@ -74,27 +77,26 @@ def watch(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Vie
             game = games.resolve_game_id(game)
             secret = token_for(ctx, game, player, token)
             while True:
-                state, shown = games.look_at_history(game, player, secret)
+                history = games.log(game, player, secret)
                 table = PublicTable()
-                for stored, event in shown:
-                    if stored.seq > printed:
-                        _print_event(stored, event, describe(event, table), as_json, to_record)
-                        printed = stored.seq
-                    table.apply(event)
-                if state.status == "finished":
+                for seen in history.events:
+                    if seen.seq > printed:
+                        _print_event(seen, describe(seen.event, table), as_json)
+                        printed = seen.seq
+                    table.apply(seen.event)
+                if history.state.status == "finished":
                     return
                 games.wait_for_event(game, printed, None)
     except KeyboardInterrupt:  # the way to stop watching: not an error
         return
 
 
-def _print_event(stored: Any, event: Any, text: str, as_json: bool, to_record: Any) -> None:
+def _print_event(stored: SeenEvent, text: str, as_json: bool) -> None:
     if as_json:
         import json
 
-        _, _, data = to_record(event)
         typer.echo(json.dumps({"seq": stored.seq, "recorded_at": stored.recorded_at, "type": stored.type,
-                               "data": data, "text": text}, ensure_ascii=False))
+                               "data": stored.data, "text": text}, ensure_ascii=False))
     else:
         render.print_lines([f"{stored.seq:>4}  {stored.recorded_at[:19].replace('T', ' ')}  {stored.type:<14}  {text}"])
     # each line reaches a pipe at once

@@ -1,7 +1,8 @@
 """The FastAPI application of `scat serve`: one endpoint per use case of the game service.
 
-Every game created here is protected (a bearer token per human). Every state and event a
-response carries is redacted for the authenticated viewer first (scat_core.domain.views).
+Every game created here is protected (a bearer token per human). Responses are the
+service's own values (scat_core.service.values), whose states and events the service has
+already redacted for the authenticated viewer.
 Refusals are ScatErrors mapped once, by exception handlers, to an HTTP status and the one
 line the CLI prints. The app keeps no state but the database: several processes may serve
 one PostgreSQL database (the store's optimistic concurrency keeps it consistent).
@@ -25,13 +26,13 @@ from scat_cli.server import wire
 from scat_cli.server.limits import LOG, LimitAndLog
 from scat_cli.server.push import Notifier, listen
 from scat_core.domain import commands as cmd
-from scat_core.domain.errors import AuthFailed, BadInput, RuleViolation, ScatError
-from scat_core.domain.views import redact_state
-from scat_core.service.games import GameService, Outcome
+from scat_core.domain.audit import AuditReport
+from scat_core.domain.errors import AuthFailed, BadInput, ScatError
+from scat_core.service.games import GameService
+from scat_core.service.values import Export, Exports, History, Listing, Played, Shown
 from scat_core.store.database import masked_url
+from scat_core.store.stats_projection import StatsReport
 
-#: What replaying a forged history may raise instead of a verdict (as in `scat audit`).
-UNREPLAYABLE = (IndexError, KeyError, TypeError, ValueError)
 #: How long an event stream sleeps without news before it looks at the database itself (a move
 #: written by another process on SQLite, which has no NOTIFY), and sends a keep-alive comment.
 POLL_SECONDS = 1.0
@@ -50,16 +51,6 @@ def bearer(authorization: Annotated[str | None, Header(max_length=1000)] = None)
 
 
 Token = Annotated[str | None, Depends(bearer)]
-
-
-def _outcome(outcome: Outcome, viewer: str | None, tokens: dict[str, str] | None = None) -> wire.OutcomeOut:
-    """What a command did, redacted for `viewer`."""
-    finished = outcome.state.status == "finished"
-    seen = [wire.EventOut.of(s, e, finished) for s, e in outcome.seen_by(viewer)]
-    public = seen if viewer is None else [wire.EventOut.of(s, e, finished) for s, e in outcome.seen_by(None)]
-    return wire.OutcomeOut(game_id=outcome.game_id, viewer=viewer, state=redact_state(outcome.state, viewer),
-                           before=redact_state(outcome.before, viewer), events=seen, public_events=public,
-                           tokens=tokens or {})
 
 
 def _error(status: int, message: str, exit_code: int) -> JSONResponse:
@@ -123,91 +114,82 @@ def create_app(db_url: str | None = None, *, testing: bool = False) -> FastAPI:
             tx.game_ids()
         return wire.HealthOut(database=games.store.engine.dialect.name)
 
-    @app.post("/games", response_model=wire.OutcomeOut, status_code=201)
-    def create(body: wire.CreateIn) -> wire.OutcomeOut:
+    @app.post("/games", response_model=Played, status_code=201)
+    def new_game(body: wire.CreateIn) -> Played:
+        """Create a game (always protected here); its tokens come back once."""
+        from scat_core.domain.cards import parse_deck
         from scat_core.domain.events import PlayerSeat
 
         if (body.seed is not None or body.deck is not None) and not testing:
             raise BadInput("this server refuses --seed and --deck (whoever created the game would know every "
                            "hand); only a server started with --testing accepts them")
         seats = [PlayerSeat(name=seat.name, is_bot=seat.is_bot) for seat in body.players]
-        from scat_core.domain.cards import parse_deck
-
         deck = parse_deck(body.deck) if body.deck is not None else None
-        outcome = games.create_game(seats, options=body.options, dealer=body.dealer, seed=body.seed,
-                                    deck=deck, protect=True)
-        viewer = body.viewer
-        seat = outcome.state.seat_of(viewer) if viewer else None
-        if seat is None or outcome.state.players[seat].is_bot:
-            viewer = None  # only a human of this game, whose token the creator receives
-        notifier.changed(outcome.game_id)
-        return _outcome(outcome, viewer, outcome.tokens)
+        played = games.new_game(seats, options=body.options, dealer=body.dealer, seed=body.seed, deck=deck,
+                                protect=True, viewer=body.viewer)
+        notifier.changed(played.game_id)
+        return played
 
-    @app.get("/games", response_model=wire.GamesOut)
-    def list_games(status: Annotated[str | None, Query(pattern="^(active|finished)$")] = None,
-                   waiting_for: Annotated[str | None, Query(max_length=wire.SHORT)] = None) -> wire.GamesOut:
-        rows, read_only = games.list_games_read_only(status, waiting_for)
-        return wire.GamesOut(games=[wire.GameRowOut(**row.__dict__) for row in rows], read_only=sorted(read_only))
+    @app.get("/games", response_model=list[Listing])
+    def game_list(status: Annotated[str | None, Query(pattern="^(active|finished)$")] = None,
+                  waiting_for: Annotated[str | None, Query(max_length=wire.SHORT)] = None) -> list[Listing]:
+        """The games list, newest activity first."""
+        return games.game_list(status, waiting_for)
 
-    @app.get("/games/{game_id}", response_model=wire.ViewOut)
-    def show(game_id: str, token: Token, viewer: Viewer = None) -> wire.ViewOut:
-        state = games.look(game_id, viewer, token)
+    @app.get("/games/{game_id}", response_model=Shown)
+    def show(game_id: str, token: Token, viewer: Viewer = None) -> Shown:
+        """The game as the viewer may know it, his news since his last move, the result once over."""
+        shown = games.show(game_id, viewer, token)
         if viewer is not None:
             notifier.changed(game_id)  # a look may be recorded (R23), bots may have moved
-        read_only = state.status != "finished" and games.is_read_only(game_id)
-        return wire.ViewOut(state=redact_state(state, viewer), read_only=read_only)
+        return shown
 
-    def move(game_id: str, command: cmd.PlayerCommand, token: str | None) -> wire.OutcomeOut:
+    def move(game_id: str, command: cmd.PlayerCommand, token: str | None) -> Played:
         try:
-            return _outcome(games.act(game_id, command, token), command.player)
+            return games.move(game_id, command, token)
         finally:
             notifier.changed(game_id)  # this process's watchers, at once (SQLite has no NOTIFY)
 
-    @app.post("/games/{game_id}/draw", response_model=wire.OutcomeOut)
-    def draw(game_id: str, body: wire.MoveIn, token: Token) -> wire.OutcomeOut:
+    @app.post("/games/{game_id}/draw", response_model=Played)
+    def draw(game_id: str, body: wire.MoveIn, token: Token) -> Played:
         if body.source is None:
             raise BadInput("draw needs a source: stock or discard")
         return move(game_id, cmd.Draw(body.player, body.source), token)
 
-    @app.post("/games/{game_id}/discard", response_model=wire.OutcomeOut)
-    def discard(game_id: str, body: wire.MoveIn, token: Token) -> wire.OutcomeOut:
+    @app.post("/games/{game_id}/discard", response_model=Played)
+    def discard(game_id: str, body: wire.MoveIn, token: Token) -> Played:
         from scat_core.domain.cards import parse_card
 
         if body.card is None:
             raise BadInput("discard needs a card, e.g. AS or 10H")
         return move(game_id, cmd.Discard(body.player, parse_card(body.card)), token)
 
-    @app.post("/games/{game_id}/knock", response_model=wire.OutcomeOut)
-    def knock(game_id: str, body: wire.MoveIn, token: Token) -> wire.OutcomeOut:
+    @app.post("/games/{game_id}/knock", response_model=Played)
+    def knock(game_id: str, body: wire.MoveIn, token: Token) -> Played:
         return move(game_id, cmd.Knock(body.player), token)
 
-    @app.post("/games/{game_id}/declare", response_model=wire.OutcomeOut)
-    def declare(game_id: str, body: wire.MoveIn, token: Token) -> wire.OutcomeOut:
+    @app.post("/games/{game_id}/declare", response_model=Played)
+    def declare(game_id: str, body: wire.MoveIn, token: Token) -> Played:
         return move(game_id, cmd.Declare31(body.player), token)
 
-    @app.post("/games/{game_id}/resign", response_model=wire.OutcomeOut)
-    def resign(game_id: str, body: wire.MoveIn, token: Token) -> wire.OutcomeOut:
+    @app.post("/games/{game_id}/resign", response_model=Played)
+    def resign(game_id: str, body: wire.MoveIn, token: Token) -> Played:
         return move(game_id, cmd.Resign(body.player), token)
 
-    @app.post("/games/{game_id}/throw-down", response_model=wire.OutcomeOut)
-    def throw_down(game_id: str, body: wire.MoveIn, token: Token) -> wire.OutcomeOut:
+    @app.post("/games/{game_id}/throw-down", response_model=Played)
+    def throw_down(game_id: str, body: wire.MoveIn, token: Token) -> Played:
         return move(game_id, cmd.ThrowDown(body.player), token)
 
-    def history(game_id: str, viewer: str | None, token: str | None, up_to: int | None,
-                as_then: bool) -> wire.HistoryOut:
-        state, shown = games.look_at_history(game_id, viewer, token, up_to=up_to, as_then=as_then)
-        hashes = up_to is None and state.status == "finished"  # while running a hash would betray a card
-        return wire.HistoryOut(state=redact_state(state, viewer),
-                               events=[wire.EventOut.of(s, e, hashes) for s, e in shown])
+    @app.get("/games/{game_id}/log", response_model=History)
+    def log(game_id: str, token: Token, viewer: Viewer = None) -> History:
+        """Every event as the viewer may see it."""
+        return games.log(game_id, viewer, token)
 
-    @app.get("/games/{game_id}/log", response_model=wire.HistoryOut)
-    def log(game_id: str, token: Token, viewer: Viewer = None) -> wire.HistoryOut:
-        return history(game_id, viewer, token, None, False)
-
-    @app.get("/games/{game_id}/replay", response_model=wire.HistoryOut)
+    @app.get("/games/{game_id}/replay", response_model=History)
     def replay(game_id: str, token: Token, viewer: Viewer = None,
-               to: Annotated[int | None, Query(ge=-(2**31), le=2**31)] = None) -> wire.HistoryOut:
-        return history(game_id, viewer, token, to, True)
+               to: Annotated[int | None, Query(ge=-(2**31), le=2**31)] = None) -> History:
+        """The game as after event `to`, as the viewer could see it then."""
+        return games.replay(game_id, to, viewer, token)
 
     @app.get("/games/{game_id}/events", response_class=StreamingResponse,
              responses={200: {"content": {"text/event-stream": {}}}})
@@ -216,7 +198,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False) -> FastAPI:
         """Server-sent events: each event after seq `after`, as `viewer` may see it, as it is appended."""
         seen = notifier.version(game_id)
         poll = PUSHED_POLL_SECONDS if games.store.engine.dialect.name == "postgresql" else POLL_SECONDS
-        first = await run_in_threadpool(history, game_id, viewer, token, None, False)  # refuses before streaming
+        first = await run_in_threadpool(games.log, game_id, viewer, token)  # refuses before streaming
 
         async def stream() -> AsyncIterator[str]:
             nonlocal seen
@@ -234,71 +216,45 @@ def create_app(db_url: str | None = None, *, testing: bool = False) -> FastAPI:
                 if not woke:
                     yield ": still here\n\n"  # a comment keeps proxies from closing an idle stream
                 seen = notifier.version(game_id)
-                current = await run_in_threadpool(history, game_id, viewer, token, None, False)
+                current = await run_in_threadpool(games.log, game_id, viewer, token)
 
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
-
-    @app.post("/chance", response_model=wire.ChanceOut)
-    def chance(body: wire.ChanceIn) -> wire.ChanceOut:
-        """Which games were created with a chosen seed or deck (whoever chose them can know every hand)."""
-        return wire.ChanceOut(chosen=games.chosen_chance(body.game_ids))
 
     @app.get("/ids/{prefix}", response_model=wire.GameIdOut)
     def resolve(prefix: str) -> wire.GameIdOut:
         """The one game whose id starts with `prefix` (404 none, 400 several)."""
         return wire.GameIdOut(game_id=games.resolve_game_id(prefix))
 
-    @app.get("/games/{game_id}/news", response_model=wire.NewsOut)
-    def news(game_id: str, token: Token,
-             viewer: Annotated[str, Query(alias="as", max_length=wire.SHORT)]) -> wire.NewsOut:
-        """What `viewer` has not seen himself: the events since his last move, as he may see them."""
-        found = games.news(game_id, viewer, token)
-        hashes = False  # the CLI shows no hashes here
-        return wire.NewsOut(state=redact_state(found.state, viewer), before=redact_state(found.before, viewer),
-                            events=[wire.EventOut.of(s, e, hashes) for s, e in found.events])
+    @app.get("/games/{game_id}/audit", response_model=AuditReport)
+    def audit(game_id: str, strict: bool = False) -> AuditReport:
+        """The audit of one game (its head's signature judged by the keys this server trusts)."""
+        return games.audit(game_id, strict)
 
-    @app.get("/games/{game_id}/result")
-    def result(game_id: str) -> Any:
-        """The result of a finished game (hands, standings, duration, winner)."""
-        from pydantic import TypeAdapter
+    @app.get("/audit", response_model=list[AuditReport])
+    def audit_all(strict: bool = False) -> list[AuditReport]:
+        """The audit of every game, oldest first."""
+        return list(games.audit_all(strict))
 
-        from scat_core.service.outcomes import GameResult
+    @app.get("/games/{game_id}/export", response_model=Export)
+    def export(game_id: str) -> Export:
+        """The full history of a finished game (this server exports no running game)."""
+        return games.export(game_id, running=False)
 
-        return TypeAdapter(GameResult).dump_python(games.game_result(game_id), mode="json")
+    @app.get("/export", response_model=Exports)
+    def export_all() -> Exports:
+        """Every finished game's history; the others skipped, with the reason."""
+        return Exports(items=list(games.export_all(running=False)))
 
-    @app.get("/games/{game_id}/audit", response_model=wire.AuditOut)
-    def audit(game_id: str, strict: bool = False) -> wire.AuditOut:
-        try:
-            report = games.audit(game_id, strict)
-        except UNREPLAYABLE as error:
-            return wire.AuditOut(game_id=game_id, ok=False, events=0, first_bad_seq=None,
-                                 problems=[f"the history cannot be replayed: {error!r}"])
-        return wire.AuditOut(**report.__dict__)
+    @app.post("/import", response_model=AuditReport, status_code=201)
+    def import_(body: wire.ImportIn) -> AuditReport:
+        """Audit an export and, only if it holds, store it."""
+        return games.import_records(body.records, body.strict)
 
-    @app.get("/games/{game_id}/export", response_model=wire.RecordsOut)
-    def export(game_id: str) -> wire.RecordsOut:
-        records = games.export_records(game_id, running=False)  # refuses a running game
-        return wire.RecordsOut(records=records)
-
-    @app.post("/import", response_model=wire.AuditOut, status_code=201)
-    def import_(body: wire.ImportIn) -> wire.AuditOut:
-        if not body.records:
-            raise BadInput("an empty export: nothing to import")
-        try:
-            report = games.import_records(body.records, body.strict)
-        except UNREPLAYABLE as error:
-            raise RuleViolation(f"refused: the history cannot be replayed ({error!r}): nothing imported") from None
-        return wire.AuditOut(**report.__dict__)
-
-    @app.get("/stats")
-    def stats(player: Annotated[str | None, Query(max_length=wire.SHORT)] = None) -> Any:
-        from pydantic import TypeAdapter
-
-        from scat_core.store.stats_projection import StatsReport
-
-        # rebuilding the projection is the server operator's business (`scat --db URL stats --rebuild`)
-        return TypeAdapter(StatsReport).dump_python(games.stats(player=player), mode="json")
+    @app.get("/stats", response_model=StatsReport)
+    def stats(player: Annotated[str | None, Query(max_length=wire.SHORT)] = None) -> StatsReport:
+        """Figures per player and overall (rebuilding them is the operator's: `scat --db URL stats --rebuild`)."""
+        return games.stats(player=player)
 
     LOG.info("serving the games of %s", masked_url(str(games.store.engine.url.render_as_string(False))))
     return app

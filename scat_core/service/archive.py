@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from scat_core.domain import events as ev
 from scat_core.domain.audit import AuditReport, audit_records
-from scat_core.domain.errors import CorruptHistory, NotFound, RuleViolation
+from scat_core.domain.errors import BadInput, CorruptHistory, HistoryDamaged, NotFound, RuleViolation
 from scat_core.domain.evolve import fold
-from scat_core.domain.names import GAME_ID_RE, HEX64_RE, SALT_RE, SEED_RE
+from scat_core.domain.names import GAME_ID_RE, HEX64_RE, SALT_RE, SEED_RE, is_game_id
 from scat_core.domain.state import GameState
 from scat_core.service.read_model import snapshot_json, summarize
 from scat_core.service.signatures import check_import, load_signed, origin_of, with_export_signature, with_signatures
+from scat_core.service.values import Export, Skipped
 from scat_core.store.event_store import EventStore, GameRow
 from scat_core.store.signed_heads import ORIGIN, read_signature, write_signature
+
+#: What replaying a forged history may raise instead of a verdict; such a history fails.
+UNREPLAYABLE = (IndexError, KeyError, TypeError, ValueError)
+#: Told the number of games done and of games in all, as `audit_all` and `export_all` go.
+Progress = Callable[[int, int], None]
 
 
 class Archive:
@@ -24,6 +30,13 @@ class Archive:
         self.store = store
 
     def audit(self, game_id: str, strict: bool = False) -> AuditReport:
+        """The audit of one game (see `_audit`); a history that cannot even be replayed fails it."""
+        try:
+            return self._audit(game_id, strict)
+        except UNREPLAYABLE as error:
+            return AuditReport(game_id, False, 0, None, [f"the history cannot be replayed: {error!r}"])
+
+    def _audit(self, game_id: str, strict: bool = False) -> AuditReport:
         """Verify a game from its stored events alone, that no tail was cut off, and its head's signature.
 
         A head signature that does not verify fails the audit; an unsigned head or one signed
@@ -78,13 +91,43 @@ class Archive:
         with self.store.read() as tx:
             return tx.game_ids()
 
-    def audit_all(self, strict: bool = False) -> Iterator[AuditReport]:
+    def audit_all(self, strict: bool = False, progress: Progress | None = None) -> Iterator[AuditReport]:
         """Audit every game in the database (listed, or only logged), one after the other."""
         with self.store.read() as tx:
             listed = tx.game_ids()
             logged = tx.logged_game_ids()
-        for game_id in [*listed, *sorted(set(logged) - set(listed))]:
+        every = [*listed, *sorted(set(logged) - set(listed))]
+        for done, game_id in enumerate(every):
+            if progress is not None:
+                progress(done, len(every))
             yield self.audit(game_id, strict)
+
+    def export(self, game_id: str, running: bool = False) -> Export:
+        """A game's full history (see `export_records`: a running game only with `running`, never a protected one)."""
+        records = self.export_records(game_id, running=running)
+        return Export(game_id=game_id, records=records, running=is_running(records))
+
+    def export_all(self, running: bool = False, progress: Progress | None = None) -> Iterator[Export | Skipped]:
+        """Every game it may export, oldest first; the others `Skipped` with the reason: an id scat
+        does not make, still running (unless `running`), running and protected, a damaged history."""
+        ids = self.game_ids()
+        running_now = self.running_games()  # id -> protected
+        for done, game_id in enumerate(ids):
+            if progress is not None:
+                progress(done, len(ids))
+            if not is_game_id(game_id):  # #14 item 1: a file name is built from a valid id only
+                yield Skipped(game_id=game_id, reason="invalid id")
+                continue
+            protected = running_now.get(game_id)  # None: not running
+            if protected is not None and (protected or not running):
+                yield Skipped(game_id=game_id, reason="running and protected" if protected else "running")
+                continue
+            try:
+                yield self.export(game_id, running)
+            except HistoryDamaged as damaged:  # the others are still exported
+                yield Skipped(game_id=game_id, reason="history damaged", detail=damaged.reason)
+            except RuleViolation:  # the games list said over, its log says running
+                yield Skipped(game_id=game_id, reason="running and protected" if running else "running")
 
     def export_records(self, game_id: str, *, running: bool = False) -> list[dict[str, Any]]:
         """The full stored history of a game, one envelope per event; the last carries the head's signature.
@@ -103,7 +146,7 @@ class Archive:
                     break
             row = tx.get_game(game_id)
         records = with_export_signature(records, head)
-        still_running = records[-1]["type"] != "GameWon"
+        still_running = is_running(records)
         protected = row.protected if row is not None else bool(records[0]["data"].get("protected"))
         if still_running and protected:
             raise RuleViolation(
@@ -122,8 +165,21 @@ class Archive:
         with self.store.read() as tx:
             return {row.game_id: row.protected for row in tx.list_games(status="active")}
 
-    def import_records(self, records: Sequence[Mapping[str, Any]], strict: bool = False) -> AuditReport:
+    def import_records(self, records: Sequence[Mapping[str, Any]], strict: bool = False,
+                       source: str = "the history") -> AuditReport:
         """Audit an exported history and its head signature and, only if both hold, store it verbatim.
+
+        `source` names the history in a refusal ("the history in game.jsonl").
+        """
+        if not records:
+            raise BadInput("an empty export: nothing to import")
+        try:
+            return self._import(records, strict)
+        except UNREPLAYABLE as error:
+            raise RuleViolation(f"refused: {source} cannot be replayed ({error!r}): nothing imported") from None
+
+    def _import(self, records: Sequence[Mapping[str, Any]], strict: bool) -> AuditReport:
+        """`import_records`, for a history that can be replayed.
 
         Its identifiers must have the forms this program makes (game id, seed, salt,
         commitment); player names are checked as `new` checks them, by the audit. The
@@ -153,6 +209,11 @@ class Archive:
             if origin is not None:
                 write_signature(tx.connection, report.game_id, ORIGIN, origin.seq, origin.hash, origin.signature)
         return report
+
+
+def is_running(records: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether a game whose history is `records` is still running (the finished test, once)."""
+    return not records or records[-1]["type"] != "GameWon"
 
 
 def identifier_problem(state: GameState) -> str | None:

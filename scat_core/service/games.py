@@ -1,9 +1,12 @@
 """The game service: the one boundary every front end (the CLI, the HTTP backend) calls.
 
 GameService is a facade composed of small use-case classes that share one event store:
-Playing (create, act, look, bots), Reading (lists, histories, results), CatchingUp (a
-returning player's news), Finding (abbreviated ids), Archive (audit, export, import),
-Waiting (blocking until a game moves) and Statistics. Each public method is one use case.
+Showing (one call per front-end command: new, a move, show, log, replay, games; values
+redacted for the viewer), Playing (create, act, look, bots), Reading (lists, histories,
+results), CatchingUp (a returning player's news), Finding (abbreviated ids), Archive
+(audit, export, import), Waiting (blocking until a game moves) and Statistics. Each public
+method is one use case; those a front end calls take and return plain typed values
+(scat_core.service.values), which the HTTP backend sends as they are.
 """
 
 from __future__ import annotations
@@ -15,14 +18,16 @@ from scat_core.domain import events as ev
 from scat_core.domain.commands import PlayerCommand
 from scat_core.domain.options import GameOptions
 from scat_core.domain.state import GameState
-from scat_core.service.archive import Archive
+from scat_core.service.archive import Archive, Progress
 from scat_core.service.finding import Finding
 from scat_core.service.loading import replay
-from scat_core.service.news import CatchingUp, News
+from scat_core.service.news import CatchingUp, Catchup
 from scat_core.service.playing import Outcome, Playing
 from scat_core.service.read_model import summarize
 from scat_core.service.reading import Reading
+from scat_core.service.showing import Showing
 from scat_core.service.statistics import Statistics
+from scat_core.service.values import Export, History, Listing, Played, Shown, Skipped
 from scat_core.service.waiting import Waiting
 from scat_core.store.database import open_engine
 from scat_core.store.event_store import EventStore, GameRow, StoredEvent
@@ -32,7 +37,7 @@ if TYPE_CHECKING:
     from scat_core.service.outcomes import GameResult
     from scat_core.store.stats_projection import StatsReport
 
-__all__ = ["GameService", "News", "Outcome", "replay", "summarize"]
+__all__ = ["GameService", "Outcome", "replay", "summarize"]
 
 
 class GameService:
@@ -47,11 +52,52 @@ class GameService:
         self.archive = Archive(store)
         self.waiting = Waiting(store)
         self.statistics = Statistics(store)
+        self.showing = Showing(self.playing, self.reading, self.catching_up)
 
     @classmethod
     def open(cls, url: str | None = None) -> GameService:
         """The service over the database at `url` (or $SCAT_DB_URL, or the default file)."""
         return cls(EventStore(open_engine(url)))
+
+    # ---- the front end's commands: one call each, values redacted for the viewer -----------
+
+    def new_game(
+        self, players: Sequence[ev.PlayerSeat], *, options: GameOptions | None = None, dealer: str | None = None,
+        seed: int | str | None = None, deck: Sequence[str] | None = None, protect: bool = False,
+        viewer: str | None = None,
+    ) -> Played:
+        """`scat new`: create a game, then the bots play; told to `viewer` (one of its humans) or the public."""
+        return self.showing.new_game(players, options=options, dealer=dealer, seed=seed, deck=deck,
+                                     protect=protect, viewer=viewer)
+
+    def move(self, game_id: str, command: PlayerCommand, token: str | None = None) -> Played:
+        """`scat draw|discard|knock|declare|throw-down|resign`: the move and the bots' answer, told to the mover."""
+        return self.showing.move(game_id, command, token)
+
+    def show(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Shown:
+        """`scat show`: a look (recorded in throw-down games, R23), the viewer's news, result and moves."""
+        return self.showing.show(game_id, viewer, token)
+
+    def log(self, game_id: str, viewer: str | None = None, token: str | None = None) -> History:
+        """`scat log`: every event as `viewer` may see it."""
+        return self.showing.log(game_id, viewer, token)
+
+    def replay(self, game_id: str, to: int | None = None, viewer: str | None = None,
+               token: str | None = None) -> History:
+        """`scat replay`: the game as after event `to`, as `viewer` could see it then."""
+        return self.showing.replay(game_id, to, viewer, token)
+
+    def game_list(self, status: str | None = None, waiting_for: str | None = None) -> list[Listing]:
+        """`scat games`: the games list, each row with its read-only and chosen-chance flags."""
+        return self.showing.game_list(status, waiting_for)
+
+    def export(self, game_id: str, running: bool = False) -> Export:
+        """`scat export GAME`: the full history (a running game only with `running`, never a protected one)."""
+        return self.archive.export(game_id, running)
+
+    def export_all(self, running: bool = False, progress: Progress | None = None) -> Iterator[Export | Skipped]:
+        """`scat export --all`: every game exported, or skipped with the reason."""
+        return self.archive.export_all(running, progress)
 
     # ---- playing (writes) ----------------------------------------------------------------
 
@@ -110,7 +156,7 @@ class GameService:
         """The state after `up_to` and each event as `viewer` may see it; showing the current hand is a look."""
         return self.reading.look_at_history(game_id, viewer, token, up_to, as_then)
 
-    def news(self, game_id: str, viewer: str, token: str | None = None) -> News:
+    def news(self, game_id: str, viewer: str, token: str | None = None) -> Catchup:
         """The events since `viewer` last acted, as he may see them (a look: may record one, R23)."""
         return self.catching_up.news(game_id, viewer, token)
 
@@ -124,9 +170,9 @@ class GameService:
         """Verify a game from its stored events alone, its head and its head's signature."""
         return self.archive.audit(game_id, strict)
 
-    def audit_all(self, strict: bool = False) -> Iterator[AuditReport]:
+    def audit_all(self, strict: bool = False, progress: Progress | None = None) -> Iterator[AuditReport]:
         """Audit every game in the database (listed, or only logged), one after the other."""
-        return self.archive.audit_all(strict)
+        return self.archive.audit_all(strict, progress)
 
     def game_ids(self) -> list[str]:
         """Every game in the database, oldest first."""
@@ -140,9 +186,10 @@ class GameService:
         """The full stored history of a game, one envelope per event (a running game only with `running`)."""
         return self.archive.export_records(game_id, running=running)
 
-    def import_records(self, records: Sequence[Mapping[str, Any]], strict: bool = False) -> AuditReport:
+    def import_records(self, records: Sequence[Mapping[str, Any]], strict: bool = False,
+                       source: str = "the history") -> AuditReport:
         """Audit an exported history and its head signature and, only if both hold, store it verbatim."""
-        return self.archive.import_records(records, strict)
+        return self.archive.import_records(records, strict, source)
 
     # ---- waiting and statistics ----------------------------------------------------------
 

@@ -20,7 +20,7 @@ PUBLIC_TYPES = ("GameCreated", "PennyPaid", "PlayerEliminated", "Resigned")  # w
 
 
 @dataclass(frozen=True)
-class News:
+class Catchup:
     """What a player has not seen himself: the events since his last action, redacted for him."""
 
     state: GameState  # the game now
@@ -34,7 +34,7 @@ class CatchingUp:
     def __init__(self, store: EventStore, playing: Playing) -> None:
         self.store, self.playing = store, playing
 
-    def news(self, game_id: str, viewer: str, token: str | None = None) -> News:
+    def news(self, game_id: str, viewer: str, token: str | None = None) -> Catchup:
         """The events since `viewer` last acted (since the game was created if he never has), as he may see them.
 
         Its cost does not grow with the game: the state comes from the snapshot, the viewer's
@@ -72,7 +72,7 @@ class CatchingUp:
             event = stored.event
             shown.append((stored, event if revealed else redact(event, state, viewer)))
             state = _public_step(state, event)
-        return News(final, before, shown)
+        return Catchup(final, before, shown)
 
 
 def _public_state(changes: list[ev.Event], deal: ev.Event | None) -> GameState:

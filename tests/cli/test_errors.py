@@ -109,6 +109,6 @@ def test_a_concurrent_change_exits_5(scat: Scat, game: str, monkeypatch: pytest.
     def lost_the_race(*_: object, **__: object) -> None:
         raise ConcurrencyConflict(f"game {game} changed meanwhile: look again and retry")
 
-    monkeypatch.setattr(GameService, "act", lost_the_race)
+    monkeypatch.setattr(GameService, "move", lost_the_race)
     result = scat("draw", game, "--as", "you", "stock")
     assert result.exit_code == 5 and "changed meanwhile" in one_line_error(result)

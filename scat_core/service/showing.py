@@ -1,0 +1,138 @@
+"""The front end's use cases of playing and reading: one call per command, values redacted for the viewer.
+
+Each returns a value of scat_core.service.values (a JSON API sends it as it is): the state
+and events as the viewer may know them, the viewer's moves now (from the domain's legal
+moves), whether the game is read-only here, and the result once the game is over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from scat_core.domain import commands as cmd
+from scat_core.domain import events as ev
+from scat_core.domain.decide import throw_down_refusal
+from scat_core.domain.legal import play_moves
+from scat_core.domain.options import GameOptions
+from scat_core.domain.state import GameState
+from scat_core.domain.views import redact_state
+from scat_core.service.news import CatchingUp
+from scat_core.service.playing import Outcome, Playing
+from scat_core.service.reading import Reading
+from scat_core.service.values import History, Listing, Move, News, Played, SeenEvent, Shown
+
+
+def moves_of(state: GameState, viewer: str | None, read_only: bool = False) -> list[Move]:
+    """What `viewer` may do now in `state` (as he may know it); none in a finished or read-only game."""
+    seat = state.seat_of(viewer) if viewer is not None else None
+    if seat is None or read_only or state.status == "finished":
+        return []
+    if state.players[seat].out:
+        return [Move(name="watch")]
+    moves = [Move(name="look")] if state.hand_unseen(seat) else []  # R23
+    if throw_down_refusal(state, seat) is None:
+        moves.append(Move(name="throw-down"))
+    for command in play_moves(state, seat):
+        if isinstance(command, cmd.Declare31):
+            moves.append(Move(name="declare"))
+        elif isinstance(command, cmd.Draw):
+            moves.append(Move(name="draw", argument=command.source))
+        elif isinstance(command, cmd.Knock):
+            moves.append(Move(name="knock"))
+        elif isinstance(command, cmd.Discard):
+            moves.append(Move(name="discard", argument=command.card))
+    return moves
+
+
+def _seen(outcome: Outcome, viewer: str | None) -> list[SeenEvent]:
+    """The events of `outcome` as `viewer` saw them; while his hand lies face down (R23) its
+    deal is told as the public saw it."""
+    finished = outcome.state.status == "finished"
+    seen = outcome.seen_by(viewer)
+    seat = outcome.state.seat_of(viewer) if viewer is not None else None
+    if seat is not None and outcome.state.hands and outcome.state.hand_unseen(seat):
+        public = outcome.seen_by(None)
+        seen = [mine if mine[1].type != "HandDealt" else hidden for mine, hidden in zip(seen, public, strict=True)]
+    return [SeenEvent.of(stored, event, finished) for stored, event in seen]
+
+
+class Showing:
+    """`new`, a move, `show`, `log`, `replay` and `games`, each as one call returning one value."""
+
+    def __init__(self, playing: Playing, reading: Reading, catching_up: CatchingUp) -> None:
+        self.playing, self.reading, self.catching_up = playing, reading, catching_up
+
+    def new_game(
+        self, players: Sequence[ev.PlayerSeat], *, options: GameOptions | None = None, dealer: str | None = None,
+        seed: int | str | None = None, deck: Sequence[str] | None = None, protect: bool = False,
+        viewer: str | None = None,
+    ) -> Played:
+        """Create a game (see `Playing.create_game`), told to `viewer` if he is one of its humans, else the public."""
+        outcome = self.playing.create_game(players, options=options, dealer=dealer, seed=seed, deck=deck,
+                                           protect=protect)
+        seat = outcome.state.seat_of(viewer) if viewer else None
+        if seat is None or outcome.state.players[seat].is_bot:
+            viewer = None  # only a human of this game, whose token the creator receives
+        return self._played(outcome, viewer)
+
+    def move(self, game_id: str, command: cmd.PlayerCommand, token: str | None = None) -> Played:
+        """A player's move and the bots' answer (see `Playing.act`), told to the mover."""
+        return self._played(self.playing.act(game_id, command, token), command.player)
+
+    def _played(self, outcome: Outcome, viewer: str | None) -> Played:
+        finished = outcome.state.status == "finished"
+        state = redact_state(outcome.state, viewer)
+        return Played(game_id=outcome.game_id, viewer=viewer, state=state,
+                      before=redact_state(outcome.before, viewer), events=_seen(outcome, viewer),
+                      tokens=outcome.tokens, result=self.reading.game_result(outcome.game_id) if finished else None,
+                      moves=moves_of(state, viewer), bots_interrupted=outcome.bots_interrupted)
+
+    def show(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Shown:
+        """The game now as `viewer` (None: the public) may know it: a look (recorded in throw-down
+        games, R23; owed bot moves are played), his news since his last move, the result once over."""
+        state = self.playing.look(game_id, viewer, token)
+        read_only = state.status != "finished" and self.reading.is_read_only(game_id)
+        news = None
+        if viewer is not None:
+            found = self.catching_up.news(game_id, viewer, token)
+            state = found.state
+            news = News(state=redact_state(found.state, viewer), before=redact_state(found.before, viewer),
+                        events=[SeenEvent.of(stored, event) for stored, event in found.events])
+        result = self.reading.game_result(game_id) if state.status == "finished" else None
+        state = redact_state(state, viewer)
+        return Shown(game_id=game_id, viewer=viewer, state=state, read_only=read_only, news=news, result=result,
+                     moves=moves_of(state, viewer, read_only))
+
+    def log(self, game_id: str, viewer: str | None = None, token: str | None = None) -> History:
+        """Every event as `viewer` may see it (hashes once the game is over: before, one would betray a card)."""
+        state, shown = self.reading.look_at_history(game_id, viewer, token)
+        hashes = state.status == "finished"
+        return History(game_id=game_id, viewer=viewer, state=redact_state(state, viewer),
+                       events=[SeenEvent.of(stored, event, hashes) for stored, event in shown])
+
+    def replay(self, game_id: str, to: int | None = None, viewer: str | None = None,
+               token: str | None = None) -> History:
+        """The game rebuilt as after event `to` (default: the last), as `viewer` could see it then;
+        at the last event, his moves now."""
+        state, shown = self.reading.look_at_history(game_id, viewer, token, up_to=to, as_then=True)
+        now = viewer is not None and to is None
+        read_only = now and state.status != "finished" and self.reading.is_read_only(game_id)
+        state = redact_state(state, viewer)
+        return History(game_id=game_id, viewer=viewer, state=state,
+                       events=[SeenEvent.of(stored, event) for stored, event in shown], read_only=read_only,
+                       moves=moves_of(state, viewer, read_only) if now else [])
+
+    def game_list(self, status: str | None = None, waiting_for: str | None = None) -> list[Listing]:
+        """Games newest activity first (optionally only those with a status or waiting for a name),
+        each with whether it is read-only here and whether its creator chose its chance (#14 item 4)."""
+        rows, read_only = self.reading.list_games_read_only(status, waiting_for)
+        chosen = self.reading.chosen_chance([row.game_id for row in rows])
+        return [
+            Listing(game_id=row.game_id, status=row.status, players=list(row.players), bots=list(row.bots),
+                    turn=None if row.game_id in read_only else row.turn, hand_number=row.hand_number,
+                    dealer=row.dealer, created_at=row.created_at, last_activity=row.last_activity,
+                    winner=row.winner, head_seq=row.head_seq, protected=row.protected,
+                    read_only=row.game_id in read_only, seed_chosen=chosen[row.game_id][0],
+                    first_deck_stacked=chosen[row.game_id][1])
+            for row in rows
+        ]

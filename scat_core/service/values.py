@@ -1,0 +1,161 @@
+"""What the game service's use cases return to a front end: plain typed values a JSON API sends as they are.
+
+Every state and event in them is already redacted for the viewer they were asked for
+(scat_core.domain.views.redact_state / redact): a front end never holds a card its user may
+not see. The HTTP backend returns these models, and its client validates them back.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from scat_core.domain import events as ev
+from scat_core.domain.audit import AuditReport
+from scat_core.domain.state import GameState
+from scat_core.service.outcomes import GameResult
+from scat_core.store.records import StoredEvent
+
+
+class _Value(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class SeenEvent(_Value):
+    """One stored event as its viewer may see it; the hashes only where they betray no card."""
+
+    game_id: str
+    seq: int
+    type: str
+    schema_version: int
+    recorded_at: str
+    data: dict[str, Any]
+    prev_hash: str = ""
+    hash: str = ""
+
+    @classmethod
+    def of(cls, stored: StoredEvent, event: ev.Event, hashes: bool = False) -> SeenEvent:
+        """`stored` as shown by `event` (possibly redacted); its hashes only with `hashes`."""
+        _, _, data = ev.to_record(event)
+        return cls(game_id=stored.game_id, seq=stored.seq, type=stored.type, schema_version=stored.schema_version,
+                   recorded_at=stored.recorded_at, data=data, prev_hash=stored.prev_hash if hashes else "",
+                   hash=stored.hash if hashes else "")
+
+    @cached_property
+    def event(self) -> ev.Event:
+        """The (possibly redacted) domain event."""
+        return ev.from_record(self.type, self.schema_version, self.data)
+
+
+MoveName = Literal["look", "throw-down", "declare", "draw", "knock", "discard", "watch"]
+
+
+class Move(_Value):
+    """A move the viewer may make now (from the domain's legal moves), e.g. draw stock or discard 7C."""
+
+    name: MoveName
+    argument: str | None = None
+
+
+class Played(_Value):
+    """What a command (`new`, a move) did, for its viewer: the state before and after, the
+    events appended as he saw them, the result if it ended the game, and his moves now."""
+
+    game_id: str
+    viewer: str | None
+    state: GameState
+    before: GameState
+    events: list[SeenEvent]
+    tokens: dict[str, str] = Field(default_factory=dict)  # a new protected game's tokens, shown once
+    result: GameResult | None = None
+    moves: list[Move] = Field(default_factory=list)
+    bots_interrupted: str | None = None  # why the bots' replies could not be saved (the next command plays them)
+
+
+class News(_Value):
+    """What a player has not seen himself: the events since his last action, redacted for him."""
+
+    state: GameState  # the game now
+    before: GameState  # the game just before the first of `events`: its public parts only (no cards)
+    events: list[SeenEvent]
+
+
+class Shown(_Value):
+    """`scat show`: the game as its viewer may know it, his news, the result once over, his moves."""
+
+    game_id: str
+    viewer: str | None
+    state: GameState
+    read_only: bool  # imported running, without its secret seed: shown, never played here
+    news: News | None = None
+    result: GameResult | None = None
+    moves: list[Move] = Field(default_factory=list)
+
+
+class History(_Value):
+    """`scat log` / `scat replay`: the state at the end and each event as the viewer may see it."""
+
+    game_id: str
+    viewer: str | None
+    state: GameState
+    events: list[SeenEvent]
+    read_only: bool = False
+    moves: list[Move] = Field(default_factory=list)
+
+
+class Listing(_Value):
+    """One row of the games list, with whether it is read-only here and chose its chance (#14 item 4)."""
+
+    game_id: str
+    status: str
+    players: list[str]
+    bots: list[str]
+    turn: str | None  # None for a read-only game: it waits for nobody here
+    hand_number: int
+    dealer: str | None
+    created_at: str
+    last_activity: str
+    winner: str | None
+    head_seq: int
+    protected: bool
+    read_only: bool
+    seed_chosen: bool
+    first_deck_stacked: bool
+
+
+class Export(_Value):
+    """A game's full stored history, one record per event (the last carries its head's signature)."""
+
+    game_id: str
+    records: list[dict[str, Any]]
+    running: bool  # still running: the records show every hidden card
+
+
+SkipReason = Literal["invalid id", "running", "running and protected", "history damaged"]
+
+
+class Skipped(_Value):
+    """A game `export --all` leaves out, and why (`detail`: what was damaged)."""
+
+    game_id: str
+    reason: SkipReason
+    detail: str = ""
+
+
+class Exports(_Value):
+    """`export --all`: every game exported or skipped, in the order of the games list."""
+
+    items: list[Export | Skipped]
+
+
+class Audits(_Value):
+    """`audit --all`: every game's verdict, oldest first."""
+
+    reports: list[AuditReport]
+
+    @property
+    def ok(self) -> bool:
+        """Whether every game passed."""
+        return all(report.ok for report in self.reports)
