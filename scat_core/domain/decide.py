@@ -288,7 +288,7 @@ def _throw_down(out: _Emitter, seat: int, command: ThrowDown, chance: Chance) ->
 
 def _view(out: _Emitter, seat: int, command: ViewHand, chance: Chance) -> None:
     state = out.state
-    if state.options.throw_down and state.in_hand and seat not in state.looked:
+    if state.hand_unseen(seat):  # R23: a first look is recorded
         out.emit(ev.HandViewed(player=state.players[seat].name))
 
 

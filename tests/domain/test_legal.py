@@ -9,6 +9,7 @@ resign): decide accepts the command if and only if legal_moves lists it (R11-R16
 from __future__ import annotations
 
 import random
+from typing import get_args
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -46,6 +47,11 @@ def command_space(name: str) -> list[PlayerCommand]:
         Draw(name, "stock"), Draw(name, "discard"), *(Discard(name, card) for card in DECK),
         Knock(name), Declare31(name), ThrowDown(name), ViewHand(name), Resign(name),
     ]
+
+
+def test_the_command_space_holds_every_kind_of_player_command() -> None:
+    """A new command type must be added to the space, so the agreement below covers it."""
+    assert {type(command) for command in command_space("x")} == set(get_args(PlayerCommand))
 
 
 def accepted(state: GameState, command: PlayerCommand, chance: SeededChance) -> bool:
