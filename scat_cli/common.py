@@ -21,7 +21,7 @@ from scat_core.domain.errors import ScatError
 if TYPE_CHECKING:
     from typer._click import Context
 
-    from scat_core.service.games import GameService
+    from scat_core.service.boundary import Games
 
 GameArg = Annotated[str, typer.Argument(
     metavar="GAME", help="The game id, or any unique start of it (see `scat games`).", show_default=False)]
@@ -114,9 +114,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "resign": ("scat_cli.play", "resign"),
     "log": ("scat_cli.history", "log"),
     "replay": ("scat_cli.history", "replay"),
-    "audit": ("scat_cli.history", "audit"),
-    "export": ("scat_cli.history", "export"),
-    "import": ("scat_cli.history", "import_"),
+    "audit": ("scat_cli.audit_commands", "audit"),
+    "export": ("scat_cli.export_command", "export"),
+    "import": ("scat_cli.audit_commands", "import_"),
     "stats": ("scat_cli.stats_command", "stats"),
     "rules": ("scat_cli.rules_command", "rules"),
     "serve": ("scat_cli.server.command", "serve"),
@@ -208,16 +208,16 @@ def loaded() -> None:
 
 
 @contextmanager
-def service(ctx: typer.Context) -> Iterator[GameService]:
+def service(ctx: typer.Context) -> Iterator[Games]:
     """The game service over this invocation's database, disposed of afterwards; with
-    --server, the client of that backend, which has the same methods and result types."""
+    --server, the client of that backend, which has the same methods and values."""
     given = state(ctx)
     if given.server:
         from scat_cli.server.client import RemoteGames
 
         with RemoteGames(given.server) as remote:
             loaded()
-            yield remote  # type: ignore[misc]
+            yield remote
         return
     from scat_core.service.games import GameService
 

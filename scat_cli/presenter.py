@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 def viewer_view(state: GameState, viewer: str | None) -> dict[str, Any]:
     """The JSON view for `viewer` (his hand only once he has looked at it, R23), or the public's."""
-    from scat_core.domain.views import player_view, public_view
+    from scat_cli.view_json import player_view, public_view
 
     return public_view(state) if viewer is None else player_view(state, viewer)
 
@@ -103,7 +103,7 @@ def result_json(result: GameResult) -> dict[str, Any]:
 
 def events_json(seen: list[SeenEvent], before: GameState) -> list[dict[str, Any]]:
     """Events (as the viewer may see them) as JSON: seq, type, recorded_at, data and a sentence."""
-    from scat_core.service.transcript import PublicTable, describe
+    from scat_cli.transcript import PublicTable, describe
 
     table = PublicTable.of(before)
     shown = []

@@ -10,13 +10,14 @@ from sentences built from redacted events, so it shows nothing the JSON output w
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import typer
 
-from scat_cli.common import runnable, stdout_is_terminal
+from scat_cli.common import runnable, stderr_is_terminal, stdout_is_terminal
 from scat_cli.escape import terminal_safe
 from scat_core.domain.cards import SUIT_SYMBOLS, SUITS
 
@@ -285,3 +286,26 @@ def tokens(tokens_by_name: dict[str, str]) -> None:
     for name, token in tokens_by_name.items():
         out.line(f"  {name}: {token}")
     out.line("A player gives the token with --token TOKEN or the SCAT_TOKEN environment variable.")
+
+
+@contextmanager
+def progress(label: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A callback the service tells (games done, games in all), drawing a progress bar on stderr
+    when stderr is a terminal and there are two games or more; None otherwise."""
+    if not stderr_is_terminal():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress, TaskID
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task: list[TaskID] = []
+
+        def told(done: int, total: int) -> None:
+            if total < 2:
+                return
+            if not task:
+                task.append(bar.add_task(label, total=total))
+            bar.update(task[0], completed=done)
+
+        yield told

@@ -62,9 +62,9 @@ def news_lines(events: Sequence[tuple[int, ev.Event]], before: GameState, game_i
 
     `before`: the state before the first event (for the public table and the hand under way).
     """
+    from scat_cli.transcript import PublicTable, narrate
     from scat_core.domain import events as ev
     from scat_core.service.outcomes import hand_outcomes
-    from scat_core.service.transcript import PublicTable, narrate
 
     table = PublicTable.of(before)
     dealer = (before.name(before.dealer) or "") if before.dealer >= 0 else ""

@@ -69,7 +69,7 @@ def watch(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Vie
 
     Example: scat watch 3f2a1b9c0d --as you
     """
-    from scat_core.service.transcript import PublicTable, describe
+    from scat_cli.transcript import PublicTable, describe
 
     printed = 0
     try:

@@ -9,7 +9,7 @@ already redacted for the authenticated viewer: a client never holds a card its u
 from __future__ import annotations
 
 import socket
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import httpx
@@ -21,6 +21,7 @@ from scat_core.domain import events as ev
 from scat_core.domain.audit import AuditReport
 from scat_core.domain.errors import AuthFailed, BadInput, ConcurrencyConflict, NotFound, RuleViolation, ScatError
 from scat_core.domain.options import GameOptions
+from scat_core.service.boundary import Progress
 from scat_core.service.values import Export, Exports, History, Listing, Played, Shown, Skipped
 
 if TYPE_CHECKING:
@@ -31,9 +32,6 @@ _ERRORS: dict[int, type[ScatError]] = {1: RuleViolation, 2: BadInput, 3: AuthFai
                                        5: ConcurrencyConflict}
 _MOVES = {cmd.Draw: "draw", cmd.Discard: "discard", cmd.Knock: "knock", cmd.Declare31: "declare",
           cmd.ThrowDown: "throw-down", cmd.Resign: "resign"}
-
-
-Progress = Callable[[int, int], None] | None
 
 
 class RemoteGames:
@@ -170,7 +168,7 @@ class RemoteGames:
         """The server's audit of one game (its signature checked against the keys the server trusts)."""
         return _report(self.request("GET", f"{self._game(game_id)}/audit", params={"strict": strict}))
 
-    def audit_all(self, strict: bool = False, progress: Progress = None) -> Iterator[AuditReport]:
+    def audit_all(self, strict: bool = False, progress: Progress | None = None) -> Iterator[AuditReport]:
         """The server's audit of every game, oldest first."""
         reports = TypeAdapter(list[AuditReport]).validate_python(self.request("GET", "/audit",
                                                                               params={"strict": strict}))
@@ -180,7 +178,7 @@ class RemoteGames:
         """The full records of a finished game (a server exports no running game)."""
         return Export.model_validate(self.request("GET", f"{self._game(game_id)}/export"))
 
-    def export_all(self, running: bool = False, progress: Progress = None) -> Iterator[Export | Skipped]:
+    def export_all(self, running: bool = False, progress: Progress | None = None) -> Iterator[Export | Skipped]:
         """Every finished game on the server; the others skipped, with the reason."""
         return _told(Exports.model_validate(self.request("GET", "/export")).items, progress)
 
@@ -205,7 +203,7 @@ def _report(body: Any) -> AuditReport:
     return TypeAdapter(AuditReport).validate_python(body)
 
 
-def _told(items: Sequence[Any], progress: Progress) -> Iterator[Any]:
+def _told(items: Sequence[Any], progress: Progress | None) -> Iterator[Any]:
     """`items` one by one, telling `progress` how far along they are."""
     for done, item in enumerate(items):
         if progress is not None:

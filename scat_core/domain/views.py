@@ -1,8 +1,8 @@
-"""Projections of a game: the public view and a player's own view, and event redaction."""
+"""Redaction: a state and its events as a viewer may know them (the JSON of a view is the front end's)."""
 
 from __future__ import annotations
 
-from typing import Any, assert_never
+from typing import assert_never
 
 from . import events as ev
 from .cards import hand_value
@@ -11,53 +11,6 @@ from .decide import value_of
 from .state import GameState
 
 HIDDEN = "??"
-
-
-def public_view(state: GameState) -> dict[str, Any]:
-    """What everybody may see: the contract's fields of `scat show --json`."""
-    finished = state.status == "finished"
-    view: dict[str, Any] = {
-        "game_id": state.game_id,
-        "status": "finished" if finished else "active",
-        "hand_number": state.hand_number,
-        "dealer": state.name(state.dealer) if state.dealer >= 0 else None,
-        "turn": state.name(state.turn),
-        # The contract's three phases; `stage` also tells a replay stopped before the first
-        # deal ("new") or inside the settling of a hand ("settling"), where nobody is to act.
-        "phase": state.phase if state.phase in ("discard", "finished") else "draw",
-        "stage": state.phase,
-        "knocked_by": state.name(state.knocker),
-        "discard_top": state.discard[-1] if state.discard else None,
-        "stock_count": len(state.stock),
-        "set_aside_count": len(state.set_aside),  # a resigned player's cards, face down (R27)
-        "kitty": state.kitty,
-        "rules_version": state.rules_version,
-        "winner": state.winner,
-        "last_seq": state.version,
-        "options": state.options.model_dump(),
-        "players": [
-            {
-                "name": player.name,
-                "seat": player.seat + 1,  # counted from 1, as the seats are shown
-                "pennies": player.pennies,
-                "on_dole": player.on_dole,
-                "out": player.out,
-                "resigned": player.resigned,
-                "is_bot": player.is_bot,
-                "cards": len(state.hands[player.seat]) if state.hands else 0,
-            }
-            for player in state.players
-        ],
-        # #14 item 4: chance chosen by the creator, who could then know every hand (None: not recorded).
-        "seed_chosen": state.seed_chosen,
-        "first_deck_stacked": state.first_deck_stacked,
-        "revealed": {name: list(cards) for name, cards in state.revealed.items()},
-        "revealed_values": dict(state.revealed_values),
-    }
-    if finished:
-        view["hands"] = {p.name: list(state.hands[p.seat]) for p in state.players if state.hands}
-        view["seed"] = state.seed
-    return view
 
 
 def kept_value(state: GameState, seat: int) -> int:
@@ -70,22 +23,6 @@ def kept_value(state: GameState, seat: int) -> int:
         for thrown in hand
         if thrown != state.taken_from_discard
     )
-
-
-def player_view(state: GameState, name: str) -> dict[str, Any]:
-    """The public view plus the player's own hand and its value, once he has looked (R23)."""
-    view = public_view(state)
-    seat = state.seat_of(name)
-    if seat is None or not state.hands:
-        return view
-    view["you"] = state.players[seat].name
-    if state.hand_unseen(seat):
-        view["hand_hidden"] = True  # face down until looked at, which is recorded
-        return view
-    view["hand"] = list(state.hands[seat])
-    view["hand_value"] = kept_value(state, seat) if state.hands[seat] else None
-    view["taken_from_discard"] = state.taken_from_discard if state.turn == seat else None
-    return view
 
 
 def redact(event: ev.Event, before: GameState, viewer: str | None) -> ev.Event:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from scat_core.domain import events as ev
@@ -11,6 +11,7 @@ from scat_core.domain.errors import BadInput, CorruptHistory, HistoryDamaged, No
 from scat_core.domain.evolve import fold
 from scat_core.domain.names import GAME_ID_RE, HEX64_RE, SALT_RE, SEED_RE, is_game_id
 from scat_core.domain.state import GameState
+from scat_core.service.boundary import Progress
 from scat_core.service.read_model import snapshot_json, summarize
 from scat_core.service.signatures import check_import, load_signed, origin_of, with_export_signature, with_signatures
 from scat_core.service.values import Export, Skipped
@@ -19,8 +20,6 @@ from scat_core.store.signed_heads import ORIGIN, read_signature, write_signature
 
 #: What replaying a forged history may raise instead of a verdict; such a history fails.
 UNREPLAYABLE = (IndexError, KeyError, TypeError, ValueError)
-#: Told the number of games done and of games in all, as `audit_all` and `export_all` go.
-Progress = Callable[[int, int], None]
 
 
 class Archive:

@@ -8,7 +8,7 @@
   import notice a cut tail.
 * `head_signature` (absent for unsigned games): {"scheme", "key_id", "public_key",
   "signature"}, see scat_core/store/keys.py.
-* `text`: the transcript of `transcript.py` (for people; it cannot be imported).
+* `text`: the transcript of `scat_cli/transcript.py` (for people; it cannot be imported).
 """
 
 from __future__ import annotations

@@ -18,7 +18,8 @@ from scat_core.domain import events as ev
 from scat_core.domain.commands import PlayerCommand
 from scat_core.domain.options import GameOptions
 from scat_core.domain.state import GameState
-from scat_core.service.archive import Archive, Progress
+from scat_core.service.archive import Archive
+from scat_core.service.boundary import Progress
 from scat_core.service.finding import Finding
 from scat_core.service.loading import replay
 from scat_core.service.news import CatchingUp, Catchup

@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
+from scat_cli.view_json import public_view
 from scat_core.domain import events as ev
 from scat_core.domain.commands import Declare31, Discard, Draw, Knock
 from scat_core.domain.errors import NotFound, RuleViolation
 from scat_core.domain.evolve import fold
-from scat_core.domain.views import public_view
 
 from .helpers import CHANCE, SALT, SEED, cards, create, dealt, given, play
 

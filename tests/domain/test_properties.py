@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from scat_cli.view_json import player_view, public_view
 from scat_core.domain import events as ev
 from scat_core.domain.audit import audit_records
 from scat_core.domain.bots import can_declare, heuristic_move
@@ -32,7 +33,7 @@ from scat_core.domain.legal import play_moves
 from scat_core.domain.options import GameOptions
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
-from scat_core.domain.views import player_view, public_view, redact
+from scat_core.domain.views import redact
 
 from .helpers import records_for
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from scat_cli.view_json import player_view, public_view
 from scat_core.domain import events as ev
 from scat_core.domain.audit import audit_records
 from scat_core.domain.commands import Declare31, Discard, Draw, Knock, Resign
 from scat_core.domain.errors import RuleViolation
 from scat_core.domain.evolve import fold
 from scat_core.domain.invariants import invariant_problems
-from scat_core.domain.views import player_view, public_view, redact
+from scat_core.domain.views import redact
 
 from .helpers import CHANCE, SALT, SEED, cards, create, given, play, records_for
 

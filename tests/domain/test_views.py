@@ -7,11 +7,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from scat_cli.view_json import player_view, public_view
 from scat_core.domain import events as ev
 from scat_core.domain.cards import is_card
 from scat_core.domain.commands import Declare31, Discard, Draw, Knock
 from scat_core.domain.evolve import fold
-from scat_core.domain.views import HIDDEN, player_view, public_view, redact
+from scat_core.domain.views import HIDDEN, redact
 
 from .helpers import CHANCE, cards, create, play, take_turn
 
@@ -147,8 +148,8 @@ def test_r17_a_reshuffled_stock_is_hidden_from_everybody() -> None:
 
 
 def test_r23_in_a_throw_down_game_a_players_view_keeps_his_hand_face_down_until_he_looks() -> None:
+    from scat_cli.view_json import player_view
     from scat_core.domain.commands import ViewHand
-    from scat_core.domain.views import player_view
 
     from .helpers import create, play
 

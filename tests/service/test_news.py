@@ -12,6 +12,7 @@ import random
 
 import pytest
 
+from scat_cli.transcript import PublicTable
 from scat_core.domain.commands import Resign
 from scat_core.domain.errors import ScatError
 from scat_core.domain.events import PlayerSeat
@@ -20,7 +21,6 @@ from scat_core.domain.legal import play_moves
 from scat_core.domain.options import GameOptions
 from scat_core.service import GameService
 from scat_core.service.outcomes import last_action_index
-from scat_core.service.transcript import PublicTable
 
 NAMES = ("ann", "Bob", "cy", "dee")
 

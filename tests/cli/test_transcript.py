@@ -6,12 +6,12 @@ import json
 
 import pytest
 
+from scat_cli.transcript import PublicTable, describe, narrate
 from scat_core.domain import events as ev
 from scat_core.domain.errors import BadInput, RuleViolation
 from scat_core.domain.options import GameOptions
 from scat_core.domain.views import HIDDEN
 from scat_core.service.exports import parse_export, to_json, to_jsonl
-from scat_core.service.transcript import PublicTable, describe, narrate
 
 
 def table_of_three() -> PublicTable:

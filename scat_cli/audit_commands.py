@@ -1,0 +1,168 @@
+"""Checking histories: `audit`, and `import`, which audits an export before it stores it."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from scat_cli.common import Json, print_json, recorded, service
+from scat_cli.escape import say
+from scat_cli.render import progress
+
+if TYPE_CHECKING:
+    from scat_core.domain.audit import AuditReport
+
+
+def _report_json(report: AuditReport) -> dict[str, Any]:
+    return {"game_id": report.game_id, "ok": report.ok, "events": report.events,
+            "first_bad_seq": report.first_bad_seq, "problems": list(report.problems),
+            "seed_verified": report.seed_verified, "first_deck_stacked": report.first_deck_stacked,
+            "seed_chosen": report.seed_chosen,
+            "signature": report.signature, "key_id": report.signature_key_id, "signed_by": report.signature_signer,
+            "origin_signature": report.origin_signature, "origin_key_id": report.origin_key_id}
+
+
+def _signature_note(status: str | None, key_id: str | None, signer: str | None, what: str = "head") -> str:
+    """What the signature of a head (or of an export: `what`) proves, for people."""
+    if status == "valid":
+        by = {"this installation": "this installation's key", "trusted": "a trusted key"}.get(signer or "", "known key")
+        return f"{what} signed by {by} {key_id}"
+    if status == "unknown key":
+        return (f"{what} signed by key {key_id}, which is not known here: NOT verified "
+                "(`scat key trust` it if you know it is genuine)")
+    if status == "unsigned":
+        return f"{what} NOT signed (made before scat signed heads, or its signature was removed)"
+    return ""
+
+
+def _origin_note(report: AuditReport) -> str:
+    if report.origin_signature is None:
+        return ""
+    note = _signature_note(report.origin_signature, report.origin_key_id, None, "export")
+    return f"; imported from an {note}" if note else ""
+
+
+def _deals(report: AuditReport) -> str:
+    """How the deals were checked: against the revealed seed, except a first deck given at creation."""
+    if not report.seed_verified:
+        stacked = "hand 1 from the deck given with --deck; " if report.first_deck_stacked else ""
+        return f"deals as recorded ({stacked}the seed is revealed when the game ends)"
+    if report.first_deck_stacked:
+        return ("hand 1 was dealt from a deck given at creation (--deck); every later deal recomputed "
+                "from the revealed seed")
+    return "every deal recomputed from the revealed seed"
+
+
+def _verdict(report: AuditReport) -> str:
+    if report.ok:
+        seed = _deals(report)
+        chosen = ("; the seed was chosen at creation (--seed): its creator could know every hand"
+                  if report.seed_chosen else "")
+        signed = _signature_note(report.signature, report.signature_key_id, report.signature_signer)
+        return (f"game {report.game_id}: OK, {report.events} events: hash chain, rules, invariants "
+                f"and {seed}{chosen}" + (f"; {signed}" if signed else "") + _origin_note(report))
+    where = f" at event {report.first_bad_seq}" if report.first_bad_seq is not None else ""
+    return f"game {report.game_id}: FAILED{where}: {'; '.join(report.problems)}"
+
+
+def audit(ctx: typer.Context,
+          game: Annotated[str | None, typer.Argument(metavar="GAME", help="The game to audit (id or unique start).",
+                                                     show_default=False)] = None,
+          every: Annotated[bool, typer.Option("--all", help="Audit every game in the database.")] = False,
+          strict: Annotated[bool, typer.Option(
+              "--strict", help="Also fail a game whose head is unsigned or signed by a key not trusted here.")] = False,
+          as_json: Json = False) -> None:
+    """Verify games from their events alone; exit 1 if one fails.
+
+    Checks the hash chain and the recorded head, re-decides every event from the rules,
+    checks the invariants and, once the seed is revealed, recomputes every deal from it
+    (all but a first deck given with `scat new --deck`: "first_deck_stacked" in --json).
+    Then the head's signature: one that does not verify fails the audit (the history was
+    rewritten); a head unsigned, or signed by a key this installation does not know, is
+    said ("signature": "valid" | "invalid" | "unknown key" | "unsigned" in --json) and
+    fails only with --strict. `scat key` shows and trusts keys.
+    With --all, --json prints {"games": [report, ...], "ok": true|false}.
+
+    Example: scat audit 3f2a1b9c0d
+    """
+    from scat_core.domain.errors import BadInput
+
+    if (game is None) == (not every):
+        raise BadInput("name one GAME or give --all (see `scat audit --help`)")
+    with service(ctx) as games:
+        if game is not None:
+            game = games.resolve_game_id(game)
+            reports = [games.audit(game, strict)]
+        else:
+            with progress("auditing") as told:
+                reports = list(games.audit_all(strict, told))
+    ok = all(report.ok for report in reports)
+    if as_json:
+        print_json(_report_json(reports[0]) if game is not None
+                   else {"games": [_report_json(r) for r in reports], "ok": ok})
+    else:
+        for report in reports:
+            if game is not None or not report.ok:
+                say(_verdict(report))
+        if game is None:
+            bad = sum(not report.ok for report in reports)
+            games_word = "game" if len(reports) == 1 else "games"
+            say(f"{len(reports)} {games_word} audited: " + ("all OK" if ok else f"{bad} FAILED")
+                + _unverified_summary(reports))
+    if not ok:
+        raise typer.Exit(1)
+
+
+def _unverified_summary(reports: list[AuditReport]) -> str:
+    """" (2 unsigned, 1 signed by a key unknown here)" for the games whose head is not verified, or ""."""
+    unsigned = sum(r.ok and r.signature == "unsigned" for r in reports)
+    unknown = sum(r.ok and r.signature == "unknown key" for r in reports)
+    parts = [f"{unsigned} unsigned"] if unsigned else []
+    if unknown:
+        parts.append(f"{unknown} signed by a key unknown here")
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+def import_(ctx: typer.Context,
+            file: Annotated[Path, typer.Argument(metavar="FILE", help="A json or jsonl export ('-': stdin).",
+                                                 show_default=False)],
+            strict: Annotated[bool, typer.Option(
+                "--strict", help="Refuse an export that is unsigned or signed by a key not trusted here.")] = False,
+            as_json: Json = False) -> None:
+    """Load an exported game after auditing it and its signature.
+
+    A tampered history, a head signature that does not verify, or a game already here is
+    refused (exit 1). Nothing is written unless the whole history holds. An export signed
+    by a key this installation does not know, or not signed, is imported and said so
+    (refused with --strict). From then on the game's head is signed by this installation;
+    the export's signature is kept. An imported running game can be shown, replayed and
+    audited, not played on (its secret seed stays behind).
+
+    Example: scat import game.jsonl
+    """
+    from scat_core.domain.errors import BadInput, NotFound
+    from scat_core.service.exports import read_export
+
+    try:
+        if str(file) == "-":
+            records = read_export(sys.stdin.buffer, "stdin")
+        else:
+            with file.open("rb") as stream:
+                records = read_export(stream, str(file))
+    except FileNotFoundError:
+        raise NotFound(f"no file {file}") from None
+    except IsADirectoryError:
+        raise BadInput(f"{file} is a folder, not an export file") from None
+    except OSError as error:
+        raise BadInput(f"cannot read {file}: {error.strerror}") from None
+    with service(ctx) as games:
+        report = games.import_records(records, strict, f"the history in {file}")
+        recorded(ctx, f"game {report.game_id} was imported; see `scat show {report.game_id}`")
+    if as_json:
+        print_json({**_report_json(report), "imported": True})
+        return
+    signed = _signature_note(report.signature, report.signature_key_id, report.signature_signer, "export")
+    say(f"imported game {report.game_id}: {report.events} events, audited OK; {signed}")

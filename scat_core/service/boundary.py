@@ -1,0 +1,74 @@
+"""The one boundary a front end calls: one method per command, plain typed values in and out.
+
+GameService has these methods over a database; the HTTP client of `scat serve`
+(scat_cli.server.client.RemoteGames) has them over HTTP, each one request to the endpoint of
+that method. mypy checks both against this Protocol, so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from scat_core.domain import events as ev
+    from scat_core.domain.audit import AuditReport
+    from scat_core.domain.commands import PlayerCommand
+    from scat_core.domain.options import GameOptions
+    from scat_core.service.values import Export, History, Listing, Played, Shown, Skipped
+    from scat_core.store.stats_projection import StatsReport
+
+#: Told (games done, games in all) as `audit_all` and `export_all` go.
+Progress = Callable[[int, int], None]
+
+
+class Games(Protocol):
+    """What every CLI command calls: the game service, or its client through `--server`."""
+
+    def resolve_game_id(self, given: str) -> str:
+        """The id of the one game whose id is or starts with `given`."""
+
+    def new_game(
+        self, players: Sequence[ev.PlayerSeat], *, options: GameOptions | None = None, dealer: str | None = None,
+        seed: int | str | None = None, deck: Sequence[str] | None = None, protect: bool = False,
+        viewer: str | None = None,
+    ) -> Played:
+        """`scat new`."""
+
+    def move(self, game_id: str, command: PlayerCommand, token: str | None = None) -> Played:
+        """`scat draw|discard|knock|declare|throw-down|resign`."""
+
+    def show(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Shown:
+        """`scat show` (and `scat wait`, until the viewer's turn)."""
+
+    def log(self, game_id: str, viewer: str | None = None, token: str | None = None) -> History:
+        """`scat log` (and `scat watch`, as events come)."""
+
+    def replay(self, game_id: str, to: int | None = None, viewer: str | None = None,
+               token: str | None = None) -> History:
+        """`scat replay`."""
+
+    def game_list(self, status: str | None = None, waiting_for: str | None = None) -> list[Listing]:
+        """`scat games`."""
+
+    def audit(self, game_id: str, strict: bool = False) -> AuditReport:
+        """`scat audit GAME`."""
+
+    def audit_all(self, strict: bool = False, progress: Progress | None = None) -> Iterator[AuditReport]:
+        """`scat audit --all`."""
+
+    def export(self, game_id: str, running: bool = False) -> Export:
+        """`scat export GAME`."""
+
+    def export_all(self, running: bool = False, progress: Progress | None = None) -> Iterator[Export | Skipped]:
+        """`scat export --all`."""
+
+    def import_records(self, records: Sequence[Mapping[str, Any]], strict: bool = False,
+                       source: str = "the history") -> AuditReport:
+        """`scat import`."""
+
+    def stats(self, player: str | None = None, rebuild: bool = False) -> StatsReport:
+        """`scat stats`."""
+
+    def wait_for_event(self, game_id: str, after: int, timeout: float | None = None) -> bool:
+        """Block until the game has an event after seq `after` (`scat wait`, `scat watch`)."""
