@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -39,21 +38,15 @@ def wait(ctx: typer.Context, game: GameArg, player: AsName, token: Token = None,
     """
     from scat_cli.play import print_shown
 
-    deadline = None if timeout is None else time.monotonic() + timeout
     with service(ctx) as games:
         game = games.resolve_game_id(game)
-        secret = token_for(ctx, game, player, token)
-        while True:
-            shown = games.show(game, player, secret)
-            state = shown.state
-            seat = state.seat_of(player)
-            if state.status == "finished" or (state.in_hand and state.turn == seat):
-                break
-            left = None if deadline is None else deadline - time.monotonic()
-            if (left is not None and left <= 0) or not games.wait_for_event(game, state.version, left):
-                raise WaitTimedOut(f"still not {state.players[seat].name if seat is not None else player}'s turn "
-                                   f"in game {game} after {timeout:g} seconds")
-    print_shown(ctx, shown, as_json)
+        waited = games.wait_for_turn(game, player, token_for(ctx, game, player, token), timeout)
+    state = waited.shown.state
+    if waited.timed_out:
+        seat = state.seat_of(player)
+        raise WaitTimedOut(f"still not {state.players[seat].name if seat is not None else player}'s turn "
+                           f"in game {game} after {timeout:g} seconds")
+    print_shown(ctx, waited.shown, as_json)
     if token and state.protected:
         remember(ctx, game, {player: token})
 
@@ -71,22 +64,13 @@ def watch(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Vie
     """
     from scat_cli.transcript import PublicTable, describe
 
-    printed = 0
+    table = PublicTable()
     try:
         with service(ctx) as games:
             game = games.resolve_game_id(game)
-            secret = token_for(ctx, game, player, token)
-            while True:
-                history = games.log(game, player, secret)
-                table = PublicTable()
-                for seen in history.events:
-                    if seen.seq > printed:
-                        _print_event(seen, describe(seen.event, table), as_json)
-                        printed = seen.seq
-                    table.apply(seen.event)
-                if history.state.status == "finished":
-                    return
-                games.wait_for_event(game, printed, None)
+            for seen in games.watch(game, player, token_for(ctx, game, player, token)):
+                _print_event(seen, describe(seen.event, table), as_json)
+                table.apply(seen.event)
     except KeyboardInterrupt:  # the way to stop watching: not an error
         return
 

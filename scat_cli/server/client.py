@@ -9,7 +9,8 @@ already redacted for the authenticated viewer: a client never holds a card its u
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator, Mapping, Sequence
+import time
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import httpx
@@ -22,7 +23,7 @@ from scat_core.domain.audit import AuditReport
 from scat_core.domain.errors import AuthFailed, BadInput, ConcurrencyConflict, NotFound, RuleViolation, ScatError
 from scat_core.domain.options import GameOptions
 from scat_core.service.boundary import Progress
-from scat_core.service.values import Export, Exports, History, Listing, Played, Shown, Skipped
+from scat_core.service.values import Export, Exports, History, Listing, Played, SeenEvent, Shown, Skipped, Waited
 
 if TYPE_CHECKING:
     from scat_core.store.stats_projection import StatsReport
@@ -137,30 +138,60 @@ class RemoteGames:
 
     # ---- waiting -------------------------------------------------------------------------
 
-    def wait_for_event(self, game_id: str, after: int, timeout: float | None = None) -> bool:
-        """Block until the game has an event after seq `after` (the server's event stream pushes
-        it); False when `timeout` seconds pass first."""
-        import time
-
-        deadline = None if timeout is None else time.monotonic() + timeout
+    def _events(self, game_id: str, after: int, viewer: str | None = None,
+                token: str | None = None) -> Generator[str, None, None]:
+        """The lines of the game's event stream (server-sent events) after seq `after`, as `viewer`
+        may see them; it ends when the game is over."""
         stream_timeout = httpx.Timeout(30.0, connect=5.0, read=30.0)  # the server says something each second
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        params: dict[str, str | int] = {"after": after, **({"as": viewer} if viewer is not None else {})}
         try:
-            with self.http.stream("GET", f"{self._game(game_id)}/events", params={"after": after},
+            with self.http.stream("GET", f"{self._game(game_id)}/events", params=params, headers=headers,
                                   timeout=stream_timeout) as response:
                 if response.status_code >= 400:
                     response.read()
                     self._raise(response)
-                for line in response.iter_lines():
-                    if line.startswith("id:") and int(line[3:].strip() or 0) > after:
-                        return True
-                    if deadline is not None and time.monotonic() >= deadline:
-                        return False
+                yield from response.iter_lines()
         except httpx.TimeoutException:
             raise BadInput(f"the server {self.base_url} stopped answering") from None
         except httpx.HTTPError as error:
             reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
             raise BadInput(f"lost the server {self.base_url}: {reason}") from None
+
+    def wait_for_event(self, game_id: str, after: int, timeout: float | None = None) -> bool:
+        """Block until the game has an event after seq `after` (the server's event stream pushes
+        it); False when `timeout` seconds pass first."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        lines = self._events(game_id, after)
+        try:
+            for line in lines:
+                if line.startswith("id:") and int(line[3:].strip() or 0) > after:
+                    return True
+                if deadline is not None and time.monotonic() >= deadline:
+                    return False
+        finally:
+            lines.close()
         return True  # the stream ended: the game is over
+
+    def wait_for_turn(self, game_id: str, player: str, token: str | None = None,
+                      timeout: float | None = None) -> Waited:
+        """What `show` gives `player` once it is his turn or the game is over (woken by the event stream)."""
+        from scat_core.service.following import turn_has_come
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            shown = self.show(game_id, player, token)
+            if turn_has_come(shown.state, player):
+                return Waited(shown=shown, timed_out=False)
+            left = None if deadline is None else deadline - time.monotonic()
+            if (left is not None and left <= 0) or not self.wait_for_event(game_id, shown.state.version, left):
+                return Waited(shown=shown, timed_out=True)
+
+    def watch(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Iterator[SeenEvent]:
+        """Every event as `viewer` may see it, from the server's event stream, until the game is over."""
+        for line in self._events(game_id, 0, viewer, token):
+            if line.startswith("data:"):
+                yield SeenEvent.model_validate_json(line[5:].strip())
 
     # ---- the archive ---------------------------------------------------------------------
 

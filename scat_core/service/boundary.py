@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from scat_core.domain.audit import AuditReport
     from scat_core.domain.commands import PlayerCommand
     from scat_core.domain.options import GameOptions
-    from scat_core.service.values import Export, History, Listing, Played, Shown, Skipped
+    from scat_core.service.values import Export, History, Listing, Played, SeenEvent, Shown, Skipped, Waited
     from scat_core.store.stats_projection import StatsReport
 
 #: Told (games done, games in all) as `audit_all` and `export_all` go.
@@ -39,10 +39,17 @@ class Games(Protocol):
         """`scat draw|discard|knock|declare|throw-down|resign`."""
 
     def show(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Shown:
-        """`scat show` (and `scat wait`, until the viewer's turn)."""
+        """`scat show`."""
 
     def log(self, game_id: str, viewer: str | None = None, token: str | None = None) -> History:
-        """`scat log` (and `scat watch`, as events come)."""
+        """`scat log`."""
+
+    def wait_for_turn(self, game_id: str, player: str, token: str | None = None,
+                      timeout: float | None = None) -> Waited:
+        """`scat wait`."""
+
+    def watch(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Iterator[SeenEvent]:
+        """`scat watch`."""
 
     def replay(self, game_id: str, to: int | None = None, viewer: str | None = None,
                token: str | None = None) -> History:
@@ -69,6 +76,3 @@ class Games(Protocol):
 
     def stats(self, player: str | None = None, rebuild: bool = False) -> StatsReport:
         """`scat stats`."""
-
-    def wait_for_event(self, game_id: str, after: int, timeout: float | None = None) -> bool:
-        """Block until the game has an event after seq `after` (`scat wait`, `scat watch`)."""

@@ -4,9 +4,10 @@ GameService is a facade composed of small use-case classes that share one event 
 Showing (one call per front-end command: new, a move, show, log, replay, games; values
 redacted for the viewer), Playing (create, act, look, bots), Reading (lists, histories,
 results), CatchingUp (a returning player's news), Finding (abbreviated ids), Archive
-(audit, export, import), Waiting (blocking until a game moves) and Statistics. Each public
-method is one use case; those a front end calls take and return plain typed values
-(scat_core.service.values), which the HTTP backend sends as they are.
+(audit, export, import), Waiting (blocking until a game moves), Following (`wait` and
+`watch`) and Statistics. Each public method is one use case; those a front end calls (the
+Protocol of boundary.py) take and return plain typed values (scat_core.service.values),
+which the HTTP backend sends as they are.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from scat_core.domain.state import GameState
 from scat_core.service.archive import Archive
 from scat_core.service.boundary import Progress
 from scat_core.service.finding import Finding
+from scat_core.service.following import Following
 from scat_core.service.loading import replay
 from scat_core.service.news import CatchingUp, Catchup
 from scat_core.service.playing import Outcome, Playing
@@ -28,7 +30,7 @@ from scat_core.service.read_model import summarize
 from scat_core.service.reading import Reading
 from scat_core.service.showing import Showing
 from scat_core.service.statistics import Statistics
-from scat_core.service.values import Export, History, Listing, Played, Shown, Skipped
+from scat_core.service.values import Export, History, Listing, Played, SeenEvent, Shown, Skipped, Waited
 from scat_core.service.waiting import Waiting
 from scat_core.store.database import open_engine
 from scat_core.store.event_store import EventStore, GameRow, StoredEvent
@@ -54,6 +56,7 @@ class GameService:
         self.waiting = Waiting(store)
         self.statistics = Statistics(store)
         self.showing = Showing(self.playing, self.reading, self.catching_up)
+        self.following = Following(self.showing, self.waiting)
 
     @classmethod
     def open(cls, url: str | None = None) -> GameService:
@@ -91,6 +94,15 @@ class GameService:
     def game_list(self, status: str | None = None, waiting_for: str | None = None) -> list[Listing]:
         """`scat games`: the games list, each row with its read-only and chosen-chance flags."""
         return self.showing.game_list(status, waiting_for)
+
+    def wait_for_turn(self, game_id: str, player: str, token: str | None = None,
+                      timeout: float | None = None) -> Waited:
+        """`scat wait`: what `show` gives `player` once it is his turn (or the game is over, or `timeout` passed)."""
+        return self.following.wait_for_turn(game_id, player, token, timeout)
+
+    def watch(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Iterator[SeenEvent]:
+        """`scat watch`: every event as `viewer` may see it, each as it is appended, until the game is over."""
+        return self.following.watch(game_id, viewer, token)
 
     def export(self, game_id: str, running: bool = False) -> Export:
         """`scat export GAME`: the full history (a running game only with `running`, never a protected one)."""

@@ -94,6 +94,13 @@ class Shown(_Value):
     moves: list[Move] = Field(default_factory=list)
 
 
+class Waited(_Value):
+    """`scat wait`: the game as `show` gives it once the player's turn came, or when the wait timed out."""
+
+    shown: Shown
+    timed_out: bool
+
+
 class History(_Value):
     """`scat log` / `scat replay`: the state at the end and each event as the viewer may see it."""
 

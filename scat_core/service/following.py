@@ -1,0 +1,51 @@
+"""Following a game over days: waiting for a player's turn, and each event as it is appended."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+from scat_core.domain.state import GameState
+from scat_core.service.showing import Showing
+from scat_core.service.values import SeenEvent, Waited
+from scat_core.service.waiting import Waiting
+
+
+def turn_has_come(state: GameState, player: str) -> bool:
+    """Whether `player` is to act in `state`, or the game is over (nothing more to wait for)."""
+    seat = state.seat_of(player)
+    return state.status == "finished" or (state.in_hand and seat is not None and state.turn == seat)
+
+
+class Following:
+    """`scat wait` and `scat watch`: each one call that blocks until the game moves."""
+
+    def __init__(self, showing: Showing, waiting: Waiting) -> None:
+        self.showing, self.waiting = showing, waiting
+
+    def wait_for_turn(self, game_id: str, player: str, token: str | None = None,
+                      timeout: float | None = None) -> Waited:
+        """What `show` gives `player` once it is his turn or the game is over; after `timeout`
+        seconds, what it gives then, marked `timed_out`."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            shown = self.showing.show(game_id, player, token)
+            if turn_has_come(shown.state, player):
+                return Waited(shown=shown, timed_out=False)
+            left = None if deadline is None else deadline - time.monotonic()
+            if (left is not None and left <= 0) or not self.waiting.wait_for_event(game_id, shown.state.version, left):
+                return Waited(shown=shown, timed_out=True)
+
+    def watch(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Iterator[SeenEvent]:
+        """Every event of the game as `viewer` may see it, the first ones at once, then each as it
+        is appended, until the game is over."""
+        told = 0
+        while True:
+            history = self.showing.log(game_id, viewer, token)
+            for seen in history.events:
+                if seen.seq > told:
+                    yield seen
+                    told = seen.seq
+            if history.state.status == "finished":
+                return
+            self.waiting.wait_for_event(game_id, told, None)
