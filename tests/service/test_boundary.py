@@ -1,0 +1,67 @@
+"""The one boundary (#9 point 1): one call per command, values redacted for the viewer, the same on both sides."""
+
+from __future__ import annotations
+
+import inspect
+
+from scat_cli.server.client import RemoteGames
+from scat_core.domain.commands import Draw
+from scat_core.domain.events import PlayerSeat
+from scat_core.domain.views import HIDDEN
+from scat_core.service import GameService
+from scat_core.service.boundary import Games
+from scat_core.service.values import Export, Move, Played, Skipped
+
+
+def test_the_service_and_its_http_client_have_every_boundary_method_with_the_same_parameters() -> None:
+    methods = [name for name, _ in inspect.getmembers(Games, inspect.isfunction) if not name.startswith("_")]
+    assert len(methods) >= 15
+    for name in methods:
+        wanted = list(inspect.signature(getattr(Games, name)).parameters)
+        assert list(inspect.signature(getattr(GameService, name)).parameters) == wanted, name
+        assert list(inspect.signature(getattr(RemoteGames, name)).parameters) == wanted, name
+
+
+def test_a_move_comes_back_redacted_for_the_mover_with_his_moves_now(db_url: str) -> None:
+    service = GameService.open(db_url)
+    game = service.create_game([PlayerSeat(name="you"), PlayerSeat(name="eve")], seed=3, dealer="eve").game_id
+    played = service.move(game, Draw("you", "stock"))
+    assert isinstance(played, Played) and played.viewer == "you"
+    assert len(played.state.hands[0]) == 4 and HIDDEN not in played.state.hands[0]
+    assert played.state.hands[1] == (HIDDEN,) * 3 and set(played.state.stock) == {HIDDEN}
+    assert [move.name for move in played.moves] == ["discard"] * 4
+    assert {move.argument for move in played.moves} == set(played.state.hands[0])
+    assert Played.model_validate_json(played.model_dump_json()) == played  # what the server sends, as it is
+
+
+def test_show_as_the_player_to_act_offers_his_draws_and_knock_and_as_the_public_none(db_url: str) -> None:
+    service = GameService.open(db_url)
+    game = service.create_game([PlayerSeat(name="you"), PlayerSeat(name="eve")], seed=3, dealer="eve").game_id
+    shown = service.show(game, "you")
+    assert shown.moves[:2] == [Move(name="draw", argument="stock"), Move(name="draw", argument="discard")]
+    assert not shown.read_only and shown.news is not None and shown.result is None
+    public = service.show(game)
+    assert public.moves == [] and public.news is None and public.state.hands[0] == (HIDDEN,) * 3
+
+
+def test_export_all_exports_finished_games_and_says_why_it_skips_running_ones(db_url: str) -> None:
+    service = GameService.open(db_url)
+    bots = [PlayerSeat(name=name, is_bot=True) for name in ("ann", "bob")]
+    finished = service.create_game(bots, seed=7).game_id
+    running = service.create_game([PlayerSeat(name="you"), PlayerSeat(name="eve")], seed=3).game_id
+    guarded = service.create_game([PlayerSeat(name="you"), PlayerSeat(name="eve")], seed=3, protect=True).game_id
+    items = {item.game_id: item for item in service.export_all()}
+    assert isinstance(items[finished], Export) and not items[finished].running
+    assert items[running] == Skipped(game_id=running, reason="running")
+    assert items[guarded] == Skipped(game_id=guarded, reason="running and protected")
+    with_running = {item.game_id: item for item in service.export_all(running=True)}
+    assert isinstance(with_running[running], Export) and with_running[running].running
+    assert with_running[guarded] == Skipped(game_id=guarded, reason="running and protected")
+
+
+def test_waiting_for_a_turn_that_is_already_there_returns_at_once_and_a_timeout_is_said(db_url: str) -> None:
+    service = GameService.open(db_url)
+    game = service.create_game([PlayerSeat(name="you"), PlayerSeat(name="eve")], seed=3, dealer="eve").game_id
+    assert not service.wait_for_turn(game, "you").timed_out
+    waited = service.wait_for_turn(game, "eve", timeout=0)
+    assert waited.timed_out and waited.shown.state.name(waited.shown.state.turn) == "you"
