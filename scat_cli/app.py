@@ -85,10 +85,11 @@ def main() -> None:
         app()
     except ScatError as exc:
         from scat_cli.common import runnable
+        from scat_cli.errors import exit_code, wording
         from scat_cli.escape import terminal_safe
 
-        print(terminal_safe(runnable(f"scat: error: {exc}")), file=sys.stderr)
-        sys.exit(exc.exit_code)
+        print(terminal_safe(runnable(f"scat: error: {wording(exc)}")), file=sys.stderr)
+        sys.exit(exit_code(exc))
     except KeyboardInterrupt:
         print("scat: interrupted", file=sys.stderr)
         sys.exit(130)

@@ -66,11 +66,12 @@ _PASSWORD_RE = re.compile(r"://[^/@]*:[^/@]*@")
 
 
 def fail(error: ScatError) -> NoReturn:
-    """Stop the command with one line on stderr and the error's exit code."""
+    """Stop the command with one line on stderr and the error type's exit code (see scat_cli.errors)."""
+    from scat_cli.errors import exit_code, wording
     from scat_cli.escape import say
 
-    say(f"scat: error: {runnable(_wording(error))}", err=True)
-    raise typer.Exit(error.exit_code)
+    say(f"scat: error: {runnable(wording(error))}", err=True)
+    raise typer.Exit(exit_code(error))
 
 
 _QUOTED_SCAT = re.compile(r"`scat (?!--db )")
@@ -84,20 +85,6 @@ def runnable(text: str) -> str:
     ctx = get_current_context(silent=True)
     scat = scat_prefix(ctx) if ctx is not None else program()  # type: ignore[arg-type]
     return text if scat == "scat" else _QUOTED_SCAT.sub(lambda _: f"`{scat} ", text)
-
-
-def _wording(error: ScatError) -> str:
-    """The one line an error is told in; a damaged history names the audit that explains it."""
-    from scat_core.domain.errors import HistoryDamaged
-
-    if isinstance(error, HistoryDamaged):
-        return (f"history damaged: game {error.game_id}: {error.reason}; nothing was played: "
-                f"run `scat audit {error.game_id}`")
-    if error.command:  # the suggested command, each word quoted for the shell (a name with a space)
-        from scat_core.domain.errors import suggested
-
-        return str(error).replace(suggested(error.command), f"`scat {command_line(*error.command)}`")
-    return str(error)
 
 
 #: Every command: name -> (module, function). Modules are imported, and the click command

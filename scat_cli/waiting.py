@@ -9,16 +9,9 @@ import typer
 from scat_cli import render
 from scat_cli.common import AsName, AsViewer, GameArg, Json, Token, ViewerToken, service
 from scat_cli.token_store import remember, token_for
-from scat_core.domain.errors import ScatError
 
 if TYPE_CHECKING:
     from scat_core.service.values import SeenEvent
-
-
-class WaitTimedOut(ScatError):
-    """`scat wait --timeout` ran out before the player's turn came (exit 6)."""
-
-    exit_code = 6
 
 
 Timeout = Annotated[float | None, typer.Option(
@@ -36,6 +29,7 @@ def wait(ctx: typer.Context, game: GameArg, player: AsName, token: Token = None,
 
     Example: scat wait 3f2a1b9c0d --as you --timeout 3600
     """
+    from scat_cli.errors import WaitTimedOut
     from scat_cli.play import print_shown
 
     with service(ctx) as games:

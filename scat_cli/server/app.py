@@ -22,15 +22,17 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
+from scat_cli.errors import exit_code
 from scat_cli.server import wire
 from scat_cli.server.limits import LOG, LimitAndLog
 from scat_cli.server.push import Notifier, listen
 from scat_core.domain import commands as cmd
 from scat_core.domain.audit import AuditReport
-from scat_core.domain.errors import AuthFailed, BadInput, ScatError
+from scat_core.domain.errors import AuthFailed, BadInput, NotFound, RuleViolation, ScatError
 from scat_core.service.games import GameService
 from scat_core.service.values import Export, Exports, History, Listing, Played, Shown
 from scat_core.store.database import masked_url
+from scat_core.store.errors import ConcurrencyConflict, CorruptHistory
 from scat_core.store.stats_projection import StatsReport
 
 #: How long an event stream sleeps without news before it looks at the database itself (a move
@@ -51,6 +53,25 @@ def bearer(authorization: Annotated[str | None, Header(max_length=1000)] = None)
 
 
 Token = Annotated[str | None, Depends(bearer)]
+
+
+#: Error type -> the HTTP status of its refusal; a type not listed takes its nearest listed base's.
+HTTP_STATUS: dict[type[ScatError], int] = {
+    RuleViolation: 422,
+    CorruptHistory: 422,
+    BadInput: 400,
+    AuthFailed: 403,
+    NotFound: 404,
+    ConcurrencyConflict: 409,
+    ScatError: 422,
+}
+#: HTTP status -> the exit code of a refusal that is no ScatError (a bad path, a bad method).
+STATUS_EXIT = {status: exit_code(kind) for kind, status in reversed(HTTP_STATUS.items())} | {401: 3, 405: 2, 413: 2}
+
+
+def http_status(error: ScatError) -> int:
+    """The HTTP status of the refusal `error` (see HTTP_STATUS)."""
+    return next(HTTP_STATUS[kind] for kind in type(error).__mro__ if kind in HTTP_STATUS)
 
 
 def _error(status: int, message: str, exit_code: int) -> JSONResponse:
@@ -85,10 +106,10 @@ def create_app(db_url: str | None = None, *, testing: bool = False) -> FastAPI:
 
     @app.exception_handler(ScatError)
     async def scat_error(request: Request, error: ScatError) -> JSONResponse:
-        status = wire.ERROR_STATUS.get(error.exit_code, 422)
+        status = http_status(error)
         if isinstance(error, AuthFailed) and "authorization" not in request.headers:
             status = 401
-        return _error(status, str(error), error.exit_code)
+        return JSONResponse(wire.ErrorOut.of(error).model_dump(exclude_none=True), status_code=status)
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, error: RequestValidationError) -> JSONResponse:
@@ -96,7 +117,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False) -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
-        return _error(error.status_code, str(error.detail), wire.EXIT_CODES.get(error.status_code, 2))
+        return _error(error.status_code, str(error.detail), STATUS_EXIT.get(error.status_code, 2))
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, error: Exception) -> JSONResponse:

@@ -20,7 +20,7 @@ from scat_cli.server import wire
 from scat_core.domain import commands as cmd
 from scat_core.domain import events as ev
 from scat_core.domain.audit import AuditReport
-from scat_core.domain.errors import AuthFailed, BadInput, ConcurrencyConflict, NotFound, RuleViolation, ScatError
+from scat_core.domain.errors import BadInput, RuleViolation
 from scat_core.domain.options import GameOptions
 from scat_core.service.boundary import Progress
 from scat_core.service.values import Export, Exports, History, Listing, Played, SeenEvent, Shown, Skipped, Waited
@@ -29,8 +29,6 @@ if TYPE_CHECKING:
     from scat_core.store.stats_projection import StatsReport
 
 TIMEOUT = httpx.Timeout(30.0, connect=5.0)
-_ERRORS: dict[int, type[ScatError]] = {1: RuleViolation, 2: BadInput, 3: AuthFailed, 4: NotFound,
-                                       5: ConcurrencyConflict}
 _MOVES = {cmd.Draw: "draw", cmd.Discard: "discard", cmd.Knock: "knock", cmd.Declare31: "declare",
           cmd.ThrowDown: "throw-down", cmd.Resign: "resign"}
 
@@ -71,13 +69,13 @@ class RemoteGames:
         self._raise(response)
 
     def _raise(self, response: httpx.Response) -> NoReturn:
-        """Raise the ScatError a refusal names, with its message."""
+        """Raise the ScatError a refusal names, with its fields (the CLI words it as a local one)."""
         try:
             problem = wire.ErrorOut.model_validate(response.json())
         except ValueError:
             raise RuleViolation(f"the server {self.base_url} answered {response.status_code} "
                                 f"{response.reason_phrase}: is it a scat server?") from None
-        raise _ERRORS.get(problem.exit_code, RuleViolation)(problem.error)
+        raise problem.raised()
 
     @staticmethod
     def _game(game_id: str) -> str:

@@ -2,7 +2,7 @@
 
 Responses are the game service's values (scat_core.service.values, the audit's report, the
 stats report), already redacted by the service for the authenticated viewer; here are only
-the request bodies, the refusals and the HTTP status of each exit code.
+the request bodies and the refusals (the HTTP status of each error type is the app's).
 """
 
 from __future__ import annotations
@@ -11,13 +11,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from scat_cli.errors import BY_EXIT_CODE, ERROR_TYPES, exit_code, wording
+from scat_core.domain.errors import Hint, RuleViolation, ScatError
 from scat_core.domain.options import GameOptions
+from scat_core.store.errors import CorruptHistory, HistoryDamaged
 
 #: Longest name, card or token a request may carry; bodies are limited by the app too.
 SHORT = 200
 MAX_SEATS = 16
-ERROR_STATUS = {1: 422, 2: 400, 3: 403, 4: 404, 5: 409}  # exit code -> HTTP status
-EXIT_CODES = {status: code for code, status in ERROR_STATUS.items()} | {401: 3, 413: 2, 405: 2}
 
 
 class _Body(BaseModel):
@@ -64,10 +65,42 @@ class GameIdOut(BaseModel):
 
 
 class ErrorOut(BaseModel):
-    """Every refusal: the one line the CLI prints, and the CLI's exit code."""
+    """Every refusal: the one line the CLI prints and its exit code; for a ScatError, its type and fields.
+
+    The client raises the same error again from `type` and the fields (`raised`), so the CLI
+    words it, hints and all, exactly as it words the error of a local database.
+    """
 
     error: str
     exit_code: int
+    type: str | None = None
+    message: str | None = None
+    rule: str | None = None
+    game_id: str | None = None
+    player: str | None = None
+    hint: str | None = None
+    after: str | None = None
+    reason: str | None = None  # HistoryDamaged: what was found
+
+    @classmethod
+    def of(cls, error: ScatError) -> ErrorOut:
+        """The body of the refusal `error`: the CLI's line (hint worded), its exit code and its fields."""
+        return cls(error=wording(error), exit_code=exit_code(error), type=type(error).__name__,
+                   message=error.message, rule=error.rule, game_id=error.game_id, player=error.player,
+                   hint=error.hint, after=error.after or None, reason=getattr(error, "reason", None))
+
+    def raised(self) -> ScatError:
+        """The error this refusal names, with its fields; a bare refusal as the type of its exit code."""
+        kind = ERROR_TYPES.get(self.type or "")
+        if kind is None or self.message is None:
+            return BY_EXIT_CODE.get(self.exit_code, RuleViolation)(self.error)
+        if issubclass(kind, HistoryDamaged):
+            if self.game_id is not None and self.reason is not None:
+                return kind(self.game_id, self.reason)
+            kind = CorruptHistory
+        hint = next((known for known in Hint if known.value == self.hint), None)  # unknown (a newer server's): none
+        return kind(self.message, self.rule, game_id=self.game_id, player=self.player, hint=hint,
+                    after=self.after or "")
 
 
 class HealthOut(BaseModel):

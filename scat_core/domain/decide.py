@@ -13,7 +13,7 @@ from typing import Any
 from . import events as ev
 from .cards import hand_value, validate_deck
 from .commands import Command, CreateGame, Declare31, Discard, Draw, Knock, Resign, ThrowDown, ViewHand
-from .errors import BadInput, NotFound, RuleViolation, ScatError, suggested
+from .errors import BadInput, Hint, NotFound, RuleViolation, ScatError
 from .evolve import evolve
 from .names import look_alike, name_problem
 from .shuffle import Chance
@@ -208,12 +208,9 @@ def knock_refusal(state: GameState, seat: int) -> RuleViolation | None:
     if options.min_knock is not None and state.hand_unseen(seat) and state.rules_version >= 2:
         # Refusing by value would tell an unseen hand's worth (R23, rules version 2): look first, as for a 31.
         name = state.players[seat].name
-        look = ("show", state.game_id, "--as", name)
         return RuleViolation(
-            f"{name}'s hand is still face down: look at it first ({suggested(look)}); "
-            f"knocking needs a hand worth at least {options.min_knock} (R15)",
-            "R23",
-            look,
+            f"{name}'s hand is still face down: look at it first", "R23", game_id=state.game_id, player=name,
+            hint=Hint.LOOK, after=f"; knocking needs a hand worth at least {options.min_knock} (R15)",
         )
     if options.min_knock is not None and value_of(state, seat) < options.min_knock:
         return RuleViolation(
@@ -230,8 +227,8 @@ def declare_refusal(state: GameState, seat: int) -> RuleViolation | None:
     if state.options.throw_down and seat not in state.looked:
         # Refusing by value would tell an unseen hand's worth without recording the look.
         name = state.players[seat].name
-        look = ("show", state.game_id, "--as", name)
-        return RuleViolation(f"{name}'s hand is still face down: look at it first ({suggested(look)})", "R23", look)
+        return RuleViolation(f"{name}'s hand is still face down: look at it first", "R23", game_id=state.game_id,
+                             player=name, hint=Hint.LOOK)
     if len(state.hands[seat]) != 3:
         return RuleViolation("you hold 4 cards: discard first, then declare 31", "R20")
     value = value_of(state, seat)

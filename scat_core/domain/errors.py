@@ -1,83 +1,72 @@
-"""Domain errors, each carrying the exit code the CLI contract gives it."""
+"""Domain errors: what went wrong, as structured fields; each front end words them.
+
+An error knows nothing of exit codes, HTTP statuses or command lines: `scat_cli.errors` maps
+each error type to the CLI contract's exit code and words each suggested next step (`Hint`)
+as a `scat ...` command; the server maps types to HTTP statuses and sends the fields along.
+The storage errors (a damaged history, a conflict) are the store's: `scat_core.store.errors`.
+"""
 
 from __future__ import annotations
 
+from enum import StrEnum
 
-class ScatError(Exception):
-    """Base of every error the user can cause; `exit_code` follows the CLI contract.
 
-    `command`: the words of a command the message suggests (after `scat`), quoted in the
-    message as `scat WORD ...`; a front end renders it for its users (quoting, options).
+class Hint(StrEnum):
+    """A next step an error suggests, as data: each front end words it (the CLI as a command).
+
+    Where it names a game or a player, they are the error's `game_id` and `player`.
     """
 
-    exit_code = 1
-    command: tuple[str, ...] | None = None
+    LIST_GAMES = "list_games"  # see the games of this database
+    LIST_PLAYERS = "list_players"  # see the players with statistics here
+    FIND_BAD_EVENT = "find_bad_event"  # audit game_id: the audit names the first bad event
+    CHECK_HISTORY = "check_history"  # audit game_id: the audit checks its history
+    RUN_AUDIT = "run_audit"  # audit game_id (its history was refused as damaged)
+    SHOW_TABLE = "show_table"  # show game_id as anyone sees it (the table)
+    LOOK = "look"  # player looks at his own hand in game_id
+    SHOW_KEY = "show_key"  # print this installation's public key
+    TRUST_KEY = "trust_key"  # trust another installation's public key (printed there)
+    EXPORT = "export"  # write a game's export
+
+
+class ScatError(Exception):
+    """Base of every error the user can cause, with what a front end needs to word it.
+
+    The line is `message`, then the front end's wording of `hint` (nothing when there is
+    none), then `after`, then ` (rule)`: `str()` gives it without a hint.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        rule: str | None = None,
+        *,
+        game_id: str | None = None,
+        player: str | None = None,
+        hint: Hint | None = None,
+        after: str = "",
+    ) -> None:
+        self.message, self.rule, self.after = message, rule, after
+        self.game_id, self.player, self.hint = game_id, player, hint
+        super().__init__(self.worded(""))
+
+    def worded(self, hint: str) -> str:
+        """The error's one line with `hint`, a front end's wording of `self.hint`, in its place."""
+        line = f"{self.message}{hint}{self.after}"
+        return f"{line} ({self.rule})" if self.rule else line
 
 
 class RuleViolation(ScatError):
-    """The move is not allowed by the rules or the game's state (exit 1)."""
-
-    exit_code = 1
-
-    def __init__(self, message: str, rule: str | None = None, command: tuple[str, ...] | None = None) -> None:
-        self.rule = rule
-        self.command = command
-        super().__init__(f"{message} ({rule})" if rule else message)
-
-
-def suggested(words: tuple[str, ...]) -> str:
-    """How a message quotes a suggested command (see `ScatError.command`): `scat WORD ...`."""
-    return "`scat " + " ".join(words) + "`"
+    """The move is not allowed by the rules or the game's state; `rule` names the rule (e.g. R12)."""
 
 
 class BadInput(ScatError):
-    """Unreadable input: a malformed card, a bad option, an unusable URL (exit 2)."""
-
-    exit_code = 2
+    """Unreadable input: a malformed card, a bad option, an unusable URL."""
 
 
 class AuthFailed(ScatError):
-    """A wrong or missing player token for a protected game (exit 3)."""
-
-    exit_code = 3
+    """A wrong or missing player token for a protected game."""
 
 
 class NotFound(ScatError):
-    """No such game, player or file (exit 4)."""
-
-    exit_code = 4
-
-
-class CorruptHistory(ScatError):
-    """A stored event cannot be read back: the history was damaged outside scat (exit 1)."""
-
-    exit_code = 1
-
-
-class HistoryDamaged(CorruptHistory):
-    """A command found the stored log out of step with its verified head, or its chain broken (exit 1).
-
-    Raised before anything is appended: a damaged history is refused, never healed. `reason`
-    says what was found; the CLI words the advice (run an audit).
-    """
-
-    exit_code = 1
-
-    def __init__(self, game_id: str, reason: str) -> None:
-        self.game_id = game_id
-        self.reason = reason
-        super().__init__(f"the stored history of game {game_id} is damaged: {reason}")
-
-
-class ConcurrencyConflict(ScatError):
-    """Someone else acted on the game first (exit 5): try again."""
-
-    exit_code = 5
-
-
-class DatabaseBusy(ConcurrencyConflict):
-    """Another program held the database's lock for longer than the bounded wait (exit 5): try again."""
-
-
-class StoreUnavailable(BadInput):
-    """The database cannot be used now: connection lost, read-only, unreachable (exit 2)."""
+    """No such game, player or file."""

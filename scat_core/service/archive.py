@@ -6,8 +6,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from scat_core.domain import events as ev
-from scat_core.domain.audit import AuditReport, audit_records
-from scat_core.domain.errors import BadInput, CorruptHistory, HistoryDamaged, NotFound, RuleViolation
+from scat_core.domain.audit import AuditReport
+from scat_core.domain.errors import BadInput, NotFound, RuleViolation
 from scat_core.domain.evolve import fold
 from scat_core.domain.names import GAME_ID_RE, HEX64_RE, SALT_RE, SEED_RE, is_game_id
 from scat_core.domain.state import GameState
@@ -15,6 +15,8 @@ from scat_core.service.boundary import Progress
 from scat_core.service.read_model import snapshot_json, summarize
 from scat_core.service.signatures import check_import, load_signed, origin_of, with_export_signature, with_signatures
 from scat_core.service.values import Export, Skipped
+from scat_core.store.chain import audit_records
+from scat_core.store.errors import CorruptHistory, HistoryDamaged
 from scat_core.store.event_store import EventStore, GameRow
 from scat_core.store.signed_heads import ORIGIN, read_signature, write_signature
 
@@ -48,7 +50,7 @@ class Archive:
                 try:
                     row = tx.get_game(game_id)
                 except CorruptHistory as damaged:  # the games list entry, not the log
-                    return AuditReport(game_id, False, 0, None, [str(damaged).split(": `scat audit")[0]])
+                    return AuditReport(game_id, False, 0, None, [str(damaged)])
                 try:
                     records, head = load_signed(tx, game_id)
                 except CorruptHistory:  # misnumbered rows: the audit of the records names the first

@@ -17,14 +17,18 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, BinaryIO
 
-from scat_core.domain.audit import link_problem
-from scat_core.domain.errors import BadInput, RuleViolation
+from scat_core.domain.errors import BadInput, Hint, RuleViolation
 from scat_core.domain.hashing import invalid_field
+from scat_core.store.chain import link_problem
 
 FORMAT_NAME = "scat-export"
 FORMAT_VERSION = 1
 SIGNATURE_FIELD = "head_signature"
-NOT_AN_EXPORT = "is not a scat export (expected the json or jsonl written by `scat export`)"
+
+
+def not_an_export(subject: str) -> BadInput:
+    """BadInput: `subject` (the file, or "it") is not a scat export; the front end words what writes one."""
+    return BadInput(f"{subject} is not a scat export (expected the json or jsonl", hint=Hint.EXPORT, after=")")
 
 
 def to_jsonl(records: Sequence[Mapping[str, Any]]) -> str:
@@ -83,7 +87,7 @@ def read_export(stream: BinaryIO, source: str = "the file", limit: int = MAX_EXP
         if budget < 0:
             raise _too_big(source, limit)
         if not first:
-            raise BadInput(f"{source} is empty: it {NOT_AN_EXPORT}")
+            raise not_an_export(f"{source} is empty: it")
     try:
         document = _loads(first)
     except ValueError:
@@ -100,7 +104,7 @@ def read_export(stream: BinaryIO, source: str = "the file", limit: int = MAX_EXP
             try:
                 record = _loads(_decode(line, source, number))
             except ValueError:
-                raise BadInput(f"{source} line {number} is not JSON: {source} {NOT_AN_EXPORT}") from None
+                raise not_an_export(f"{source} line {number} is not JSON: {source}") from None
             _check_record(record, len(records) + 1, source)
             problem = link_problem(len(records) + 1, record, records[-1] if records else None)
             if problem is not None:
@@ -120,20 +124,20 @@ def _decode(data: bytes, source: str, line: int | None = None) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         where = f" (line {line})" if line is not None else ""
-        raise BadInput(f"{source} is not UTF-8 text{where}: it {NOT_AN_EXPORT}") from None
+        raise not_an_export(f"{source} is not UTF-8 text{where}: it") from None
 
 
 def parse_export(text: str, source: str = "the file") -> list[dict[str, Any]]:
     """The records of a json or jsonl export; BadInput when `text` is no export at all."""
     stripped = text.strip()
     if not stripped:
-        raise BadInput(f"{source} is empty: it {NOT_AN_EXPORT}")
+        raise not_an_export(f"{source} is empty: it")
     document: Any
     try:
         document = _loads(stripped)
     except ValueError as error:
         if str(error) == _TOO_DEEP:
-            raise BadInput(f"{source} {_TOO_DEEP}: it {NOT_AN_EXPORT}") from None
+            raise not_an_export(f"{source} {_TOO_DEEP}: it") from None
         document = None
     if isinstance(document, dict) and not _is_record(document):
         records = _records_of_document(document, source)
@@ -154,7 +158,7 @@ def parse_export(text: str, source: str = "the file") -> list[dict[str, Any]]:
             try:
                 records.append(_loads(line))
             except ValueError:
-                raise BadInput(f"{source} line {number} is not JSON: {source} {NOT_AN_EXPORT}") from None
+                raise not_an_export(f"{source} line {number} is not JSON: {source}") from None
     _check_records(records, source)
     return records
 
@@ -167,7 +171,7 @@ def _is_record(document: dict[str, Any]) -> bool:
 def _records_of_document(document: dict[str, Any], source: str) -> list[Any]:
     """The events of a json export document: BadInput unless it is one this scat can read."""
     if document.get("format") != FORMAT_NAME or not isinstance(document.get("events"), list):
-        raise BadInput(f"{source} {NOT_AN_EXPORT}")
+        raise not_an_export(source)
     version = document.get("version")
     if type(version) is not int or version != FORMAT_VERSION:
         raise BadInput(
@@ -200,14 +204,14 @@ def _check_head(document: dict[str, Any], records: list[dict[str, Any]], source:
 
 def _check_records(records: list[Any], source: str) -> None:
     if not records:
-        raise BadInput(f"{source} holds no events: it {NOT_AN_EXPORT}")
+        raise not_an_export(f"{source} holds no events: it")
     for number, record in enumerate(records, start=1):
         _check_record(record, number, source)
 
 
 def _check_record(record: Any, number: int, source: str) -> None:
     if not isinstance(record, dict):
-        raise BadInput(f"{source}: record {number} is not an object: {source} {NOT_AN_EXPORT}")
+        raise not_an_export(f"{source}: record {number} is not an object: {source}")
     name = invalid_field(record)
     if name is not None:
-        raise BadInput(f"{source}: record {number} lacks a valid {name!r}: {source} {NOT_AN_EXPORT}")
+        raise not_an_export(f"{source}: record {number} lacks a valid {name!r}: {source}")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from scat_core.domain.errors import BadInput, CorruptHistory, NotFound
+from scat_core.domain.errors import BadInput, Hint, NotFound
+from scat_core.store.errors import CorruptHistory
 from scat_core.store.event_store import EventStore
 
 MAX_LISTED = 8
@@ -22,7 +23,7 @@ class Finding:
         """
         wanted = given.strip()
         if not wanted:
-            raise BadInput("a game id cannot be empty (see `scat games`)")
+            raise BadInput("a game id cannot be empty", hint=Hint.LIST_GAMES)
         with self.store.read() as tx:
             try:
                 if tx.head(wanted) is not None or tx.get_game(wanted) is not None:
@@ -33,7 +34,7 @@ class Finding:
         folded = wanted.casefold()
         matches = sorted(game_id for game_id in known if game_id.casefold().startswith(folded))
         if not matches:
-            raise NotFound(f"no game {given!r} (see `scat games`)")
+            raise NotFound(f"no game {given!r}", hint=Hint.LIST_GAMES)
         if len(matches) > 1:
             listed = ", ".join(matches[:MAX_LISTED]) + (", …" if len(matches) > MAX_LISTED else "")
             raise BadInput(f"{given!r} is the start of {len(matches)} game ids ({listed}): give more of it")

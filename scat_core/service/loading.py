@@ -6,11 +6,12 @@ from collections.abc import Sequence
 
 from scat_core.domain import events as ev
 from scat_core.domain import snapshot
-from scat_core.domain.errors import AuthFailed, BadInput, CorruptHistory, NotFound, RuleViolation
+from scat_core.domain.errors import AuthFailed, BadInput, Hint, NotFound, RuleViolation
 from scat_core.domain.evolve import fold
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
 from scat_core.service.read_model import snapshot_json, summarize
+from scat_core.store.errors import CorruptHistory
 from scat_core.store.event_store import GameSecret, StoredEvent, StoreTransaction
 from scat_core.store.tokens import verify_token
 
@@ -21,7 +22,7 @@ UNPLAYABLE = (IndexError, KeyError, TypeError, ValueError, StopIteration)
 def _damaged(game_id: str, error: Exception) -> CorruptHistory:
     return CorruptHistory(
         f"the stored history of game {game_id} cannot be replayed ({type(error).__name__}): it was "
-        f"damaged; `scat audit {game_id}` names the first bad event"
+        "damaged", game_id=game_id, hint=Hint.FIND_BAD_EVENT,
     )
 
 
@@ -77,7 +78,8 @@ def require_player(state: GameState, name: str) -> int:
     seat = state.seat_of(name)
     if seat is None:
         names = ", ".join(p.name for p in state.players)
-        raise NotFound(f"no player {name!r} in game {state.game_id} (players: {names})")
+        raise NotFound(f"no player {name!r} in game {state.game_id} (players: {names})", game_id=state.game_id,
+                       player=name)
     return seat
 
 
@@ -90,14 +92,15 @@ def authorize(tx: StoreTransaction, state: GameState, player: str, token: str | 
         if stored is None:  # only an imported game has no tokens here
             raise AuthFailed(
                 f"game {state.game_id} was imported and player tokens are not exported: "
-                f"nobody can act or look as {name} here (`scat show {state.game_id}` shows the table)"
+                f"nobody can act or look as {name} here", game_id=state.game_id, player=name, hint=Hint.SHOW_TABLE,
             )
         if not token:
             raise AuthFailed(
-                f"game {state.game_id} is protected: give {name}'s token with --token or SCAT_TOKEN"
+                f"game {state.game_id} is protected: give {name}'s token with --token or SCAT_TOKEN",
+                game_id=state.game_id, player=name,
             )
         if not verify_token(token, stored):
-            raise AuthFailed(f"wrong token for {name} in game {state.game_id}")
+            raise AuthFailed(f"wrong token for {name} in game {state.game_id}", game_id=state.game_id, player=name)
     return seat
 
 

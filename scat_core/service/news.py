@@ -5,13 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from scat_core.domain import events as ev
-from scat_core.domain.errors import CorruptHistory
+from scat_core.domain.errors import Hint
 from scat_core.domain.evolve import fold
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
 from scat_core.service.loading import load_for_command, refuse_bot_viewer, require_player
 from scat_core.service.outcomes import ACTIONS
 from scat_core.service.playing import Playing
+from scat_core.store.errors import CorruptHistory
 from scat_core.store.event_store import EventStore, StoredEvent
 
 NEWS_PAGE = 24  # actions read per step back through the log (a few rounds of a full table)
@@ -61,8 +62,8 @@ class CatchingUp:
             deal = tx.load_between(game_id, 0, start, ("HandDealt",), newest_first=True, limit=1)
         if [s.seq for s in tail] != list(range(start + 1, head + 1)) or not changes or changes[0].seq != 1:
             raise CorruptHistory(
-                f"the stored history of game {game_id} is damaged (an event is missing or misnumbered); "
-                f"`scat audit {game_id}` names the first bad event"
+                f"the stored history of game {game_id} is damaged (an event is missing or misnumbered)",
+                game_id=game_id, hint=Hint.FIND_BAD_EVENT,
             )
         before = _public_state([s.event for s in changes], deal[0].event if deal else None)
         revealed = final.status == "finished"

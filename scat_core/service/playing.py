@@ -15,7 +15,7 @@ from scat_core.domain import events as ev
 from scat_core.domain.bots import next_bot_command
 from scat_core.domain.commands import CreateGame, PlayerCommand, ViewHand
 from scat_core.domain.decide import decide_and_evolve
-from scat_core.domain.errors import BadInput, ConcurrencyConflict, RuleViolation, StoreUnavailable
+from scat_core.domain.errors import BadInput, RuleViolation
 from scat_core.domain.evolve import evolve
 from scat_core.domain.names import SEED_RE, normalize_name
 from scat_core.domain.options import GameOptions
@@ -24,6 +24,7 @@ from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
 from scat_core.service.loading import append, authorize, chance_of, load_for_command, refuse_bot_viewer
 from scat_core.service.read_model import snapshot_json, summarize
+from scat_core.store.errors import ConcurrencyConflict, StoreUnavailable
 from scat_core.store.event_store import EventStore, StoredEvent
 from scat_core.store.tokens import hash_token, new_token
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from scat_core.domain.errors import NotFound
+from scat_core.domain.errors import Hint, NotFound
 from scat_core.store.event_store import EventStore
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ class Statistics:
         with self.store.engine.connect() as conn, conn.begin():
             report = read_stats(conn, player)
         if player is not None and not report.players:
-            raise NotFound(f"no player {player!r} has played in this database (see `scat stats`)")
+            raise NotFound(f"no player {player!r} has played in this database", player=player, hint=Hint.LIST_PLAYERS)
         return report
 
     def catch_up_stats(self, rebuild: bool = False) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scat_core.domain.errors import NotFound
+from scat_core.domain.errors import Hint, NotFound
 from scat_core.store.event_store import EventStore
 from scat_core.store.notify import wait_for_head
 
@@ -18,7 +18,7 @@ class Waiting:
         with self.store.read() as tx:
             head = tx.head(game_id)
         if head is None:
-            raise NotFound(f"no game {game_id!r} in this database (see `scat games`)")
+            raise NotFound(f"no game {game_id!r} in this database", game_id=game_id, hint=Hint.LIST_GAMES)
         return head[0]
 
     def wait_for_event(self, game_id: str, after: int, timeout: float | None = None) -> bool:

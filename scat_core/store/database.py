@@ -17,7 +17,8 @@ from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError, ProgrammingError
 
-from scat_core.domain.errors import BadInput, DatabaseBusy
+from scat_core.domain.errors import BadInput
+from scat_core.store.errors import DatabaseBusy
 
 if TYPE_CHECKING:
     from alembic.config import Config

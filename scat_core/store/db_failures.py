@@ -8,8 +8,8 @@ from contextlib import contextmanager
 from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
-from scat_core.domain.errors import ConcurrencyConflict, CorruptHistory, StoreUnavailable
 from scat_core.store.database import busy_error, is_busy, safe_url
+from scat_core.store.errors import ConcurrencyConflict, CorruptHistory, StoreUnavailable
 
 
 def is_lock_error(exc: DBAPIError) -> bool:

@@ -14,9 +14,10 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 
-from scat_core.domain.errors import CorruptHistory, HistoryDamaged
+from scat_core.domain.errors import Hint
 from scat_core.domain.snapshot import SNAPSHOT_TAG
 from scat_core.store import tables as t
+from scat_core.store.errors import CorruptHistory, HistoryDamaged
 from scat_core.store.records import StoredEvent
 
 
@@ -71,8 +72,8 @@ def _names(m: Any, column: str) -> tuple[str, ...]:
     if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
         game_id = m["game_id"]
         raise CorruptHistory(
-            f"the games list entry of game {game_id} is damaged ({column} is not a list of names): "
-            f"`scat audit {game_id}` checks its history"
+            f"the games list entry of game {game_id} is damaged ({column} is not a list of names)",
+            game_id=game_id, hint=Hint.CHECK_HISTORY,
         )
     return tuple(names)
 

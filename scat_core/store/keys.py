@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scat_core.domain.errors import BadInput
+from scat_core.domain.errors import BadInput, Hint
 from scat_core.domain.hashing import canonical_json
 
 if TYPE_CHECKING:
@@ -73,8 +73,8 @@ def key_id_of(public_key: str) -> str:
 def _raw_public(public_key: str) -> bytes:
     """The 32 raw bytes of a base64 Ed25519 public key; BadInput when it is not one."""
     if not isinstance(public_key, str) or not _BASE64_KEY.fullmatch(public_key.strip()):
-        raise BadInput(f"{str(public_key)[:60]!r} is not a scat public key (44 base64 characters, "
-                       "as `scat key show` prints)")
+        raise BadInput(f"{str(public_key)[:60]!r} is not a scat public key (44 base64 characters",
+                       hint=Hint.SHOW_KEY, after=")")
     return base64.b64decode(public_key.strip())
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
-from scat_core.domain.errors import ConcurrencyConflict
+from scat_core.store.errors import ConcurrencyConflict
 
 #: One stored row, in the column order of EVENT_COLUMNS.
 Row = tuple[int, str, int, str, str, str, str]  # seq, type, schema_version, data, recorded_at, prev_hash, hash

@@ -12,8 +12,9 @@ from typing import Any
 from sqlalchemy import bindparam, select
 from sqlalchemy.engine import Connection
 
-from scat_core.domain.errors import CorruptHistory, NotFound
+from scat_core.domain.errors import Hint, NotFound
 from scat_core.store import tables as t
+from scat_core.store.errors import CorruptHistory
 from scat_core.store.records import RECORD_KEYS, StoredEvent
 
 IDS_CHUNK = 500  # ids or rows per statement: well under SQLite's 32,766 variables
@@ -58,8 +59,8 @@ def head(conn: Connection, game_id: str) -> tuple[int, str] | None:
         return None
     if not isinstance(row[0], int):  # SQLite keeps any text in an INTEGER column (#14 item 7)
         raise CorruptHistory(
-            f"the stored history of game {game_id} is damaged (an event is numbered {row[0]!r}); "
-            f"`scat audit {game_id}` names the first bad event"
+            f"the stored history of game {game_id} is damaged (an event is numbered {row[0]!r})",
+            game_id=game_id, hint=Hint.FIND_BAD_EVENT,
         )
     return int(row[0]), str(row[1])
 
@@ -71,14 +72,14 @@ def load(conn: Connection, game_id: str, up_to: int | None = None) -> list[Store
     else:
         rows = conn.execute(_LOAD_UP_TO, {"game_id": game_id, "up_to": up_to}).all()
     if not rows and (up_to is None or head(conn, game_id) is None):
-        raise NotFound(f"no game {game_id!r} in this database (see `scat games`)")
+        raise NotFound(f"no game {game_id!r} in this database", game_id=game_id, hint=Hint.LIST_GAMES)
     from_row = StoredEvent.from_row
     loaded = [from_row(row) for row in rows]
     bad = next((seq for seq, stored in enumerate(loaded, start=1) if stored.seq != seq), None)
     if bad is not None:
         raise CorruptHistory(
             f"the stored history of game {game_id} is damaged (event {bad} is missing or not numbered "
-            f"{bad}); `scat audit {game_id}` names the first bad event"
+            f"{bad})", game_id=game_id, hint=Hint.FIND_BAD_EVENT,
         )
     return loaded
 

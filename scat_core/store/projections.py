@@ -28,10 +28,10 @@ from sqlalchemy import Engine, Select, and_, func, literal_column, select, text,
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
-from scat_core.domain.errors import ConcurrencyConflict
 from scat_core.domain.events import Event
 from scat_core.store import tables as t
 from scat_core.store.database import WRITE_OPTION
+from scat_core.store.errors import ConcurrencyConflict
 from scat_core.store.records import RECORD_KEYS, StoredEvent
 
 S = TypeVar("S")

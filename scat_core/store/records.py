@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from scat_core.domain.errors import CorruptHistory
+from scat_core.domain.errors import Hint
 from scat_core.domain.events import EVENT_TYPES, Event, current_version, from_record
 from scat_core.domain.hashing import RECORD_FIELDS
+from scat_core.store.errors import CorruptHistory
 
 RECORD_KEYS = tuple(RECORD_FIELDS)  # the columns of a stored event, in this order
 #: Where `StoredEvent.from_row` puts each column of RECORD_KEYS (data stays JSON text).
@@ -111,7 +112,7 @@ class StoredEvent:
                 reason = str(error).strip().splitlines()[0]
                 raise CorruptHistory(
                     f"event {self.seq} of game {self.game_id} cannot be read ({reason}): its stored "
-                    f"history was damaged; `scat audit {self.game_id}` names the first bad event"
+                    "history was damaged", game_id=self.game_id, hint=Hint.FIND_BAD_EVENT,
                 ) from error
         return cached
 

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from scat_core.domain.errors import ConcurrencyConflict, HistoryDamaged, RuleViolation
+from scat_core.domain.errors import Hint, RuleViolation
 from scat_core.store import tables as t
+from scat_core.store.errors import ConcurrencyConflict, HistoryDamaged
 from scat_core.store.keys import INVALID, UNKNOWN_KEY, UNSIGNED, VALID, HeadSignature, KeyRing
 
 HEAD, ORIGIN = "head", "origin"
@@ -112,8 +113,8 @@ def signature_for_append(conn: Connection, keys: KeyRing, game_id: str, prior_se
         if check.status == UNKNOWN_KEY:
             raise RuleViolation(
                 f"game {game_id} was last signed by key {check.key_id}, which this installation does not "
-                "trust: if that is where the database came from, bring that key file along or run "
-                "`scat key trust PUBLIC_KEY` with the key `scat key show` prints there; nothing was recorded"
+                "trust: if that is where the database came from, bring that key file along", game_id=game_id,
+                hint=Hint.TRUST_KEY, after="; nothing was recorded",
             )
         assert check.status == VALID
     return stored, keys.sign_head(game_id, seq, head_hash)

@@ -15,9 +15,10 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
-from scat_core.domain.errors import HistoryDamaged, NotFound
+from scat_core.domain.errors import Hint, NotFound
 from scat_core.domain.hashing import GENESIS_HASH, chain_hash_raw
 from scat_core.domain.snapshot import SNAPSHOT_TAG
+from scat_core.store.errors import HistoryDamaged
 from scat_core.store.records import GameSecret, StoredEvent
 
 
@@ -103,7 +104,7 @@ def load_for_command(conn: Connection, game_id: str, use_snapshot: bool = True) 
     if not rows:
         logged = int(conn.execute(_ANY_EVENT, {"game_id": game_id}).scalar_one())
         if not logged:
-            raise NotFound(f"no game {game_id!r} in this database (see `scat games`)")
+            raise NotFound(f"no game {game_id!r} in this database", game_id=game_id, hint=Hint.LIST_GAMES)
         raise HistoryDamaged(game_id, f"its log holds {logged} events but the games list has no entry for it")
     head_seq, head_hash, snap_seq, snap_hash, state, seed, salt = rows[0][:7]
     events = [row[7:] for row in rows if row[8] is not None]

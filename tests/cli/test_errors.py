@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from scat_core.domain.errors import ConcurrencyConflict
+from scat_core.store.errors import ConcurrencyConflict
 from tests.cli.conftest import CLI_MODES, Scat, one_line_error
 from tests.cli.test_play import new_game
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from scat_core.domain.errors import CorruptHistory
 from scat_core.domain.events import PlayerSeat
 from scat_core.service.games import GameService
 from scat_core.store.database import make_engine
+from scat_core.store.errors import CorruptHistory
 from tests.cli.conftest import Scat, one_line_error
 from tests.cli.test_executable import SCAT
 from tests.cli.test_history import finished_game, tamper

@@ -6,13 +6,14 @@ import random
 from typing import Any
 
 from scat_core.domain import events as ev
-from scat_core.domain.audit import audit_events, audit_records
+from scat_core.domain.audit import audit_events
 from scat_core.domain.cards import DECK
 from scat_core.domain.commands import Declare31, Discard, Draw, Knock
 from scat_core.domain.evolve import fold
 from scat_core.domain.hashing import GENESIS_HASH, chain_hash
 from scat_core.domain.options import GameOptions
 from scat_core.domain.shuffle import seed_commitment
+from scat_core.store.chain import audit_records
 
 from .helpers import create, heuristic, play, play_out, records_for, take_turn, uniform
 

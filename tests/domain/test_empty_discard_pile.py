@@ -15,7 +15,6 @@ from dataclasses import replace
 import pytest
 
 from scat_core.domain import events as ev
-from scat_core.domain.audit import audit_records
 from scat_core.domain.bots import heuristic_move, random_move
 from scat_core.domain.cards import DECK
 from scat_core.domain.commands import Draw, Resign
@@ -26,6 +25,7 @@ from scat_core.domain.invariants import invariant_problems
 from scat_core.domain.legal import play_moves
 from scat_core.domain.options import GameOptions
 from scat_core.domain.state import GameState
+from scat_core.store.chain import audit_records
 
 from .helpers import CHANCE, create, given, play, records_for
 from .test_properties import NAMES, Setup, play_checked

@@ -21,7 +21,6 @@ from pydantic import BaseModel
 
 from scat_cli.view_json import player_view, public_view
 from scat_core.domain import events as ev
-from scat_core.domain.audit import audit_records
 from scat_core.domain.bots import can_declare, heuristic_move
 from scat_core.domain.cards import DECK
 from scat_core.domain.commands import CreateGame, Declare31, Knock, PlayerCommand, Resign, ThrowDown, ViewHand
@@ -34,6 +33,7 @@ from scat_core.domain.options import GameOptions
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
+from scat_core.store.chain import audit_records
 
 from .helpers import records_for
 

@@ -6,12 +6,12 @@ import pytest
 
 from scat_cli.view_json import player_view, public_view
 from scat_core.domain import events as ev
-from scat_core.domain.audit import audit_records
 from scat_core.domain.commands import Declare31, Discard, Draw, Knock, Resign
 from scat_core.domain.errors import RuleViolation
 from scat_core.domain.evolve import fold
 from scat_core.domain.invariants import invariant_problems
 from scat_core.domain.views import redact
+from scat_core.store.chain import audit_records
 
 from .helpers import CHANCE, SALT, SEED, cards, create, given, play, records_for
 

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from scat_core.domain.errors import ConcurrencyConflict
 from scat_core.domain.events import Knocked, PlayerSeat
 from scat_core.service import GameService
 from scat_core.store.database import make_engine
+from scat_core.store.errors import ConcurrencyConflict
 from scat_core.store.event_store import EventStore, StoreTransaction
 from tests.reliability import workers
 from tests.reliability.checks import audit_problems, commands_in_log, structural_problems

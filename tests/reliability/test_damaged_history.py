@@ -14,10 +14,11 @@ from collections.abc import Callable
 import pytest
 from sqlalchemy import Engine, text
 
+from scat_cli.errors import exit_code
 from scat_core.domain.bots import heuristic_move
-from scat_core.domain.errors import HistoryDamaged
 from scat_core.domain.events import PlayerSeat
 from scat_core.service import GameService
+from scat_core.store.errors import HistoryDamaged
 from tests.reliability.test_immutability import a_game_in_play, drop_event_triggers
 
 
@@ -101,7 +102,7 @@ def test_a_move_on_a_damaged_history_is_refused_and_writes_nothing(db_url: str, 
 
     with pytest.raises(HistoryDamaged, match=reason) as caught:
         _next_move(service, game_id)
-    assert caught.value.exit_code == 1 and caught.value.game_id == game_id
+    assert exit_code(caught.value) == 1 and caught.value.game_id == game_id
     with pytest.raises(HistoryDamaged):  # and again: nothing was healed by the refusal
         service.play_bots(game_id)
 

@@ -14,11 +14,12 @@ import pytest
 from sqlalchemy import func, select, text
 
 from scat_core.domain.bots import heuristic_move
-from scat_core.domain.errors import ConcurrencyConflict, RuleViolation
+from scat_core.domain.errors import RuleViolation
 from scat_core.domain.events import PlayerSeat
 from scat_core.domain.stats import HANDLED_TYPES
 from scat_core.service import GameService
 from scat_core.store import tables as t
+from scat_core.store.errors import ConcurrencyConflict
 from scat_core.store.event_store import EventStore
 from scat_core.store.projections import catch_up
 from scat_core.store.stats_projection import STATS

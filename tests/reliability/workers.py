@@ -18,10 +18,11 @@ from sqlalchemy import Engine, event
 from sqlalchemy.engine import Connection as SAConnection
 
 from scat_core.domain.bots import heuristic_move, next_bot_command
-from scat_core.domain.errors import ConcurrencyConflict, RuleViolation
+from scat_core.domain.errors import RuleViolation
 from scat_core.domain.events import Knocked, PlayerSeat
 from scat_core.service import GameService, Outcome
 from scat_core.store.database import WRITE_OPTION, make_engine
+from scat_core.store.errors import ConcurrencyConflict
 from scat_core.store.event_store import EventStore
 
 BARRIER_TIMEOUT_S = 60.0

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from scat_core.domain import events as ev
-from scat_core.domain.audit import audit_records
 from scat_core.domain.evolve import fold
 from scat_core.service import GameService
+from scat_core.store.chain import audit_records
 from tests.data.v1.generate import play
 from tests.domain.helpers import records_for
 

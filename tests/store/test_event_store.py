@@ -8,9 +8,10 @@ import threading
 import pytest
 from sqlalchemy import Engine, text
 
-from scat_core.domain.errors import ConcurrencyConflict, NotFound
+from scat_core.domain.errors import NotFound
 from scat_core.domain.events import CardDrawn, GameCreated
 from scat_core.domain.hashing import GENESIS_HASH, canonical_json, chain_hash
+from scat_core.store.errors import ConcurrencyConflict
 from scat_core.store.event_store import EventStore, GameSummary
 from tests.store.events_fixtures import a_knock, a_turn, game_created
 

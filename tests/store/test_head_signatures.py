@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import text
 
-from scat_core.domain.errors import HistoryDamaged
 from scat_core.domain.events import Knocked
+from scat_core.store.errors import HistoryDamaged
 from scat_core.store.event_store import EventStore
 from scat_core.store.keys import VALID
 from scat_core.store.signed_heads import check_signature, read_signature

@@ -1,0 +1,82 @@
+"""How the CLI tells an error: the contract's exit code of each error type, and the `scat ...` hints.
+
+The core's errors carry structured fields (`scat_core.domain.errors`); this module is the one
+place that turns them into the CLI's words and exit codes, for a local database and for
+`--server` alike (the server sends the fields, `scat_cli.server.client` rebuilds the error).
+Imported when an error is told, never by `scat --help`.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from scat_core.domain.errors import AuthFailed, BadInput, Hint, NotFound, RuleViolation, ScatError
+from scat_core.store.errors import (
+    ConcurrencyConflict,
+    CorruptHistory,
+    DatabaseBusy,
+    HistoryDamaged,
+    StoreUnavailable,
+)
+
+
+class WaitTimedOut(ScatError):
+    """`scat wait --timeout` ran out before the player's turn came."""
+
+
+#: Error type -> the exit code the CLI contract gives it (/shared/spec/cli.md). A type not
+#: listed takes the code of its nearest listed base class; the first type listed with a code
+#: is the one a refusal from the server that names no type is raised as.
+EXIT_CODES: dict[type[ScatError], int] = {
+    RuleViolation: 1,
+    BadInput: 2,
+    AuthFailed: 3,
+    NotFound: 4,
+    ConcurrencyConflict: 5,
+    WaitTimedOut: 6,
+    CorruptHistory: 1,
+    HistoryDamaged: 1,
+    StoreUnavailable: 2,
+    DatabaseBusy: 5,
+    ScatError: 1,
+}
+#: Every error type by name: how an error sent by `scat serve` is raised again by the client.
+ERROR_TYPES: dict[str, type[ScatError]] = {kind.__name__: kind for kind in EXIT_CODES}
+#: Exit code -> the error type a refusal that names no type is raised as.
+BY_EXIT_CODE: dict[int, type[ScatError]] = {code: kind for kind, code in reversed(EXIT_CODES.items())}
+
+#: How the CLI words each suggested next step: the text between an error's message and the
+#: rest of its line. `{game}` and `{player}` are the error's fields, quoted for the shell.
+HINTS: dict[Hint, str] = {
+    Hint.LIST_GAMES: " (see `scat games`)",
+    Hint.LIST_PLAYERS: " (see `scat stats`)",
+    Hint.FIND_BAD_EVENT: "; `scat audit {game}` names the first bad event",
+    Hint.CHECK_HISTORY: ": `scat audit {game}` checks its history",
+    Hint.RUN_AUDIT: ": run `scat audit {game}`",
+    Hint.SHOW_TABLE: " (`scat show {game}` shows the table)",
+    Hint.LOOK: " (`scat show {game} --as {player}`)",
+    Hint.SHOW_KEY: ", as `scat key show` prints",
+    Hint.TRUST_KEY: " or run `scat key trust PUBLIC_KEY` with the key `scat key show` prints there",
+    Hint.EXPORT: " written by `scat export`",
+}
+
+
+def exit_code(error: ScatError | type[ScatError]) -> int:
+    """The contract's exit code of `error` (an error or an error type)."""
+    kind = error if isinstance(error, type) else type(error)
+    return next((EXIT_CODES[base] for base in kind.__mro__ if base in EXIT_CODES), 1)
+
+
+def hint_text(error: ScatError) -> str:
+    """The CLI's words for the next step `error` suggests ("" when none)."""
+    if error.hint is None:
+        return ""
+    return HINTS[error.hint].format(game=shlex.quote(error.game_id or "GAME"),
+                                    player=shlex.quote(error.player or "NAME"))
+
+
+def wording(error: ScatError) -> str:
+    """The one line the CLI tells `error` in (after `scat: error: `), its hint worded as a command."""
+    if isinstance(error, HistoryDamaged):
+        return f"history damaged: game {error.game_id}: {error.reason}; nothing was played{hint_text(error)}"
+    return error.worded(hint_text(error))

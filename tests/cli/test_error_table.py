@@ -1,0 +1,160 @@
+"""Errors carry fields, the CLI words them (#9 point 2): one exit-code table, one hint wording, no CLI in the core."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import scat_core
+from scat_cli import errors as cli_errors
+from scat_cli.common import COMMANDS
+from scat_cli.errors import EXIT_CODES, HINTS, WaitTimedOut, exit_code, wording
+from scat_cli.server.app import HTTP_STATUS, http_status
+from scat_cli.server.wire import ErrorOut
+from scat_core.domain.errors import AuthFailed, BadInput, Hint, NotFound, RuleViolation, ScatError
+from scat_core.store.errors import (
+    ConcurrencyConflict,
+    CorruptHistory,
+    DatabaseBusy,
+    HistoryDamaged,
+    StoreUnavailable,
+)
+
+CORE = Path(scat_core.__file__).parent
+#: Every command word of the CLI (`scat db ...` and `scat key ...` are groups).
+COMMAND_WORDS = sorted({*COMMANDS, "db", "key"}, key=len, reverse=True)
+#: A command quoted as the CLI quotes it (`scat ...`), or named bare ("run scat audit"); "a scat
+#: export" or "any scat export" is the file, not the command.
+CLI_TEXT = re.compile(
+    r"`scat\b|(?<!\ba )(?<!\bany )(?<!\bthis )\bscat (?:--\w+ \S+ )?(?:" + "|".join(map(re.escape, COMMAND_WORDS))
+    + r")\b"
+)
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
+def cli_texts(root: Path) -> list[str]:
+    """Every string constant (f-string parts too, docstrings not) under `root` naming a `scat` command."""
+    found: list[tuple[str, int, str]] = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        skip = _docstrings(tree)
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip
+                    and CLI_TEXT.search(node.value)):
+                found.append((str(path.relative_to(root.parent)), node.lineno, node.value))
+    return [f"{path}:{line}: {text!r}" for path, line, text in sorted(found)]
+
+
+def test_no_string_in_the_core_names_a_cli_command(tmp_path: Path) -> None:
+    assert cli_texts(CORE) == []
+    # the scan finds what it looks for, in every form a message quotes a command
+    probe = tmp_path / "probe" / "bad.py"
+    probe.parent.mkdir()
+    probe.write_text('"""`scat show` in a docstring is documentation."""\n'
+                     'A = "is not a scat export"\n'
+                     'B = f"no game {g!r} (see `scat games`)"\n'
+                     'C = "then run scat audit on it"\n'
+                     'D = "try scat --db URL throw-down"\n', encoding="utf-8")
+    assert [line.split(": ", 1)[0] for line in cli_texts(probe.parent)] == [f"probe/bad.py:{n}" for n in (3, 4, 5)]
+
+
+def _error_types() -> set[type[ScatError]]:
+    pending, seen = [ScatError], set()
+    while pending:
+        kind = pending.pop()
+        seen.add(kind)
+        pending.extend(kind.__subclasses__())
+    return seen
+
+
+def test_the_contract_exit_codes_come_from_the_clis_one_table() -> None:
+    # /shared/spec/cli.md: 1 not allowed, 2 bad input, 3 auth, 4 not found, 5 conflict, 6 wait timed out
+    expected = {RuleViolation: 1, CorruptHistory: 1, HistoryDamaged: 1, BadInput: 2, StoreUnavailable: 2,
+                AuthFailed: 3, NotFound: 4, ConcurrencyConflict: 5, DatabaseBusy: 5, WaitTimedOut: 6, ScatError: 1}
+    assert {kind: exit_code(kind) for kind in expected} == expected
+    assert {kind: exit_code(kind("x")) for kind in expected if kind is not HistoryDamaged} == {
+        kind: code for kind, code in expected.items() if kind is not HistoryDamaged}
+    known = _error_types()
+    assert known >= set(expected) and set(EXIT_CODES) == known  # a new error type gets its line in the table
+    assert [kind.__name__ for kind in known if "exit_code" in dir(kind)] == []  # the core knows no exit codes
+
+
+def test_every_server_refusal_status_comes_from_one_table() -> None:
+    statuses = {RuleViolation: 422, CorruptHistory: 422, HistoryDamaged: 422, BadInput: 400, StoreUnavailable: 400,
+                AuthFailed: 403, NotFound: 404, ConcurrencyConflict: 409, DatabaseBusy: 409}
+    assert {kind: http_status(kind.__new__(kind)) for kind in statuses} == statuses
+    assert set(HTTP_STATUS) <= set(EXIT_CODES)
+
+
+#: One error of each shape, and the line the CLI tells it in (as the CLI tests see it).
+WORDED = [
+    (NotFound("no game 'zz'", hint=Hint.LIST_GAMES), "no game 'zz' (see `scat games`)"),
+    (NotFound("no player 'zoe' has played in this database", player="zoe", hint=Hint.LIST_PLAYERS),
+     "no player 'zoe' has played in this database (see `scat stats`)"),
+    (CorruptHistory("the stored history of game g1 is damaged (x)", game_id="g1", hint=Hint.FIND_BAD_EVENT),
+     "the stored history of game g1 is damaged (x); `scat audit g1` names the first bad event"),
+    (CorruptHistory("the games list entry of game g1 is damaged (y)", game_id="g1", hint=Hint.CHECK_HISTORY),
+     "the games list entry of game g1 is damaged (y): `scat audit g1` checks its history"),
+    (HistoryDamaged("g1", "event 3 was altered"),
+     "history damaged: game g1: event 3 was altered; nothing was played: run `scat audit g1`"),
+    (AuthFailed("nobody can act or look as ann here", game_id="g1", player="ann", hint=Hint.SHOW_TABLE),
+     "nobody can act or look as ann here (`scat show g1` shows the table)"),
+    (RuleViolation("mary ann's hand is still face down: look at it first", "R23", game_id="g1", player="mary ann",
+                   hint=Hint.LOOK, after="; knocking needs a hand worth at least 20 (R15)"),
+     "mary ann's hand is still face down: look at it first (`scat show g1 --as 'mary ann'`); "
+     "knocking needs a hand worth at least 20 (R15) (R23)"),
+    (BadInput("'k' is not a scat public key (44 base64 characters", hint=Hint.SHOW_KEY, after=")"),
+     "'k' is not a scat public key (44 base64 characters, as `scat key show` prints)"),
+    (RuleViolation("bring that key file along", game_id="g1", hint=Hint.TRUST_KEY, after="; nothing was recorded"),
+     "bring that key file along or run `scat key trust PUBLIC_KEY` with the key `scat key show` prints there; "
+     "nothing was recorded"),
+    (BadInput("f is not a scat export (expected the json or jsonl", hint=Hint.EXPORT, after=")"),
+     "f is not a scat export (expected the json or jsonl written by `scat export`)"),
+    (RuleViolation("the discard pile is empty", "R12"), "the discard pile is empty (R12)"),
+    (ConcurrencyConflict("game g1 changed meanwhile"), "game g1 changed meanwhile"),
+]
+
+
+@pytest.mark.parametrize(("error", "line"), WORDED, ids=[type(e).__name__ + str(i) for i, (e, _) in enumerate(WORDED)])
+def test_the_cli_words_each_hint_and_the_core_names_no_command(error: ScatError, line: str) -> None:
+    assert wording(error) == line
+    assert "scat " not in str(error).replace("a scat ", "")  # the core's own line: no command in it
+    without_hint = line.replace(cli_errors.hint_text(error), "") if error.hint else line
+    if not isinstance(error, HistoryDamaged):  # the CLI words a damaged history its own way
+        assert str(error) == without_hint
+
+
+def test_every_hint_is_worded_by_the_cli() -> None:
+    assert set(HINTS) == set(Hint)
+    assert {error.hint for error, _ in WORDED if error.hint} == set(Hint)
+
+
+@pytest.mark.parametrize(("error", "line"), WORDED, ids=[type(e).__name__ + str(i) for i, (e, _) in enumerate(WORDED)])
+def test_a_refusal_from_the_server_is_the_same_error_worded_the_same(error: ScatError, line: str) -> None:
+    body = json.loads(json.dumps(ErrorOut.of(error).model_dump(exclude_none=True)))
+    assert body["error"] == line and body["exit_code"] == exit_code(error) and body["type"] == type(error).__name__
+    again = ErrorOut.model_validate(body).raised()
+    assert type(again) is type(error) and wording(again) == line and str(again) == str(error)
+    assert (again.game_id, again.player, again.rule, again.hint) == (error.game_id, error.player, error.rule,
+                                                                     error.hint)
+
+
+def test_a_refusal_without_fields_is_raised_as_the_type_of_its_exit_code() -> None:
+    for code, kind in [(1, RuleViolation), (2, BadInput), (3, AuthFailed), (4, NotFound), (5, ConcurrencyConflict)]:
+        again = ErrorOut.model_validate({"error": "the request is too large", "exit_code": code}).raised()
+        assert type(again) is kind and wording(again) == "the request is too large"
+    odd = ErrorOut.model_validate({"error": "e", "exit_code": 4, "type": "NotFound", "message": "m", "hint": "new"})
+    assert type(odd.raised()) is NotFound and wording(odd.raised()) == "m"  # a hint a newer server knows: none
