@@ -12,92 +12,58 @@ from dataclasses import dataclass, field
 from typing import Any, assert_never
 
 from scat_core.domain import events as ev
-from scat_core.domain.deal import deal, deal_order
+from scat_core.domain.deal import deal
+from scat_core.domain.public import PublicSeat, PublicState, public_evolve, public_of
 from scat_core.domain.state import GameState
 from scat_core.domain.views import HIDDEN
 
 
 @dataclass
-class Seat:
-    """A player as the public sees him: pennies and whether he is out."""
-
-    name: str
-    is_bot: bool
-    pennies: int
-    out: bool = False
-
-
-@dataclass
 class PublicTable:
-    """What anyone watching the table knows: seats, pennies, kitty, the current hand."""
+    """What anyone watching the table knows, followed event by event (the rules: `domain.public`)."""
 
-    game_id: str = ""
-    seats: list[Seat] = field(default_factory=list)
-    kitty: int = 0
-    hand_number: int = 0
-    dealer: str | None = None
-    winner: str | None = None
-    no_dole: bool = False  # R25 option: out with the last penny
-    rules_version: int = 2  # R26: in version 2 the winner's final pennies include the kitty
+    now: PublicState = field(default_factory=PublicState)
 
     @classmethod
     def of(cls, state: GameState) -> PublicTable:
         """The public part of a game state."""
-        return cls(
-            game_id=state.game_id,
-            seats=[Seat(p.name, p.is_bot, p.pennies, p.out) for p in state.players],
-            kitty=state.kitty,
-            hand_number=state.hand_number,
-            dealer=state.name(state.dealer) if state.dealer >= 0 else None,
-            winner=state.winner,
-            no_dole=state.options.no_dole,
-            rules_version=state.rules_version,
-        )
+        return cls(public_of(state))
+
+    @property
+    def seats(self) -> tuple[PublicSeat, ...]:
+        """The players in seat order, with their pennies and whether they are out."""
+        return self.now.seats
+
+    @property
+    def kitty(self) -> int:
+        """The pennies in the kitty (R24)."""
+        return self.now.kitty
+
+    @property
+    def no_dole(self) -> bool:
+        """Whether a player is out with his last penny (R25 option)."""
+        return self.now.no_dole
+
+    @property
+    def rules_version(self) -> int:
+        """The rules version of the game (R26 differs between versions)."""
+        return self.now.rules_version
 
     def in_seat_order(self, names: Iterable[str]) -> list[str]:
         """`names` in the order the players sit (the order every list of players is told in)."""
-        order = {seat.name.casefold(): index for index, seat in enumerate(self.seats)}
-        return sorted(names, key=lambda name: order.get(name.casefold(), len(order)))
+        return self.now.in_seat_order(names)
 
-    def seat(self, name: str) -> Seat:
+    def seat(self, name: str) -> PublicSeat:
         """The seat of `name` (case-insensitive)."""
-        key = name.casefold()
-        return next(seat for seat in self.seats if seat.name.casefold() == key)
+        return self.now.seat(name)
 
     def deal_order(self, dealer: str) -> list[str]:
         """Active players clockwise from the dealer's left, the order cards are dealt (R9)."""
-        start = self.seats.index(self.seat(dealer))
-        return [self.seats[index].name for index in deal_order([seat.out for seat in self.seats], start)]
+        return self.now.deal_order(dealer)
 
     def apply(self, event: ev.Event) -> None:
         """Follow one (possibly redacted) event."""
-        match event:
-            case ev.GameCreated():
-                self.game_id = event.game_id
-                lives = event.options.lives
-                self.seats = [Seat(p.name, p.is_bot, lives) for p in event.players]
-                self.dealer = event.dealer
-                self.no_dole = event.options.no_dole
-                self.rules_version = event.rules_version
-            case ev.HandDealt():
-                self.hand_number, self.dealer = event.hand_number, event.dealer
-            case ev.PennyPaid():
-                self.seat(event.player).pennies -= 1
-                self.kitty += 1
-            case ev.PlayerEliminated() | ev.Resigned():
-                self.seat(event.player).out = True
-            case ev.GameWon():
-                self.winner = event.winner
-                if self.rules_version >= 2:  # R26: the kitty becomes the winner's
-                    self.seat(event.winner).pennies += event.kitty
-                    self.kitty -= event.kitty
-            case (
-                ev.HandViewed() | ev.StockReshuffled() | ev.CardDrawn() | ev.CardDiscarded() | ev.Knocked()
-                | ev.ThirtyOneDeclared() | ev.ThrowDownCalled() | ev.ShowdownHeld()
-            ):
-                pass  # seats, pennies and kitty are as they were
-            case _:
-                assert_never(event)
+        self.now = public_evolve(self.now, event)
 
 
 def _be(name: str) -> str:
@@ -261,7 +227,4 @@ def transcript(records: Sequence[Mapping[str, Any]]) -> str:
 
 
 def _copy(table: PublicTable) -> PublicTable:
-    return PublicTable(
-        table.game_id, [Seat(s.name, s.is_bot, s.pennies, s.out) for s in table.seats],
-        table.kitty, table.hand_number, table.dealer, table.winner, table.no_dole, table.rules_version,
-    )
+    return PublicTable(table.now)  # the public state is immutable: sharing it is a copy

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from scat_core.domain import events as ev
 from scat_core.domain.errors import Hint
 from scat_core.domain.evolve import fold
+from scat_core.domain.public import PUBLIC_TYPES, PublicState, public_evolve, with_public
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
 from scat_core.service.loading import load_for_command, refuse_bot_viewer, require_player
@@ -17,7 +18,6 @@ from scat_core.store.event_store import EventStore, StoredEvent
 
 NEWS_PAGE = 24  # actions read per step back through the log (a few rounds of a full table)
 ACTION_TYPES = tuple(kind.__name__ for kind in ACTIONS)
-PUBLIC_TYPES = ("GameCreated", "PennyPaid", "PlayerEliminated", "Resigned")  # what changes seats and kitty
 
 
 @dataclass(frozen=True)
@@ -65,40 +65,25 @@ class CatchingUp:
                 f"the stored history of game {game_id} is damaged (an event is missing or misnumbered)",
                 game_id=game_id, hint=Hint.FIND_BAD_EVENT,
             )
-        before = _public_state([s.event for s in changes], deal[0].event if deal else None)
+        before, table = _public_state([s.event for s in changes], deal[0].event if deal else None)
         revealed = final.status == "finished"
         shown: list[tuple[StoredEvent, ev.Event]] = []
         state = before
         for stored in tail:
             event = stored.event
             shown.append((stored, event if revealed else redact(event, state, viewer)))
-            state = _public_step(state, event)
+            after = public_evolve(table, event)
+            if after is not table:
+                state, table = with_public(state, after), after
         return Catchup(final, before, shown)
 
 
-def _public_state(changes: list[ev.Event], deal: ev.Event | None) -> GameState:
+def _public_state(changes: list[ev.Event], deal: ev.Event | None) -> tuple[GameState, PublicState]:
     """The public part of the game before the news (seats, pennies, kitty, hand, dealer), rebuilt
     from its creation, the last deal and every penny paid or player out before then."""
-    state = fold(changes[:1])
-    if isinstance(deal, ev.HandDealt):
-        state = state.evolved(dict(status="active", hand_number=deal.hand_number,
-                                   dealer=state.seats[deal.dealer.casefold()]))
+    table = public_evolve(PublicState(), changes[0])
+    if deal is not None:
+        table = public_evolve(table, deal)
     for event in changes[1:]:
-        state = _public_step(state, event)
-    return state
-
-
-def _public_step(state: GameState, event: ev.Event) -> GameState:
-    """`state` after `event`, its public part only (what the redaction and the table use)."""
-    if isinstance(event, ev.HandDealt):
-        return state.evolved(dict(status="active", hand_number=event.hand_number,
-                                  dealer=state.seats[event.dealer.casefold()]))
-    if not isinstance(event, (ev.PennyPaid, ev.PlayerEliminated, ev.Resigned)):
-        return state
-    seat = state.seats[event.player.casefold()]
-    players = list(state.players)
-    if isinstance(event, ev.PennyPaid):
-        players[seat] = replace(players[seat], pennies=players[seat].pennies - 1)
-        return state.evolved(dict(players=tuple(players), kitty=state.kitty + 1))
-    players[seat] = replace(players[seat], out=True, resigned=players[seat].resigned or isinstance(event, ev.Resigned))
-    return state.evolved(dict(players=tuple(players)))
+        table = public_evolve(table, event)
+    return with_public(fold(changes[:1]), table), table

@@ -30,6 +30,7 @@ from scat_core.domain.evolve import evolve, fold
 from scat_core.domain.invariants import invariant_problems
 from scat_core.domain.legal import play_moves
 from scat_core.domain.options import GameOptions
+from scat_core.domain.public import PUBLIC_TYPES, PublicState, public_evolve, public_of, with_public
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
@@ -237,3 +238,42 @@ def test_r17_long_hands_reshuffle_the_stock_and_keep_every_property(
     assert any(isinstance(event, ev.StockReshuffled) for event in events)
     assert fold(events) == state
     assert audit_records(records_for(events, "game")).seed_verified
+
+
+def played(setup: Setup) -> list[tuple[GameState, ev.Event, GameState]]:
+    """Every event of a random game with the full state before and after it (no checks: fast)."""
+    rng = random.Random(setup.moves_seed)
+    chance = SeededChance(setup.seed, "salt")
+    players = tuple(PlayerSeat(name=name, is_bot=bot) for name, bot in zip(setup.names, setup.heuristic, strict=True))
+    command: Any = CreateGame(
+        "game", players, setup.options, setup.dealer, setup.first_deck, rules_version=setup.rules_version
+    )
+    state, steps = GameState(), []
+    while len(steps) <= MAX_MOVES:
+        for new in decide(state, command, chance):
+            before, state = state, evolve(state, new)
+            steps.append((before, new, state))
+        if state.status == "finished":
+            return steps
+        command = pick_move(state, setup, rng)
+    raise AssertionError(f"the game did not end within {MAX_MOVES} events")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(setups())
+def test_r7_r24_r25_r26_r27_the_public_fold_agrees_with_the_full_fold_after_every_event(setup: Setup) -> None:
+    """Pennies (R7, R24), who is out (R25, R27), the kitty and the winner (R26), seats, hand and
+    dealer: `public_evolve` over the events, as recorded or redacted for the public, is the
+    public part of `evolve`'s state after every event; only the `PUBLIC_TYPES` and deals change it."""
+    table = public = PublicState()
+    for before, new, after in played(setup):
+        moved = public_evolve(table, new)
+        assert moved == public_of(after), (new, moved, public_of(after))
+        public = public_evolve(public, redact(new, before, None))  # what the transcript follows
+        assert public == moved
+        if new.type not in (*PUBLIC_TYPES, "HandDealt"):
+            assert moved is table  # the news reads only these from the log (service/news.py)
+        assert with_public(after, moved) == after
+        table = moved
+    assert table.status == "finished" and table.winner is not None
+    assert sum(seat.pennies for seat in table.seats) + table.kitty == setup.options.lives * len(setup.names)
