@@ -58,6 +58,8 @@ HINTS: dict[Hint, str] = {
     Hint.SHOW_KEY: ", as `scat key show` prints",
     Hint.TRUST_KEY: " or run `scat key trust PUBLIC_KEY` with the key `scat key show` prints there",
     Hint.EXPORT: " written by `scat export`",
+    Hint.GIVE_TOKEN: ": give {player}'s token with --token or SCAT_TOKEN",
+    Hint.EXPORT_RUNNING: ", or pass --running",
 }
 
 

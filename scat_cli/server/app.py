@@ -66,7 +66,8 @@ HTTP_STATUS: dict[type[ScatError], int] = {
     ScatError: 422,
 }
 #: HTTP status -> the exit code of a refusal that is no ScatError (a bad path, a bad method).
-STATUS_EXIT = {status: exit_code(kind) for kind, status in reversed(HTTP_STATUS.items())} | {401: 3, 405: 2, 413: 2}
+STATUS_EXIT = {status: exit_code(kind) for kind, status in reversed(HTTP_STATUS.items())} | {
+    401: exit_code(AuthFailed), 405: exit_code(BadInput), 413: exit_code(BadInput)}
 
 
 def http_status(error: ScatError) -> int:
@@ -74,8 +75,9 @@ def http_status(error: ScatError) -> int:
     return next(HTTP_STATUS[kind] for kind in type(error).__mro__ if kind in HTTP_STATUS)
 
 
-def _error(status: int, message: str, exit_code: int) -> JSONResponse:
-    return JSONResponse({"error": message, "exit_code": exit_code}, status_code=status)
+def _error(status: int, message: str, told_as: type[ScatError]) -> JSONResponse:
+    """A refusal that is no ScatError, with the exit code of the error type it is told as."""
+    return JSONResponse({"error": message, "exit_code": exit_code(told_as)}, status_code=status)
 
 
 def _validation_message(error: RequestValidationError) -> str:
@@ -113,21 +115,22 @@ def create_app(db_url: str | None = None, *, testing: bool = False) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, error: RequestValidationError) -> JSONResponse:
-        return _error(400, _validation_message(error), 2)
+        return _error(400, _validation_message(error), BadInput)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
-        return _error(error.status_code, str(error.detail), STATUS_EXIT.get(error.status_code, 2))
+        return JSONResponse({"error": str(error.detail), "exit_code": STATUS_EXIT.get(error.status_code, 2)},
+                            status_code=error.status_code)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, error: Exception) -> JSONResponse:
         if isinstance(error, ClientDisconnect):  # refused as too large, or gone: nobody to answer
-            return _error(400, "the client went away", 2)
+            return _error(400, "the client went away", BadInput)
         if type(error).__module__.startswith("sqlalchemy"):
             LOG.warning("database error on %s: %s", request.url.path, str(error).splitlines()[0])
-            return _error(503, "the server's database is unavailable: try again later", 1)
+            return _error(503, "the server's database is unavailable: try again later", ScatError)
         LOG.exception("unexpected error on %s", request.url.path)
-        return _error(500, "the server failed on this request (see its log)", 1)
+        return _error(500, "the server failed on this request (see its log)", ScatError)
 
     @app.get("/health", response_model=wire.HealthOut)
     def health() -> wire.HealthOut:

@@ -7,6 +7,9 @@ import logging
 import time
 from typing import Any
 
+from scat_cli.errors import exit_code
+from scat_core.domain.errors import BadInput
+
 Scope = dict[str, Any]
 Receive = Any
 Send = Any
@@ -21,7 +24,8 @@ def _limit_for(path: str) -> int:
 
 
 async def _refuse(send: Send, limit: int) -> None:
-    body = json.dumps({"error": f"the request is too large: at most {limit} bytes here", "exit_code": 2}).encode()
+    refusal = {"error": f"the request is too large: at most {limit} bytes here", "exit_code": exit_code(BadInput)}
+    body = json.dumps(refusal).encode()
     await send({"type": "http.response.start", "status": 413,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})

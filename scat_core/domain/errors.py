@@ -27,6 +27,8 @@ class Hint(StrEnum):
     SHOW_KEY = "show_key"  # print this installation's public key
     TRUST_KEY = "trust_key"  # trust another installation's public key (printed there)
     EXPORT = "export"  # write a game's export
+    GIVE_TOKEN = "give_token"  # give player's token (a protected game)
+    EXPORT_RUNNING = "export_running"  # export game_id although it is still running
 
 
 class ScatError(Exception):

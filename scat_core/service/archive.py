@@ -7,7 +7,7 @@ from typing import Any
 
 from scat_core.domain import events as ev
 from scat_core.domain.audit import AuditReport
-from scat_core.domain.errors import BadInput, NotFound, RuleViolation
+from scat_core.domain.errors import BadInput, Hint, NotFound, RuleViolation
 from scat_core.domain.evolve import fold
 from scat_core.domain.names import GAME_ID_RE, HEX64_RE, SALT_RE, SEED_RE, is_game_id
 from scat_core.domain.state import GameState
@@ -157,7 +157,7 @@ class Archive:
         if still_running and not running:
             raise RuleViolation(
                 f"game {game_id} is still running: its export would show every hidden card (hands, "
-                "the stock); export it when it ends, or pass --running"
+                "the stock); export it when it ends", game_id=game_id, hint=Hint.EXPORT_RUNNING,
             )
         return records
 

@@ -96,8 +96,7 @@ def authorize(tx: StoreTransaction, state: GameState, player: str, token: str | 
             )
         if not token:
             raise AuthFailed(
-                f"game {state.game_id} is protected: give {name}'s token with --token or SCAT_TOKEN",
-                game_id=state.game_id, player=name,
+                f"game {state.game_id} is protected", game_id=state.game_id, player=name, hint=Hint.GIVE_TOKEN,
             )
         if not verify_token(token, stored):
             raise AuthFailed(f"wrong token for {name} in game {state.game_id}", game_id=state.game_id, player=name)

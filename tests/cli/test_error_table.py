@@ -123,6 +123,10 @@ WORDED = [
      "nothing was recorded"),
     (BadInput("f is not a scat export (expected the json or jsonl", hint=Hint.EXPORT, after=")"),
      "f is not a scat export (expected the json or jsonl written by `scat export`)"),
+    (AuthFailed("game g1 is protected", game_id="g1", player="you", hint=Hint.GIVE_TOKEN),
+     "game g1 is protected: give you's token with --token or SCAT_TOKEN"),
+    (RuleViolation("game g1 is still running: export it when it ends", game_id="g1", hint=Hint.EXPORT_RUNNING),
+     "game g1 is still running: export it when it ends, or pass --running"),
     (RuleViolation("the discard pile is empty", "R12"), "the discard pile is empty (R12)"),
     (ConcurrencyConflict("game g1 changed meanwhile"), "game g1 changed meanwhile"),
 ]

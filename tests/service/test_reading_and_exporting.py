@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from scat_core.domain.commands import Draw
-from scat_core.domain.errors import AuthFailed, BadInput, NotFound, RuleViolation
+from scat_core.domain.errors import AuthFailed, BadInput, Hint, NotFound, RuleViolation
 from scat_core.domain.events import PlayerSeat
 from scat_core.domain.options import GameOptions
 from scat_core.service import GameService
@@ -35,10 +35,11 @@ def test_a_running_game_is_exported_only_when_asked_for_and_a_finished_protected
     over = service.create_game([PlayerSeat(name="a", is_bot=True), PlayerSeat(name="b", is_bot=True)], seed=5,
                                protect=True, options=GameOptions(lives=1))
     assert over.state.status == "finished"
-    with pytest.raises(RuleViolation, match=f"^game {running.game_id} is still running: its export would show "
-                                            r"every hidden card \(hands, the stock\); export it when it ends, "
-                                            "or pass --running$"):
+    expected = (f"^game {running.game_id} is still running: its export would show "
+                r"every hidden card \(hands, the stock\); export it when it ends$")
+    with pytest.raises(RuleViolation, match=expected) as refused:
         service.export_records(running.game_id)
+    assert refused.value.hint is Hint.EXPORT_RUNNING  # the CLI adds ", or pass --running" (tests/cli)
     assert len(service.export_records(running.game_id, running=True)) == running.state.version
     assert service.export_records(over.game_id)[-1]["type"] == "GameWon"
     assert service.running_games() == {running.game_id: False}
