@@ -12,13 +12,14 @@ from scat_core.domain.evolve import fold
 from scat_core.domain.names import GAME_ID_RE, HEX64_RE, SALT_RE, SEED_RE, is_game_id
 from scat_core.domain.state import GameState
 from scat_core.service.boundary import Progress
+from scat_core.service.ports import Store
 from scat_core.service.read_model import snapshot_json, summarize
 from scat_core.service.signatures import check_import, load_signed, origin_of, with_export_signature, with_signatures
 from scat_core.service.values import Export, Skipped
 from scat_core.store.chain import audit_records
 from scat_core.store.errors import CorruptHistory, HistoryDamaged
-from scat_core.store.event_store import EventStore, GameRow
-from scat_core.store.signed_heads import ORIGIN, read_signature, write_signature
+from scat_core.store.games_list import GameRow
+from scat_core.store.signed_heads import HEAD, ORIGIN
 
 #: What replaying a forged history may raise instead of a verdict; such a history fails.
 UNREPLAYABLE = (IndexError, KeyError, TypeError, ValueError)
@@ -27,7 +28,7 @@ UNREPLAYABLE = (IndexError, KeyError, TypeError, ValueError)
 class Archive:
     """Auditing, exporting and importing games over one store."""
 
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: Store) -> None:
         self.store = store
 
     def audit(self, game_id: str, strict: bool = False) -> AuditReport:
@@ -55,7 +56,7 @@ class Archive:
                     records, head = load_signed(tx, game_id)
                 except CorruptHistory:  # misnumbered rows: the audit of the records names the first
                     records = [stored.record() for stored in tx.load_unchecked(game_id)]
-                    head = read_signature(tx.connection, game_id)
+                    head = tx.read_signature(game_id, HEAD)
                 except NotFound:
                     if row is None:
                         raise
@@ -142,7 +143,7 @@ class Archive:
             # Checked as a command checks it (HistoryDamaged): a cut or edited log is not exported.
             for _ in range(3):  # on PostgreSQL a move may commit between the two reads: read again
                 records = [stored.record() for stored in tx.load_for_command(game_id, use_snapshot=False).events]
-                head = read_signature(tx.connection, game_id)
+                head = tx.read_signature(game_id, HEAD)
                 if head is None or head.seq <= records[-1]["seq"]:
                     break
             row = tx.get_game(game_id)
@@ -208,7 +209,7 @@ class Archive:
                 raise RuleViolation(f"game {report.game_id} is already in this database: nothing imported")
             tx.append_many([(records, summarize(state), snapshot_json(state))])
             if origin is not None:
-                write_signature(tx.connection, report.game_id, ORIGIN, origin.seq, origin.hash, origin.signature)
+                tx.write_signature(report.game_id, ORIGIN, origin.seq, origin.hash, origin.signature)
         return report
 
 

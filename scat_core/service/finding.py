@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from scat_core.domain.errors import BadInput, Hint, NotFound
+from scat_core.service.ports import Store
 from scat_core.store.errors import CorruptHistory
-from scat_core.store.event_store import EventStore
 
 MAX_LISTED = 8
 
@@ -12,7 +12,7 @@ MAX_LISTED = 8
 class Finding:
     """Resolving game ids over one store."""
 
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: Store) -> None:
         self.store = store
 
     def resolve_game_id(self, given: str) -> str:

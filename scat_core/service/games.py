@@ -13,7 +13,7 @@ which the HTTP backend sends as they are.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from scat_core.domain import events as ev
 from scat_core.domain.commands import PlayerCommand
@@ -26,27 +26,35 @@ from scat_core.service.following import Following
 from scat_core.service.loading import replay
 from scat_core.service.news import CatchingUp, Catchup
 from scat_core.service.playing import Outcome, Playing
+from scat_core.service.ports import Store
 from scat_core.service.read_model import summarize
 from scat_core.service.reading import Reading
 from scat_core.service.showing import Showing
 from scat_core.service.statistics import Statistics
 from scat_core.service.values import Export, History, Listing, Played, SeenEvent, Shown, Skipped, Waited
 from scat_core.service.waiting import Waiting
-from scat_core.store.database import open_engine
-from scat_core.store.event_store import EventStore, GameRow, StoredEvent
+from scat_core.store.games_list import GameRow
+from scat_core.store.records import StoredEvent
 
 if TYPE_CHECKING:
     from scat_core.domain.audit import AuditReport
     from scat_core.service.outcomes import GameResult
+    from scat_core.store.event_store import EventStore
     from scat_core.store.stats_projection import StatsReport
+
+S = TypeVar("S", bound=Store)  # the store adapter a service runs on
 
 __all__ = ["GameService", "Outcome", "replay", "summarize"]
 
 
-class GameService:
-    """Every use case over one event store, each delegated to the use-case class that owns it."""
+class GameService(Generic[S]):
+    """Every use case over one store, each delegated to the use-case class that owns it.
 
-    def __init__(self, store: EventStore) -> None:
+    The store is any adapter of the ports (`ports.Store`: `EventStore(engine)`, `MemoryStore()` ...);
+    the type parameter is the adapter's class, so a front end that opened a database still sees its engine.
+    """
+
+    def __init__(self, store: S) -> None:
         self.store = store
         self.playing = Playing(store)
         self.reading = Reading(store, self.playing)
@@ -58,10 +66,13 @@ class GameService:
         self.showing = Showing(self.playing, self.reading, self.catching_up)
         self.following = Following(self.showing, self.waiting)
 
-    @classmethod
-    def open(cls, url: str | None = None) -> GameService:
-        """The service over the database at `url` (or $SCAT_DB_URL, or the default file)."""
-        return cls(EventStore(open_engine(url)))
+    @staticmethod
+    def open(url: str | None = None) -> GameService[EventStore]:
+        """The service over the database at `url` (or $SCAT_DB_URL, or the default file): the SQLAlchemy adapter."""
+        from scat_core.store.database import open_engine
+        from scat_core.store.event_store import EventStore
+
+        return GameService(EventStore(open_engine(url)))
 
     # ---- the front end's commands: one call each, values redacted for the viewer -----------
 

@@ -10,9 +10,10 @@ from scat_core.domain.errors import AuthFailed, BadInput, Hint, NotFound, RuleVi
 from scat_core.domain.evolve import fold
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
+from scat_core.service.ports import UnitOfWork
 from scat_core.service.read_model import snapshot_json, summarize
 from scat_core.store.errors import CorruptHistory
-from scat_core.store.event_store import GameSecret, StoredEvent, StoreTransaction
+from scat_core.store.records import GameSecret, StoredEvent
 from scat_core.store.tokens import verify_token
 
 #: What folding a history damaged outside scat may raise (a forged event no rule makes).
@@ -36,7 +37,7 @@ def replay(game_id: str, stored: Sequence[StoredEvent]) -> GameState:
         raise _damaged(game_id, error) from error
 
 
-def load_for_command(tx: StoreTransaction, game_id: str) -> tuple[GameState, GameSecret | None, str]:
+def load_for_command(tx: UnitOfWork, game_id: str) -> tuple[GameState, GameSecret | None, str]:
     """The state to play on, the kept seed and the head's hash, from the snapshot and the
     events after it, checked against the recorded head (HistoryDamaged if they do not match)."""
     load = tx.load_for_command(game_id)
@@ -54,7 +55,7 @@ def load_for_command(tx: StoreTransaction, game_id: str) -> tuple[GameState, Gam
         raise _damaged(game_id, error) from error
 
 
-def append(tx: StoreTransaction, state: GameState, events: list[ev.Event], after: GameState,
+def append(tx: UnitOfWork, state: GameState, events: list[ev.Event], after: GameState,
            head: str) -> list[StoredEvent]:
     """Append `events` (which lead from `state`, whose last event has hash `head`, to `after`)
     with the read model and the snapshot; the store forgets a revealed seed in the same write."""
@@ -83,7 +84,7 @@ def require_player(state: GameState, name: str) -> int:
     return seat
 
 
-def authorize(tx: StoreTransaction, state: GameState, player: str, token: str | None) -> int:
+def authorize(tx: UnitOfWork, state: GameState, player: str, token: str | None) -> int:
     """The seat of `player`, once his token is checked in a protected game (AuthFailed if wrong)."""
     seat = require_player(state, player)
     if state.protected and not state.players[seat].is_bot:

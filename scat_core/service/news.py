@@ -13,8 +13,9 @@ from scat_core.domain.views import redact
 from scat_core.service.loading import load_for_command, refuse_bot_viewer, require_player
 from scat_core.service.outcomes import ACTIONS
 from scat_core.service.playing import Playing
+from scat_core.service.ports import Store
 from scat_core.store.errors import CorruptHistory
-from scat_core.store.event_store import EventStore, StoredEvent
+from scat_core.store.records import StoredEvent
 
 NEWS_PAGE = 24  # actions read per step back through the log (a few rounds of a full table)
 ACTION_TYPES = tuple(kind.__name__ for kind in ACTIONS)
@@ -32,7 +33,7 @@ class Catchup:
 class CatchingUp:
     """A returning player's news: what happened since his last move (a look: it may record one, R23)."""
 
-    def __init__(self, store: EventStore, playing: Playing) -> None:
+    def __init__(self, store: Store, playing: Playing) -> None:
         self.store, self.playing = store, playing
 
     def news(self, game_id: str, viewer: str, token: str | None = None) -> Catchup:

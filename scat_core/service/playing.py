@@ -23,9 +23,10 @@ from scat_core.domain.shuffle import SeededChance, new_salt, new_seed
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
 from scat_core.service.loading import append, authorize, chance_of, load_for_command, refuse_bot_viewer
+from scat_core.service.ports import Store
 from scat_core.service.read_model import snapshot_json, summarize
 from scat_core.store.errors import ConcurrencyConflict, StoreUnavailable
-from scat_core.store.event_store import EventStore, StoredEvent
+from scat_core.store.records import StoredEvent
 from scat_core.store.tokens import hash_token, new_token
 
 BOT_MOVES_PER_CALL = 100_000  # a safety bound: a bot-only game ends long before
@@ -71,7 +72,7 @@ def bot_moves(state: GameState, chance: SeededChance) -> tuple[list[ev.Event], G
 class Playing:
     """The use cases that change a game: create, act, look (R23) and the bots' moves."""
 
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: Store) -> None:
         self.store = store
 
     def create_game(

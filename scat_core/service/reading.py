@@ -12,13 +12,15 @@ from scat_core.domain.views import redact
 from scat_core.service.loading import authorize, check_up_to, refuse_bot_viewer, replay, require_player
 from scat_core.service.outcomes import GameResult, game_result
 from scat_core.service.playing import Playing
-from scat_core.store.event_store import EventStore, GameRow, StoredEvent
+from scat_core.service.ports import Store
+from scat_core.store.games_list import GameRow
+from scat_core.store.records import StoredEvent
 
 
 class Reading:
     """Lists, histories and results over one store; a history of the current hand is a look (see `Playing.look`)."""
 
-    def __init__(self, store: EventStore, playing: Playing) -> None:
+    def __init__(self, store: Store, playing: Playing) -> None:
         self.store, self.playing = store, playing
 
     def list_games(self, status: str | None = None, waiting_for: str | None = None) -> list[GameRow]:

@@ -17,14 +17,14 @@ from typing import Any
 from scat_core.domain.audit import AuditReport
 from scat_core.domain.errors import BadInput, RuleViolation
 from scat_core.service.exports import SIGNATURE_FIELD as EXPORT_FIELD
-from scat_core.store.event_store import StoreTransaction
+from scat_core.service.ports import UnitOfWork
 from scat_core.store.keys import INVALID, UNKNOWN_KEY, UNSIGNED, VALID, HeadSignature, KeyRing
-from scat_core.store.signed_heads import ORIGIN, SignatureCheck, StoredSignature, check_signature, read_signature
+from scat_core.store.signed_heads import HEAD, ORIGIN, SignatureCheck, StoredSignature, check_signature
 
 _RACE_RETRIES = 3
 
 
-def load_signed(tx: StoreTransaction, game_id: str) -> tuple[list[dict[str, Any]], StoredSignature | None]:
+def load_signed(tx: UnitOfWork, game_id: str) -> tuple[list[dict[str, Any]], StoredSignature | None]:
     """The game's records and its head signature, read so that both are of the same head.
 
     On PostgreSQL each statement sees the newest commit: a move committed between the two
@@ -32,15 +32,15 @@ def load_signed(tx: StoreTransaction, game_id: str) -> tuple[list[dict[str, Any]
     """
     for _ in range(_RACE_RETRIES):
         records = tx.load_raw(game_id)
-        head = read_signature(tx.connection, game_id)
+        head = tx.read_signature(game_id, HEAD)
         if head is None or head.seq <= records[-1]["seq"]:
             break
     return records, head
 
 
-def origin_of(tx: StoreTransaction, game_id: str) -> StoredSignature | None:
+def origin_of(tx: UnitOfWork, game_id: str) -> StoredSignature | None:
     """The signature an imported game's export carried, or None."""
-    return read_signature(tx.connection, game_id, ORIGIN)
+    return tx.read_signature(game_id, ORIGIN)
 
 
 def with_signatures(report: AuditReport, keys: KeyRing, records: Sequence[Mapping[str, Any]],

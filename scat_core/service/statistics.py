@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from scat_core.domain.errors import Hint, NotFound
-from scat_core.store.event_store import EventStore
+from scat_core.service.ports import Store
 
 if TYPE_CHECKING:
     from scat_core.store.stats_projection import StatsReport
@@ -17,17 +17,14 @@ if TYPE_CHECKING:
 class Statistics:
     """Statistics over every game in one store."""
 
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: Store) -> None:
         self.store = store
 
     def stats(self, player: str | None = None, rebuild: bool = False) -> StatsReport:
         """Figures per player and overall, caught up with the log first (rebuilt from the
         events with `rebuild`); with `player`, his line only (NotFound if he never played)."""
-        from scat_core.store.stats_projection import read_stats
-
         self.catch_up_stats(rebuild=rebuild)
-        with self.store.engine.connect() as conn, conn.begin():
-            report = read_stats(conn, player)
+        report = self.store.read_stats(player)
         if player is not None and not report.players:
             raise NotFound(f"no player {player!r} has played in this database", player=player, hint=Hint.LIST_PLAYERS)
         return report
@@ -37,9 +34,4 @@ class Statistics:
 
         Called before every read: appends never wait for the projection (README, "Projections").
         """
-        from scat_core.store.projections import catch_up, is_behind
-        from scat_core.store.stats_projection import STATS
-
-        if not rebuild and not is_behind(self.store.engine, STATS):
-            return 0  # nothing new: no write transaction (no lock on SQLite)
-        return catch_up(self.store.engine, STATS, rebuild=rebuild).events
+        return self.store.catch_up_stats(rebuild=rebuild)

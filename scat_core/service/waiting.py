@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from scat_core.domain.errors import Hint, NotFound
-from scat_core.store.event_store import EventStore
-from scat_core.store.notify import wait_for_head
+from scat_core.service.ports import Store
 
 
 class Waiting:
     """Blocking until a game has new events, over one store."""
 
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: Store) -> None:
         self.store = store
 
     def head_seq(self, game_id: str) -> int:
@@ -28,4 +27,4 @@ class Waiting:
         SQLite polls the head a few times a second.
         """
         self.head_seq(game_id)  # NotFound at once for no such game
-        return wait_for_head(self.store.engine, lambda: self.head_seq(game_id), after, game_id, timeout)
+        return self.store.wait_for_head(game_id, lambda: self.head_seq(game_id), after, timeout)

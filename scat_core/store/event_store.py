@@ -20,9 +20,9 @@ and db_failures.py (database errors as scat's).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 from sqlalchemy import Engine
@@ -32,9 +32,13 @@ from scat_core.store import appending, bulk, game_secrets, games_list, log_reads
 from scat_core.store.database import WRITE_OPTION
 from scat_core.store.db_failures import races_as_conflicts
 from scat_core.store.games_list import GameRow, GameSummary
-from scat_core.store.keys import KeyRing
+from scat_core.store.keys import HeadSignature, KeyRing
 from scat_core.store.records import RECORD_KEYS, GameSecret, StoredEvent, utc_now
+from scat_core.store.signed_heads import HEAD, StoredSignature, read_signature, write_signature
 from scat_core.store.verified import CommandLoad, load_for_command
+
+if TYPE_CHECKING:
+    from scat_core.store.stats_projection import StatsReport
 
 __all__ = ["RECORD_KEYS", "EventStore", "GameRow", "GameSecret", "GameSummary", "StoreTransaction", "StoredEvent",
            "utc_now"]
@@ -58,6 +62,15 @@ class StoreTransaction:
     def connection(self) -> Connection:
         """The open connection of this unit of work (for the signed_heads functions)."""
         return self._conn
+
+    def read_signature(self, game_id: str, kind: str = HEAD) -> StoredSignature | None:
+        """The stored signature of `kind` (HEAD or ORIGIN) of a game, or None."""
+        return read_signature(self._conn, game_id, kind)
+
+    def write_signature(self, game_id: str, kind: str, seq: int, head_hash: str, signature: HeadSignature) -> None:
+        """Insert or replace the signature of `kind` of a game."""
+        self._may_write()
+        write_signature(self._conn, game_id, kind, seq, head_hash, signature)
 
     # ---- the log (log_reads.py, verified.py) --------------------------------------------------
 
@@ -224,6 +237,28 @@ class EventStore:
         with races_as_conflicts(self.engine), self.engine.connect() as conn:
             conn = conn.execution_options(isolation_level="AUTOCOMMIT", **{WRITE_OPTION: True})
             yield StoreTransaction(conn, writes="lean", keys=self.keys)
+
+    def catch_up_stats(self, rebuild: bool = False) -> int:
+        """Fold the events the stats projection has not seen into it (all, with `rebuild`); how many."""
+        from scat_core.store.projections import catch_up, is_behind
+        from scat_core.store.stats_projection import STATS
+
+        if not rebuild and not is_behind(self.engine, STATS):
+            return 0  # nothing new: no write transaction (no lock on SQLite)
+        return catch_up(self.engine, STATS, rebuild=rebuild).events
+
+    def read_stats(self, player: str | None = None) -> StatsReport:
+        """The stats projection's report; with `player`, only his line (if he has one)."""
+        from scat_core.store.stats_projection import read_stats
+
+        with self.engine.connect() as conn, conn.begin():
+            return read_stats(conn, player)
+
+    def wait_for_head(self, game_id: str, head: Callable[[], int], after: int, timeout: float | None) -> bool:
+        """Block until `head()` passes `after`: PostgreSQL pushes (LISTEN/NOTIFY), SQLite polls."""
+        from scat_core.store.notify import wait_for_head
+
+        return wait_for_head(self.engine, head, after, game_id, timeout)
 
     def read(self) -> AbstractContextManager[StoreTransaction]:
         """A read-only unit of work: a read transaction on SQLite (no write lock; one snapshot of

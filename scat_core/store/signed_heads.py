@@ -10,6 +10,7 @@ their first event on; the signature the export carried is kept as the game's "or
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -98,15 +99,26 @@ def signature_for_append(conn: Connection, keys: KeyRing, game_id: str, prior_se
     the events are written (the lean append), so a signature of a later head may be a writer
     that raced ahead (ConcurrencyConflict) rather than damage.
     """
+    prior = read_signature(conn, game_id) if prior_seq > 0 else None
+    return next_signature(keys, prior, game_id, prior_seq, prior_hash, seq, head_hash,
+                          lambda: before_insert and _log_moved(conn, game_id, prior_seq, prior_hash))
+
+
+def next_signature(keys: KeyRing, prior: StoredSignature | None, game_id: str, prior_seq: int, prior_hash: str,
+                   seq: int, head_hash: str, raced: Callable[[], bool] = lambda: False,
+                   ) -> tuple[StoredSignature | None, HeadSignature] | None:
+    """`signature_for_append` given the prior head's stored signature (`prior`, None when unsigned):
+    the rule every store applies. `raced()` says whether the log moved past (prior_seq, prior_hash)
+    meanwhile, which makes a stale prior signature a lost race (ConcurrencyConflict), not damage."""
     stored = None
     if prior_seq > 0:
-        stored = read_signature(conn, game_id)
+        stored = prior
         if stored is None:
             return None
         check = check_signature(keys, stored, game_id, prior_seq, prior_hash)
         if check.status == INVALID:
             stale = (stored.seq, stored.hash) != (prior_seq, prior_hash)
-            if before_insert and stale and _log_moved(conn, game_id, prior_seq, prior_hash):
+            if stale and raced():
                 raise ConcurrencyConflict(f"game {game_id} changed meanwhile (it is no longer at event {prior_seq}): "
                                           "look again and retry")
             raise HistoryDamaged(game_id, check.problem or "its head signature does not verify")

@@ -101,8 +101,17 @@ def load_for_command(conn: Connection, game_id: str, use_snapshot: bool = True) 
     rows = conn.execute(
         _COMMAND_LOAD, {"game_id": game_id, "state_version": state_version, "rules_version": rules_version}
     ).all()
+    logged = 0 if rows else int(conn.execute(_ANY_EVENT, {"game_id": game_id}).scalar_one())
+    return verified_load(game_id, rows, logged)
+
+
+def verified_load(game_id: str, rows: Sequence[Sequence[Any]], logged: int) -> CommandLoad:
+    """The CommandLoad of the rows of `_COMMAND_LOAD` (head_seq, head_hash, snapshot seq and hash, its
+    usable state or None, seed, salt, then one event in RECORD_KEYS order, or Nones, per row), checked.
+
+    `logged`: how many events the log holds of the game, read only when there are no rows (no games row).
+    """
     if not rows:
-        logged = int(conn.execute(_ANY_EVENT, {"game_id": game_id}).scalar_one())
         if not logged:
             raise NotFound(f"no game {game_id!r} in this database", game_id=game_id, hint=Hint.LIST_GAMES)
         raise HistoryDamaged(game_id, f"its log holds {logged} events but the games list has no entry for it")

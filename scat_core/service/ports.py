@@ -1,0 +1,184 @@
+"""The ports of the game service: exactly what it needs of a store, as Protocols it owns.
+
+An adapter is any class with these methods: `scat_core.store.event_store.EventStore` over
+SQLAlchemy (SQLite, PostgreSQL) and `scat_core.store.memory.MemoryStore` (plain dicts, for
+tests); mypy checks that both satisfy `Store` (see the assignments at the end of their
+modules), and tests/store/test_store_contract.py holds both to the same behaviour.
+
+A unit of work (`transaction()`, `command()`, `read()`) is all or nothing: it commits on a
+clean exit and rolls back on any exception. Every write of a command happens in one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from scat_core.store.event_store import EventStore
+    from scat_core.store.games_list import GameRow, GameSummary
+    from scat_core.store.keys import HeadSignature, KeyRing
+    from scat_core.store.memory import MemoryStore
+    from scat_core.store.records import GameSecret, StoredEvent
+    from scat_core.store.signed_heads import StoredSignature
+    from scat_core.store.stats_projection import StatsReport
+    from scat_core.store.verified import CommandLoad
+
+#: One whole exported history to add (records, its games-row summary, its snapshot or None).
+NewGame = tuple[Sequence[Mapping[str, Any]], "GameSummary", "str | None"]
+
+
+class EventLog(Protocol):
+    """The append-only, hash-chained log of each game (seq from 1, each event chained to the one before)."""
+
+    def load(self, game_id: str, up_to: int | None = None) -> list[StoredEvent]:
+        """The game's events in seq order, up to `up_to`; NotFound if none, CorruptHistory if misnumbered."""
+        ...
+
+    def load_between(
+        self, game_id: str, after: int, up_to: int, types: Sequence[str] | None = None,
+        newest_first: bool = False, limit: int | None = None,
+    ) -> list[StoredEvent]:
+        """The events with `after` < seq <= `up_to` (only of `types`), oldest or newest first, at most `limit`."""
+        ...
+
+    def load_unchecked(self, game_id: str) -> list[StoredEvent]:
+        """The game's events in seq order, numbered right or not (for audits)."""
+        ...
+
+    def load_for_command(self, game_id: str, use_snapshot: bool = True) -> CommandLoad:
+        """The snapshot, the events after it, the kept seed and the head, verified against the games row.
+
+        HistoryDamaged when the log is not the one the games row recorded; NotFound for no game.
+        """
+        ...
+
+    def load_raw(self, game_id: str) -> list[dict[str, Any]]:
+        """The game's full records (envelope, prev_hash, hash) as stored."""
+        ...
+
+    def first_events(self, game_ids: Sequence[str]) -> list[StoredEvent]:
+        """The first event of each of `game_ids` that has one."""
+        ...
+
+    def head(self, game_id: str) -> tuple[int, str] | None:
+        """(seq, hash) of the game's last event, or None without events."""
+        ...
+
+    def logged_game_ids(self) -> list[str]:
+        """Every game id the log holds events of."""
+        ...
+
+    def append(
+        self, game_id: str, expected_seq: int, events: Sequence[BaseModel], summary: GameSummary | None = None,
+        snapshot: str | None = None, expected_hash: str | None = None,
+    ) -> list[StoredEvent]:
+        """Append `events` after seq `expected_seq` (hash `expected_hash`), chained, with the games row,
+        the snapshot and the head's signature; ConcurrencyConflict (nothing written) if the head moved.
+
+        With `expected_hash` and a summary, a finished game's kept seed is forgotten in the same write.
+        """
+        ...
+
+    def append_many(self, games: Sequence[NewGame]) -> int:
+        """Add whole histories of new games verbatim, each head signed; ConcurrencyConflict if one exists."""
+        ...
+
+
+class GamesReadModel(Protocol):
+    """The games list: one row per game, moved by every append in the same unit of work."""
+
+    def get_game(self, game_id: str) -> GameRow | None:
+        """The row of one game, or None."""
+        ...
+
+    def list_games(self, status: str | None = None, waiting_for: str | None = None) -> list[GameRow]:
+        """Rows newest activity first, of one status, or whose player to act is `waiting_for` (any case)."""
+        ...
+
+    def game_ids(self) -> list[str]:
+        """Every listed game id, oldest first."""
+        ...
+
+
+class SecretsAndTokens(Protocol):
+    """What is kept outside the log: a running game's seed and salt, the hashes of player tokens."""
+
+    def put_secret(self, game_id: str, seed: str, salt: str) -> None:
+        """Keep a new game's seed and salt."""
+        ...
+
+    def get_secret(self, game_id: str) -> GameSecret | None:
+        """The kept seed and salt, or None (never kept here, or forgotten once revealed)."""
+        ...
+
+    def secret_game_ids(self) -> set[str]:
+        """The ids of the games whose seed is kept here."""
+        ...
+
+    def put_token_hash(self, game_id: str, player: str, token_hash: str) -> None:
+        """Keep the hash of a player's token."""
+        ...
+
+    def get_token_hash(self, game_id: str, player: str) -> str | None:
+        """The hash of a player's token, or None."""
+        ...
+
+
+class HeadSignatures(Protocol):
+    """Each game's signed head ("head") and the signature it was imported with ("origin")."""
+
+    def read_signature(self, game_id: str, kind: str = "head") -> StoredSignature | None:
+        """The stored signature of `kind`, or None."""
+        ...
+
+    def write_signature(self, game_id: str, kind: str, seq: int, head_hash: str, signature: HeadSignature) -> None:
+        """Insert or replace the signature of `kind`."""
+        ...
+
+
+class UnitOfWork(EventLog, GamesReadModel, SecretsAndTokens, HeadSignatures, Protocol):
+    """One open unit of work: the log, the games list, secrets, tokens and signatures together."""
+
+
+class Store(Protocol):
+    """A store the service runs on: units of work, the signing keys, statistics and waiting."""
+
+    @property
+    def keys(self) -> KeyRing:
+        """The key that signs heads here and the keys trusted here."""
+        ...
+
+    def transaction(self) -> AbstractContextManager[UnitOfWork]:
+        """A unit of work for any writes: commit on a clean exit, roll back on an exception."""
+        ...
+
+    def command(self) -> AbstractContextManager[UnitOfWork]:
+        """A unit of work whose one write is an `append` with `expected_hash` (a command's)."""
+        ...
+
+    def read(self) -> AbstractContextManager[UnitOfWork]:
+        """A unit of work that writes nothing."""
+        ...
+
+    def catch_up_stats(self, rebuild: bool = False) -> int:
+        """Fold the events the statistics have not seen into them (all, with `rebuild`); how many."""
+        ...
+
+    def read_stats(self, player: str | None = None) -> StatsReport:
+        """The statistics as of the last catch-up; with `player`, his line only (if he has one)."""
+        ...
+
+    def wait_for_head(self, game_id: str, head: Callable[[], int], after: int, timeout: float | None) -> bool:
+        """Block until `head()` passes `after` (woken by appends); False once `timeout` seconds pass."""
+        ...
+
+
+if TYPE_CHECKING:
+
+    def _adapters(sql: EventStore, memory: MemoryStore) -> tuple[Store, Store]:
+        """Both adapters are Stores (mypy checks this; it never runs)."""
+        return sql, memory
