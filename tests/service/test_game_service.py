@@ -1,6 +1,9 @@
-"""The application service on both databases: play, bots, audit, export and import."""
+"""The application service: play, bots, audit, export and import (on the in-memory store; the first
+two on every store, the damaged-history ones on the databases)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import pytest
 
@@ -10,8 +13,8 @@ from scat_core.domain.events import PlayerSeat
 from scat_core.service import GameService
 
 
-def test_a_game_of_bots_is_played_to_the_end_and_audits_clean(db_url: str) -> None:
-    service = GameService.open(db_url)
+def test_a_game_of_bots_is_played_to_the_end_and_audits_clean(any_service: GameService) -> None:
+    service = any_service
     outcome = service.create_game([PlayerSeat(name=n, is_bot=True) for n in ("ann", "bob", "cy")], seed=7)
     assert outcome.state.status == "finished"
     report = service.audit(outcome.game_id)
@@ -20,8 +23,8 @@ def test_a_game_of_bots_is_played_to_the_end_and_audits_clean(db_url: str) -> No
     assert (row.game_id, row.winner, row.head_seq) == (outcome.game_id, outcome.state.winner, outcome.state.version)
 
 
-def test_a_human_move_is_stored_then_bots_play_until_the_human_must_act(db_url: str) -> None:
-    service = GameService.open(db_url)
+def test_a_human_move_is_stored_then_bots_play_until_the_human_must_act(any_service: GameService) -> None:
+    service = any_service
     created = service.create_game([PlayerSeat(name="you"), PlayerSeat(name="bot", is_bot=True)], seed=3, dealer="bot")
     assert created.state.name(created.state.turn) == "you"  # R11: left of the dealer starts
     drawn = service.act(created.game_id, Draw("you", "stock"))
@@ -34,8 +37,7 @@ def test_a_human_move_is_stored_then_bots_play_until_the_human_must_act(db_url: 
     assert service.audit(created.game_id).ok
 
 
-def test_protected_games_need_the_players_token(db_url: str) -> None:
-    service = GameService.open(db_url)
+def test_protected_games_need_the_players_token(service: GameService) -> None:
     created = service.create_game([PlayerSeat(name="ann"), PlayerSeat(name="bob")], seed=1, dealer="bob", protect=True)
     assert set(created.tokens) == {"ann", "bob"}
     with pytest.raises(AuthFailed):
@@ -45,8 +47,7 @@ def test_protected_games_need_the_players_token(db_url: str) -> None:
     assert service.act(created.game_id, Draw("ann", "stock"), token=created.tokens["ann"]).state.phase == "discard"
 
 
-def test_refused_commands_write_nothing(db_url: str) -> None:
-    service = GameService.open(db_url)
+def test_refused_commands_write_nothing(service: GameService) -> None:
     created = service.create_game([PlayerSeat(name="ann"), PlayerSeat(name="bob")], seed=1, dealer="bob")
     with pytest.raises(RuleViolation):
         service.act(created.game_id, Draw("bob", "stock"))  # R11: ann is to play
@@ -58,12 +59,12 @@ def test_refused_commands_write_nothing(db_url: str) -> None:
 
 
 def test_an_exported_game_imports_into_a_fresh_database_and_a_tampered_one_is_refused(
-    db_url: str, tmp_path
+    any_service: GameService, new_service: Callable[[], GameService]
 ) -> None:
-    source = GameService.open(db_url)
+    source = any_service
     outcome = source.create_game([PlayerSeat(name=n, is_bot=True) for n in ("ann", "bob")], seed=11)
     records = source.export_records(outcome.game_id)
-    target = GameService.open(f"sqlite:///{tmp_path / 'copy.db'}")
+    target = new_service()
     tampered = [dict(r) for r in records]
     tampered[5] = {**tampered[5], "recorded_at": "2020-01-01T00:00:00.000000Z"}
     with pytest.raises(RuleViolation):
@@ -75,11 +76,12 @@ def test_an_exported_game_imports_into_a_fresh_database_and_a_tampered_one_is_re
         target.import_records(records)  # already there
 
 
-def test_r23_reading_the_log_as_a_player_in_a_throw_down_game_records_that_he_saw_his_hand(db_url: str) -> None:
+def test_r23_reading_the_log_as_a_player_in_a_throw_down_game_records_that_he_saw_his_hand(
+    service: GameService,
+) -> None:
     from scat_core.domain.commands import ThrowDown
     from scat_core.domain.options import GameOptions
 
-    service = GameService.open(db_url)
     created = service.create_game(
         [PlayerSeat(name="ann"), PlayerSeat(name="bob")], seed=4, dealer="bob", options=GameOptions(throw_down=True)
     )
@@ -90,8 +92,7 @@ def test_r23_reading_the_log_as_a_player_in_a_throw_down_game_records_that_he_sa
     assert service.act(created.game_id, ThrowDown("bob")).state.hand_number == 2
 
 
-def test_a_move_in_a_finished_game_is_refused_saying_who_won(db_url: str) -> None:
-    service = GameService.open(db_url)
+def test_a_move_in_a_finished_game_is_refused_saying_who_won(service: GameService) -> None:
     outcome = service.create_game([PlayerSeat(name="ann", is_bot=True), PlayerSeat(name="you")], seed=9, dealer="you")
     from scat_core.domain.commands import Knock
 
@@ -137,11 +138,10 @@ def test_a_history_damaged_outside_scat_is_one_clear_error_and_its_audit_names_t
     assert not report.ok and report.first_bad_seq == 2
 
 
-def test_r23_replaying_a_past_hand_records_no_look_at_the_current_one(db_url: str) -> None:
+def test_r23_replaying_a_past_hand_records_no_look_at_the_current_one(service: GameService) -> None:
     from scat_core.domain.commands import ThrowDown
     from scat_core.domain.options import GameOptions
 
-    service = GameService.open(db_url)
     created = service.create_game(
         [PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)], seed=8, dealer="ann",
         options=GameOptions(throw_down=True, lives=5),

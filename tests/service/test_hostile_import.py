@@ -28,9 +28,8 @@ from scat_core.service.games import GameService
 SEATS = [ev.PlayerSeat(name="ann", is_bot=True), ev.PlayerSeat(name="bob", is_bot=True)]
 
 
-def finished_records(db_url: str) -> list[dict[str, Any]]:
+def finished_records(service: GameService) -> list[dict[str, Any]]:
     """The records of a bots-only game, over as soon as it is created."""
-    service = GameService.open(db_url)
     created = service.create_game(SEATS, seed=11, options=GameOptions(lives=1))
     assert created.state.status == "finished"
     with service.store.read() as tx:
@@ -58,10 +57,10 @@ def with_game_id(game_id: str) -> Callable[[dict[str, Any]], None]:
 
 
 @pytest.mark.parametrize("game_id", ["../x", "/tmp/abs", "", "a\x00b", "x" * 5000, "..", "0123456789\x1b[2J"])
-def test_item1_import_refuses_a_game_id_scat_does_not_make(db_url: str, game_id: str) -> None:
+def test_item1_import_refuses_a_game_id_scat_does_not_make(service: GameService, game_id: str) -> None:
     """#14 item 1: any id passed once the chain was recomputed; now only the form `new` makes."""
-    forged = rechain(finished_records(db_url), with_game_id(game_id))
-    target = GameService.open(db_url)
+    forged = rechain(finished_records(service), with_game_id(game_id))
+    target = service
     with pytest.raises(RuleViolation, match="not a game id scat makes"):
         target.import_records(forged)
     assert game_id not in target.game_ids()
@@ -82,17 +81,17 @@ def forge_game(game_id: str, seed: str, salt: str) -> list[dict[str, Any]]:
     return rechain(envelopes, lambda record: None)
 
 
-def test_item2_import_refuses_a_revealed_seed_holding_an_escape_sequence(db_url: str) -> None:
+def test_item2_import_refuses_a_revealed_seed_holding_an_escape_sequence(service: GameService) -> None:
     """#14 item 2: the revealed seed reached the terminal raw; now it must be a decimal integer."""
     forged = forge_game("abcdef0123", "\x1b]0;pwned\x07\x1b[2J", "0" * 32)
-    target = GameService.open(db_url)
+    target = service
     with pytest.raises(RuleViolation, match="not a decimal integer"):
         target.import_records(forged)
     assert "abcdef0123" not in target.game_ids()
     assert target.import_records(forge_game("abcdef0123", "271828", "0" * 32)).ok  # the same, honest
 
 
-def test_item1_import_refuses_a_player_name_new_would_refuse(db_url: str) -> None:
+def test_item1_import_refuses_a_player_name_new_would_refuse(service: GameService) -> None:
     """#14 items 1, 2: a name with a newline forging a `scat:` line is refused as `new` refuses it."""
     def edit(record: dict[str, Any]) -> None:
         for key in ("players",):
@@ -102,14 +101,14 @@ def test_item1_import_refuses_a_player_name_new_would_refuse(db_url: str) -> Non
             if record["data"].get(key) == "ann":
                 record["data"][key] = "ann\nscat: error"
 
-    forged = rechain(finished_records(db_url), edit)
+    forged = rechain(finished_records(service), edit)
     with pytest.raises(RuleViolation, match="not a usable player name"):
-        GameService.open(db_url).import_records(forged)
+        service.import_records(forged)
 
 
-def test_item9_a_jsonl_import_stops_at_the_first_bad_event_without_reading_on(db_url: str) -> None:
+def test_item9_a_jsonl_import_stops_at_the_first_bad_event_without_reading_on(service: GameService) -> None:
     """#14 item 9: a 276 MB file took 2.1 GB before being refused at event 1; now line by line."""
-    records = finished_records(db_url)
+    records = finished_records(service)
     bad = dict(records[0], hash="0" * 64)
 
     class Endless(io.RawIOBase):
@@ -134,9 +133,9 @@ def test_item9_a_jsonl_import_stops_at_the_first_bad_event_without_reading_on(db
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "json"])
-def test_item9_an_import_larger_than_the_limit_is_refused(db_url: str, fmt: str) -> None:
+def test_item9_an_import_larger_than_the_limit_is_refused(service: GameService, fmt: str) -> None:
     """#14 item 9: imports are bounded in size."""
-    records = finished_records(db_url)
+    records = finished_records(service)
     text = to_jsonl(records) if fmt == "jsonl" else to_json(records)
     assert read_export(io.BytesIO(text.encode()), "ok") == records
     with pytest.raises(BadInput, match="larger than"):

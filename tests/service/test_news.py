@@ -42,8 +42,9 @@ def public(state: object) -> tuple[object, ...]:
 
 
 @pytest.mark.parametrize("seed", [1, 2])
-def test_news_from_the_logs_end_is_the_news_from_the_whole_game_for_every_player(db_url: str, seed: int) -> None:
-    service = GameService.open(db_url)
+def test_news_from_the_logs_end_is_the_news_from_the_whole_game_for_every_player(
+    service: GameService, seed: int
+) -> None:
     rng = random.Random(seed)
     created = service.create_game([PlayerSeat(name=name) for name in NAMES], seed=seed,
                                   options=GameOptions(lives=1, throw_down=seed == 2))

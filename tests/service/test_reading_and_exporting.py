@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,8 +20,7 @@ def seq_of(service: GameService, game_id: str) -> int:
     return len(service.history(game_id))
 
 
-def test_a_running_protected_game_is_not_exported_until_it_ends(db_url: str) -> None:
-    service = GameService.open(db_url)
+def test_a_running_protected_game_is_not_exported_until_it_ends(service: GameService) -> None:
     created = service.create_game(HUMAN_AND_BOT, seed=3, dealer="ann", protect=True)
     for running in (False, True):
         with pytest.raises(RuleViolation, match="still running and protected: its export would show every "
@@ -29,8 +29,9 @@ def test_a_running_protected_game_is_not_exported_until_it_ends(db_url: str) -> 
     assert service.running_games() == {created.game_id: True}
 
 
-def test_a_running_game_is_exported_only_when_asked_for_and_a_finished_protected_one_always(db_url: str) -> None:
-    service = GameService.open(db_url)
+def test_a_running_game_is_exported_only_when_asked_for_and_a_finished_protected_one_always(
+    service: GameService
+) -> None:
     running = service.create_game(HUMAN_AND_BOT, seed=3, dealer="ann")
     over = service.create_game([PlayerSeat(name="a", is_bot=True), PlayerSeat(name="b", is_bot=True)], seed=5,
                                protect=True, options=GameOptions(lives=1))
@@ -45,8 +46,7 @@ def test_a_running_game_is_exported_only_when_asked_for_and_a_finished_protected
     assert service.running_games() == {running.game_id: False}
 
 
-def test_nobody_may_look_as_a_bot_while_the_game_runs_but_may_once_it_is_over(db_url: str) -> None:
-    service = GameService.open(db_url)
+def test_nobody_may_look_as_a_bot_while_the_game_runs_but_may_once_it_is_over(service: GameService) -> None:
     created = service.create_game(HUMAN_AND_BOT, seed=3, dealer="ann", options=GameOptions(throw_down=True))
     before = seq_of(service, created.game_id)
     refusal = "ann is a bot: nobody may look at a bot's hand while the game runs"
@@ -64,8 +64,7 @@ def test_nobody_may_look_as_a_bot_while_the_game_runs_but_may_once_it_is_over(db
     assert state.version == 2 and len(shown) == 2
 
 
-def test_a_bad_up_to_or_viewer_is_refused_before_anything_is_written(db_url: str) -> None:
-    service = GameService.open(db_url)
+def test_a_bad_up_to_or_viewer_is_refused_before_anything_is_written(service: GameService) -> None:
     created = service.create_game([PlayerSeat(name="you"), PlayerSeat(name="eve")], seed=3, dealer="eve",
                                   options=GameOptions(throw_down=True))
     before = seq_of(service, created.game_id)
@@ -82,8 +81,7 @@ def test_a_bad_up_to_or_viewer_is_refused_before_anything_is_written(db_url: str
     assert seq_of(service, created.game_id) == before + 1  # a good request records the look
 
 
-def test_history_up_to_zero_or_past_the_end_is_bad_input_not_an_index_error(db_url: str) -> None:
-    service = GameService.open(db_url)
+def test_history_up_to_zero_or_past_the_end_is_bad_input_not_an_index_error(service: GameService) -> None:
     created = service.create_game(HUMAN_AND_BOT, seed=3, dealer="ann")
     last = created.state.version
     for bad in (0, -1, last + 1):
@@ -94,18 +92,27 @@ def test_history_up_to_zero_or_past_the_end_is_bad_input_not_an_index_error(db_u
 
 def import_running(db_url: str, tmp_path: Path, protect: bool) -> tuple[GameService, str]:
     """A running game (you to play) copied into a fresh database, as an import would, seed left behind."""
-    source = GameService.open(db_url)
+    return copy_running(GameService.open(db_url), GameService.open(f"sqlite:///{tmp_path / 'imported.db'}"), protect)
+
+
+def copy_running(source: GameService, target: GameService, protect: bool) -> tuple[GameService, str]:
+    """A running game (you to play) made in `source` and imported into `target`, seed left behind."""
     created = source.create_game(HUMAN_AND_BOT, seed=3, dealer="ann", protect=protect,
                                  options=GameOptions(throw_down=True))
     with source.store.read() as tx:
         records = tx.load_raw(created.game_id)  # what an export of it held
-    target = GameService.open(f"sqlite:///{tmp_path / 'imported.db'}")
     assert target.import_records(records).ok
     return target, created.game_id
 
 
-def test_an_imported_running_game_is_read_only_and_showing_it_writes_nothing(db_url: str, tmp_path: Path) -> None:
-    target, game = import_running(db_url, tmp_path, protect=False)
+@pytest.fixture
+def imported(service: GameService, new_service: Callable[[], GameService]) -> tuple[GameService, str]:
+    """A running, unprotected game imported into another (in-memory) store."""
+    return copy_running(service, new_service(), protect=False)
+
+
+def test_an_imported_running_game_is_read_only_and_showing_it_writes_nothing(imported: tuple[GameService, str]) -> None:
+    target, game = imported
     before = seq_of(target, game)
     assert target.is_read_only(game)
     assert target.look(game, "you").version == before  # no look recorded (R23), no bot moves
@@ -115,24 +122,27 @@ def test_an_imported_running_game_is_read_only_and_showing_it_writes_nothing(db_
         target.act(game, Draw("you", "stock"))
 
 
-def test_a_protected_imported_game_says_its_tokens_were_not_exported(db_url: str, tmp_path: Path) -> None:
-    target, game = import_running(db_url, tmp_path, protect=True)
+def test_a_protected_imported_game_says_its_tokens_were_not_exported(
+    service: GameService, new_service: Callable[[], GameService]
+) -> None:
+    target, game = copy_running(service, new_service(), protect=True)
     for token in ("anything", None):
         with pytest.raises(AuthFailed, match="was imported and player tokens are not exported"):
             target.look(game, "you", token=token)
     assert target.look(game).version == seq_of(target, game)  # the public view needs no token
 
 
-def test_a_game_played_here_is_not_read_only(db_url: str) -> None:
-    service = GameService.open(db_url)
+def test_a_game_played_here_is_not_read_only(service: GameService) -> None:
     created = service.create_game(HUMAN_AND_BOT, seed=3, dealer="ann")
     assert not service.is_read_only(created.game_id)
     with pytest.raises(NotFound):
         service.is_read_only("nosuchgame")
 
 
-def test_an_imported_running_game_is_listed_as_read_only_and_waits_for_nobody(db_url: str, tmp_path: Path) -> None:
-    target, game = import_running(db_url, tmp_path, protect=False)
+def test_an_imported_running_game_is_listed_as_read_only_and_waits_for_nobody(
+    imported: tuple[GameService, str]
+) -> None:
+    target, game = imported
     own = target.create_game(HUMAN_AND_BOT, seed=4, dealer="ann")
     over = target.create_game([PlayerSeat(name="a", is_bot=True), PlayerSeat(name="b", is_bot=True)], seed=5,
                               options=GameOptions(lives=1))

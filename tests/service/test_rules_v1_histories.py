@@ -99,8 +99,7 @@ def test_a_version_1_export_imports_and_audits_clean_in_the_database(db_url: str
     assert exported == rows  # stored verbatim: never rewritten
 
 
-def test_a_version_1_game_in_progress_finishes_under_this_scat_with_version_1_outcomes(db_url: str) -> None:
-    service = GameService.open(db_url)
+def test_a_version_1_game_in_progress_finishes_under_this_scat_with_version_1_outcomes(service: GameService) -> None:
     secret = GAMES["in_progress"]
     game_id = secret["game_id"]
     service.import_records(records("in_progress"))
