@@ -67,8 +67,9 @@ def redact_state(state: GameState, viewer: str | None) -> GameState:
     """The state as `viewer` (None: the public) may know it while the game runs; all once over.
 
     Every card he may not see becomes `HIDDEN` (other hands, his own while face down (R23),
-    the stock, the discard pile under its top card); counts stay, so every view and every
-    legal move of the viewer computed from it is the same as from the true state.
+    the stock, the discard pile under its top card, the cards a resigned player set aside
+    (R27)); counts stay, so every view and every legal move of the viewer computed from it is
+    the same as from the true state.
     """
     if state.status == "finished":
         return state
@@ -83,6 +84,7 @@ def redact_state(state: GameState, viewer: str | None) -> GameState:
         "hands": tuple(shown(index, hand) for index, hand in enumerate(state.hands)),
         "stock": tuple(HIDDEN for _ in state.stock),
         "discard": tuple(HIDDEN for _ in state.discard[:-1]) + state.discard[-1:],
+        "set_aside": tuple(HIDDEN for _ in state.set_aside),  # face down until the next deal (R27)
         "seed": None,
         "seed_salt": None,
     })

@@ -7,14 +7,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from scat_cli.view_json import player_view, public_view
 from scat_core.domain import events as ev
 from scat_core.domain.cards import is_card
-from scat_core.domain.commands import Declare31, Discard, Draw, Knock
+from scat_core.domain.commands import Discard, Draw, Knock
 from scat_core.domain.evolve import fold
 from scat_core.domain.views import HIDDEN, redact
 
-from .helpers import CHANCE, cards, create, play, take_turn
+from .helpers import CHANCE, create, play, take_turn
 
 ABC = ("A", "B", "C")  # C deals: A plays first, then B, then C
 HANDS = {"A": "AS KS 4S", "B": "KH QH 2C", "C": "10D 2S 3C"}
@@ -38,64 +37,6 @@ def cards_in(value: Any) -> Iterator[str]:
 
 def game() -> list[ev.Event]:
     return create(ABC, dealer="C", hands=HANDS, discard="9H", stock="5H 6H 7H")
-
-
-def test_a_player_sees_his_own_hand_and_its_value_the_discard_top_and_counts() -> None:
-    view = player_view(fold(game()), "b")
-    assert view["you"] == "B"
-    assert view["hand"] == ["KH", "QH", "2C"] and view["hand_value"] == 20
-    assert view["discard_top"] == "9H" and view["stock_count"] == 52 - 10
-    assert [p["cards"] for p in view["players"]] == [3, 3, 3]
-    assert (view["turn"], view["phase"], view["dealer"], view["knocked_by"]) == ("A", "draw", "C", None)
-    assert set(cards_in(view)) == {"KH", "QH", "2C", "9H"}
-
-
-def test_r3_the_value_shown_to_a_player_holding_4_cards_is_never_more_than_31() -> None:
-    # A hand is 3 cards (R3): mid-turn, A holds AS KS QS JS, worth 31 at best, not 41.
-    history = create(("A", "B"), dealer="B", hands={"A": "AS KS QS", "B": "2C 3D 4H"}, discard="JS")
-    view = player_view(fold(play(history, Draw("A", "discard"))), "A")
-    assert view["hand"] == ["AS", "KS", "QS", "JS"]
-    assert view["hand_value"] in (None, 31)
-
-
-def test_the_public_view_shows_no_hand_at_all() -> None:
-    view = public_view(fold(game()))
-    assert "hand" not in view and "hands" not in view
-    assert set(cards_in(view)) == {"9H"}
-
-
-def test_a_card_drawn_from_the_stock_is_seen_only_by_the_drawer() -> None:
-    state = fold(play(game(), Draw("A", "stock")))
-    assert "5H" in player_view(state, "A")["hand"]
-    for viewer in ("B", "C"):
-        assert "5H" not in set(cards_in(player_view(state, viewer)))
-    assert [p["cards"] for p in public_view(state)["players"]] == [4, 3, 3]
-
-
-def test_r13_only_the_drawer_is_reminded_which_card_he_took_from_the_discard_pile() -> None:
-    state = fold(play(game(), Draw("A", "discard")))
-    assert player_view(state, "A")["taken_from_discard"] == "9H"
-    assert player_view(state, "B")["taken_from_discard"] is None
-    assert public_view(state)["discard_top"] is None
-
-
-def test_r18_a_showdown_reveals_every_hand_to_everybody() -> None:
-    history = play(game(), Knock("A"))
-    history = take_turn(history)
-    history = play(history, Draw("C", "stock"))
-    history = play(history, Discard("C", fold(history).hands[2][-1]))
-    view = public_view(fold(history))
-    assert view["hand_number"] == 2
-    assert view["revealed"] == {name: list(cards(HANDS[name])) for name in ABC}
-    assert view["revealed_values"] == {"A": 25, "B": 20, "C": 10}
-
-
-def test_r26_after_the_game_everything_is_revealed_with_the_seed() -> None:
-    history = create(("A", "B"), dealer="B", hands={"A": "AS KS QS", "B": "2C 3D 4H"}, lives=1, no_dole=True)
-    state = fold(play(history, Declare31("A")))
-    view = public_view(state)
-    assert view["status"] == "finished" and view["seed"] == "seed"
-    assert view["hands"] == {"A": ["AS", "KS", "QS"], "B": []}
 
 
 def test_a_dealt_deck_shows_a_player_only_his_own_cards_and_the_discard_top() -> None:
@@ -147,25 +88,3 @@ def test_r17_a_reshuffled_stock_is_hidden_from_everybody() -> None:
         assert redact(event, fold(game()), viewer) == ev.StockReshuffled(stock=(HIDDEN, HIDDEN, HIDDEN))
 
 
-def test_r23_in_a_throw_down_game_a_players_view_keeps_his_hand_face_down_until_he_looks() -> None:
-    from scat_cli.view_json import player_view
-    from scat_core.domain.commands import ViewHand
-
-    from .helpers import create, play
-
-    history = create(("A", "B"), dealer="B", hands={"A": "AS KS 4S", "B": "KH QH 2C"}, throw_down=True)
-    unseen = player_view(fold(history), "A")
-    assert unseen["hand_hidden"] and "hand" not in unseen and "hand_value" not in unseen
-    seen = player_view(fold(play(history, ViewHand("A"))), "A")
-    assert seen["hand"] == ["AS", "KS", "4S"] and "hand_hidden" not in seen
-
-
-def test_the_public_view_phase_is_one_of_the_contracts_three_and_stage_tells_the_rest() -> None:
-    from .helpers import create
-
-    history = create(("A", "B"), dealer="B", hands={"A": "AS KS QS", "B": "KH QH 2C"})
-    before_deal = public_view(fold(history[:1]))
-    assert (before_deal["phase"], before_deal["stage"], before_deal["turn"]) == ("draw", "new", None)
-    declared = play(history, Declare31("A"))
-    settling = public_view(fold(declared[: declared.index(next(e for e in declared if isinstance(e, ev.PennyPaid)))]))
-    assert (settling["phase"], settling["stage"], settling["turn"]) == ("draw", "settling", None)
