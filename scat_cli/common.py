@@ -19,8 +19,6 @@ from scat_cli.context import CliState, state
 from scat_core.domain.errors import ScatError
 
 if TYPE_CHECKING:
-    from typer._click import Context
-
     from scat_core.service.boundary import Games
 
 GameArg = Annotated[str, typer.Argument(
@@ -80,10 +78,10 @@ _QUOTED_SCAT = re.compile(r"`scat (?!--db )")
 def runnable(text: str) -> str:
     """`text` with each command it quotes (`scat ...`) runnable as pasted: the program as run
     (see `program`) and the global `--db URL` when one was given (see `scat_prefix`)."""
-    from typer._click.globals import get_current_context
+    from scat_cli.context import acting_context
 
-    ctx = get_current_context(silent=True)
-    scat = scat_prefix(ctx) if ctx is not None else program()  # type: ignore[arg-type]
+    ctx = acting_context()
+    scat = scat_prefix(ctx) if ctx is not None else program()
     return text if scat == "scat" else _QUOTED_SCAT.sub(lambda _: f"`{scat} ", text)
 
 
@@ -119,7 +117,7 @@ def is_output_error(error: OSError) -> bool:
     return error.errno in (errno.ENOSPC, errno.EPIPE, errno.EIO, errno.EDQUOT, errno.EFBIG) and error.filename is None
 
 
-def recorded(ctx: Context, note: str) -> None:
+def recorded(ctx: typer.Context, note: str) -> None:
     """Remember what this command has stored for good, told should its output then fail (see `output_failed`).
 
     `note` names the command to see it, e.g. "your move was recorded; see `scat show G --as you`".
@@ -127,7 +125,7 @@ def recorded(ctx: Context, note: str) -> None:
     ctx.meta["scat.recorded"] = note
 
 
-def output_failed(error: OSError, ctx: Context | None = None) -> NoReturn:
+def output_failed(error: OSError, ctx: typer.Context | None = None) -> NoReturn:
     """Stop with one line on stderr when the output cannot be written (exit 2): nothing more is tried on it.
 
     When the command had already stored its change (see `recorded`), the line says so.
@@ -145,7 +143,7 @@ def output_failed(error: OSError, ctx: Context | None = None) -> NoReturn:
     raise typer.Exit(2)
 
 
-def database_error(error: Exception, ctx: Context) -> ScatError | None:
+def database_error(error: Exception, ctx: typer.Context) -> ScatError | None:
     """A SQLAlchemy error that reached the CLI as one of ours; None for any other error.
 
     Told by the error's module, so SQLAlchemy is imported only once one was raised: a lost

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
 import typer
+
+_ACTING: ContextVar[Any] = ContextVar("scat_acting_context", default=None)
 
 
 @dataclass
@@ -21,3 +27,18 @@ def state(ctx: typer.Context) -> CliState:
     """The global state of this invocation (set by the app callback)."""
     obj = ctx.find_root().obj
     return obj if isinstance(obj, CliState) else CliState()
+
+
+@contextmanager
+def acting(ctx: Any) -> Iterator[None]:
+    """Within: `acting_context()` is `ctx`, the context of the command (or group) at work."""
+    token = _ACTING.set(ctx)
+    try:
+        yield
+    finally:
+        _ACTING.reset(token)
+
+
+def acting_context() -> Any:
+    """The context of the command at work (see `acting`), or None outside one."""
+    return _ACTING.get()

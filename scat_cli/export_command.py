@@ -69,8 +69,9 @@ _SUFFIX_FORMATS = {".json": Format.json, ".jsonl": Format.jsonl, ".txt": Format.
 def export(ctx: typer.Context,
            game: Annotated[str | None, typer.Argument(metavar="GAME", help="The game to export (id or unique start).",
                                                       show_default=False)] = None,
-           fmt: Annotated[Format, typer.Option("--format", "-f", help="jsonl (one event a line), json "
-                                               "(one document) or text (a transcript).")] = Format.jsonl,
+           fmt: Annotated[Format, typer.Option("--format", "-f", metavar="jsonl|json|text",
+                                               help="jsonl (one event a line), json (one document) or text "
+                                               "(a transcript).")] = Format.jsonl,
            output: Annotated[Path | None, typer.Option(
                "--output", "-o", metavar="FILE|DIR", show_default=False,
                help="Write here instead of stdout (a folder with --all); a FILE ending in .json, "

@@ -8,10 +8,13 @@ from typing import Annotated
 
 import typer
 
+from scat_cli.typer_glue import PlainGroup
+
 key_app = typer.Typer(
     help="The key that signs each game's head.\n\nIt is kept outside the database, in a file of its own.\n\n"
     "Example: scat key show",
     no_args_is_help=True,
+    cls=PlainGroup,  # a usage error told in one line
 )
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]

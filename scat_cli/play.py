@@ -36,7 +36,7 @@ from scat_cli.presenter import (
     viewer_view,
 )
 from scat_cli.token_store import remember, token_for
-from scat_cli.typer_glue import SeatOrderCommand, command_class, seat_order
+from scat_cli.typer_glue import seat_order
 
 if TYPE_CHECKING:
     from scat_core.domain.commands import PlayerCommand
@@ -88,7 +88,6 @@ Quiet = Annotated[bool, typer.Option(
     "--quiet", "-q", help="Print only the game id (with --protect, then one NAME<TAB>TOKEN line per human).")]
 
 
-@command_class(SeatOrderCommand)
 def new(
     ctx: typer.Context,
     players: Players = None,
@@ -163,8 +162,8 @@ def new(
 
 def games(
     ctx: typer.Context,
-    status: Annotated[Status | None, typer.Option(help="Only active or only finished games.", case_sensitive=False,
-                                                  show_default=False)] = None,
+    status: Annotated[Status | None, typer.Option(metavar="active|finished", help="Only active or only finished games.",
+                                                  case_sensitive=False, show_default=False)] = None,
     waiting_for: Annotated[str | None, typer.Option(metavar="NAME", show_default=False,
                                                     help="Only games where NAME is to play.")] = None,
     as_json: Json = False,

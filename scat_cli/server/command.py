@@ -22,9 +22,10 @@ def refuse_server(ctx: typer.Context, command: str) -> None:
 
 def serve(
     ctx: typer.Context,
-    host: Annotated[str, typer.Option(help="The address to listen on (loopback by default: put a TLS proxy "
-                                      "in front to serve other machines).")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=1, max=65535, help="The TCP port to listen on.")] = DEFAULT_PORT,
+    host: Annotated[str, typer.Option(metavar="TEXT", help="The address to listen on (loopback by default: put a "
+                                      "TLS proxy in front to serve other machines).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, metavar="INT",
+                                      help="The TCP port to listen on.")] = DEFAULT_PORT,
     db: Annotated[str | None, typer.Option("--db", metavar="URL", show_default=False,
                                            help="The database (as the global --db; default $SCAT_DB_URL, "
                                            "else the SQLite file in your user data directory).")] = None,
