@@ -128,8 +128,10 @@ def recorded(ctx: typer.Context, note: str) -> None:
 def output_failed(error: OSError, ctx: typer.Context | None = None) -> NoReturn:
     """Stop with one line on stderr when the output cannot be written (exit 2): nothing more is tried on it.
 
-    When the command had already stored its change (see `recorded`), the line says so.
+    When the command had already stored its change (see `recorded`), the line says so; a read
+    whose reader closed the pipe early stops quietly (exit 0).
     """
+    import errno
     import os
 
     try:  # later flushes (at exit) go nowhere instead of failing again
@@ -138,6 +140,8 @@ def output_failed(error: OSError, ctx: typer.Context | None = None) -> NoReturn:
     except (OSError, ValueError):
         pass
     note = ctx.meta.get("scat.recorded") if ctx is not None else None
+    if error.errno == errno.EPIPE and not note:
+        raise typer.Exit(0)  # the reader stopped (`scat log G | head -1`): nothing went wrong here
     told = f"; {note}" if note else ""
     typer.echo(runnable(f"scat: error: cannot write the output: {error.strerror}{told}"), err=True)
     raise typer.Exit(2)

@@ -89,6 +89,10 @@ def _read_key(argument: str) -> str:
 
     path = Path(argument)
     if not path.is_file():
+        if _names_a_file(argument):
+            from scat_core.domain.errors import NotFound
+
+            raise NotFound(f"no file {argument}")
         return argument
     try:
         text = path.read_text(encoding="utf-8").strip()
@@ -101,3 +105,12 @@ def _read_key(argument: str) -> str:
     if isinstance(document, dict) and isinstance(document.get("public_key"), str):
         return str(document["public_key"])
     raise BadInput(f"{path} holds no public key (expected the output of `scat key show` or `--json`)")
+
+
+def _names_a_file(argument: str) -> bool:
+    """Whether `argument`, not a key (44 base64 characters), reads as a file's path."""
+    import re
+
+    if re.fullmatch(r"[A-Za-z0-9+/]{43}=", argument.strip()):
+        return False
+    return "." in argument or argument.startswith(("/", "~")) or "\\" in argument

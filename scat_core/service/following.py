@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 
+from scat_core.domain.errors import RuleViolation
 from scat_core.domain.state import GameState
 from scat_core.service.showing import Showing
 from scat_core.service.values import SeenEvent, Waited
@@ -30,6 +31,11 @@ class Following:
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             shown = self.showing.show(game_id, player, token)
+            if shown.read_only:  # nothing is ever played on it here: waiting would never end
+                raise RuleViolation(
+                    f"game {game_id} was imported without its secret seed: it can be shown, replayed and "
+                    "audited, not played on, so nobody's turn comes here"
+                )
             if turn_has_come(shown.state, player):
                 return Waited(shown=shown, timed_out=False)
             left = None if deadline is None else deadline - time.monotonic()

@@ -110,10 +110,19 @@ class Reading:
         shown: list[tuple[StoredEvent, ev.Event]] = []
         state = GameState()
         revealed = final.status == "finished" and not (as_then and up_to is not None and up_to < len(full))
+        last_deal: tuple[int, ev.Event] | None = None  # the latest deal as the public saw it
         for stored in full[:up_to]:
             event = stored.event
+            if not revealed and isinstance(event, ev.HandDealt):
+                last_deal = (len(shown), redact(event, state, None))
             shown.append((stored, event if revealed else redact(event, state, viewer)))
             state = evolve(state, event)
+        seat = state.seat_of(viewer) if viewer is not None else None
+        if last_deal is not None and seat is not None and state.hand_unseen(seat):
+            # His hand still lies face down (R23; a read-only game records no look): its deal is
+            # told as the public saw it, as the state shows it.
+            index, public = last_deal
+            shown[index] = (shown[index][0], public)
         return state, shown
 
     def game_result(self, game_id: str) -> GameResult:
