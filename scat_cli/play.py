@@ -217,6 +217,10 @@ def print_shown(ctx: typer.Context, shown: Shown, as_json: bool) -> None:
             extra["since_last_move"] = events_json(news.events, news.before)
         if result is not None:
             extra["result"] = result_json(result)
+        # As `games --json`: a game imported while running is read-only here, nobody's turn comes.
+        extra["read_only"] = shown.read_only
+        if shown.read_only:
+            extra["turn"] = None
         print_json({**view, **extra})
         return
     if news is not None and result is None:

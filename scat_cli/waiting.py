@@ -38,8 +38,9 @@ def wait(ctx: typer.Context, game: GameArg, player: AsName, token: Token = None,
     state = waited.shown.state
     if waited.timed_out:
         seat = state.seat_of(player)
-        raise WaitTimedOut(f"still not {state.players[seat].name if seat is not None else player}'s turn "
-                           f"in game {game} after {timeout:g} seconds")
+        name = state.players[seat].name if seat is not None else player
+        seconds = "second" if timeout == 1 else "seconds"
+        raise WaitTimedOut(f"still not the turn of {name} in game {game} after {timeout:g} {seconds}")
     print_shown(ctx, waited.shown, as_json)
     if token and state.protected:
         remember(ctx, game, {player: token})

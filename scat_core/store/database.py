@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Connection, Engine, make_url
@@ -147,13 +148,19 @@ def _on_sqlite_begin(conn: Connection) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
+#: The URL given for an engine opened on another (an SQLite file opened read-only), for messages.
+_GIVEN_URLS: WeakKeyDictionary[Engine, str] = WeakKeyDictionary()
+
+
 def make_engine(url: str) -> Engine:
     """An engine for `url`; SQLite gets WAL, a 30 s busy timeout and foreign keys on."""
     try:
         parsed = make_url(url)
         if parsed.get_backend_name() == "sqlite":
-            parsed = _read_only_if_needed(parsed)
-            engine = create_engine(parsed)
+            opened = _read_only_if_needed(parsed)
+            engine = create_engine(opened)
+            if opened is not parsed:  # messages name the URL the user gave, not the read-only one
+                _GIVEN_URLS[engine] = url
             event.listen(engine, "connect", _on_sqlite_connect)
             event.listen(engine, "begin", _on_sqlite_begin)
         else:
@@ -203,7 +210,8 @@ def _read_only_mount(folder: Path) -> bool:
 
 def safe_url(engine: Engine) -> str:
     """The engine's URL with any password hidden, for messages."""
-    return masked_url(engine.url.render_as_string(hide_password=False))
+    given = _GIVEN_URLS.get(engine)
+    return masked_url(given if given is not None else engine.url.render_as_string(hide_password=False))
 
 
 def current_revision(conn: Connection) -> str | None:

@@ -87,3 +87,40 @@ def test_a_read_into_a_closed_pipe_stops_quietly_but_a_move_still_says_it_was_re
     moved = into_a_closed_pipe("--db", url, "draw", game, "--as", "you", "stock")
     assert moved.returncode == 2 and "your move was recorded" in moved.stderr
     assert json.loads(real_scat("--db", url, "show", game, "--json").stdout)["last_seq"] > before
+
+
+@pytest.mark.local_only("it exports a running game (a server never does) or imports into a second database")
+def test_show_json_says_read_only_and_whose_turn_as_games_json_does(
+    scat: Scat, scat_json: Scat, tmp_path: Path, migrated_sqlite: Path
+) -> None:
+    game = new_game(scat_json)  # you to play
+    mine = scat_json("show", game, "--as", "you")
+    assert (mine["turn"], mine["read_only"]) == ("you", False)
+    env = imported_into_a_fresh_database(scat, game, tmp_path, migrated_sqlite)
+    listed = next(row for row in scat_json("games", env=env)["games"] if row["game_id"] == game)
+    for viewer in ((), ("--as", "you")):
+        shown = scat_json("show", game, *viewer, env=env)
+        assert (shown["turn"], shown["read_only"]) == (listed["turn"], listed["read_only"]) == (None, True)
+
+
+def test_a_timed_out_wait_reads_right_for_any_name_and_one_second(scat: Scat, scat_json: Scat) -> None:
+    game = scat_json("new", "--player", "you", "--player", "eve", "--bot", "bob", "--dealer", "bob",
+                     "--seed", "1")["game_id"]
+    waiter = "eve" if scat_json("show", game)["turn"] == "you" else "you"
+    timed_out = scat("wait", game, "--as", waiter, "--timeout", "1")
+    assert timed_out.exit_code == 6
+    assert one_line_error(timed_out) == f"scat: error: still not the turn of {waiter} in game {game} after 1 second"
+
+
+def test_a_read_only_database_is_named_by_the_url_given(
+    scat: Scat, scat_json: Scat, cli_db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = new_game(scat_json)
+    from scat_core.store import database
+
+    real_access = os.access
+    monkeypatch.setattr(database.os, "access", lambda path, mode: mode != os.W_OK and real_access(path, mode))
+    refused = scat("draw", game, "--as", "you", "stock")
+    line = one_line_error(refused)
+    assert refused.exit_code != 0 and "read-only" in line
+    assert cli_db in line and "mode=ro" not in line and "file%3A" not in line

@@ -70,7 +70,7 @@ def test_wait_returns_when_another_process_makes_it_your_turn(places: tuple[dict
     timed_out = subprocess.run([SCAT, "wait", game, "--as", "eve", "--timeout", "0.5"], env=waiter_env,
                                capture_output=True, text=True, timeout=60, check=False)
     assert timed_out.returncode == 6 and timed_out.stderr == (
-        f"scat: error: still not eve's turn in game {game} after 0.5 seconds\n")
+        f"scat: error: still not the turn of eve in game {game} after 0.5 seconds\n")
     waiting = start(waiter_env, "wait", game, "--as", "eve", "--timeout", "45", "--json")
     time.sleep(1.0)
     assert waiting.poll() is None  # still waiting: it is your turn, not eve's
