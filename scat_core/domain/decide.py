@@ -11,10 +11,11 @@ from collections.abc import Callable
 from typing import Any
 
 from . import events as ev
+from . import made
 from .cards import hand_value, validate_deck
 from .commands import Command, CreateGame, Declare31, Discard, Draw, Knock, Resign, ThrowDown, ViewHand
 from .errors import BadInput, Hint, NotFound, RuleViolation, ScatError
-from .evolve import evolve
+from .evolve import apply, copy_of
 from .names import look_alike, name_problem
 from .shuffle import Chance
 from .state import GameState
@@ -23,15 +24,24 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 9
 
 
 class _Emitter:
-    """Collects events and keeps the state they lead to, so consequences see it."""
+    """Collects events and keeps the state they lead to, so consequences see it.
+
+    The state given is never changed: the first event is applied to a copy, which every
+    later event of the command updates in place (`evolve.apply`), one copy per command.
+    """
+
+    __slots__ = ("state", "events", "_copied")
 
     def __init__(self, state: GameState) -> None:
         self.state = state
         self.events: list[ev.Event] = []
+        self._copied = False
 
     def emit(self, event: Any) -> None:
         self.events.append(event)
-        self.state = evolve(self.state, event)
+        if not self._copied:
+            self.state, self._copied = copy_of(self.state), True
+        apply(self.state, event)
 
 
 def value_of(state: GameState, seat: int) -> int:
@@ -120,7 +130,7 @@ def _create(out: _Emitter, command: CreateGame, chance: Chance) -> None:
     if command.first_deck is not None:
         out.emit(ev.HandDealt(hand_number=1, dealer=dealer, deck=command.first_deck, stacked=True))
     else:
-        out.emit(ev.HandDealt(hand_number=1, dealer=dealer, deck=tuple(chance.deck(1))))
+        out.emit(made.hand_dealt(1, dealer, tuple(chance.deck(1))))
 
 
 def turn_refusal(state: GameState, seat: int, phase: str) -> RuleViolation | None:
@@ -167,12 +177,12 @@ def _draw(out: _Emitter, seat: int, command: Draw, chance: Chance) -> None:
         raise refusal
     player = state.players[seat].name
     if command.source == "discard":
-        out.emit(ev.CardDrawn(player=player, source="discard", card=state.discard[-1]))
+        out.emit(made.card_drawn(player, "discard", state.discard[-1]))
         return
     if not state.stock:  # R17
         stock = chance.restock(state.hand_number, state.reshuffles + 1, state.discard[:-1])
-        out.emit(ev.StockReshuffled(stock=tuple(stock)))
-    out.emit(ev.CardDrawn(player=player, source="stock", card=out.state.stock[0]))
+        out.emit(made.stock_reshuffled(tuple(stock)))
+    out.emit(made.card_drawn(player, "stock", out.state.stock[0]))
 
 
 def discard_refusal(state: GameState, seat: int, card: str) -> RuleViolation | None:
@@ -192,7 +202,7 @@ def _discard(out: _Emitter, seat: int, command: Discard, chance: Chance) -> None
     refusal = discard_refusal(state, seat, command.card)
     if refusal is not None:
         raise refusal
-    out.emit(ev.CardDiscarded(player=state.players[seat].name, card=command.card))
+    out.emit(made.card_discarded(state.players[seat].name, command.card))
     if out.state.phase == "settling":  # R16: the player to the knocker's right has discarded
         assert state.knocker is not None
         _showdown(out, state.knocker, chance)
@@ -243,7 +253,7 @@ def _knock(out: _Emitter, seat: int, command: Knock, chance: Chance) -> None:
     refusal = knock_refusal(state, seat)
     if refusal is not None:
         raise refusal
-    out.emit(ev.Knocked(player=state.players[seat].name))
+    out.emit(made.knocked(state.players[seat].name))
 
 
 def _declare(out: _Emitter, seat: int, command: Declare31, chance: Chance) -> None:
@@ -252,7 +262,7 @@ def _declare(out: _Emitter, seat: int, command: Declare31, chance: Chance) -> No
     if refusal is not None:
         raise refusal
     player = state.players[seat].name
-    out.emit(ev.ThirtyOneDeclared(player=player, hand=state.hands[seat]))
+    out.emit(made.thirty_one_declared(player, state.hands[seat]))
     _lose_lives(out, [(other, 1) for other in state.play_order() if other != seat])  # R21
     _next_hand_or_end(out, chance)
 
@@ -279,14 +289,14 @@ def _throw_down(out: _Emitter, seat: int, command: ThrowDown, chance: Chance) ->
     refusal = throw_down_refusal(state, seat)
     if refusal is not None:
         raise refusal
-    out.emit(ev.ThrowDownCalled(player=state.players[seat].name))
+    out.emit(made.throw_down_called(state.players[seat].name))
     _showdown(out, seat, chance)
 
 
 def _view(out: _Emitter, seat: int, command: ViewHand, chance: Chance) -> None:
     state = out.state
     if state.hand_unseen(seat):  # R23: a first look is recorded
-        out.emit(ev.HandViewed(player=state.players[seat].name))
+        out.emit(made.hand_viewed(state.players[seat].name))
 
 
 def _resign(out: _Emitter, seat: int, command: Resign, chance: Chance) -> None:
@@ -295,7 +305,7 @@ def _resign(out: _Emitter, seat: int, command: Resign, chance: Chance) -> None:
     refusal = resign_refusal(state, seat)
     if refusal is not None:
         raise refusal
-    out.emit(ev.Resigned(player=state.players[seat].name))
+    out.emit(made.resigned(state.players[seat].name))
     if len(out.state.active_seats()) == 1:
         _next_hand_or_end(out, chance)
     elif out.state.phase == "settling":  # he was the last to play after the knock (R16)
@@ -330,7 +340,7 @@ def _showdown(out: _Emitter, caller: int, chance: Chance) -> None:
     losses = showdown_losses(state, caller, values)
     names = state.players
     out.emit(
-        ev.ShowdownHeld(
+        made.showdown_held(
             caller=names[caller].name,
             hands={names[seat].name: state.hands[seat] for seat in order},
             values={names[seat].name: values[seat] for seat in order},
@@ -349,11 +359,11 @@ def _lose_lives(out: _Emitter, losses: list[tuple[int, int]]) -> None:
             if player.out:
                 break
             if player.pennies > 0:
-                out.emit(ev.PennyPaid(player=player.name))
+                out.emit(made.penny_paid(player.name))
                 if out.state.options.no_dole and out.state.players[seat].pennies == 0:
-                    out.emit(ev.PlayerEliminated(player=player.name))
+                    out.emit(made.player_eliminated(player.name))
             else:
-                out.emit(ev.PlayerEliminated(player=player.name))
+                out.emit(made.player_eliminated(player.name))
 
 
 def _next_hand_or_end(out: _Emitter, chance: Chance) -> None:
@@ -363,11 +373,11 @@ def _next_hand_or_end(out: _Emitter, chance: Chance) -> None:
     if len(remaining) == 1:
         seed, salt = chance.reveal()
         winner = state.players[remaining[0]].name
-        out.emit(ev.GameWon(winner=winner, kitty=state.kitty, seed=seed, seed_salt=salt))
+        out.emit(made.game_won(winner, state.kitty, seed, salt))
         return
     dealer = state.left_of(state.dealer)
     number = state.hand_number + 1
-    out.emit(ev.HandDealt(hand_number=number, dealer=state.players[dealer].name, deck=tuple(chance.deck(number))))
+    out.emit(made.hand_dealt(number, state.players[dealer].name, tuple(chance.deck(number))))
 
 
 _PLAYER_COMMANDS: dict[type, Callable[[_Emitter, int, Any, Chance], None]] = {

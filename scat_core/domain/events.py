@@ -170,7 +170,8 @@ class GameWon(_Event):
 
 
 #: Every event type: the one list. A new type added here makes mypy name each place that must
-#: handle it (`match` with `assert_never`: evolve, redact, describe, the audit's command mapping).
+#: handle it (`match` with `assert_never`: redact, describe, the audit's command mapping); evolve's
+#: dispatch table is checked against it at import.
 AnyEvent: TypeAlias = (
     GameCreated
     | HandDealt

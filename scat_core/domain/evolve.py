@@ -1,45 +1,52 @@
-"""evolve(state, event) -> state: pure, one function per event type; fold is a reduce."""
+"""evolve(state, event) -> state: pure, one function per event type; fold is a reduce.
+
+Each handler writes the changes its event makes into the fields of a state nobody else
+holds yet: `evolve` copies the state once and applies one event, `fold` copies it once and
+applies them all. The state given is never changed, so this is invisible to callers. The
+dispatch is a dict keyed by event class: each entry's handler type-checked against its class
+by mypy (`_on`), and the keys checked against the `AnyEvent` union at import.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar, get_args
 
 from . import events as ev
 from .deal import deal
 from .state import GameState, Player
 
-Changes = dict[str, Any]
+Fields = dict[str, Any]
+
+_new = object.__new__
+_set_fields = GameState.__dict__["__dict__"].__set__  # replaces a new state's (empty) fields
 
 
-def _created(state: GameState, event: ev.GameCreated) -> Changes:
+def _created(state: GameState, s: Fields, event: ev.GameCreated) -> None:
+    lives = event.options.lives
     players = tuple(
-        Player(name=seat.name, seat=index, is_bot=seat.is_bot, pennies=event.options.lives)
-        for index, seat in enumerate(event.players)
+        Player(seat.name, index, seat.is_bot, lives) for index, seat in enumerate(event.players)
     )
-    return dict(
-        game_id=event.game_id,
-        players=players,
-        seats={player.name.casefold(): player.seat for player in players},
-        options=event.options,
-        protected=event.protected,
-        rules_version=event.rules_version,
-        seed_commitment=event.seed_commitment,
-        seed_chosen=event.seed_chosen,
-        first_deck_stacked=event.first_deck_stacked,
-        dealer=next(p.seat for p in players if p.name == event.dealer),
-    )
+    s["game_id"] = event.game_id
+    s["players"] = players
+    s["seats"] = {player.name.casefold(): player.seat for player in players}
+    s["options"] = event.options
+    s["protected"] = event.protected
+    s["rules_version"] = event.rules_version
+    s["seed_commitment"] = event.seed_commitment
+    s["seed_chosen"] = event.seed_chosen
+    s["first_deck_stacked"] = event.first_deck_stacked
+    s["dealer"] = next(p.seat for p in players if p.name == event.dealer)
 
 
-def _dealt(state: GameState, event: ev.HandDealt) -> Changes:
+def _dealt(state: GameState, s: Fields, event: ev.HandDealt) -> None:
     dealer = state.seats[event.dealer.casefold()]
     order = state.play_order(dealer)
     dealt = deal(event.deck, len(order))  # R9, R10
-    hands: list[tuple[str, ...]] = [() for _ in state.players]
+    hands: list[tuple[str, ...]] = [()] * len(state.players)
     for seat, hand in zip(order, dealt.hands, strict=True):
         hands[seat] = hand
-    return dict(
+    s.update(
         status="active",
         dealer=dealer,
         hand_number=event.hand_number,
@@ -58,31 +65,42 @@ def _dealt(state: GameState, event: ev.HandDealt) -> Changes:
     )
 
 
-def _with_hand(state: GameState, seat: int, hand: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
-    return state.hands[:seat] + (hand,) + state.hands[seat + 1 :]
+def _with_hand(hands: tuple[tuple[str, ...], ...], seat: int, hand: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    changed = list(hands)
+    changed[seat] = hand
+    return tuple(changed)
 
 
-def _viewed(state: GameState, event: ev.HandViewed) -> Changes:
-    return dict(looked=state.looked | {state.seats[event.player.casefold()]})
+def _look(s: Fields, seat: int) -> None:
+    """The player at `seat` has seen his hand (R23)."""
+    looked = s["looked"]
+    if seat not in looked:
+        s["looked"] = looked | {seat}
 
 
-def _reshuffled(state: GameState, event: ev.StockReshuffled) -> Changes:
-    return dict(stock=event.stock, discard=state.discard[-1:], reshuffles=state.reshuffles + 1)
+def _viewed(state: GameState, s: Fields, event: ev.HandViewed) -> None:
+    _look(s, state.seats[event.player.casefold()])
 
 
-def _drawn(state: GameState, event: ev.CardDrawn) -> Changes:
-    seat = state.seats[event.player.casefold()]
-    hands = _with_hand(state, seat, state.hands[seat] + (event.card,))
-    looked = state.looked | {seat}
+def _reshuffled(state: GameState, s: Fields, event: ev.StockReshuffled) -> None:
+    s["stock"] = event.stock
+    s["discard"] = s["discard"][-1:]
+    s["reshuffles"] += 1
+
+
+def _drawn(state: GameState, s: Fields, event: ev.CardDrawn) -> None:
+    seat = s["seats"][event.player.casefold()]
+    card = event.card
+    hands = list(s["hands"])
+    hands[seat] = (*hands[seat], card)
+    s["hands"] = tuple(hands)
     if event.source == "stock":
-        return dict(hands=hands, stock=state.stock[1:], phase="discard", looked=looked)
-    return dict(
-        hands=hands,
-        discard=state.discard[:-1],
-        phase="discard",
-        looked=looked,
-        taken_from_discard=event.card,
-    )
+        s["stock"] = s["stock"][1:]
+    else:
+        s["discard"] = s["discard"][:-1]
+        s["taken_from_discard"] = card
+    s["phase"] = "discard"
+    _look(s, seat)
 
 
 def _knocker_reached(state: GameState, seat: int, following: int) -> bool:
@@ -90,151 +108,192 @@ def _knocker_reached(state: GameState, seat: int, following: int) -> bool:
 
     The knocker may have resigned since (R27): the final round then ends when it passes his seat.
     """
-    if state.knocker is None:
+    knocker = state.knocker
+    if knocker is None:
         return False
     count = len(state.players)
     for step in range(1, count + 1):
         candidate = (seat + step) % count
-        if candidate == state.knocker:
+        if candidate == knocker:
             return True
         if candidate == following:
             return False
     return False
 
 
-def _discarded(state: GameState, event: ev.CardDiscarded) -> Changes:
-    seat = state.seats[event.player.casefold()]
-    held = state.hands[seat]
-    at = held.index(event.card) if event.card in held else len(held)  # a card is held once (R1)
-    hand = held[:at] + held[at + 1 :]
+def _discarded(state: GameState, s: Fields, event: ev.CardDiscarded) -> None:
+    seat = s["seats"][event.player.casefold()]
+    card = event.card
+    hands = list(s["hands"])
+    held = hands[seat]
+    at = held.index(card) if card in held else len(held)  # a card is held once (R1)
     following = state.left_of(seat)
     hand_ends = _knocker_reached(state, seat, following)  # R16
-    return dict(
-        hands=_with_hand(state, seat, hand),
-        discard=state.discard + (event.card,),
-        taken_from_discard=None,
-        had_turn=state.had_turn | {seat},
-        turns=state.turns + 1,
-        phase="settling" if hand_ends else "draw",
-        turn=None if hand_ends else following,
+    hands[seat] = held[:at] + held[at + 1 :]
+    s["hands"] = tuple(hands)
+    s["discard"] = (*s["discard"], card)
+    s["taken_from_discard"] = None
+    had_turn = s["had_turn"]
+    if seat not in had_turn:
+        s["had_turn"] = had_turn | {seat}
+    s["turns"] += 1
+    if hand_ends:
+        s["phase"], s["turn"] = "settling", None
+    else:
+        s["phase"], s["turn"] = "draw", following
+
+
+def _knocked(state: GameState, s: Fields, event: ev.Knocked) -> None:
+    seat = s["seats"][event.player.casefold()]
+    s["knocker"] = seat
+    had_turn = s["had_turn"]
+    if seat not in had_turn:
+        s["had_turn"] = had_turn | {seat}
+    s["turns"] += 1
+    _look(s, seat)
+    s["turn"] = state.left_of(seat)
+    s["phase"] = "draw"
+
+
+def _declared(state: GameState, s: Fields, event: ev.ThirtyOneDeclared) -> None:
+    _look(s, s["seats"][event.player.casefold()])
+    s["phase"], s["turn"] = "settling", None
+    s["revealed"] = {event.player: event.hand}
+    s["revealed_values"] = {event.player: 31}
+
+
+def _thrown_down(state: GameState, s: Fields, event: ev.ThrowDownCalled) -> None:
+    _look(s, s["seats"][event.player.casefold()])
+    s["phase"], s["turn"] = "settling", None
+
+
+def _showdown(state: GameState, s: Fields, event: ev.ShowdownHeld) -> None:
+    s["phase"], s["turn"] = "settling", None
+    s["revealed"] = dict(event.hands)
+    s["revealed_values"] = dict(event.values)
+
+
+def _with_player(players: tuple[Player, ...], seat: int, **changes: Any) -> tuple[Player, ...]:
+    changed = list(players)
+    old = players[seat]
+    changed[seat] = Player(
+        old.name,
+        old.seat,
+        old.is_bot,
+        changes.get("pennies", old.pennies),
+        changes.get("out", old.out),
+        changes.get("resigned", old.resigned),
     )
+    return tuple(changed)
 
 
-def _knocked(state: GameState, event: ev.Knocked) -> Changes:
-    seat = state.seats[event.player.casefold()]
-    return dict(
-        knocker=seat,
-        had_turn=state.had_turn | {seat},
-        turns=state.turns + 1,
-        looked=state.looked | {seat},
-        turn=state.left_of(seat),
-        phase="draw",
-    )
-
-
-def _declared(state: GameState, event: ev.ThirtyOneDeclared) -> Changes:
-    seat = state.seats[event.player.casefold()]
-    return dict(
-        phase="settling",
-        turn=None,
-        looked=state.looked | {seat},
-        revealed={event.player: event.hand},
-        revealed_values={event.player: 31},
-    )
-
-
-def _thrown_down(state: GameState, event: ev.ThrowDownCalled) -> Changes:
-    seat = state.seats[event.player.casefold()]
-    return dict(phase="settling", turn=None, looked=state.looked | {seat})
-
-
-def _showdown(state: GameState, event: ev.ShowdownHeld) -> Changes:
-    return dict(phase="settling", turn=None, revealed=dict(event.hands), revealed_values=dict(event.values))
-
-
-def _resigned(state: GameState, event: ev.Resigned) -> Changes:
-    seat = state.seats[event.player.casefold()]
-    players = list(state.players)
-    players[seat] = replace(players[seat], out=True, resigned=True)
+def _resigned(state: GameState, s: Fields, event: ev.Resigned) -> None:
+    seat = s["seats"][event.player.casefold()]
+    in_turn = state.turn == seat
+    was_active = len(state.active_seats())
     hand, discard = state.hands[seat], state.discard
-    taken = state.taken_from_discard if state.turn == seat else None
+    taken = state.taken_from_discard if in_turn else None
     if taken is not None:  # mid-turn, the face-up card he took goes back: the pile is never emptied
-        hand, discard = tuple(card for card in hand if card != taken), discard + (taken,)
-    changes: Changes = dict(
-        players=tuple(players),
-        hands=_with_hand(state, seat, ()),
-        discard=discard,
-        set_aside=state.set_aside + hand,  # face down until the next deal (R27)
-    )
-    if state.turn == seat:  # his turn is skipped: the next active player is to draw
-        after = state.evolved(changes)
-        following = after.left_of(seat)
-        hand_ends = len(after.active_seats()) < 2 or _knocker_reached(after, seat, following)
-        changes.update(
-            taken_from_discard=None,
-            phase="settling" if hand_ends else "draw",
-            turn=None if hand_ends else following,
-        )
-    elif len(state.active_seats()) == 2:  # one player remains: the game ends (R26)
-        changes.update(phase="settling", turn=None)
-    return changes
+        hand, discard = tuple(card for card in hand if card != taken), (*discard, taken)
+    s["players"] = _with_player(state.players, seat, out=True, resigned=True)
+    s["hands"] = _with_hand(state.hands, seat, ())
+    s["discard"] = discard
+    s["set_aside"] = state.set_aside + hand  # face down until the next deal (R27)
+    if in_turn:  # his turn is skipped: the next active player is to draw
+        following = state.left_of(seat)
+        hand_ends = len(state.active_seats()) < 2 or _knocker_reached(state, seat, following)
+        s["taken_from_discard"] = None
+        if hand_ends:
+            s["phase"], s["turn"] = "settling", None
+        else:
+            s["phase"], s["turn"] = "draw", following
+    elif was_active == 2:  # one player remains: the game ends (R26)
+        s["phase"], s["turn"] = "settling", None
 
 
-def _paid(state: GameState, event: ev.PennyPaid) -> Changes:
-    seat = state.seats[event.player.casefold()]
-    players = list(state.players)
-    players[seat] = replace(players[seat], pennies=players[seat].pennies - 1)
-    return dict(players=tuple(players), kitty=state.kitty + 1)
+def _paid(state: GameState, s: Fields, event: ev.PennyPaid) -> None:
+    seat = s["seats"][event.player.casefold()]
+    players = s["players"]
+    s["players"] = _with_player(players, seat, pennies=players[seat].pennies - 1)
+    s["kitty"] += 1
 
 
-def _eliminated(state: GameState, event: ev.PlayerEliminated) -> Changes:
-    seat = state.seats[event.player.casefold()]
-    players = list(state.players)
-    players[seat] = replace(players[seat], out=True)
-    # An eliminated player's cards go under the discard pile until the next deal.
-    return dict(
-        players=tuple(players),
-        hands=_with_hand(state, seat, ()),
-        discard=state.hands[seat] + state.discard,
-    )
+def _eliminated(state: GameState, s: Fields, event: ev.PlayerEliminated) -> None:
+    seat = s["seats"][event.player.casefold()]
+    hands = s["hands"]
+    s["players"] = _with_player(s["players"], seat, out=True)
+    s["hands"] = _with_hand(hands, seat, ())
+    s["discard"] = hands[seat] + s["discard"]  # his cards go under the discard pile until the next deal
 
 
-def _won(state: GameState, event: ev.GameWon) -> Changes:
-    changes: Changes = dict(
-        status="finished", phase="finished", turn=None, winner=event.winner, seed=event.seed,
-        seed_salt=event.seed_salt,
-    )
+def _won(state: GameState, s: Fields, event: ev.GameWon) -> None:
+    s.update(status="finished", phase="finished", turn=None, winner=event.winner, seed=event.seed,
+             seed_salt=event.seed_salt)
     if state.rules_version >= 2:  # R26 (rules version 2): the winner's final pennies include the kitty
-        seat = state.seats[event.winner.casefold()]
-        players = list(state.players)
-        players[seat] = replace(players[seat], pennies=players[seat].pennies + event.kitty)
-        changes.update(players=tuple(players), kitty=state.kitty - event.kitty)
-    return changes
+        seat = s["seats"][event.winner.casefold()]
+        players = s["players"]
+        s["players"] = _with_player(players, seat, pennies=players[seat].pennies + event.kitty)
+        s["kitty"] -= event.kitty
 
 
-_HANDLERS: dict[str, Callable[[GameState, Any], Changes]] = {
-    "GameCreated": _created,
-    "HandDealt": _dealt,
-    "HandViewed": _viewed,
-    "StockReshuffled": _reshuffled,
-    "CardDrawn": _drawn,
-    "CardDiscarded": _discarded,
-    "Knocked": _knocked,
-    "ThirtyOneDeclared": _declared,
-    "ThrowDownCalled": _thrown_down,
-    "ShowdownHeld": _showdown,
-    "Resigned": _resigned,
-    "PennyPaid": _paid,
-    "PlayerEliminated": _eliminated,
-    "GameWon": _won,
-}
+E = TypeVar("E")
+Handler = Callable[[GameState, Fields, Any], None]
+
+
+def _on(kind: type[E], handler: Callable[[GameState, Fields, E], None]) -> tuple[type, Handler]:
+    """One entry of the dispatch table; mypy checks that `handler` takes a `kind`."""
+    return kind, handler
+
+
+#: The handler of every event type, keyed by the event's class (one dict lookup; an
+#: isinstance on a pydantic class goes through its metaclass and costs ten times more).
+_HANDLERS: dict[type, Handler] = dict(
+    [
+        _on(ev.GameCreated, _created),
+        _on(ev.HandDealt, _dealt),
+        _on(ev.HandViewed, _viewed),
+        _on(ev.StockReshuffled, _reshuffled),
+        _on(ev.CardDrawn, _drawn),
+        _on(ev.CardDiscarded, _discarded),
+        _on(ev.Knocked, _knocked),
+        _on(ev.ThirtyOneDeclared, _declared),
+        _on(ev.ThrowDownCalled, _thrown_down),
+        _on(ev.ShowdownHeld, _showdown),
+        _on(ev.Resigned, _resigned),
+        _on(ev.PennyPaid, _paid),
+        _on(ev.PlayerEliminated, _eliminated),
+        _on(ev.GameWon, _won),
+    ]
+)
+
+
+def event_classes() -> frozenset[type]:
+    """Every class of the `events.AnyEvent` union."""
+    return frozenset(get_args(ev.AnyEvent))
+
+
+if frozenset(_HANDLERS) != event_classes():  # exhaustive, checked at import (and by a test)
+    raise TypeError(f"evolve handles {sorted(c.__name__ for c in _HANDLERS)}, not the Event union")
+
+
+def apply(state: GameState, event: ev.Event) -> None:
+    """Apply `event` to `state` IN PLACE: only for a state nobody else holds (a fresh copy)."""
+    _HANDLERS[type(event)](state, state.__dict__, event)
+    state.__dict__["version"] += 1
+
+
+def copy_of(state: GameState) -> GameState:
+    """A new state equal to `state`, for `apply` to change."""
+    new = _new(GameState)
+    _set_fields(new, state.__dict__.copy())  # twice as fast as updating the new __dict__
+    return new
 
 
 def evolve(state: GameState, event: ev.Event) -> GameState:
     """The state after `event`; pure, never mutates `state`."""
-    changes = _HANDLERS[event.type](state, event)
-    changes["version"] = state.version + 1
-    return state.evolved(changes)
+    new = copy_of(state)
+    apply(new, event)
+    return new
 
 
 def fold(events: Iterable[ev.Event], state: GameState | None = None) -> GameState:
@@ -243,11 +302,7 @@ def fold(events: Iterable[ev.Event], state: GameState | None = None) -> GameStat
     The same as evolving event by event, without a copy of the state per event: one new
     state is updated in place (nobody else holds it) and returned; `state` is untouched.
     """
-    current = object.__new__(GameState)
-    fields = current.__dict__
-    fields.update((GameState() if state is None else state).__dict__)
-    handlers = _HANDLERS
+    current = copy_of(GameState() if state is None else state)
     for event in events:
-        fields.update(handlers[event.type](current, event))
-        fields["version"] += 1
+        apply(current, event)
     return current

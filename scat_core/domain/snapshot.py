@@ -28,11 +28,11 @@ _FIELDS = tuple(f.name for f in dataclasses.fields(GameState))
 _player_fields = operator.attrgetter(*(f.name for f in dataclasses.fields(Player)))
 
 
-def _rules_version() -> str:
+def _rules_version(folder: Path = Path(__file__).parent) -> str:
     """A digest of every module of the domain package: any change to the rules changes it."""
     digest = hashlib.sha256()
     try:
-        for path in sorted(Path(__file__).parent.glob("*.py")):
+        for path in sorted(folder.glob("*.py")):
             digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     except OSError:  # sources unreadable: a per-process value, so no snapshot is ever reused
         return "unreadable-" + hashlib.sha256(repr(id(digest)).encode()).hexdigest()[:40]
