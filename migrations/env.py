@@ -2,7 +2,9 @@
 
 URL: `alembic -x db=URL ...`, else $SCAT_DB_URL, else the default SQLite file. When the
 application runs the migrations itself it passes its open connection in
-`config.attributes["connection"]` and owns the transaction.
+`config.attributes["connection"]` and owns the transaction. The target schema is the store's
+own (scat_core/store/tables.py), so `alembic check` and `alembic revision --autogenerate`
+compare with it.
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ from __future__ import annotations
 import logging.config
 
 from alembic import context
-from sqlalchemy import text
+from sqlalchemy.engine import Connection
 
-from scat_core.store.database import _PG_MIGRATION_LOCK, WRITE_OPTION, make_engine, resolve_url
+from scat_core.store.database import WRITE_OPTION, make_engine, resolve_url
+from scat_core.store.locks import MIGRATION_LOCK, advisory_lock
+from scat_core.store.schema import comparison_options
 
 config = context.config
 
@@ -21,9 +25,7 @@ def run_migrations_online() -> None:
     """Run the migrations on the caller's connection, or on one opened from the URL."""
     connection = config.attributes.get("connection")
     if connection is not None:
-        context.configure(connection=connection, target_metadata=None)
-        with context.begin_transaction():
-            context.run_migrations()
+        _run(connection)
         return
 
     if config.config_file_name is not None:
@@ -33,16 +35,17 @@ def run_migrations_online() -> None:
     try:
         with engine.connect() as conn:
             conn = conn.execution_options(**{WRITE_OPTION: True})
-            with conn.begin():
-                if conn.dialect.name == "postgresql":
-                    conn.execute(
-                        text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_MIGRATION_LOCK}
-                    )
-                context.configure(connection=conn, target_metadata=None)
-                with context.begin_transaction():
-                    context.run_migrations()
+            with conn.begin(), advisory_lock(conn, MIGRATION_LOCK):
+                _run(conn)
     finally:
         engine.dispose()
+
+
+def _run(conn: Connection) -> None:
+    """Run the migrations (or Alembic's comparison with tables.py) on `conn`."""
+    context.configure(connection=conn, **comparison_options(conn.dialect.name))
+    with context.begin_transaction():
+        context.run_migrations()
 
 
 if context.is_offline_mode():

@@ -20,6 +20,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, Operati
 
 from scat_core.domain.errors import BadInput
 from scat_core.store.errors import DatabaseBusy
+from scat_core.store.locks import MIGRATION_LOCK, advisory_lock
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -32,8 +33,6 @@ KNOWN_REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006")
 #: SCAT_BUSY_TIMEOUT (seconds) changes it.
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 BUSY_ENV_VAR = "SCAT_BUSY_TIMEOUT"
-# Any 64-bit constant: PostgreSQL sessions migrating at once take turns on this lock.
-_PG_MIGRATION_LOCK = 3_141_592_653
 WRITE_OPTION = "scat_write"
 
 MIGRATIONS_PACKAGE = "scat_core._migrations"
@@ -276,9 +275,7 @@ def upgrade(engine: Engine) -> str:
         _refuse_unknown_revision(engine, found)
         conn = conn.execution_options(**{WRITE_OPTION: True})
         try:
-            with conn.begin():
-                if conn.dialect.name == "postgresql":
-                    conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_MIGRATION_LOCK})
+            with conn.begin(), advisory_lock(conn, MIGRATION_LOCK):
                 command.upgrade(alembic_config(conn), "head")
         except CommandError as exc:  # e.g. a revision written meanwhile by a newer scat
             raise BadInput(f"cannot upgrade the database at {safe_url(engine)}: {exc}") from exc

@@ -17,7 +17,6 @@ writers take turns, so `position` is the commit order and the checkpoint is a po
 
 from __future__ import annotations
 
-import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -32,6 +31,7 @@ from scat_core.domain.events import Event
 from scat_core.store import tables as t
 from scat_core.store.database import WRITE_OPTION
 from scat_core.store.errors import ConcurrencyConflict
+from scat_core.store.locks import advisory_lock, lock_key
 from scat_core.store.records import RECORD_KEYS, StoredEvent
 
 S = TypeVar("S")
@@ -134,16 +134,10 @@ def _projector(engine: Engine, name: str) -> Iterator[Connection]:
             with conn.begin():
                 yield conn
             return
-        key = {"k": _lock_key(name)}
-        conn.execute(text("SELECT pg_advisory_lock(:k)"), key)
-        conn.commit()
-        try:
+        with advisory_lock(conn, lock_key(name), session=True):
             conn = conn.execution_options(isolation_level="REPEATABLE READ")
             with conn.begin():
                 yield conn
-        finally:
-            conn.execute(text("SELECT pg_advisory_unlock(:k)"), key)
-            conn.commit()
 
 
 def _catch_up(conn: Connection, projection: GameProjection[S], rebuild: bool) -> CatchUp:
@@ -266,11 +260,6 @@ def _set_checkpoint(conn: Connection, name: str, now: Checkpoint, exists: bool) 
         conn.execute(table.update().where(table.c.name == name).values(**values))
     else:
         conn.execute(table.insert().values(name=name, **values))
-
-
-def _lock_key(name: str) -> int:
-    """A 63-bit advisory lock key for the projection `name`."""
-    return 0x5CA7_0000_0000 + zlib.crc32(name.encode("utf-8"))
 
 
 def _is_busy(exc: DBAPIError) -> bool:

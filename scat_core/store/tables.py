@@ -1,10 +1,17 @@
-"""SQLAlchemy Core tables mirroring the Alembic migrations (queries only, no create_all)."""
+"""The schema, stated once: the tables as the Alembic migrations build them (for queries; no create_all).
+
+migrations/env.py hands `metadata` to Alembic and a test compares a database migrated to head
+with it on SQLite and PostgreSQL (see schema.py), so a migration and this module cannot drift
+apart. Engine differences are declared in `info`: `dialects` (an object only those engines
+have) and `server_default` (a default each engine writes its own way).
+"""
 
 from __future__ import annotations
 
 from sqlalchemy import (
     BigInteger,
     Boolean,
+    CheckConstraint,
     Column,
     Index,
     Integer,
@@ -19,6 +26,8 @@ metadata = MetaData()
 
 # BIGINT on PostgreSQL; plain INTEGER on SQLite so the column is the autoincrementing rowid.
 Position = BigInteger().with_variant(Integer(), "sqlite")
+#: The database fills events.tx_id (migration 0002): the writing transaction's id, or 0.
+TX_ID_DEFAULTS = {"postgresql": "(pg_current_xact_id()::text::bigint)", "sqlite": "0"}
 
 events = Table(
     "events",
@@ -33,8 +42,11 @@ events = Table(
     Column("prev_hash", String(64), nullable=False),
     Column("hash", String(64), nullable=False),
     # The writer's transaction id on PostgreSQL (filled by the column default), 0 on SQLite.
-    Column("tx_id", BigInteger, nullable=False),
+    Column("tx_id", BigInteger, nullable=False, info={"server_default": TX_ID_DEFAULTS}),
     UniqueConstraint("game_id", "seq", name="uq_events_game_seq"),
+    CheckConstraint("seq >= 1", name="ck_events_seq_positive"),
+    # Catching up in commit order (projections.py); SQLite orders by position alone.
+    Index("ix_events_tx_position", "tx_id", "position", info={"dialects": ("postgresql",)}),
 )
 
 games = Table(
@@ -134,4 +146,5 @@ head_signatures = Table(
     Column("key_id", String(16), nullable=False),
     Column("public_key", String(64), nullable=False),
     Column("signature", String(128), nullable=False),
+    CheckConstraint("kind IN ('head', 'origin')", name="ck_head_signatures_kind"),
 )

@@ -53,6 +53,15 @@ _PG_MEANS = {
 }
 
 
+#: The function the PostgreSQL immutability triggers run.
+IMMUTABILITY_FUNCTION = "scat_events_immutable"
+
+
+def immutability_triggers(dialect: str) -> frozenset[str]:
+    """The names of the events table's immutability triggers on `dialect` ("sqlite" or "postgresql")."""
+    return frozenset(_SQLITE if dialect == "sqlite" else _PG)
+
+
 def _words(sql: str) -> str:
     return " ".join(re.sub(r"\s+", " ", sql).strip().lower().split())
 

@@ -19,7 +19,8 @@ from scat_core.domain.bots import heuristic_move
 from scat_core.domain.events import PlayerSeat
 from scat_core.service import GameService
 from scat_core.store.errors import HistoryDamaged
-from tests.reliability.test_immutability import a_game_in_play, drop_event_triggers
+from tests.reliability.test_immutability import a_game_in_play
+from tests.support.store import drop_event_triggers
 
 
 def _next_move(service: GameService, game_id: str) -> None:

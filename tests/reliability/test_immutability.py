@@ -9,11 +9,12 @@ altered event and a cut-off tail (the read model remembers the head).
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import Engine, text
+from sqlalchemy import text
 
 from scat_core.domain.bots import heuristic_move
 from scat_core.domain.events import PlayerSeat
 from scat_core.service import GameService
+from tests.support.store import drop_event_triggers
 
 COLUMNS = "game_id, seq, type, schema_version, data, recorded_at, prev_hash, hash"
 FORGED = "game_id, seq, 'Forged', schema_version, data, recorded_at, prev_hash, hash"
@@ -51,22 +52,6 @@ def a_game_in_play(service: GameService, moves: int = 12) -> str:
         assert command is not None
         state = service.act(outcome.game_id, command).state
     return outcome.game_id
-
-
-def drop_event_triggers(engine: Engine) -> None:
-    """What someone with full access to the database could do first."""
-    if engine.dialect.name == "sqlite":
-        listing = "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'events'"
-        drop = 'DROP TRIGGER "{}"'
-    else:
-        listing = ("SELECT tgname FROM pg_trigger WHERE tgrelid = 'events'::regclass "
-                   "AND NOT tgisinternal")
-        drop = 'DROP TRIGGER "{}" ON events'
-    with engine.begin() as conn:
-        names: list[str] = [str(row[0]) for row in conn.execute(text(listing))]
-        for name in names:
-            conn.execute(text(drop.format(name)))
-    assert names, "the events table had no triggers to drop"
 
 
 def test_replacing_or_upserting_an_event_is_refused_by_the_database(db_url: str) -> None:

@@ -1,0 +1,77 @@
+"""How Alembic compares a database with the store's schema (tables.py), per database engine.
+
+tables.py is the one description of the schema: migrations/env.py gives its `metadata` to
+Alembic (so `alembic revision --autogenerate` starts from it) and the tests compare a database
+migrated to head with it on SQLite and PostgreSQL. What differs between the two engines is
+declared in tables.py through `info`: an object only one engine has (`info["dialects"]`) and
+a server default each engine writes its own way (`info["server_default"]`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import Column
+from sqlalchemy.schema import SchemaItem
+
+from scat_core.store.tables import metadata
+from scat_core.store.triggers import IMMUTABILITY_FUNCTION, immutability_triggers
+
+#: The triggers each table carries, per engine: the immutability ones of the events table
+#: (migration 0001, restored by triggers.py) and, on PostgreSQL, the push of each new head
+#: of a game (migration 0006, see notify.py).
+TRIGGERS: dict[str, dict[str, frozenset[str]]] = {
+    "sqlite": {"events": immutability_triggers("sqlite")},
+    "postgresql": {"events": immutability_triggers("postgresql"), "games": frozenset({"games_notify_head"})},
+}
+#: The functions those triggers run (PostgreSQL), in the schema's own namespace.
+FUNCTIONS: dict[str, frozenset[str]] = {
+    "sqlite": frozenset(),
+    "postgresql": frozenset({IMMUTABILITY_FUNCTION, "scat_notify_head"}),
+}
+
+
+def on_dialect(item: SchemaItem, dialect: str) -> bool:
+    """Whether the schema object `item` of tables.py exists on the engine `dialect` (all, unless its info says)."""
+    dialects = item.info.get("dialects")
+    return dialects is None or dialect in dialects
+
+
+def include_object_for(dialect: str) -> Callable[..., bool]:
+    """Alembic's `include_object` hook for `dialect`: leave out the objects tables.py keeps for another engine."""
+
+    def include_object(item: Any, name: str | None, type_: str, reflected: bool, compare_to: Any) -> bool:
+        if reflected:  # found in the database: always compared (with its tables.py twin, if any)
+            return True
+        return on_dialect(item, dialect)
+
+    return include_object
+
+
+def _normalized(sql: str | None) -> str:
+    """A server default's SQL without quotes, brackets, spaces or case (engines reword it)."""
+    return re.sub(r"[\s()'\"]", "", sql or "").lower()
+
+
+def compare_server_default(
+    context: Any, inspected_column: Any, metadata_column: Column[Any], inspected_default: str | None,
+    metadata_default: Any, rendered_metadata_default: str | None,
+) -> bool | None:
+    """Alembic's hook: a default declared per engine (`info["server_default"]`) against the database's."""
+    declared = metadata_column.info.get("server_default")
+    if declared is None:
+        return None  # Alembic's own comparison
+    expected = declared.get(context.dialect.name)
+    return _normalized(inspected_default) != _normalized(expected)
+
+
+def comparison_options(dialect: str) -> dict[str, Any]:
+    """`context.configure` options comparing a `dialect` database with tables.py (env.py and the tests)."""
+    return {
+        "target_metadata": metadata,
+        "compare_type": True,
+        "compare_server_default": compare_server_default,
+        "include_object": include_object_for(dialect),
+    }
