@@ -31,7 +31,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.live_server import free_port, server_process  # noqa: E402
+from tests.support.live_server import free_port, server_process  # noqa: E402
 
 CLIENTS = (1, 8, 32)
 THROUGHPUT_GOAL, P99_GOAL = 0.5, 3.0

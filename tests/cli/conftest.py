@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 from scat_cli.app import app
-from scat_core.domain import deal
-from scat_core.domain.cards import DECK
 from scat_core.store.database import ensure_schema, make_engine
-
-Scat = Callable[..., Any]
+from tests.support.cli import Scat
 
 
 @pytest.fixture(scope="session")
@@ -39,10 +36,6 @@ def cli_db(migrated_sqlite: Path, tmp_path: Path) -> str:
     path = tmp_path / "cli.db"
     shutil.copy(migrated_sqlite, path)
     return f"sqlite:///{path}"
-
-
-#: The modes a test module may run its CLI tests in: `cli_mode = pytest.fixture(params=CLI_MODES)(...)`.
-CLI_MODES = ["local", "server", pytest.param("server-postgres", marks=pytest.mark.postgres)]
 
 
 @pytest.fixture
@@ -69,7 +62,7 @@ def scat_env(cli_mode: str, games_db: str, request: pytest.FixtureRequest) -> It
     local_only = request.node.get_closest_marker("local_only")
     if local_only is not None:
         pytest.skip(f"local only: {local_only.args[0] if local_only.args else 'about the database itself'}")
-    from tests.live_server import server_in_thread
+    from tests.support.live_server import server_in_thread
 
     with server_in_thread(games_db) as url:
         yield {"SCAT_SERVER": url, "SCAT_DB_URL": None}
@@ -99,21 +92,3 @@ def scat_json(scat: Scat) -> Scat:
     return run
 
 
-def stacked(hands: Sequence[Sequence[str]], discard: str, stock: Sequence[str] = ()) -> str:
-    """A 52-card deck, top first, dealing `hands` in deal order (from the dealer's left, R9).
-
-    `hands[i]` are the 3 cards of the i-th player dealt to; then the first discard, then
-    `stock` on top of the stock; the remaining cards follow in a fixed order.
-    """
-    top = deal.stack(hands, discard, stock)
-    rest = [card for card in DECK if card not in top]
-    assert len(set(top)) == len(top), "a card given twice"
-    return " ".join([*top, *rest])
-
-
-def one_line_error(result: Any) -> str:
-    """The single stderr line of a refused command (and no traceback)."""
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert "Traceback" not in result.output
-    return lines[0]

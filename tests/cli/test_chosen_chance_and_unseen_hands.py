@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.cli.conftest import Scat, one_line_error, stacked
-
-LOW = stacked([["2C", "3D", "4H"], ["KH", "QH", "2S"]], "7C")  # you (first to play) hold 5, eve 22
+from tests.support.cli import LOW, Scat, one_line_error
 
 
 def test_item4_a_game_created_with_seed_says_so_everywhere(scat: Scat, scat_json: Scat) -> None:

@@ -6,8 +6,7 @@ from pathlib import Path
 
 from sqlalchemy import create_engine, text
 
-from tests.cli.conftest import Scat, one_line_error
-from tests.cli.test_play import new_game
+from tests.support.cli import Scat, new_game, one_line_error
 
 
 def test_a_move_after_the_last_event_was_deleted_is_refused_and_the_audit_still_fails(

@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from scat_core.store.errors import ConcurrencyConflict
-from tests.cli.conftest import CLI_MODES, Scat, one_line_error
-from tests.cli.test_play import new_game
+from tests.support.cli import CLI_MODES, Scat, new_game, one_line_error
 
 
 @pytest.fixture(params=CLI_MODES)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,8 +12,7 @@ from typing import Any
 
 import pytest
 
-BIN = Path(sys.executable).parent
-SCAT = shutil.which("scat", path=str(BIN)) or str(BIN / "scat")
+from tests.support.cli import BIN, SCAT
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

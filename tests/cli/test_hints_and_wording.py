@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 import shlex
 
-from tests.cli.conftest import Scat, stacked
-from tests.cli.test_play import THIRTY_ONE, new_game
+from tests.support.cli import THIRTY_ONE, Scat, new_game
+from tests.support.decks import stacked
 
 HINT = re.compile(r"^  (scat .*?)\s{3,}\S")
 

@@ -9,8 +9,7 @@ from sqlalchemy import create_engine, text
 from typer.testing import CliRunner
 
 from scat_cli.app import app
-from tests.cli.conftest import one_line_error
-from tests.cli.test_chosen_chance_and_unseen_hands import LOW
+from tests.support.cli import LOW, one_line_error
 
 
 @pytest.fixture

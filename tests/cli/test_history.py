@@ -8,11 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import text
 
-from scat_core.store.database import make_engine
-from tests.cli.conftest import CLI_MODES, Scat, one_line_error
-from tests.cli.test_play import CONTRACT_FIELDS, THIRTY_ONE, new_game
+from tests.support.cli import CLI_MODES, CONTRACT_FIELDS, THIRTY_ONE, Scat, finished_game, new_game, one_line_error
+from tests.support.store import tamper
 
 RECORD_FIELDS = {"game_id", "seq", "type", "schema_version", "recorded_at", "data", "prev_hash", "hash"}
 
@@ -21,24 +19,6 @@ RECORD_FIELDS = {"game_id", "seq", "type", "schema_version", "recorded_at", "dat
 def cli_mode(request: pytest.FixtureRequest) -> str:
     """These tests run on a database and through `scat --server` (SQLite and PostgreSQL)."""
     return str(request.param)
-
-
-def finished_game(scat_json: Scat) -> str:
-    """A game between two bots, over as soon as it is created."""
-    return str(scat_json("new", "--bot", "ann", "--bot", "bob", "--seed", "11", "--lives", "1")["game_id"])
-
-
-def tamper(url: str, statement: str, **values: object) -> None:
-    """Run one statement on the events of a database, past its immutability triggers."""
-    engine = make_engine(url)
-    with engine.begin() as conn:
-        if engine.dialect.name == "sqlite":
-            conn.execute(text("DROP TRIGGER events_no_update"))
-            conn.execute(text("DROP TRIGGER events_no_delete"))
-        else:
-            conn.execute(text("DROP TRIGGER events_no_update_delete ON events"))
-        conn.execute(text(statement), values)
-    engine.dispose()
 
 
 def test_log_prints_one_line_per_event_hiding_the_bots_cards(scat: Scat, scat_json: Scat) -> None:
@@ -222,13 +202,14 @@ def test_import_refuses_a_json_export_whose_tail_was_cut(scat: Scat, scat_json: 
 
 
 def test_import_of_something_that_is_no_export_exits_2_and_a_missing_file_4(scat: Scat, tmp_path: Path) -> None:
-    for name, content in (("notes.txt", "hello"), ("list.json", '[{"seq": 1}]'), ("empty.jsonl", ""),
-                          ("other.json", '{"a": 1}')):
+    for name, content, why in (("notes.txt", "hello", "not a scat export"),
+                               ("list.json", '[{"seq": 1}]', "not a scat export"),
+                               ("empty.jsonl", "", "is empty"), ("other.json", '{"a": 1}', "not a scat export")):
         path = tmp_path / name
         path.write_text(content)
         result = scat("import", str(path))
         assert result.exit_code == 2, (name, result.output)
-        assert "not a scat export" in one_line_error(result) or "is empty" in one_line_error(result)
+        assert why in one_line_error(result), name
     missing = scat("import", str(tmp_path / "nope.jsonl"))
     assert missing.exit_code == 4 and "no file" in one_line_error(missing)
 
@@ -257,7 +238,7 @@ def test_import_of_a_forged_history_that_cannot_even_be_replayed_exits_1(
 def test_the_audit_of_a_game_dealt_from_a_given_deck_says_only_the_later_deals_came_from_the_seed(
     scat: Scat, scat_json: Scat
 ) -> None:
-    from tests.cli.test_play import YOUR_DEAL
+    from tests.support.cli import YOUR_DEAL
 
     over = scat_json("new", "--bot", "ann", "--bot", "bob", "--deck", YOUR_DEAL, "--seed", "11", "--lives", "1")
     game = over["game_id"]

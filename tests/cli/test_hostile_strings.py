@@ -15,8 +15,7 @@ from sqlalchemy import text
 
 from scat_cli.escape import terminal_safe
 from scat_core.store.database import make_engine
-from tests.cli.conftest import Scat, one_line_error
-from tests.cli.test_history import finished_game
+from tests.support.cli import Scat, finished_game, one_line_error
 
 HOSTILE = "ann\x1b[2J\x1b]0;owned\x07\nscat: error: forged\u202e"
 
@@ -99,13 +98,15 @@ def test_item1_export_all_does_not_follow_a_planted_link(scat: Scat, scat_json: 
     assert victim.read_text() == "precious"
 
 
-@pytest.mark.parametrize(("first", "second"), [("ann", "\u0430nn"), ("ann", "Ann"), ("bob", "b\u03bfb"),
-                                               ("Il", "ll"), ("jo", "j\u043e")])
-def test_item9_look_alike_names_are_refused(scat: Scat, first: str, second: str) -> None:
+@pytest.mark.parametrize(("first", "second", "why"), [
+    ("ann", "\u0430nn", "look alike"), ("ann", "Ann", "must differ"), ("bob", "b\u03bfb", "look alike"),
+    ("Il", "ll", "look alike"), ("jo", "j\u043e", "look alike"),
+])
+def test_item9_look_alike_names_are_refused(scat: Scat, first: str, second: str, why: str) -> None:
     """#14 item 9: `ann` and Cyrillic `аnn` in one game could not be told apart."""
     result = scat("new", "--player", first, "--player", second)
     assert result.exit_code == 2, result.output
-    assert "look alike" in one_line_error(result) or "must differ" in one_line_error(result)
+    assert why in one_line_error(result)
     assert json.loads(scat("games", "--json").stdout) == {"games": []}
 
 

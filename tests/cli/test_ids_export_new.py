@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import Scat, one_line_error
+from tests.support.cli import Scat, one_line_error
 
 GAME_COMMANDS = [
     ("show",), ("log",), ("replay",), ("audit",), ("export", "--running"),

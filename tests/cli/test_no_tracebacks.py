@@ -4,8 +4,6 @@ line and the contract's exit code, never a traceback."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,10 +13,8 @@ from scat_core.domain.events import PlayerSeat
 from scat_core.service.games import GameService
 from scat_core.store.database import make_engine
 from scat_core.store.errors import CorruptHistory
-from tests.cli.conftest import Scat, one_line_error
-from tests.cli.test_executable import SCAT
-from tests.cli.test_history import finished_game, tamper
-from tests.cli.test_play import new_game
+from tests.support.cli import Scat, finished_game, new_game, one_line_error, real_scat
+from tests.support.store import tamper
 
 
 def running_game(url: str) -> str:
@@ -90,12 +86,6 @@ def test_item8_one_unreadable_row_fails_its_game_and_audit_all_goes_on(scat: Sca
     assert "cannot be read" in reports[broken]["problems"][0]
     single = scat("log", broken)  # show may be served by the snapshot; log reads every row
     assert single.exit_code == 1 and "cannot be read" in one_line_error(single)
-
-
-def real_scat(*args: str, stdout: int | object = subprocess.PIPE, **env: str) -> subprocess.CompletedProcess[str]:
-    environment = {**os.environ, **env}
-    return subprocess.run([SCAT, *args], stdout=stdout, stderr=subprocess.PIPE, text=True,  # type: ignore[call-overload]
-                          timeout=120, env=environment, check=False)
 
 
 def test_item7_xdg_data_home_pointing_at_a_file_is_one_line(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_no_tracebacks import real_scat
+from tests.support.cli import real_scat
 
 pytestmark = pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 

@@ -7,32 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import CLI_MODES, Scat, stacked
+from tests.support.cli import CLI_MODES, CONTRACT_FIELDS, THIRTY_ONE, YOUR_DEAL, Scat, new_game
+from tests.support.decks import stacked
 
-CONTRACT_FIELDS = {
-    "game_id", "status", "hand_number", "dealer", "turn", "phase", "knocked_by", "discard_top",
-    "stock_count", "kitty", "winner", "last_seq", "players",
-}
 PLAYER_FIELDS = {"name", "seat", "pennies", "on_dole", "out", "is_bot"}
-# you are dealt first (the dealer is bob), so you play first (R9, R11)
-YOUR_DEAL = stacked([["2C", "5D", "9H"], ["KS", "QS", "4D"]], "7C", ["8C", "3H", "6S", "JD"])
-THIRTY_ONE = stacked([["AS", "KS", "QS"], ["2D", "3D", "4H"]], "7C", ["8C", "3H", "6S", "JD"])
-
-
 @pytest.fixture(params=CLI_MODES)
 def cli_mode(request: pytest.FixtureRequest) -> str:
     """These tests run on a database and through `scat --server` (SQLite and PostgreSQL)."""
     return str(request.param)
-
-
-def new_game(scat_json: Scat, *extra: str, deck: str = YOUR_DEAL) -> str:
-    """A game of you against bob (a bot), bob dealing a stacked deck; later hands from a fixed seed.
-
-    Without the seed a later hand is random: with some decks bob holds 31 at the deal and a
-    test that plays into hand 2 fails at random.
-    """
-    return str(scat_json("new", "--player", "you", "--bot", "bob", "--dealer", "bob", "--deck", deck,
-                         "--seed", "1", *extra)["game_id"])
 
 
 def test_new_seats_players_and_bots_interleaved_in_the_order_given(scat_json: Scat) -> None:

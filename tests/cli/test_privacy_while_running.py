@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,9 +16,8 @@ import pytest
 from scat_core.domain.cards import DECK
 from scat_core.domain.hashing import chain_hash
 from scat_core.service.games import GameService
-from tests.cli.conftest import CLI_MODES, Scat, one_line_error, stacked
-from tests.cli.test_history import finished_game
-from tests.cli.test_play import new_game
+from tests.support.cli import CLI_MODES, Scat, finished_game, imported_into_a_fresh_database, new_game, one_line_error
+from tests.support.decks import stacked
 
 HEX64 = re.compile(r"\b[0-9a-f]{64}\b")
 PROTECTED_RUNNING = "is still running and protected: its export would show every player's cards; export it when it ends"
@@ -173,17 +171,6 @@ def test_once_the_game_is_over_anyone_may_look_as_a_bot_and_the_row_says_bot_not
         assert scat(*args, "--as", "ann").exit_code == 0
     table = scat("show", over, "--as", "ann").stdout
     assert "ann (bot)" in table and "(you)" not in table and "you are ann" in table
-
-
-def imported_into_a_fresh_database(scat: Scat, game: str, tmp_path: Path, migrated_sqlite: Path) -> dict[str, str]:
-    """Export the running `game` (--running) and import it into a fresh database; that database's env."""
-    path = tmp_path / "game.jsonl"
-    assert scat("export", game, "-o", str(path), "--running").exit_code == 0
-    fresh = tmp_path / "fresh.db"
-    shutil.copy(migrated_sqlite, fresh)
-    env = {"SCAT_DB_URL": f"sqlite:///{fresh}"}
-    assert scat("import", str(path), env=env).exit_code == 0
-    return env
 
 
 @pytest.mark.local_only("it exports a running game (a server never does) or imports into a second database")

@@ -9,10 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import Scat, one_line_error
-from tests.cli.test_no_tracebacks import real_scat
-from tests.cli.test_play import new_game
-from tests.cli.test_privacy_while_running import imported_into_a_fresh_database
+from tests.support.cli import Scat, imported_into_a_fresh_database, new_game, one_line_error, real_scat
 
 YOUR_CARDS = ["2C", "5D", "9H"]  # YOUR_DEAL
 

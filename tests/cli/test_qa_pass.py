@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.cli.conftest import Scat, one_line_error
+from tests.support.cli import Scat, one_line_error
 
 
 def test_games_status_is_case_insensitive(scat: Scat, scat_json: Scat) -> None:

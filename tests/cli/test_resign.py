@@ -8,8 +8,9 @@ import pytest
 
 from scat_core.domain.evolve import fold
 from scat_core.service.games import GameService
-from tests.cli.conftest import CLI_MODES, Scat, one_line_error, stacked
-from tests.cli.test_no_leaks import YOU, check_log, check_view
+from tests.support.cli import CLI_MODES, Scat, one_line_error
+from tests.support.decks import stacked
+from tests.support.hidden import YOU, check_log, check_view
 
 # seats: you, kay, ann (bot); ann deals, so you play first, then kay, then ann (R11)
 DECK = stacked([["2C", "3D", "4H"], ["AS", "KS", "5H"], ["QD", "JD", "6C"]], "9H", ["7C", "8S", "2S", "3S"])
@@ -52,7 +53,7 @@ def test_r27_a_player_resigns_in_the_middle_of_his_turn_and_nobody_sees_his_card
     finally:
         games.store.engine.dispose()
     view = scat_json("show", game, "--as", "kay")
-    assert "hand" not in view or view["hand"] == []
+    assert view["hand"] == []
     kay = next(p for p in view["players"] if p["name"] == "kay")
     assert (kay["out"], kay["resigned"], kay["pennies"], view["set_aside_count"]) == (True, True, 3, 4)
     assert "You resigned" in scat("show", game, "--as", "kay").stdout

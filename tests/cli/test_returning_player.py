@@ -10,8 +10,9 @@ import pytest
 
 from scat_core.domain.bots import heuristic_move
 from scat_core.service.games import GameService
-from tests.cli.conftest import Scat, stacked
-from tests.cli.test_no_leaks import cards_in
+from tests.support.cli import Scat
+from tests.support.decks import stacked
+from tests.support.hidden import cards_in
 
 # you, kay (humans), ann (bot); ann deals: you play first, then kay, then ann (R11)
 DECK = stacked([["2C", "5D", "9H"], ["KS", "QS", "4D"], ["3C", "7H", "8D"]], "7C",

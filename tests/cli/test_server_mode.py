@@ -12,8 +12,8 @@ from pathlib import Path
 
 import httpx
 
-from tests.cli.conftest import Scat, one_line_error
-from tests.live_server import server_process
+from tests.support.cli import Scat, one_line_error
+from tests.support.live_server import server_process
 
 
 def test_server_with_db_and_server_refused_by_db_upgrade_and_serve_exit_2(scat: Scat) -> None:
@@ -67,7 +67,7 @@ def test_serve_stops_cleanly_on_sigterm_and_logs_one_line_per_request(tmp_path: 
 
 
 def test_stats_through_a_server_are_the_servers(scat: Scat, scat_json: Scat, cli_db: str) -> None:
-    from tests.live_server import server_in_thread
+    from tests.support.live_server import server_in_thread
 
     with server_in_thread(cli_db) as url:
         remote = {"SCAT_SERVER": url, "SCAT_DB_URL": None}

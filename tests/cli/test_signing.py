@@ -10,8 +10,7 @@ from typing import Any
 from sqlalchemy import text
 
 from scat_core.store.database import make_engine
-from tests.cli.conftest import Scat, one_line_error
-from tests.cli.test_history import finished_game
+from tests.support.cli import Scat, finished_game, one_line_error
 
 SIGNATURE_FIELDS = {"scheme", "key_id", "public_key", "signature"}
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from scat_cli.app import app
-from tests.cli.conftest import Scat, one_line_error
+from tests.support.cli import Scat, one_line_error
 
 
 def test_version_prints_the_installed_version() -> None:

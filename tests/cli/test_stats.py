@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from .conftest import Scat, one_line_error
+from tests.support.cli import Scat, one_line_error
 
 FIELDS = {
     "name", "games_played", "games_won", "games_in_progress", "hands_played", "hands_lost", "lives_lost",

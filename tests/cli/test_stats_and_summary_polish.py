@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scat_cli.summary import outcome_text
 from scat_core.service.outcomes import HandOutcome
-from tests.cli.conftest import Scat
+from tests.support.cli import Scat
 
 
 def test_r27_a_hand_ended_by_resignation_is_a_hand_played_in_stats_as_in_show(scat: Scat, scat_json: Scat) -> None:

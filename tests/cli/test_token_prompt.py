@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.cli.conftest import Scat
+from tests.support.cli import Scat
 
 
 def test_item9_token_dash_reads_the_token_from_stdin_not_the_command_line(scat: Scat, scat_json: Scat) -> None:

@@ -21,7 +21,7 @@ from scat_cli import params
 from scat_cli.app import app
 from scat_cli.common import COMMANDS
 from scat_cli.params import given
-from tests.cli.conftest import Scat, one_line_error
+from tests.support.cli import Scat, one_line_error
 
 CLI = Path(params.__file__).parent
 #: Typer's internals scat_cli once reached into; only `typer_converts_with` may name `_runtime_param`.

@@ -6,8 +6,7 @@ import pytest
 from sqlalchemy import text
 
 from scat_core.store.database import HEAD_REVISION, make_engine
-from tests.cli.conftest import Scat, one_line_error
-from tests.cli.test_play import new_game
+from tests.support.cli import Scat, new_game, one_line_error
 
 LEAKED_WORDING = ("Value error", "Input should", "Choose from", "\t")
 

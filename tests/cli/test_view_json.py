@@ -13,7 +13,8 @@ from scat_core.domain import events as ev
 from scat_core.domain.cards import is_card
 from scat_core.domain.commands import Declare31, Discard, Draw, Knock, Resign, ViewHand
 from scat_core.domain.evolve import fold
-from tests.domain.helpers import cards, create, play, take_turn
+from tests.support.decks import cards
+from tests.support.domain import create, play, take_turn
 
 ABC = ("A", "B", "C")  # C deals: A plays first, then B, then C
 HANDS = {"A": "AS KS 4S", "B": "KH QH 2C", "C": "10D 2S 3C"}

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from scat_core.store.database import ensure_schema, make_engine
-from tests.cli.conftest import stacked
-from tests.live_server import server_process
+from tests.support.decks import stacked
+from tests.support.live_server import server_process
 
 SCAT = str(Path(sys.executable).parent / "scat")
 # you are dealt first (bob deals): you 2C 5D 9H, eve KS QS 4D; discard 7C; stock 8C 3H ...

@@ -14,8 +14,7 @@ from scat_core.domain.hashing import GENESIS_HASH, chain_hash
 from scat_core.domain.options import GameOptions
 from scat_core.domain.shuffle import seed_commitment
 from scat_core.store.chain import audit_records
-
-from .helpers import create, heuristic, play, play_out, records_for, take_turn, uniform
+from tests.support.domain import create, heuristic, play, play_out, records_for, take_turn, uniform
 
 GAME = "g-11"
 

@@ -10,19 +10,8 @@ from scat_core.domain.decide import decide
 from scat_core.domain.evolve import fold
 from scat_core.domain.legal import play_moves
 from scat_core.domain.options import GameOptions
-
-from .helpers import (
-    CHANCE,
-    GAME_ID,
-    create,
-    heuristic,
-    play,
-    play_out,
-    seats,
-    stacked_deck,
-    take_turn,
-    uniform,
-)
+from tests.support.decks import stacked_deck
+from tests.support.domain import CHANCE, GAME_ID, create, heuristic, play, play_out, seats, take_turn, uniform
 
 HEADS_UP_GAMES = 400  # the benchmark plays the full 1,000
 

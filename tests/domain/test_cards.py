@@ -16,8 +16,7 @@ from scat_core.domain.cards import (
 )
 from scat_core.domain.errors import BadInput
 from scat_core.domain.options import GameOptions
-
-from .helpers import cards
+from tests.support.decks import cards
 
 
 def value(text: str, **options: bool) -> int:

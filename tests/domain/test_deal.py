@@ -9,8 +9,7 @@ from hypothesis import strategies as st
 from scat_core.domain import deal
 from scat_core.domain.cards import DECK
 from scat_core.domain.evolve import fold
-
-from .helpers import create
+from tests.support.domain import create
 
 
 @given(players=st.integers(2, 9), deck=st.permutations(DECK))

@@ -26,9 +26,8 @@ from scat_core.domain.legal import play_moves
 from scat_core.domain.options import GameOptions
 from scat_core.domain.state import GameState
 from scat_core.store.chain import audit_records
-
-from .helpers import CHANCE, create, given, play, records_for
-from .test_properties import NAMES, Setup, play_checked
+from tests.support.domain import CHANCE, create, given, play, records_for
+from tests.support.random_games import NAMES, Setup, play_checked
 
 ABC = ("A", "B", "C")  # C deals: A plays first, then B, then C
 HANDS = {"A": "9S 8S 2D", "B": "KH QH 3C", "C": "AS KS QD"}

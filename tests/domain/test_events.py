@@ -12,8 +12,7 @@ from pydantic import TypeAdapter, ValidationError
 from scat_core.domain import events as ev
 from scat_core.domain.evolve import fold
 from scat_core.domain.options import GameOptions
-
-from .helpers import COMMITMENT, heuristic, play_out, seats, uniform
+from tests.support.domain import COMMITMENT, heuristic, play_out, seats, uniform
 
 ANY_EVENT: TypeAdapter[ev.Event] = TypeAdapter(ev.Event)  # type: ignore[arg-type]
 

@@ -9,8 +9,7 @@ from scat_core.domain.evolve import fold
 from scat_core.domain.invariants import invariant_problems
 from scat_core.domain.options import GameOptions
 from scat_core.domain.state import GameState
-
-from .helpers import create, play
+from tests.support.domain import create, play
 
 ABC = ("A", "B", "C")
 

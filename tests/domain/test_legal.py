@@ -35,8 +35,7 @@ from scat_core.domain.legal import legal_moves, play_moves
 from scat_core.domain.options import GameOptions
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
-
-from .helpers import create, play
+from tests.support.domain import create, play
 
 NAMES = ("Ann", "bob", "Cy", "Dee", "eve", "Flo", "Gus", "Hal", "Ivy")
 

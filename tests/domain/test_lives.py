@@ -11,8 +11,8 @@ from scat_core.domain.commands import Declare31, Discard, Draw, Knock
 from scat_core.domain.errors import NotFound, RuleViolation
 from scat_core.domain.evolve import fold
 from scat_core.domain.views import redact_state
-
-from .helpers import CHANCE, SALT, SEED, cards, create, dealt, given, play
+from tests.support.decks import cards
+from tests.support.domain import CHANCE, SALT, SEED, create, dealt, given, play
 
 ABC = ("A", "B", "C")  # C deals: A plays first, then B, then C
 

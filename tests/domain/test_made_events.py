@@ -13,9 +13,8 @@ from pydantic import BaseModel
 from scat_core.domain import events as ev
 from scat_core.domain import made
 from scat_core.domain.evolve import event_classes
-
-from .test_properties import Setup, setups
-from .test_snapshot import play
+from scat_core.domain.options import GameOptions
+from tests.support.random_games import NAMES, Setup, play_states, setups
 
 
 def shape(value: Any) -> Any:
@@ -48,7 +47,7 @@ def assert_as_validated(event: BaseModel) -> None:
 @given(setups())
 def test_every_event_decide_emits_is_exactly_the_validated_model(setup: Setup) -> None:
     try:
-        events, _ = play(setup)
+        events, _ = play_states(setup)
     except ValueError as error:
         # Some setups (rules v1, no-dole, one life, resignations) end a showdown with nobody left,
         # and decide fails ("no active player"), on main before this file too: a rules bug left
@@ -61,12 +60,8 @@ def test_every_event_decide_emits_is_exactly_the_validated_model(setup: Setup) -
 
 
 def test_a_long_game_with_reshuffles_has_only_events_equal_to_their_validated_models() -> None:
-    from scat_core.domain.options import GameOptions
-
-    from .test_properties import NAMES
-
     setup = Setup(NAMES[:4], (False,) * 4, GameOptions(lives=1), "3", None, None, 3, 0.01, 2, 0.003)
-    events, _ = play(setup)
+    events, _ = play_states(setup)
     assert any(isinstance(event, ev.StockReshuffled) for event in events)
     for event in events:
         assert_as_validated(event)

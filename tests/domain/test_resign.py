@@ -11,8 +11,8 @@ from scat_core.domain.evolve import fold
 from scat_core.domain.invariants import invariant_problems
 from scat_core.domain.views import HIDDEN, redact, redact_state
 from scat_core.store.chain import audit_records
-
-from .helpers import CHANCE, SALT, SEED, cards, create, given, play, records_for
+from tests.support.decks import cards
+from tests.support.domain import CHANCE, SALT, SEED, create, given, play, records_for
 
 ABC = ("A", "B", "C")  # C deals: A plays first, then B, then C
 HANDS = {"A": "9S 8S 2D", "B": "KH QH 3C", "C": "AS KS QD"}  # 17, 20, 21

@@ -15,8 +15,8 @@ from scat_core.domain.errors import BadInput, NotFound, RuleViolation
 from scat_core.domain.evolve import fold
 from scat_core.domain.options import GameOptions
 from scat_core.domain.shuffle import SeededChance
-
-from .helpers import CHANCE, COMMITMENT, GAME_ID, cards, create, dealt, given, play, seats, stacked_deck, take_turn
+from tests.support.decks import cards, stacked_deck
+from tests.support.domain import CHANCE, COMMITMENT, GAME_ID, create, dealt, given, play, seats, take_turn
 
 ABCD = ("A", "B", "C", "D")
 

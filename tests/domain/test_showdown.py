@@ -10,8 +10,8 @@ import pytest
 from scat_core.domain import events as ev
 from scat_core.domain.commands import Discard, Draw, Knock
 from scat_core.domain.evolve import fold
-
-from .helpers import CHANCE, Scenario, cards, create, given, play, take_turn
+from tests.support.decks import cards
+from tests.support.domain import CHANCE, Scenario, create, given, play, take_turn
 
 ABC = ("A", "B", "C")  # C deals: A plays first, then B, then C
 

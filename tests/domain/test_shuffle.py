@@ -4,43 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Iterator, Sequence
 
 from scat_core.domain.cards import DECK
 from scat_core.domain.shuffle import ALGORITHM, SeededChance, new_salt, new_seed, seed_commitment, shuffled
+from tests.support.shuffle import documented_shuffle
 
 #: The first deck of seed "42", top first. Changing it breaks every stored game: never do.
 SEED_42_FIRST_DECK = (
     "KC JC 4C 8C JH 3C QS 9D 6S 9C AC 5H 2D 6D QD 7D 7S 5C 5D 5S 6H 6C KD 4D QH JD 4H KS 10S "
     "10D 3S 8D KH 3H 4S 7C 2H 9H AD 10H 8H QC 3D 7H 9S 2S 2C AH JS 8S 10C AS"
 ).split()
-
-
-def documented_shuffle(seed: str, label: str, items: Sequence[str]) -> list[str]:
-    """scat-shuffle-v1 written again from its documentation alone."""
-
-    def words() -> Iterator[int]:
-        counter = 0
-        while True:
-            message = f"scat-shuffle-v1|{label}|{counter}".encode()
-            block = hmac.new(seed.encode("utf-8"), message, hashlib.sha256).digest()
-            for offset in range(0, 32, 4):
-                yield int.from_bytes(block[offset : offset + 4], "big")
-            counter += 1
-
-    stream = words()
-
-    def uniform(n: int) -> int:
-        while True:
-            word = next(stream)
-            if word < 2**32 - (2**32 % n):
-                return word % n
-
-    result = list(items)
-    for i in range(len(result) - 1, 0, -1):
-        j = uniform(i + 1)
-        result[i], result[j] = result[j], result[i]
-    return result
 
 
 def test_the_algorithm_is_named_and_versioned() -> None:

@@ -9,7 +9,6 @@ decodes to itself (every field, with its exact type).
 from __future__ import annotations
 
 import json
-import random
 import shutil
 from pathlib import Path
 
@@ -24,35 +23,13 @@ from scat_core.domain.events import PlayerSeat
 from scat_core.domain.evolve import fold
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
-
-from .test_properties import MAX_MOVES, Setup, pick_move, setups
-
-
-def play(setup: Setup) -> tuple[list, list[GameState]]:
-    """A random game: its events and the state after each of them (states[0] is the empty game)."""
-    rng = random.Random(setup.moves_seed)
-    chance = SeededChance(setup.seed, "salt")
-    players = tuple(PlayerSeat(name=n, is_bot=b) for n, b in zip(setup.names, setup.heuristic, strict=True))
-    command = CreateGame("game", players, setup.options, setup.dealer, setup.first_deck,
-                         rules_version=setup.rules_version)
-    events: list = []
-    states = [GameState()]
-    for _ in range(MAX_MOVES):
-        produced, state = decide_and_evolve(states[-1], command, chance)
-        for event in produced:
-            states.append(fold([event], states[-1]))
-        events += produced
-        assert states[-1] == state
-        if state.status == "finished":
-            return events, states
-        command = pick_move(state, setup, rng)  # type: ignore[assignment]
-    raise AssertionError("the game did not end")
+from tests.support.random_games import Setup, play_states, setups
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(setups(), st.data())
 def test_a_snapshot_and_the_events_after_it_fold_to_exactly_the_full_fold(setup: Setup, data: st.DataObject) -> None:
-    events, states = play(setup)
+    events, states = play_states(setup)
     full = fold(events)
     assert full == states[-1]
     for cut in {0, len(events), *data.draw(st.lists(st.integers(0, len(events)), min_size=1, max_size=8))}:

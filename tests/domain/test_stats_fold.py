@@ -11,8 +11,8 @@ import pytest
 from scat_core.domain import events as ev
 from scat_core.domain.options import GameOptions
 from scat_core.domain.stats import GameLine, PlayerLine, evolve_line, fold_line, player_key
-
-from .helpers import cards, heuristic, play_out, uniform
+from tests.support.decks import cards
+from tests.support.domain import heuristic, play_out, uniform
 
 
 def created(*names: str) -> ev.GameCreated:

@@ -7,8 +7,8 @@ from scat_core.domain.commands import Declare31, Discard, Draw, Knock
 from scat_core.domain.decide import value_of
 from scat_core.domain.errors import RuleViolation
 from scat_core.domain.evolve import fold
-
-from .helpers import CHANCE, cards, create, given, play
+from tests.support.decks import cards
+from tests.support.domain import CHANCE, create, given, play
 
 ABC = ("A", "B", "C")  # C deals: A plays first, then B, then C
 

@@ -8,8 +8,8 @@ from scat_core.domain import events as ev
 from scat_core.domain.commands import Declare31, Discard, Draw, Knock, ThrowDown, ViewHand
 from scat_core.domain.errors import RuleViolation
 from scat_core.domain.evolve import fold
-
-from .helpers import CHANCE, cards, create, given, play, take_turn
+from tests.support.decks import cards
+from tests.support.domain import CHANCE, create, given, play, take_turn
 
 ABC = ("A", "B", "C")  # C deals: A plays first, then B, then C
 HANDS = {"A": "AS KS 4S", "B": "KH QH 2C", "C": "10D 2S 3C"}  # 25, 20, 10

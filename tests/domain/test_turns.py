@@ -10,9 +10,9 @@ from scat_core.domain import events as ev
 from scat_core.domain.commands import Declare31, Discard, Draw, Knock
 from scat_core.domain.errors import RuleViolation, ScatError
 from scat_core.domain.evolve import fold
-
-from .helpers import SEED, cards, create, given, play, take_turn
-from .test_shuffle import documented_shuffle
+from tests.support.decks import cards
+from tests.support.domain import SEED, create, given, play, take_turn
+from tests.support.shuffle import documented_shuffle
 
 ABC = ("A", "B", "C")
 # C deals, so A plays first, then B, then C (R9, R11).

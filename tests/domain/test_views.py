@@ -2,37 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
-from pydantic import BaseModel
-
 from scat_core.domain import events as ev
-from scat_core.domain.cards import is_card
 from scat_core.domain.commands import Discard, Draw, Knock
 from scat_core.domain.evolve import fold
 from scat_core.domain.views import HIDDEN, redact
-
-from .helpers import CHANCE, create, play, take_turn
+from tests.support.domain import CHANCE, create, play, take_turn
 
 ABC = ("A", "B", "C")  # C deals: A plays first, then B, then C
 HANDS = {"A": "AS KS 4S", "B": "KH QH 2C", "C": "10D 2S 3C"}
-
-
-def cards_in(value: Any) -> Iterator[str]:
-    """Every card named anywhere in a view or an event."""
-    if isinstance(value, BaseModel):
-        value = value.model_dump()
-    if isinstance(value, str):
-        if is_card(value):
-            yield value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from cards_in(key)
-            yield from cards_in(item)
-    elif isinstance(value, (list, tuple, set, frozenset)):
-        for item in value:
-            yield from cards_in(item)
 
 
 def game() -> list[ev.Event]:

@@ -22,9 +22,9 @@ from scat_core.service import GameService
 from scat_core.store.database import make_engine
 from scat_core.store.errors import ConcurrencyConflict
 from scat_core.store.event_store import EventStore, StoreTransaction
-from tests.reliability import workers
-from tests.reliability.checks import audit_problems, commands_in_log, structural_problems
-from tests.reliability.workers import Tally
+from tests.support import workers
+from tests.support.checks import audit_problems, commands_in_log, structural_problems
+from tests.support.workers import Tally
 
 SPAWN = multiprocessing.get_context("spawn")
 HUMANS = tuple(PlayerSeat(name=name) for name in ("ann", "bob", "cy"))

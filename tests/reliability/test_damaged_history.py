@@ -15,20 +15,11 @@ import pytest
 from sqlalchemy import Engine, text
 
 from scat_cli.errors import exit_code
-from scat_core.domain.bots import heuristic_move
 from scat_core.domain.events import PlayerSeat
 from scat_core.service import GameService
 from scat_core.store.errors import HistoryDamaged
-from tests.reliability.test_immutability import a_game_in_play
+from tests.support.services import a_game_in_play, next_move
 from tests.support.store import drop_event_triggers
-
-
-def _next_move(service: GameService, game_id: str) -> None:
-    state = service.look(game_id)
-    assert state.turn is not None
-    command = heuristic_move(state, state.turn)
-    assert command is not None
-    service.act(game_id, command)
 
 
 def _delete_tail(engine: Engine, game_id: str) -> None:
@@ -102,7 +93,7 @@ def test_a_move_on_a_damaged_history_is_refused_and_writes_nothing(db_url: str, 
         row_before = conn.execute(text("SELECT * FROM games WHERE game_id = :g"), {"g": game_id}).all()
 
     with pytest.raises(HistoryDamaged, match=reason) as caught:
-        _next_move(service, game_id)
+        next_move(service, game_id)
     assert exit_code(caught.value) == 1 and caught.value.game_id == game_id
     with pytest.raises(HistoryDamaged):  # and again: nothing was healed by the refusal
         service.play_bots(game_id)
@@ -118,7 +109,7 @@ def test_a_move_on_a_damaged_history_is_refused_and_writes_nothing(db_url: str, 
 def test_an_undamaged_game_plays_on_after_the_checks(db_url: str) -> None:
     service = GameService.open(db_url)
     game_id = a_game_in_play(service, moves=4)
-    _next_move(service, game_id)
+    next_move(service, game_id)
     assert service.audit(game_id).ok
 
 
@@ -146,7 +137,7 @@ def test_an_event_altered_before_the_snapshot_is_not_played_on_and_the_audit_sti
         conn.execute(text("UPDATE events SET data = replace(data, '\"deck\":[\"', '\"deck\":[\"2C\",\"') "
                           "WHERE game_id = :g AND seq = 2"), {"g": game_id})
     assert service.look(game_id) == true_state
-    _next_move(service, game_id)
+    next_move(service, game_id)
     report = service.audit(game_id)
     assert not report.ok and report.first_bad_seq == 2
     engine.dispose()

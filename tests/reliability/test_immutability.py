@@ -11,9 +11,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import text
 
-from scat_core.domain.bots import heuristic_move
-from scat_core.domain.events import PlayerSeat
 from scat_core.service import GameService
+from tests.support.services import a_game_in_play
 from tests.support.store import drop_event_triggers
 
 COLUMNS = "game_id, seq, type, schema_version, data, recorded_at, prev_hash, hash"
@@ -41,17 +40,6 @@ REWRITES = {
         "WHEN MATCHED THEN DELETE",
     ],
 }
-
-
-def a_game_in_play(service: GameService, moves: int = 12) -> str:
-    """A game of three humans, `moves` commands in (not finished)."""
-    outcome = service.create_game([PlayerSeat(name=n) for n in ("ann", "bob", "cy")], seed=31)
-    state = outcome.state
-    for _ in range(moves):
-        command = heuristic_move(state, state.turn) if state.turn is not None else None
-        assert command is not None
-        state = service.act(outcome.game_id, command).state
-    return outcome.game_id
 
 
 def test_replacing_or_upserting_an_event_is_refused_by_the_database(db_url: str) -> None:

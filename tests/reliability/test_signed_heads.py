@@ -28,7 +28,7 @@ from scat_core.store.errors import HistoryDamaged
 from scat_core.store.event_store import EventStore
 from scat_core.store.keys import KeyRing
 from scat_core.store.records import utc_now
-from tests.reliability.test_immutability import a_game_in_play
+from tests.support.services import a_game_in_play
 from tests.support.store import drop_event_triggers
 
 BOTS = ("ann", "bob", "cy")

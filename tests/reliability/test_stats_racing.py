@@ -23,7 +23,7 @@ from scat_core.store.errors import ConcurrencyConflict
 from scat_core.store.event_store import EventStore
 from scat_core.store.projections import catch_up
 from scat_core.store.stats_projection import STATS
-from tests.store.test_projections import projection_rows
+from tests.support.store import projection_rows
 
 WRITERS = 3
 PROJECTORS = 2

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from scat_core.store.database import ensure_schema, make_engine
-from tests.live_server import server_in_thread
+from tests.support.live_server import server_in_thread
 
 
 @pytest.fixture

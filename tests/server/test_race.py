@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from scat_core.store.database import ensure_schema, make_engine
-from tests.live_server import server_process
+from tests.support.live_server import server_process
 
 ROUNDS = 12
 

@@ -18,7 +18,7 @@ from scat_core.domain.events import PlayerSeat
 from scat_core.service.games import GameService
 from scat_core.service.playing import Playing
 from scat_core.store.errors import StoreUnavailable
-from tests.cli.test_executable import SCAT
+from tests.support.cli import SCAT
 
 YOU_AND_BOB = [PlayerSeat(name="you"), PlayerSeat(name="bob", is_bot=True)]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
@@ -12,8 +11,7 @@ from scat_core.domain.errors import AuthFailed, BadInput, Hint, NotFound, RuleVi
 from scat_core.domain.events import PlayerSeat
 from scat_core.domain.options import GameOptions
 from scat_core.service import GameService
-
-HUMAN_AND_BOT = [PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)]
+from tests.support.services import HUMAN_AND_BOT, copy_running
 
 
 def seq_of(service: GameService, game_id: str) -> int:
@@ -88,21 +86,6 @@ def test_history_up_to_zero_or_past_the_end_is_bad_input_not_an_index_error(serv
         with pytest.raises(BadInput, match=f"game {created.game_id} has events 1 to {last}, not {bad}"):
             service.history(created.game_id, up_to=bad)
     assert [stored.seq for stored in service.history(created.game_id, up_to=2)] == [1, 2]
-
-
-def import_running(db_url: str, tmp_path: Path, protect: bool) -> tuple[GameService, str]:
-    """A running game (you to play) copied into a fresh database, as an import would, seed left behind."""
-    return copy_running(GameService.open(db_url), GameService.open(f"sqlite:///{tmp_path / 'imported.db'}"), protect)
-
-
-def copy_running(source: GameService, target: GameService, protect: bool) -> tuple[GameService, str]:
-    """A running game (you to play) made in `source` and imported into `target`, seed left behind."""
-    created = source.create_game(HUMAN_AND_BOT, seed=3, dealer="ann", protect=protect,
-                                 options=GameOptions(throw_down=True))
-    with source.store.read() as tx:
-        records = tx.load_raw(created.game_id)  # what an export of it held
-    assert target.import_records(records).ok
-    return target, created.game_id
 
 
 @pytest.fixture

@@ -17,8 +17,8 @@ from scat_core.domain import events as ev
 from scat_core.domain.evolve import fold
 from scat_core.service import GameService
 from scat_core.store.chain import audit_records
-from tests.data.v1.generate import play
-from tests.domain.helpers import records_for
+from tests.support.domain import records_for
+from tests.support.v1_play import play
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "v1"
 FINISHED = ["standard", "options", "throw_down_after_knock", "thirty_one_at_showdown", "throw_down"]

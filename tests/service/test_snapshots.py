@@ -10,9 +10,7 @@ from sqlalchemy import Engine, text
 from scat_core.domain import snapshot
 from scat_core.domain.evolve import fold
 from scat_core.service import GameService
-from tests.reliability.test_damaged_history import _next_move
-from tests.reliability.test_immutability import a_game_in_play
-from tests.service.test_reading_and_exporting import import_running
+from tests.support.services import a_game_in_play, import_running, next_move
 
 
 def _snapshot_row(engine: Engine, game_id: str) -> tuple[int, str, int, str, str]:
@@ -49,7 +47,7 @@ def test_a_snapshot_of_other_rules_or_unreadable_is_not_used_and_is_rebuilt(db_u
                    {"state": "{not json"}, {"state": snapshot.encode(truth.evolved({"version": 3}))}):
         _set_snapshot(engine, game_id, **change)
         assert service.look(game_id) == truth  # folded from the events instead
-        _next_move(service, game_id)
+        next_move(service, game_id)
         truth = fold(s.event for s in service.history(game_id))
         assert _snapshot_row(engine, game_id)[2:] == (*snapshot.SNAPSHOT_TAG, snapshot.encode(truth))
     assert service.audit(game_id).ok
@@ -62,11 +60,11 @@ def test_a_snapshot_behind_the_head_is_caught_up_from_the_events_after_it(db_url
     game_id = a_game_in_play(service, moves=3)
     old = _snapshot_row(engine, game_id)
     for _ in range(3):
-        _next_move(service, game_id)
+        next_move(service, game_id)
     _set_snapshot(engine, game_id, seq=old[0], hash=old[1], state=old[4])
     truth = fold(s.event for s in service.history(game_id))
     assert service.look(game_id) == truth
-    _next_move(service, game_id)
+    next_move(service, game_id)
     assert service.audit(game_id).ok
     engine.dispose()
 

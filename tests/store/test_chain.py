@@ -8,7 +8,7 @@ from pathlib import Path
 import scat_core.domain.audit as domain_audit
 from scat_core.domain.audit import audit_events
 from scat_core.store.chain import audit_records, verify_chain
-from tests.domain.helpers import create, records_for
+from tests.support.domain import create, records_for
 
 
 def test_the_domain_audit_takes_events_and_knows_no_record_format() -> None:

@@ -13,15 +13,7 @@ from scat_core.domain.events import CardDrawn, GameCreated
 from scat_core.domain.hashing import GENESIS_HASH, canonical_json, chain_hash
 from scat_core.store.errors import ConcurrencyConflict
 from scat_core.store.event_store import EventStore, GameSummary
-from tests.store.events_fixtures import a_knock, a_turn, game_created
-
-SUMMARY = GameSummary(status="active", players=("ann", "bob"), turn="bob", dealer="ann",
-                      bots=("bob",))
-
-
-def new_game(store: EventStore, game_id: str = "g1") -> None:
-    with store.transaction() as tx:
-        tx.append(game_id, 0, [game_created(game_id)], SUMMARY)
+from tests.support.store import SUMMARY, a_knock, a_turn, game_created, new_game
 
 
 def test_appended_events_load_back_in_seq_order_as_domain_events(store: EventStore) -> None:

@@ -87,16 +87,16 @@ def test_item9_alembic_downgrade_base_refuses_to_drop_a_schema_holding_games(eng
         assert "events" not in __import__("sqlalchemy").inspect(conn).get_table_names()
 
 
-@pytest.mark.parametrize("url", [
-    "postgresql+psycopg://u:p@ss@host/db",
-    "postgresql+psycopg://u:p@ss:x@host:5432/db",
-    "postgresql://u:a/b@c@host/db",
-    "postgresql+psycopg://u:s3cret@host/db",
+@pytest.mark.parametrize(("url", "expected"), [
+    ("postgresql+psycopg://u:p@ss@host/db", "postgresql+psycopg://u:***@host/db"),
+    ("postgresql+psycopg://u:p@ss:x@host:5432/db", "postgresql+psycopg://u:***@host:5432/db"),
+    ("postgresql://u:a/b@c@host/db", "postgresql://u:***@host/db"),
+    ("postgresql+psycopg://u:s3cret@host/db", "postgresql+psycopg://u:***@host/db"),
 ])
-def test_item9_a_password_holding_an_at_sign_is_masked_whole(url: str) -> None:
+def test_item9_a_password_holding_an_at_sign_is_masked_whole(url: str, expected: str) -> None:
     """#14 item 9: `u:p@ss@host` was shown as `u:***@ss@host`."""
     masked = masked_url(url)
-    assert "***" in masked and masked.endswith("host/db") or masked.endswith("host:5432/db")
+    assert masked == expected
     for secret in ("p@ss", "ss@", "ss:x", "a/b", "c@", "s3cret"):
         assert secret not in masked, masked
     try:

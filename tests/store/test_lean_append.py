@@ -20,9 +20,8 @@ from scat_core.service.read_model import snapshot_json, summarize
 from scat_core.store.chain import audit_records
 from scat_core.store.errors import ConcurrencyConflict
 from scat_core.store.event_store import EventStore, GameSummary
-from tests.domain.helpers import records_for
-from tests.store.events_fixtures import a_knock, a_turn
-from tests.store.test_event_store import SUMMARY, new_game
+from tests.support.domain import records_for
+from tests.support.store import SUMMARY, a_knock, a_turn, new_game
 
 FINISHED = GameSummary(status="finished", players=("ann", "bob"), winner="ann", bots=("bob",))
 

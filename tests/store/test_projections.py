@@ -5,30 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, select
 
 from scat_core.domain.bots import heuristic_move
 from scat_core.domain.errors import NotFound
 from scat_core.domain.events import PlayerSeat
 from scat_core.service import GameService
-from scat_core.store import tables as t
 from scat_core.store.database import ensure_schema, make_engine
 from scat_core.store.event_store import EventStore
 from scat_core.store.projections import catch_up, checkpoint, is_behind
 from scat_core.store.stats_projection import STATS
+from tests.support.store import projection_rows
 
 
 def bots(*names: str) -> list[PlayerSeat]:
     return [PlayerSeat(name=name, is_bot=True) for name in names]
-
-
-def projection_rows(engine: Engine) -> tuple[list[Any], list[Any]]:
-    """Every row of the stats tables, in a fixed order."""
-    g, p = t.stats_games, t.stats_players
-    with engine.connect() as conn:
-        games = [tuple(r) for r in conn.execute(select(g).order_by(g.c.game_id))]
-        players = [tuple(r) for r in conn.execute(select(p).order_by(p.c.game_id, p.c.seat))]
-    return games, players
 
 
 def rebuilt_equals_current(service: GameService) -> bool:

@@ -8,9 +8,9 @@ kept byte for byte so that every later scat must import, audit and finish them u
 version 1.
 
 `in_progress.jsonl` is a game exported while running (with its seed and salt in games.json);
-`in_progress_finished_by_v1.jsonl` is the same game played on to its end by `play` below under
+`in_progress_finished_by_v1.jsonl` is the same game played on to its end by `play` under
 version 1: a later scat playing on from `in_progress.jsonl` with `play` must record the same
-moves and outcomes.
+moves and outcomes. (`play` was written in this script; it now lives in tests/support/v1_play.py.)
 
 Usage (from the repository root, at that commit): python tests/data/v1/generate.py
 """
@@ -23,11 +23,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from scat_core.domain import commands as cmd
 from scat_core.domain import events as ev
-from scat_core.domain.bots import heuristic_move
 from scat_core.domain.options import GameOptions
 from scat_core.service.games import GameService
+from tests.support.v1_play import play
 
 HERE = Path(__file__).resolve().parent
 SCAT = str(Path(sys.executable).with_name("scat"))
@@ -36,46 +35,6 @@ SCAT = str(Path(sys.executable).with_name("scat"))
 def seats(*names: str) -> list[ev.PlayerSeat]:
     """Seats; a name starting with 'bot' is a bot."""
     return [ev.PlayerSeat(name=name, is_bot=name.startswith("bot")) for name in names]
-
-
-def play(
-    service: GameService,
-    game_id: str,
-    *,
-    stop_after: int | None = None,
-    throw_down_after_knock: bool = False,
-    throw_down_first: bool = False,
-) -> None:
-    """Play the humans with the heuristic bot's moves until the game ends (or `stop_after` events)."""
-    while True:
-        state = service.look(game_id)
-        if state.status == "finished" or (stop_after is not None and state.version >= stop_after):
-            return
-        humans = [p for p in state.players if not p.is_bot and not p.out]
-        moved = False
-        for player in humans:
-            unseen = state.hand_unseen(player.seat)
-            wants_throw = (
-                unseen
-                and state.phase == "draw"
-                and (
-                    (throw_down_after_knock and state.knocker is not None)
-                    or (throw_down_first and state.hand_number == 1)
-                )
-            )
-            if wants_throw:
-                service.act(game_id, cmd.ThrowDown(player.name))
-                moved = True
-                break
-        if moved:
-            continue
-        assert state.turn is not None and not state.players[state.turn].is_bot, state
-        name = state.players[state.turn].name
-        if state.hand_unseen(state.turn):
-            state = service.look(game_id, name)
-        move = heuristic_move(state, state.turn)
-        assert move is not None
-        service.act(game_id, move)
 
 
 def export(db: str, game_id: str, name: str, running: bool = False) -> None:

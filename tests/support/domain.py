@@ -1,9 +1,4 @@
-"""Test helpers: stacked decks, given / when / then, and bot-driven games.
-
-A deck is a list of the 52 cards, top first. Dealing goes one card at a time clockwise
-starting left of the dealer (R9); the next card is the discard top and the rest is the
-stock (R10). `stacked_deck` builds such a deck from the hands wanted, in deal order.
-"""
+"""Domain test helpers: games created from stacked decks, given / when / then, bot-driven games, records."""
 
 from __future__ import annotations
 
@@ -14,10 +9,8 @@ from typing import Any
 
 import pytest
 
-from scat_core.domain import deal
 from scat_core.domain import events as ev
 from scat_core.domain.bots import heuristic_move, random_move
-from scat_core.domain.cards import DECK, parse_cards
 from scat_core.domain.commands import Command, CreateGame, Discard, Draw, PlayerCommand
 from scat_core.domain.decide import decide
 from scat_core.domain.errors import ScatError
@@ -27,39 +20,12 @@ from scat_core.domain.hashing import GENESIS_HASH, chain_hash
 from scat_core.domain.options import GameOptions
 from scat_core.domain.shuffle import SeededChance, seed_commitment
 from scat_core.domain.state import GameState
+from tests.support.decks import deal_order, stacked_deck
 
 SEED, SALT = "seed", "salt"
 CHANCE = SeededChance(SEED, SALT)
 COMMITMENT = seed_commitment(SEED, SALT)
 GAME_ID = "g1"
-
-
-def cards(text: str | Sequence[str]) -> tuple[str, ...]:
-    """Cards from "AS KS QS" (any CLI notation) or an already-split sequence."""
-    return tuple(parse_cards(text) if isinstance(text, str) else parse_cards(" ".join(text)))
-
-
-def deal_order(names: Sequence[str], dealer: str) -> list[str]:
-    """The players in deal order: clockwise starting left of the dealer (R9, R11)."""
-    return [names[seat] for seat in deal.deal_order([False] * len(names), list(names).index(dealer))]
-
-
-def stacked_deck(
-    hands: Sequence[str | Sequence[str]], discard: str | None = None, stock: str | Sequence[str] = ()
-) -> tuple[str, ...]:
-    """A 52-card deck, top first, dealing `hands` (in deal order), then `discard`, then `stock`.
-
-    The cards not named follow in the fixed order of `cards.DECK` (the discard top too, when
-    it is not named: the first card of that order not named elsewhere).
-    """
-    parsed = [cards(hand) for hand in hands]
-    stock_cards = cards(stock)
-    if discard is None:
-        named = {card for hand in parsed for card in hand} | set(stock_cards)
-        discard = next(card for card in DECK if card not in named)
-    top = deal.stack(parsed, cards(discard)[0], stock_cards)
-    assert len(set(top)) == len(top), f"a card is named twice: {top}"
-    return tuple(top) + tuple(card for card in DECK if card not in top)
 
 
 def seats(*names: str, bots: Iterable[str] = ()) -> tuple[PlayerSeat, ...]:

@@ -1,0 +1,47 @@
+"""Service test helpers: games in play, the next move, a running game imported elsewhere."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scat_core.domain.bots import heuristic_move
+from scat_core.domain.events import PlayerSeat
+from scat_core.domain.options import GameOptions
+from scat_core.service import GameService
+
+HUMAN_AND_BOT = [PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)]
+
+
+def a_game_in_play(service: GameService, moves: int = 12) -> str:
+    """A game of three humans, `moves` commands in (not finished)."""
+    outcome = service.create_game([PlayerSeat(name=n) for n in ("ann", "bob", "cy")], seed=31)
+    state = outcome.state
+    for _ in range(moves):
+        command = heuristic_move(state, state.turn) if state.turn is not None else None
+        assert command is not None
+        state = service.act(outcome.game_id, command).state
+    return outcome.game_id
+
+
+def next_move(service: GameService, game_id: str) -> None:
+    """Play the heuristic bot's move for the player to play."""
+    state = service.look(game_id)
+    assert state.turn is not None
+    command = heuristic_move(state, state.turn)
+    assert command is not None
+    service.act(game_id, command)
+
+
+def import_running(db_url: str, tmp_path: Path, protect: bool) -> tuple[GameService, str]:
+    """A running game (you to play) copied into a fresh database, as an import would, seed left behind."""
+    return copy_running(GameService.open(db_url), GameService.open(f"sqlite:///{tmp_path / 'imported.db'}"), protect)
+
+
+def copy_running(source: GameService, target: GameService, protect: bool) -> tuple[GameService, str]:
+    """A running game (you to play) made in `source` and imported into `target`, seed left behind."""
+    created = source.create_game(HUMAN_AND_BOT, seed=3, dealer="ann", protect=protect,
+                                 options=GameOptions(throw_down=True))
+    with source.store.read() as tx:
+        records = tx.load_raw(created.game_id)  # what an export of it held
+    assert target.import_records(records).ok
+    return target, created.game_id

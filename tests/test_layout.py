@@ -1,0 +1,76 @@
+"""The tests' own layout: shared helpers live in tests/support, no test module imports another.
+
+A helper two test modules need moves to tests/support (plain functions and constants);
+fixtures stay in the conftest.py files, which pytest finds by itself.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+SUPPORT = TESTS / "support"
+#: Benchmarks are scripts run from their own folder (not collected by pytest): they may import a sibling.
+SCRIPTS = TESTS / "benchmarks"
+
+
+def forbidden_imports(path: Path, source: str) -> list[str]:
+    """The imports of `source` (the file at `path` under tests/) that reach a test module outside tests/support."""
+    package = ".".join(path.relative_to(TESTS.parent).parent.parts)
+    siblings = {p.stem for p in path.parent.glob("*.py")} | {p.name for p in path.parent.iterdir() if p.is_dir()}
+    where = path.relative_to(TESTS.parent)
+    problems = []
+    for node in ast.walk(ast.parse(source)):
+        level = 0
+        if isinstance(node, ast.ImportFrom):
+            level = node.level
+            modules = [node.module or ""]
+            if level:  # relative: resolved against this file's package
+                base = package.rsplit(".", level - 1)[0]
+                modules = [f"{base}.{node.module}"] if node.module else [f"{base}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        else:
+            continue
+        for module in modules:
+            if module == "tests" or module.startswith("tests."):
+                if not (module == "tests.support" or module.startswith("tests.support.")):
+                    problems.append(f"{where}:{node.lineno} imports {module}")
+            elif not level and module.split(".")[0] in siblings and path.parent != SCRIPTS:
+                problems.append(f"{where}:{node.lineno} imports its sibling {module.split('.')[0]}")
+    return problems
+
+
+def test_no_test_module_imports_another_only_tests_support() -> None:
+    problems = []
+    for path in sorted(TESTS.rglob("*.py")):
+        problems += forbidden_imports(path, path.read_text(encoding="utf-8"))
+    assert problems == [], "move the shared helper to tests/support:\n" + "\n".join(problems)
+
+
+def test_the_layout_check_catches_each_kind_of_cross_import() -> None:
+    here = TESTS / "cli" / "test_example.py"
+    cases = {
+        "from tests.cli.test_play import new_game": "imports tests.cli.test_play",
+        "import tests.cli.conftest": "imports tests.cli.conftest",
+        "from .conftest import Scat": "imports tests.cli.conftest",
+        "from . import test_play": "imports tests.cli.test_play",
+        "from ..domain import helpers": "imports tests.domain",
+        "import test_play": "imports its sibling test_play",
+    }
+    for source, problem in cases.items():
+        assert forbidden_imports(here, source) == [f"tests/cli/test_example.py:1 {problem}"], source
+    allowed = "import json\nfrom scat_core.domain import events\nfrom tests.support.cli import Scat\n"
+    assert forbidden_imports(here, allowed) == []
+
+
+def test_the_support_package_holds_helpers_not_fixtures() -> None:
+    fixtures = [
+        f"{path.relative_to(TESTS.parent)}:{node.lineno} {node.name}"
+        for path in sorted(SUPPORT.rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef)
+        and any("fixture" in ast.unparse(decorator) for decorator in node.decorator_list)
+    ]
+    assert fixtures == [], "fixtures belong in a conftest.py"
