@@ -106,7 +106,8 @@ def test_a_key_ring_judges_signatures_valid_invalid_unknown_or_unsigned(tmp_path
     assert mine.check(None, *HEAD) == UNSIGNED
     foreign = theirs.sign_head(*HEAD)
     assert mine.check(foreign, *HEAD) == UNKNOWN_KEY
-    flipped = HeadSignature(foreign.key_id, foreign.public_key, foreign.signature[:10] + "A" + foreign.signature[11:])
+    other = "B" if foreign.signature[10] == "A" else "A"  # a character that differs, whatever the random key
+    flipped = HeadSignature(foreign.key_id, foreign.public_key, foreign.signature[:10] + other + foreign.signature[11:])
     assert flipped.signature != foreign.signature and mine.check(flipped, *HEAD) == INVALID
     borrowed = HeadSignature(mine.key_id, mine.public_key, foreign.signature)  # my key, their signature
     assert mine.check(borrowed, *HEAD) == INVALID
