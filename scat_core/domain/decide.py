@@ -329,7 +329,16 @@ def showdown_losses(state: GameState, caller: int, values: dict[int, int]) -> li
     losers = [seat for seat in order if values[seat] == lowest]
     if losers == [caller]:
         return [(caller, 2)]  # R19b
-    return [(seat, 1) for seat in losers if seat != caller]  # R19a, R19c
+    losses = [(seat, 1) for seat in losers if seat != caller]  # R19a, R19c
+    if all(_put_out(state, seat, lives) for seat, lives in losses) and len(losses) == len(order):
+        return []  # R26 (decided here): a hand never puts every player out
+    return losses
+
+
+def _put_out(state: GameState, seat: int, lives: int) -> bool:
+    """Whether losing `lives` lives puts the player at `seat` out of the game (R24, R25)."""
+    pennies = state.players[seat].pennies
+    return lives >= pennies if state.options.no_dole else lives > pennies
 
 
 def _showdown(out: _Emitter, caller: int, chance: Chance) -> None:

@@ -35,6 +35,7 @@ def test_random_legal_games_keep_every_invariant_hide_every_secret_end_and_audit
     events, state = play_checked(setup)
     event(f"rules version {setup.rules_version}")
     kinds = ("StockReshuffled", "ThrowDownCalled", "ThirtyOneDeclared", "HandViewed", "PlayerEliminated", "Resigned")
+    event(f"knockers resign: {setup.knocker_resigns}")
     for kind in kinds:
         event(f"{kind}: {'yes' if any(e.type == kind for e in events) else 'no'}")
     event(f"events: {'<200' if len(events) < 200 else '<1000' if len(events) < 1000 else '1000+'}")

@@ -155,3 +155,44 @@ def test_r27_a_game_of_three_goes_on_after_a_resignation_and_audits_clean() -> N
     assert state.hand_number == 2 and [p.out for p in state.players] == [False, False, True]
     assert isinstance(history[-1], ev.HandDealt) and history[-1].deck == tuple(CHANCE.deck(2))
     assert audit_records(records_for(history)).ok
+
+
+
+TIED = {"A": "9S 8S 2D", "B": "KH QH 3C", "C": "KD QD 2S"}  # 17, 20, 20
+
+
+def knocker_resigns_and_the_others_tie(rules_version: ev.RulesVersion, **options: object) -> list[ev.Event]:
+    """A knocks and resigns; B and C end the final round holding 20 each."""
+    history = create(ABC, dealer="C", hands=TIED, stock="5D 6D 7D 8D", rules_version=rules_version, **options)
+    return play(history, Knock("A"), Resign("A"), Draw("B", "stock"), Discard("B", "5D"), Draw("C", "stock"))
+
+
+@VERSIONS
+def test_r27_r26_a_showdown_without_the_knocker_never_puts_every_remaining_player_out(
+    rules_version: ev.RulesVersion,
+) -> None:
+    # B and C tie for lowest on their last life (no dole): by R19 both would lose it and nobody
+    # would remain. R26 says no hand puts every player out; this one, which its reasoning misses
+    # (the knocker resigned, R27), costs nobody a life, by scat's decision, and the next hand is dealt.
+    history = knocker_resigns_and_the_others_tie(rules_version, lives=1, no_dole=True)
+    produced, state = given(history).when(Discard("C", "6D")).then_starts_with([
+        ev.CardDiscarded(player="C", card="6D"),
+        ev.ShowdownHeld(caller="A", hands={"B": cards(TIED["B"]), "C": cards(TIED["C"])},
+                        values={"B": 20, "C": 20}, lives_lost={}),
+    ])
+    assert len(produced) == 3 and isinstance(produced[2], ev.HandDealt)
+    assert [(p.name, p.out, p.pennies) for p in state.players] == [("A", True, 1), ("B", False, 1), ("C", False, 1)]
+    assert state.status == "active" and state.phase == "draw" and invariant_problems(state) == []
+
+
+def test_r27_r19_a_tie_without_the_knocker_that_leaves_someone_in_costs_each_a_life_as_before() -> None:
+    # The same tie on the dole: B and C each pay their last penny and play on (R25), as R19 says.
+    history = knocker_resigns_and_the_others_tie(2, lives=1)
+    produced, state = given(history).when(Discard("C", "6D")).then_starts_with([
+        ev.CardDiscarded(player="C", card="6D"),
+        ev.ShowdownHeld(caller="A", hands={"B": cards(TIED["B"]), "C": cards(TIED["C"])},
+                        values={"B": 20, "C": 20}, lives_lost={"B": 1, "C": 1}),
+        ev.PennyPaid(player="B"),
+        ev.PennyPaid(player="C"),
+    ])
+    assert [(p.out, p.on_dole) for p in state.players[1:]] == [(False, True), (False, True)]

@@ -40,6 +40,7 @@ class Setup:
     knock_rate: float  # how often a random player who may knock does (low: long hands, R17)
     rules_version: ev.RulesVersion = ev.RULES_VERSION
     resign_rate: float = 0.0  # how often, before a move, some active player resigns instead (R27)
+    knocker_resigns: bool = False  # every knocker resigns at once: showdowns without him (R27, R26)
 
 
 @st.composite
@@ -67,6 +68,7 @@ def setups(draw: st.DrawFn) -> Setup:
         knock_rate=draw(st.sampled_from([1 / 3, 0.02])),
         rules_version=draw(st.sampled_from([1, 2])),
         resign_rate=draw(st.sampled_from([0.0, 0.003, 0.03])),
+        knocker_resigns=draw(st.sampled_from([False, False, True])),
     )
 
 
@@ -77,6 +79,8 @@ def pick_move(state: GameState, setup: Setup, rng: random.Random) -> PlayerComma
     for seat in active:
         if setup.heuristic[seat] and can_declare(state, seat):
             return Declare31(state.players[seat].name)
+    if setup.knocker_resigns and state.knocker is not None and not state.players[state.knocker].out:
+        return Resign(state.players[state.knocker].name)
     if setup.resign_rate and rng.random() < setup.resign_rate:  # R27: at any time, in turn or not
         return Resign(state.players[rng.choice(active)].name)
     roll = rng.random()
