@@ -25,7 +25,14 @@ from scat_core.store.keys import KeyRing
 from scat_core.store.lean import Row, append_after_head
 from scat_core.store.log_reads import IDS_CHUNK, head
 from scat_core.store.records import StoredEvent, utc_now
-from scat_core.store.signed_heads import lean_signature_params, sign_appended_head, signature_for_append
+from scat_core.store.signed_heads import (
+    UNREAD,
+    KnownHeads,
+    StoredSignature,
+    lean_signature_params,
+    sign_appended_head,
+    signature_for_append,
+)
 
 
 def is_lean(expected_seq: int, summary: GameSummary | None, expected_hash: str | None) -> bool:
@@ -36,9 +43,11 @@ def is_lean(expected_seq: int, summary: GameSummary | None, expected_hash: str |
 def append(
     conn: Connection, keys: KeyRing, game_id: str, expected_seq: int, events: Sequence[BaseModel],
     summary: GameSummary | None = None, snapshot: str | None = None, expected_hash: str | None = None,
+    heads: KnownHeads | None = None,
 ) -> list[StoredEvent]:
     """Append `events` after seq `expected_seq`, chaining hashes; update the read model and,
-    when given, the snapshot (see StoreTransaction.append)."""
+    when given, the snapshot (see StoreTransaction.append). `heads`: the head signatures known
+    (the lean path reads the prior one only when it is not known there) and kept up to date."""
     lean = is_lean(expected_seq, summary, expected_hash)
     if not lean:
         found = head(conn, game_id)
@@ -72,9 +81,20 @@ def append(
         state_version, rules_version = SNAPSHOT_TAG
         kept = None if snapshot is None else {
             "state_version": state_version, "rules_version": rules_version, "state": snapshot}
-        signing = signature_for_append(conn, keys, game_id, expected_seq, expected_hash, rows[-1][0], rows[-1][6])
-        append_after_head(conn, game_id, (expected_seq, expected_hash), rows, games_values(summary), kept,
-                          lean_signature_params(signing))
+        known = heads.prior(game_id, expected_seq, expected_hash) if heads is not None else UNREAD
+        signing = signature_for_append(conn, keys, game_id, expected_seq, expected_hash, rows[-1][0], rows[-1][6],
+                                       known=known)
+        try:
+            append_after_head(conn, game_id, (expected_seq, expected_hash), rows, games_values(summary), kept,
+                              lean_signature_params(signing))
+        except ConcurrencyConflict:
+            if heads is not None:
+                heads.forget(game_id)
+            raise
+        if heads is not None:
+            last = stored[-1]
+            heads.remember(game_id, last.seq, last.hash,
+                           None if signing is None else StoredSignature(last.seq, last.hash, signing[1]))
         return stored
     insert_stored(conn, stored)
     update_games_row(conn, game_id, stored[-1], summary, new=expected_seq == 0)

@@ -34,7 +34,7 @@ from scat_core.store.db_failures import races_as_conflicts
 from scat_core.store.games_list import GameRow, GameSummary
 from scat_core.store.keys import HeadSignature, KeyRing
 from scat_core.store.records import RECORD_KEYS, GameSecret, StoredEvent, utc_now
-from scat_core.store.signed_heads import HEAD, StoredSignature, read_signature, write_signature
+from scat_core.store.signed_heads import HEAD, KnownHeads, StoredSignature, read_signature, write_signature
 from scat_core.store.verified import CommandLoad, load_for_command
 
 if TYPE_CHECKING:
@@ -47,8 +47,11 @@ __all__ = ["RECORD_KEYS", "EventStore", "GameRow", "GameSecret", "GameSummary", 
 class StoreTransaction:
     """One open unit of work on the store; obtained from `EventStore.transaction()`."""
 
-    def __init__(self, conn: Connection, writes: str = "any", keys: KeyRing | None = None) -> None:
+    def __init__(self, conn: Connection, writes: str = "any", keys: KeyRing | None = None,
+                 heads: KnownHeads | None = None) -> None:
         self._conn = conn
+        #: The head signatures this store last read or wrote (shared by its units of work).
+        self._heads = heads if heads is not None else KnownHeads()
         # Without a transaction around (PostgreSQL commands and reads): "lean", only the lean
         # append (one all-or-nothing statement) may write; "none", nothing may.
         self._writes = writes
@@ -92,7 +95,10 @@ class StoreTransaction:
 
     def load_for_command(self, game_id: str, use_snapshot: bool = True) -> CommandLoad:
         """The snapshot and the events after it, verified against the games row's head (one query)."""
-        return load_for_command(self._conn, game_id, use_snapshot)
+        load, signature = load_for_command(self._conn, game_id, use_snapshot)
+        last = load.events[-1].seq if load.events else load.snapshot_seq
+        self._heads.remember(game_id, last, load.head_hash, signature)
+        return load
 
     def load_raw(self, game_id: str) -> list[dict[str, Any]]:
         """The game's full records (envelope, prev_hash, hash) as stored, for export."""
@@ -135,7 +141,7 @@ class StoreTransaction:
         """
         self._may_write(appending.is_lean(expected_seq, summary, expected_hash))
         return appending.append(self._conn, self.keys, game_id, expected_seq, events, summary, snapshot,
-                                expected_hash)
+                                expected_hash, self._heads)
 
     def append_raw(
         self, records: Sequence[Mapping[str, Any]], summary: GameSummary | None = None, snapshot: str | None = None
@@ -212,6 +218,7 @@ class EventStore:
         self.engine = engine
         #: The signing key (loaded on first use) and the trusted keys; default: KeyRing.default().
         self.keys = keys if keys is not None else KeyRing.default()
+        self._heads = KnownHeads()
 
     @contextmanager
     def transaction(self, write: bool = True) -> Iterator[StoreTransaction]:
@@ -220,7 +227,7 @@ class EventStore:
             if write:
                 conn = conn.execution_options(**{WRITE_OPTION: True})
             with conn.begin():
-                yield StoreTransaction(conn, keys=self.keys)
+                yield StoreTransaction(conn, keys=self.keys, heads=self._heads)
 
     @contextmanager
     def command(self) -> Iterator[StoreTransaction]:
@@ -236,7 +243,7 @@ class EventStore:
             return
         with races_as_conflicts(self.engine), self.engine.connect() as conn:
             conn = conn.execution_options(isolation_level="AUTOCOMMIT", **{WRITE_OPTION: True})
-            yield StoreTransaction(conn, writes="lean", keys=self.keys)
+            yield StoreTransaction(conn, writes="lean", keys=self.keys, heads=self._heads)
 
     def catch_up_stats(self, rebuild: bool = False) -> int:
         """Fold the events the stats projection has not seen into it (all, with `rebuild`); how many."""
@@ -272,4 +279,5 @@ class EventStore:
     @contextmanager
     def _autocommit_reads(self) -> Iterator[StoreTransaction]:
         with races_as_conflicts(self.engine), self.engine.connect() as conn:
-            yield StoreTransaction(conn.execution_options(isolation_level="AUTOCOMMIT"), writes="none", keys=self.keys)
+            yield StoreTransaction(conn.execution_options(isolation_level="AUTOCOMMIT"), writes="none", keys=self.keys,
+                                   heads=self._heads)

@@ -43,6 +43,8 @@ KEY_FILE_NAME = "installation-key.pem"
 SCHEME = "scat-head-ed25519-v1"
 PREFIX = b"scat-head-signature-v1\n"
 VALID, INVALID, UNKNOWN_KEY, UNSIGNED = "valid", "invalid", "unknown key", "unsigned"
+#: How many verified heads a KeyRing remembers (see KeyRing._verified).
+VERIFIED_KEPT = 4096
 _BASE64_KEY = re.compile(r"[A-Za-z0-9+/]{43}=")
 #: The DER of an Ed25519 PKCS#8 private key (RFC 8410) is this prefix and the 32-byte seed: the
 #: key file is standard PEM (openssl reads it) without importing cryptography's slow serialization.
@@ -125,6 +127,10 @@ class KeyRing:
         self.trust_path = trust_path or key_path.with_suffix(".trusted")
         self._private: Ed25519PrivateKey | None = None
         self._public = ""
+        #: Heads whose signature verified (or was made) here: (public key, signature, game, seq, hash).
+        #: Verifying is a pure function of these, so a command need not verify again the head
+        #: the previous one signed; bounded, oldest forgotten first.
+        self._verified: dict[tuple[str, str, str, int, str], None] = {}
 
     @classmethod
     def default(cls) -> KeyRing:
@@ -148,7 +154,18 @@ class KeyRing:
         """Sign a game's head with this installation's key."""
         private = self._load()
         raw = private.sign(head_message(game_id, seq, head_hash))
-        return HeadSignature(self.key_id, self._public, base64.b64encode(raw).decode("ascii"))
+        signature = HeadSignature(self.key_id, self._public, base64.b64encode(raw).decode("ascii"))
+        self._remember_verified(signature, game_id, seq, head_hash)
+        return signature
+
+    def _remember_verified(self, signature: HeadSignature, game_id: str, seq: int, head_hash: str) -> None:
+        verified = self._verified
+        if len(verified) >= VERIFIED_KEPT:
+            try:
+                del verified[next(iter(verified))]
+            except (StopIteration, KeyError, RuntimeError):  # another thread got there first
+                pass
+        verified[(signature.public_key, signature.signature, game_id, seq, head_hash)] = None
 
     def _load(self) -> Ed25519PrivateKey:
         if self._private is None:
@@ -176,8 +193,10 @@ class KeyRing:
         """VALID, INVALID, UNKNOWN_KEY (verifies, but under a key not trusted here) or UNSIGNED."""
         if signature is None:
             return UNSIGNED
-        if not verify_head(signature, game_id, seq, head_hash):
-            return INVALID
+        if (signature.public_key, signature.signature, game_id, seq, head_hash) not in self._verified:
+            if not verify_head(signature, game_id, seq, head_hash):
+                return INVALID
+            self._remember_verified(signature, game_id, seq, head_hash)
         return VALID if self.who(signature.public_key) else UNKNOWN_KEY
 
     # ---- trusted keys --------------------------------------------------------------------

@@ -28,7 +28,13 @@ _GAMES_SET = (
     "players = %(players)s, bots = %(bots)s, turn = %(turn)s, hand_number = %(hand_number)s, "
     "dealer = %(dealer)s, winner = %(winner)s, protected = %(protected)s"
 )
-_GAMES_WHERE = "game_id = %(game_id)s AND head_seq = %(expected_seq)s AND head_hash = %(expected_hash)s"
+#: The games row moves only from the head verified and, when the append signs, only over the very
+#: signature verified (read with the load, or written by this store's last append: KnownHeads).
+_GAMES_WHERE = (
+    "game_id = %(game_id)s AND head_seq = %(expected_seq)s AND head_hash = %(expected_hash)s AND (NOT %(sign)s "
+    "OR EXISTS (SELECT 1 FROM head_signatures WHERE game_id = %(game_id)s AND kind = 'head' "
+    "AND signature = %(prior_signature)s))"
+)
 SNAPSHOT_COLUMNS = "game_id, seq, hash, state_version, rules_version, state"
 SNAPSHOT_VALUES = "%(game_id)s, %(head_seq)s, %(head_hash)s, %(state_version)s, %(rules_version)s, %(state)s"
 _SNAPSHOT_UPDATE = (

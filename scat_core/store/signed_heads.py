@@ -10,6 +10,7 @@ their first event on; the signature the export carried is kept as the game's "or
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -43,6 +44,46 @@ class SignatureCheck:
     key_id: str | None = None
     signer: str | None = None  # "this installation", "trusted" or None (unknown or unsigned)
     problem: str | None = None
+
+
+#: What KnownHeads.prior says when it holds nothing for that head: read the database.
+UNREAD = "unread"
+
+
+class KnownHeads:
+    """The head signature a store last read or wrote of each game, at which head (seq, hash).
+
+    A memo of one process, so an append after a command's load (or after the same store's
+    previous append) need not read the signature again: the lean append then writes only
+    if the database still holds that very signature (compare and swap, lean.py), so a memo
+    that is out of date costs a ConcurrencyConflict, never a wrong signature. Bounded.
+    """
+
+    def __init__(self, kept: int = 4096) -> None:
+        self._kept = kept
+        self._heads: dict[str, tuple[int, str, StoredSignature | None]] = {}
+        self._lock = threading.Lock()
+
+    def remember(self, game_id: str, seq: int, head_hash: str, signature: StoredSignature | None) -> None:
+        """Note that the head (seq, head_hash) of `game_id` has `signature` (None: unsigned)."""
+        with self._lock:
+            self._heads.pop(game_id, None)
+            if len(self._heads) >= self._kept:
+                del self._heads[next(iter(self._heads))]
+            self._heads[game_id] = (seq, head_hash, signature)
+
+    def forget(self, game_id: str) -> None:
+        """Drop what is known of `game_id` (its append failed: the database decides again)."""
+        with self._lock:
+            self._heads.pop(game_id, None)
+
+    def prior(self, game_id: str, seq: int, head_hash: str) -> StoredSignature | None | str:
+        """The signature known for that head of `game_id`, None if it is unsigned, UNREAD if not known."""
+        with self._lock:
+            known = self._heads.get(game_id)
+        if known is None or (known[0], known[1]) != (seq, head_hash):
+            return UNREAD
+        return known[2]
 
 
 def read_signature(conn: Connection, game_id: str, kind: str = HEAD) -> StoredSignature | None:
@@ -89,6 +130,7 @@ def check_signature(keys: KeyRing, stored: StoredSignature | None, game_id: str,
 
 def signature_for_append(conn: Connection, keys: KeyRing, game_id: str, prior_seq: int, prior_hash: str,
                          seq: int, head_hash: str, before_insert: bool = True,
+                         known: StoredSignature | None | str = UNREAD,
                          ) -> tuple[StoredSignature | None, HeadSignature] | None:
     """The signature an append from (prior_seq, prior_hash) to (seq, head_hash) must write, and the
     prior one it replaces; None when the game stays unsigned.
@@ -97,9 +139,15 @@ def signature_for_append(conn: Connection, keys: KeyRing, game_id: str, prior_se
     under a key known here (else HistoryDamaged or RuleViolation, and nothing may be
     written); an unsigned prior head leaves the game unsigned. `before_insert`: called before
     the events are written (the lean append), so a signature of a later head may be a writer
-    that raced ahead (ConcurrencyConflict) rather than damage.
+    that raced ahead (ConcurrencyConflict) rather than damage. `known`: the prior head's
+    signature as already read (KnownHeads.prior), UNREAD to read it here.
     """
-    prior = read_signature(conn, game_id) if prior_seq > 0 else None
+    if prior_seq == 0:
+        prior = None
+    elif isinstance(known, str):
+        prior = read_signature(conn, game_id)
+    else:
+        prior = known
     return next_signature(keys, prior, game_id, prior_seq, prior_hash, seq, head_hash,
                           lambda: before_insert and _log_moved(conn, game_id, prior_seq, prior_hash))
 

@@ -19,7 +19,9 @@ from scat_core.domain.errors import Hint, NotFound
 from scat_core.domain.hashing import GENESIS_HASH, chain_hash_raw
 from scat_core.domain.snapshot import SNAPSHOT_TAG
 from scat_core.store.errors import HistoryDamaged
+from scat_core.store.keys import HeadSignature
 from scat_core.store.records import GameSecret, StoredEvent
+from scat_core.store.signed_heads import StoredSignature
 
 
 def verify_rows(game_id: str, rows: Sequence[Sequence[Any]], prev_seq: int, prev_hash: str) -> None:
@@ -74,24 +76,29 @@ class CommandLoad:
     head_hash: str  # the hash of the last event, as verified
 
 
-# One round trip: the games row, its snapshot, the kept seed and the events from the
-# snapshot's own event on (the whole log when the snapshot is missing or of other rules).
+# One round trip: the games row, its snapshot, the kept seed, the events from the snapshot's
+# own event on (the whole log when the snapshot is missing or of other rules) and, last, the
+# head signature (which the append checks before signing over it).
 _USABLE = "s.state_version = :state_version AND s.rules_version = :rules_version"
 _COMMAND_LOAD = text(
     "SELECT g.head_seq, g.head_hash, s.seq, s.hash, "
     f"CASE WHEN {_USABLE} THEN s.state END, sec.seed, sec.salt, "
-    "e.game_id, e.seq, e.type, e.schema_version, e.recorded_at, e.data, e.prev_hash, e.hash "
+    "e.game_id, e.seq, e.type, e.schema_version, e.recorded_at, e.data, e.prev_hash, e.hash, "
+    "hs.seq, hs.hash, hs.key_id, hs.public_key, hs.signature "
     "FROM games g "
     "LEFT JOIN game_snapshots s ON s.game_id = g.game_id "
     "LEFT JOIN game_secrets sec ON sec.game_id = g.game_id "
+    "LEFT JOIN head_signatures hs ON hs.game_id = g.game_id AND hs.kind = 'head' "
     f"LEFT JOIN events e ON e.game_id = g.game_id AND e.seq >= CASE WHEN {_USABLE} THEN s.seq ELSE 1 END "
     "WHERE g.game_id = :game_id ORDER BY e.seq"
 )
 _ANY_EVENT = text("SELECT count(*) FROM events WHERE game_id = :game_id")
 
 
-def load_for_command(conn: Connection, game_id: str, use_snapshot: bool = True) -> CommandLoad:
-    """The game as a command needs it, after checking its log against the recorded head.
+def load_for_command(conn: Connection, game_id: str, use_snapshot: bool = True,
+                     ) -> tuple[CommandLoad, StoredSignature | None]:
+    """The game as a command needs it, after checking its log against the recorded head, and
+    the head's stored signature (None: unsigned), read in the same query.
 
     HistoryDamaged unless the events read chain unbroken from the snapshot's event (itself
     re-hashed and equal to the snapshot's head) and the last is the games row's head;
@@ -102,12 +109,17 @@ def load_for_command(conn: Connection, game_id: str, use_snapshot: bool = True) 
         _COMMAND_LOAD, {"game_id": game_id, "state_version": state_version, "rules_version": rules_version}
     ).all()
     logged = 0 if rows else int(conn.execute(_ANY_EVENT, {"game_id": game_id}).scalar_one())
-    return verified_load(game_id, rows, logged)
+    load = verified_load(game_id, rows, logged)
+    sig = rows[0][15:20]
+    signature = None if sig[0] is None else StoredSignature(
+        int(sig[0]), str(sig[1]), HeadSignature(str(sig[2]), str(sig[3]), str(sig[4])))
+    return load, signature
 
 
 def verified_load(game_id: str, rows: Sequence[Sequence[Any]], logged: int) -> CommandLoad:
     """The CommandLoad of the rows of `_COMMAND_LOAD` (head_seq, head_hash, snapshot seq and hash, its
-    usable state or None, seed, salt, then one event in RECORD_KEYS order, or Nones, per row), checked.
+    usable state or None, seed, salt, then one event in RECORD_KEYS order, or Nones, per row; any
+    columns after those are not read here), checked.
 
     `logged`: how many events the log holds of the game, read only when there are no rows (no games row).
     """
@@ -116,7 +128,7 @@ def verified_load(game_id: str, rows: Sequence[Sequence[Any]], logged: int) -> C
             raise NotFound(f"no game {game_id!r} in this database", game_id=game_id, hint=Hint.LIST_GAMES)
         raise HistoryDamaged(game_id, f"its log holds {logged} events but the games list has no entry for it")
     head_seq, head_hash, snap_seq, snap_hash, state, seed, salt = rows[0][:7]
-    events = [row[7:] for row in rows if row[8] is not None]
+    events = [row[7:15] for row in rows if row[8] is not None]
     if state is None:
         verify_log(game_id, events, (int(head_seq), str(head_hash)))
         if snap_seq is not None and (snap_seq > len(events) or events[snap_seq - 1][7] != snap_hash):

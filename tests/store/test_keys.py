@@ -116,6 +116,29 @@ def test_a_key_ring_judges_signatures_valid_invalid_unknown_or_unsigned(tmp_path
     assert mine.trust_path.read_text() == f"{theirs.public_key} {theirs.key_id}\n"
 
 
+def test_a_head_verified_once_is_not_verified_again_and_nothing_else_passes_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """KeyRing remembers verified (signature, head) pairs: a command need not re-verify what the previous signed."""
+    mine, theirs = KeyRing(tmp_path / "mine.pem"), KeyRing(tmp_path / "theirs.pem")
+    signed, foreign = mine.sign_head(*HEAD), theirs.sign_head(*HEAD)
+    calls: list[object] = []
+    real = verify_head
+
+    def counting(*args: object) -> bool:
+        calls.append(args)
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("scat_core.store.keys.verify_head", counting)
+    assert mine.check(signed, *HEAD) == VALID and calls == []  # made here: known good
+    game_id, seq, head_hash = HEAD
+    assert mine.check(signed, game_id, seq + 1, head_hash) == INVALID  # another head: verified, and fails
+    assert mine.check(foreign, *HEAD) == UNKNOWN_KEY and mine.check(foreign, *HEAD) == UNKNOWN_KEY
+    assert len(calls) == 2  # the foreign one verified once; trust is still judged every time
+    borrowed = HeadSignature(mine.key_id, mine.public_key, foreign.signature)
+    assert mine.check(borrowed, *HEAD) == INVALID and mine.check(borrowed, *HEAD) == INVALID and len(calls) == 4
+
+
 def test_only_public_keys_can_be_trusted(tmp_path: Path) -> None:
     keys = KeyRing(tmp_path / "key.pem")
     for bad in ("", "hello", "A" * 44, "A" * 43 + "=\nB"):

@@ -102,6 +102,61 @@ def test_without_a_transaction_on_postgresql_only_a_lean_append_writes(store: Ev
     assert _counts(store.engine, "g1") == (1, 0, 0)
 
 
+def test_a_command_is_two_statements_on_postgresql_and_the_bots_reply_one(store: EventStore,
+                                                                           engine: Engine) -> None:
+    """The load reads the head signature with the rest; the append writes everything in one statement;
+    the bots' reply, right after, signs over the head the command wrote without reading it again."""
+    from sqlalchemy import event
+
+    from scat_core.domain.bots import heuristic_move
+    from scat_core.service import GameService
+
+    service = GameService(store)
+    game = service.create_game((PlayerSeat(name="ann"), PlayerSeat(name="bob", is_bot=True)), seed=3)
+    statements: list[str] = []
+    event.listen(store.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
+    state = game.state
+    for _ in range(6):
+        assert state.turn is not None and state.players[state.turn].name == "ann"
+        command = heuristic_move(state, state.turn)
+        assert command is not None
+        statements.clear()
+        outcome = service.act(game.game_id, command)
+        bots_replied = any(e.data.get("player") == "bob" for e in outcome.events)
+        if engine.dialect.name == "postgresql":
+            assert len(statements) == (3 if bots_replied else 2), statements
+        assert not any(s.lstrip().startswith("SELECT head_signatures") for s in statements)  # read in the load
+        state = outcome.state
+        if state.status == "finished":
+            break
+    assert service.audit(game.game_id).ok
+    with store.read() as tx:
+        stored = tx.read_signature(game.game_id)
+        head = tx.head(game.game_id)
+    assert stored is not None and head == (stored.seq, stored.hash)
+    assert store.keys.check(stored.signature, game.game_id, *head) == "valid"
+
+
+def test_a_lean_append_over_a_head_signature_changed_since_the_load_writes_nothing(store: EventStore) -> None:
+    """The signature the load read is the one the append signs over: changed meanwhile, nothing is written."""
+    new_game(store)
+    with store.transaction() as tx:
+        tx.put_secret("g1", "seed", "salt")
+    seq, head_hash = _head(store, "g1")
+    before = _counts(store.engine, "g1")
+    with store.read() as tx:
+        load = tx.load_for_command("g1")
+    with store.engine.begin() as other:  # the signature replaced meanwhile (outside scat)
+        other.execute(text("UPDATE head_signatures SET signature = :s WHERE game_id = 'g1' AND kind = 'head'"),
+                      {"s": store.keys.sign_head("g1", seq, head_hash).signature[::-1]})
+    with pytest.raises(ConcurrencyConflict), store.command() as tx:
+        tx.append("g1", seq, a_turn(), SUMMARY, '{"a": 1}', load.head_hash)
+    assert _counts(store.engine, "g1") == before
+    with store.read() as tx:
+        row = tx.get_game("g1")
+    assert row is not None and row.head_seq == seq
+
+
 def _bot_game(game_id: str, seed: int) -> tuple[list[dict[str, Any]], GameState]:
     chance, state, events = SeededChance(str(seed), "salt"), GameState(), []
     command: Any = CreateGame(game_id=game_id, players=(PlayerSeat(name="ann", is_bot=True),
