@@ -31,8 +31,7 @@ def deal_order(out: Sequence[bool], dealer: int) -> list[int]:
     `out[seat]` says whether that seat is out of the game; the dealer himself may be (R8).
     """
     count = len(out)
-    seats = ((dealer + step) % count for step in range(1, count + 1))
-    return [seat for seat in seats if not out[seat]]
+    return [seat for seat in (*range(dealer + 1, count), *range(dealer + 1)) if not out[seat]]
 
 
 def discard_position(players: int) -> int:

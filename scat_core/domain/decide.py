@@ -146,12 +146,6 @@ def turn_refusal(state: GameState, seat: int, phase: str) -> RuleViolation | Non
     return None
 
 
-def _require_turn(state: GameState, seat: int, phase: str) -> None:
-    refusal = turn_refusal(state, seat, phase)
-    if refusal is not None:
-        raise refusal
-
-
 def draw_refusal(state: GameState, source: str) -> RuleViolation | None:
     """Why a card cannot be drawn from `source` ('stock' or 'discard') now (R12, R17), or None.
 
@@ -171,8 +165,7 @@ def _draw(out: _Emitter, seat: int, command: Draw, chance: Chance) -> None:
     state = out.state
     if command.source not in ("stock", "discard"):
         raise BadInput(f"draw from 'stock' or 'discard', not {command.source!r}")
-    _require_turn(state, seat, "draw")
-    refusal = draw_refusal(state, command.source)
+    refusal = turn_refusal(state, seat, "draw") or draw_refusal(state, command.source)
     if refusal is not None:
         raise refusal
     player = state.players[seat].name
@@ -249,8 +242,7 @@ def declare_refusal(state: GameState, seat: int) -> RuleViolation | None:
 
 def _knock(out: _Emitter, seat: int, command: Knock, chance: Chance) -> None:
     state = out.state
-    _require_turn(state, seat, "draw")
-    refusal = knock_refusal(state, seat)
+    refusal = turn_refusal(state, seat, "draw") or knock_refusal(state, seat)
     if refusal is not None:
         raise refusal
     out.emit(made.knocked(state.players[seat].name))

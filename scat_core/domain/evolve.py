@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar, get_args
 
 from . import events as ev
-from .deal import deal
+from .deal import deal, deal_order
 from .state import GameState, Player
 
 Fields = dict[str, Any]
@@ -39,30 +39,35 @@ def _created(state: GameState, s: Fields, event: ev.GameCreated) -> None:
     s["dealer"] = next(p.seat for p in players if p.name == event.dealer)
 
 
+#: What every deal resets (R9, R10): a new hand starts with nobody having played or looked.
+_NEW_HAND: Fields = {
+    "status": "active",
+    "set_aside": (),
+    "phase": "draw",
+    "knocker": None,
+    "taken_from_discard": None,
+    "had_turn": frozenset(),
+    "turns": 0,
+    "looked": frozenset(),
+    "reshuffles": 0,
+}
+
+
 def _dealt(state: GameState, s: Fields, event: ev.HandDealt) -> None:
-    dealer = state.seats[event.dealer.casefold()]
-    order = state.play_order(dealer)
+    dealer = s["seats"][event.dealer.casefold()]
+    players = s["players"]
+    order = deal_order([player.out for player in players], dealer)
     dealt = deal(event.deck, len(order))  # R9, R10
-    hands: list[tuple[str, ...]] = [()] * len(state.players)
+    hands: list[tuple[str, ...]] = [()] * len(players)
     for seat, hand in zip(order, dealt.hands, strict=True):
         hands[seat] = hand
-    s.update(
-        status="active",
-        dealer=dealer,
-        hand_number=event.hand_number,
-        hands=tuple(hands),
-        discard=(dealt.discard,),
-        stock=dealt.stock,
-        set_aside=(),
-        phase="draw",
-        turn=order[0],
-        knocker=None,
-        taken_from_discard=None,
-        had_turn=frozenset(),
-        turns=0,
-        looked=frozenset(),
-        reshuffles=0,
-    )
+    s.update(_NEW_HAND)
+    s["dealer"] = dealer
+    s["hand_number"] = event.hand_number
+    s["hands"] = tuple(hands)
+    s["discard"] = (dealt.discard,)
+    s["stock"] = dealt.stock
+    s["turn"] = order[0]
 
 
 def _with_hand(hands: tuple[tuple[str, ...], ...], seat: int, hand: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:

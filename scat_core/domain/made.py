@@ -28,10 +28,16 @@ _set_extra = _SLOTS["__pydantic_extra__"].__set__
 _set_private = _SLOTS["__pydantic_private__"].__set__
 
 
+#: Each event class's field names: the fields set of every event made here (all of them, as for
+#: an event read back from its record). One set per class, shared by its events: pydantic never
+#: changes a frozen model's set in place (`model_copy` copies it before adding the updated names).
+_ALL_SET: dict[type[BaseModel], set[str]] = {}
+
+
 def _made(cls: type[E], fields: dict[str, Any]) -> E:
     event = _new(cls)
     _set_dict(event, fields)
-    _set_fields_set(event, set(fields))
+    _set_fields_set(event, _ALL_SET[cls])
     _set_extra(event, None)
     _set_private(event, None)
     return event
@@ -125,3 +131,5 @@ MADE: dict[type[BaseModel], Any] = {
     ev.PlayerEliminated: player_eliminated,
     ev.GameWon: game_won,
 }
+
+_ALL_SET.update((cls, set(cls.model_fields)) for cls in MADE)

@@ -21,6 +21,7 @@ import hmac
 import secrets
 import struct
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from typing import Final, Protocol
 
 from .cards import DECK
@@ -111,14 +112,21 @@ _IPAD = bytes(byte ^ 0x36 for byte in range(256))
 _OPAD = bytes(byte ^ 0x5C for byte in range(256))
 
 
+@lru_cache(maxsize=64)
+def _keyed(key: bytes) -> tuple[hashlib._Hash, hashlib._Hash]:
+    """SHA-256 fed with HMAC's inner and outer padded `key` (RFC 2104), to be copied per message;
+    kept for the few keys (game seeds) in use, as a game's deals all use the same key."""
+    if len(key) > 64:
+        key = hashlib.sha256(key).digest()
+    key = key.ljust(64, b"\0")
+    return hashlib.sha256(key.translate(_IPAD)), hashlib.sha256(key.translate(_OPAD))
+
+
 def _hmac_sha256_blocks(key: bytes, messages: list[bytes]) -> bytes:
     """HMAC-SHA-256(key, m) for each message, concatenated (RFC 2104 on hashlib's SHA-256:
     the keyed inner and outer states are prepared once and copied per message, which is
     cheaper than `hmac`'s objects; tests/domain/test_shuffle.py checks it against `hmac`)."""
-    if len(key) > 64:
-        key = hashlib.sha256(key).digest()
-    key = key.ljust(64, b"\0")
-    inner, outer = hashlib.sha256(key.translate(_IPAD)), hashlib.sha256(key.translate(_OPAD))
+    inner, outer = _keyed(key)
     digests = []
     for message in messages:
         step = inner.copy()
