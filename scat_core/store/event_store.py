@@ -33,6 +33,7 @@ from scat_core.store.database import WRITE_OPTION
 from scat_core.store.db_failures import races_as_conflicts
 from scat_core.store.games_list import GameRow, GameSummary
 from scat_core.store.keys import HeadSignature, KeyRing
+from scat_core.store.notify import announce
 from scat_core.store.records import RECORD_KEYS, GameSecret, StoredEvent, utc_now
 from scat_core.store.signed_heads import HEAD, KnownHeads, StoredSignature, read_signature, write_signature
 from scat_core.store.verified import CommandLoad, load_for_command
@@ -56,6 +57,9 @@ class StoreTransaction:
         # append (one all-or-nothing statement) may write; "none", nothing may.
         self._writes = writes
         self.keys = keys if keys is not None else KeyRing.default()
+        #: The new head (game -> seq) of each game this unit of work appended to: announced
+        #: once it is committed (notify.announce).
+        self.moved: dict[str, int] = {}
 
     def _may_write(self, lean: bool = False) -> None:
         if self._writes != "any" and not (lean and self._writes == "lean"):
@@ -140,8 +144,11 @@ class StoreTransaction:
         nothing written), and a finished game's kept seed forgotten in the same write.
         """
         self._may_write(appending.is_lean(expected_seq, summary, expected_hash))
-        return appending.append(self._conn, self.keys, game_id, expected_seq, events, summary, snapshot,
-                                expected_hash, self._heads)
+        stored = appending.append(self._conn, self.keys, game_id, expected_seq, events, summary, snapshot,
+                                  expected_hash, self._heads)
+        if stored:
+            self.moved[game_id] = stored[-1].seq
+        return stored
 
     def append_raw(
         self, records: Sequence[Mapping[str, Any]], summary: GameSummary | None = None, snapshot: str | None = None
@@ -149,7 +156,10 @@ class StoreTransaction:
         """Insert exported records verbatim (recorded_at, hashes as given; nothing verified);
         `snapshot`, for records of one game, is the JSON of its state after the last."""
         self._may_write()
-        return appending.append_raw(self._conn, self.keys, records, summary, snapshot)
+        stored = appending.append_raw(self._conn, self.keys, records, summary, snapshot)
+        for event in stored:
+            self.moved[event.game_id] = max(event.seq, self.moved.get(event.game_id, 0))
+        return stored
 
     def append_many(self, games: Sequence[tuple[Sequence[Mapping[str, Any]], GameSummary, str | None]]) -> int:
         """The bulk path (imports, benchmarks): whole exported histories of new games, verbatim
@@ -159,7 +169,10 @@ class StoreTransaction:
         A record's `data` is a dict, or already its canonical JSON text (as stored: the rows of
         a history cloned many times are encoded once)."""
         self._may_write()
-        return bulk.append_many(self._conn, self.keys, games)
+        added = bulk.append_many(self._conn, self.keys, games)
+        for records, _, _ in games:
+            self.moved[str(records[-1]["game_id"])] = int(records[-1]["seq"])
+        return added
 
     # ---- the games read model and the snapshots (games_list.py) ------------------------------
 
@@ -222,12 +235,15 @@ class EventStore:
 
     @contextmanager
     def transaction(self, write: bool = True) -> Iterator[StoreTransaction]:
-        """A unit of work: commit on clean exit, roll back on any exception."""
+        """A unit of work: commit on clean exit, roll back on any exception; once committed, the
+        games it appended to are announced (PostgreSQL NOTIFY, notify.announce)."""
         with races_as_conflicts(self.engine), self.engine.connect() as conn:
             if write:
                 conn = conn.execution_options(**{WRITE_OPTION: True})
             with conn.begin():
-                yield StoreTransaction(conn, keys=self.keys, heads=self._heads)
+                tx = StoreTransaction(conn, keys=self.keys, heads=self._heads)
+                yield tx
+            announce(conn, tx.moved)
 
     @contextmanager
     def command(self) -> Iterator[StoreTransaction]:
@@ -243,7 +259,11 @@ class EventStore:
             return
         with races_as_conflicts(self.engine), self.engine.connect() as conn:
             conn = conn.execution_options(isolation_level="AUTOCOMMIT", **{WRITE_OPTION: True})
-            yield StoreTransaction(conn, writes="lean", keys=self.keys, heads=self._heads)
+            tx = StoreTransaction(conn, writes="lean", keys=self.keys, heads=self._heads)
+            try:
+                yield tx
+            finally:  # an append made is committed (autocommit), even if something failed after it
+                announce(conn, tx.moved)
 
     def catch_up_stats(self, rebuild: bool = False) -> int:
         """Fold the events the stats projection has not seen into it (all, with `rebuild`); how many."""

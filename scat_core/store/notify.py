@@ -1,26 +1,67 @@
 """Telling waiters that a game has new events: PostgreSQL LISTEN/NOTIFY, else cheap polling.
 
-On PostgreSQL a trigger on the games read model (migration 0006) sends `NOTIFY scat_events,
-'GAME:SEQ'` whenever a game's head moves, in the writing transaction: the notice goes out
-exactly when the events are committed, to every process listening, whatever wrote them.
-SQLite has no such thing: a waiter polls the game's head, a cheap indexed read.
+On PostgreSQL the store itself announces each new head of a game, `pg_notify('scat_events',
+'GAME:SEQ')`, once the write is committed (`announce`, called by EventStore for every unit of
+work that appended: commands, bots, new games, imports, bulk loads), on the same connection
+in a short transaction of its own with `synchronous_commit` off, to every process listening.
+Not in the writing transaction: PostgreSQL serialises the commits of transactions that
+NOTIFY (a global lock on the notice queue held through the commit's flush to disk), which
+kept concurrent writers on different games to one commit at a time (migration 0007 dropped
+the trigger of 0006 that did it so).
+
+A notice can thus be lost (the process dies between its commit and its notice, the
+connection drops): harmless, since a notice only wakes a waiter, which then reads the game's
+head itself, and every waiter also looks at the head every PUSHED_POLL_SECONDS without one.
+SQLite has no NOTIFY: a waiter polls the game's head, a cheap indexed read.
 """
 
 from __future__ import annotations
 
+import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 from sqlalchemy import Engine
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.exc import DBAPIError
 
 CHANNEL = "scat_events"
 POLL_SECONDS = 0.2  # SQLite: how often a waiter looks at the head
+#: PostgreSQL: how often a waiter looks at the head when no notice came (one lost is thus late, not missed).
+PUSHED_POLL_SECONDS = 5.0
+
+#: One round trip, its own transaction (the connection is in autocommit then): the notices of
+#: every head moved, sent when it commits, which need not wait for the disk (nothing to keep).
+_ANNOUNCE = (
+    "SELECT set_config('synchronous_commit', 'off', true), "
+    f"pg_notify('{CHANNEL}', payload) FROM unnest(%(payloads)s::text[]) AS payload"
+)
+LOG = logging.getLogger(__name__)
 
 
 def libpq_url(engine: Engine) -> str:
     """The engine's URL as psycopg itself takes it (no SQLAlchemy driver name)."""
     return make_url(engine.url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+def announce(conn: Connection, heads: Mapping[str, int]) -> None:
+    """On PostgreSQL, NOTIFY the new head (game -> seq) of each game a committed unit of work moved.
+
+    Call it only after the commit, on that connection (no transaction open on it). A failure
+    is logged, never raised: the move stands, and waiters find it by looking (PUSHED_POLL_SECONDS).
+    """
+    if not heads or conn.dialect.name != "postgresql":
+        return
+    payloads = [f"{game_id}:{seq}" for game_id, seq in heads.items()]
+    try:
+        if conn.get_execution_options().get("isolation_level") != "AUTOCOMMIT":
+            # Its own transaction, without BEGIN and COMMIT round trips (a driver attribute, no
+            # SQL); the connection's isolation level is reset when it goes back to the pool.
+            conn.execution_options(isolation_level="AUTOCOMMIT")
+        conn.exec_driver_sql(_ANNOUNCE, {"payloads": payloads}).close()
+    except DBAPIError as error:  # the connection lost, say: the move stands all the same
+        LOG.warning("could not announce new events of %s: %s", ", ".join(heads)[:200],
+                    str(error).splitlines()[0] if str(error) else type(error).__name__)
 
 
 class Listener:
@@ -46,8 +87,9 @@ class Listener:
 def wait_for_head(engine: Engine, head: Callable[[], int], after: int, game_id: str, timeout: float | None) -> bool:
     """Block until `head()` (the game's last seq) passes `after`; False once `timeout` is over.
 
-    On PostgreSQL the wait is pushed (LISTEN before the first look, so nothing is missed);
-    on SQLite it polls.
+    On PostgreSQL the wait is pushed (LISTEN before the first look, so nothing is missed) and
+    the head is read again after each notice of the game and at least every
+    PUSHED_POLL_SECONDS (a lost notice delays the waiter, never strands it); on SQLite it polls.
     """
     deadline = None if timeout is None else time.monotonic() + timeout
     listener = Listener(engine) if engine.dialect.name == "postgresql" else None
@@ -61,7 +103,8 @@ def wait_for_head(engine: Engine, head: Callable[[], int], after: int, game_id: 
             if listener is None:
                 time.sleep(POLL_SECONDS if left is None else min(POLL_SECONDS, left))
                 continue
-            for notified, _ in listener.notices(5.0 if left is None else min(5.0, left)):
+            look_again = PUSHED_POLL_SECONDS if left is None else min(PUSHED_POLL_SECONDS, left)
+            for notified, _ in listener.notices(look_again):
                 if notified == game_id:
                     break
     finally:

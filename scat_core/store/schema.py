@@ -20,16 +20,16 @@ from scat_core.store.tables import metadata
 from scat_core.store.triggers import IMMUTABILITY_FUNCTION, immutability_triggers
 
 #: The triggers each table carries, per engine: the immutability ones of the events table
-#: (migration 0001, restored by triggers.py) and, on PostgreSQL, the push of each new head
-#: of a game (migration 0006, see notify.py).
+#: (migration 0001, restored by triggers.py). The push of each new head of a game is no
+#: trigger (0006's was dropped by 0007): the store announces it after the commit (notify.py).
 TRIGGERS: dict[str, dict[str, frozenset[str]]] = {
     "sqlite": {"events": immutability_triggers("sqlite")},
-    "postgresql": {"events": immutability_triggers("postgresql"), "games": frozenset({"games_notify_head"})},
+    "postgresql": {"events": immutability_triggers("postgresql")},
 }
 #: The functions those triggers run (PostgreSQL), in the schema's own namespace.
 FUNCTIONS: dict[str, frozenset[str]] = {
     "sqlite": frozenset(),
-    "postgresql": frozenset({IMMUTABILITY_FUNCTION, "scat_notify_head"}),
+    "postgresql": frozenset({IMMUTABILITY_FUNCTION}),
 }
 
 

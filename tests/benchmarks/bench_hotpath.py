@@ -235,13 +235,53 @@ def best_rates(works: Sequence[Callable[[], int]], seconds: float) -> list[float
 
 # ---- PostgreSQL writers -------------------------------------------------------------------------
 
+TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def process_cpu(pid: int) -> float | None:
+    """CPU seconds (user + system) a process of this machine has used, or None if it cannot be read."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / TICK  # utime, stime (fields 14 and 15 of stat)
+
+
+def machine_cpu() -> tuple[float, float] | None:
+    """(busy, total) CPU seconds of the whole machine since boot (/proc/stat), or None."""
+    try:
+        values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = values[3] + (values[4] if len(values) > 4 else 0)  # idle + iowait
+    return (sum(values) - idle) / TICK, sum(values) / TICK
+
+
+@dataclass
+class WritersRun:
+    """What `count` writer processes did: rate, correctness, and the CPU each command took."""
+
+    count: int
+    rate: float  # commands/s, all writers together
+    lost: int
+    duplicated: int
+    commands: int
+    client_cpu: float  # CPU seconds of the writer processes (scat: load, fold, decide, hash, encode, the driver)
+    database_cpu: float | None  # CPU seconds of their PostgreSQL backends (None: not on this machine)
+    busy: float | None  # the share of the machine's CPUs busy meanwhile (everything: writers, PostgreSQL, others)
+
+    def per_command_ms(self, seconds: float | None) -> float | None:
+        return None if seconds is None else seconds / self.commands * 1e3
+
 
 def _writer(url: str, game_id: str, commands: int, start: Any, results: Any) -> None:
     service = GameService.open(url)
     appended = done = 0
     state = service.look(game_id)
+    with service.store.engine.connect() as conn:  # the one pooled connection every command of this process uses
+        backend = int(conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one())
     start.wait()
-    started = time.perf_counter()
+    started, cpu, db_cpu = time.perf_counter(), time.process_time(), process_cpu(backend)
     while done < commands and state.status != "finished":
         assert state.turn is not None
         command = heuristic_move(state, state.turn)
@@ -250,12 +290,17 @@ def _writer(url: str, game_id: str, commands: int, start: Any, results: Any) -> 
         appended += len(outcome.events)
         state = outcome.state
         done += 1
-    results.put((game_id, done, appended, time.perf_counter() - started))
+    spent, cpu = time.perf_counter() - started, time.process_time() - cpu
+    db_after = process_cpu(backend)
+    with service.store.engine.connect() as conn:
+        same = int(conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()) == backend
+    db_spent = db_after - db_cpu if db_cpu is not None and db_after is not None and same else None
+    results.put((game_id, done, appended, spent, cpu, db_spent))
     service.store.engine.dispose()
 
 
-def writers(service: GameService, url: str, count: int, commands: int, seed: int) -> tuple[float, int, int]:
-    """`count` processes, each on its own long game: (commands/s overall, events lost, duplicated)."""
+def writers(service: GameService, url: str, count: int, commands: int, seed: int) -> WritersRun:
+    """`count` processes, each on its own long game, each game audited afterwards."""
     ids, before = [], {}
     for index in range(count):
         state, events, chance = long_game(300, seed + index)
@@ -268,13 +313,13 @@ def writers(service: GameService, url: str, count: int, commands: int, seed: int
     for process in processes:
         process.start()
     start.wait()
-    t0 = time.perf_counter()
+    t0, machine0 = time.perf_counter(), machine_cpu()
     reports = [results.get(timeout=600) for _ in processes]
-    elapsed = time.perf_counter() - t0
+    elapsed, machine1 = time.perf_counter() - t0, machine_cpu()
     for process in processes:
         process.join()
     lost = duplicated = 0
-    for game_id, _done, appended, _spent in reports:
+    for game_id, _done, appended, *_ in reports:
         history = service.history(game_id)
         seqs = [stored.seq for stored in history]
         duplicated += len(seqs) - len(set(seqs))
@@ -283,7 +328,45 @@ def writers(service: GameService, url: str, count: int, commands: int, seed: int
         report = service.audit(game_id)
         assert report.ok and not report.problems and report.events == len(seqs), report
         assert report.signature == "valid", report
-    return sum(r[1] for r in reports) / elapsed, lost, duplicated
+    done = sum(r[1] for r in reports)
+    db_cpus = [r[5] for r in reports]
+    busy = None
+    if machine0 is not None and machine1 is not None and machine1[1] > machine0[1]:
+        busy = (machine1[0] - machine0[0]) / (machine1[1] - machine0[1])
+    return WritersRun(count, done / elapsed, lost, duplicated, done, sum(r[4] for r in reports),
+                      None if None in db_cpus else sum(d for d in db_cpus if d is not None), busy)
+
+
+def report_writers(name: str, one: WritersRun, many: WritersRun) -> None:
+    """The writers' rates against the goal, and what stands in the way: the CPU a command takes."""
+    ratio = many.rate / one.rate
+    line(name, "1 writer on 1 game (a process)", f"{one.rate:,.0f} /s")
+    line(name, f"{many.count} writers on {many.count} games ({many.count} processes)", f"{many.rate:,.0f} /s",
+         f"{ratio:.2f}x; {verdict(ratio, 4)}")
+    lost, duplicated = one.lost + many.lost, one.duplicated + many.duplicated
+    line(name, "events lost / duplicated by the writers", f"{lost} / {duplicated}",
+         f"goal 0 / 0: {'met' if lost + duplicated == 0 else 'MISSED'}")
+    cores = os.cpu_count() or 1
+    for run in (one, many):
+        client, database = run.per_command_ms(run.client_cpu), run.per_command_ms(run.database_cpu)
+        wall = run.count / run.rate * 1e3
+        line(name, f"CPU per command, {run.count} writer(s): scat's process + its PostgreSQL backend",
+             f"{client:.2f} + {'?' if database is None else f'{database:.2f}'} ms",
+             f"wall {wall:.2f} ms a command per writer" + ("" if run.busy is None else
+                                                            f"; machine busy {run.busy:.0%} of {cores} cores"))
+    if many.database_cpu is None:
+        return
+    per_command = (many.client_cpu + many.database_cpu) / many.commands
+    ceiling = cores / per_command
+    limit = ceiling / one.rate
+    line(name, f"CPU ceiling: {cores} cores / CPU per command ({many.count} writers)", f"{ceiling:,.0f} /s",
+         f"{limit:.2f}x one writer" + (f": the {4}x goal needs more cores than this machine's {cores}"
+                                       if limit < 4 else ""))
+    if limit < 4:
+        share = many.client_cpu / (many.client_cpu + many.database_cpu)
+        rest = "" if ratio >= 0.8 * limit else "; the rest of the gap: waits (commits, locks), not CPU"
+        line(name, "what stands in the way", f"CPU, {share:.0%} of it scat's",
+             f"{ratio:.2f}x is {ratio / limit:.0%} of the CPU ceiling{rest}")
 
 
 # ---- the domain against its baseline ------------------------------------------------------------
@@ -476,13 +559,9 @@ def run_place(place: Place, args: argparse.Namespace) -> None:
             url = place.url("writers")
             writers_service = GameService.open(url)
             commands = 60 if quick else 150
-            one, lost1, dup1 = writers(writers_service, url, 1, commands * 2, seed=10)
-            eight, lost8, dup8 = writers(writers_service, url, 8, commands, seed=20)
-            line(place.name, "1 writer on 1 game (a process)", f"{one:,.0f} /s")
-            line(place.name, "8 writers on 8 games (8 processes)", f"{eight:,.0f} /s",
-                 f"{eight / one:.2f}x; {verdict(eight / one, 4)}")
-            line(place.name, "events lost / duplicated by the writers", f"{lost1 + lost8} / {dup1 + dup8}",
-                 f"goal 0 / 0: {'met' if lost1 + lost8 + dup1 + dup8 == 0 else 'MISSED'}")
+            one = writers(writers_service, url, 1, commands * 2, seed=10)
+            eight = writers(writers_service, url, 8, commands, seed=20)
+            report_writers(place.name, one, eight)
             writers_service.store.engine.dispose()
         service.store.engine.dispose()
         replay_service.store.engine.dispose()

@@ -1,44 +1,220 @@
-"""PostgreSQL announces each new head of a game (trigger of migration 0006), whatever writes it."""
+"""Push on PostgreSQL: the store announces each new head of a game once it is committed, whatever
+wrote it, and a waiter finds a committed move even when its notice was lost (#13)."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from sqlalchemy import Engine
+from sqlalchemy import Engine, event, text
+from sqlalchemy.engine import Connection
 
-from scat_core.domain.commands import Draw
+from scat_core.domain.bots import heuristic_move
+from scat_core.domain.commands import Draw, Resign
 from scat_core.domain.events import PlayerSeat
 from scat_core.service.games import GameService
-from scat_core.store.database import ensure_schema, make_engine
+from scat_core.store.errors import ConcurrencyConflict
 from scat_core.store.event_store import EventStore
+from scat_core.store.memory import MemoryStore
 from scat_core.store.notify import Listener, wait_for_head
+from tests.support.store import a_turn
+
+HUMAN_AND_BOT = [PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)]
+BOTS = [PlayerSeat(name="ann", is_bot=True), PlayerSeat(name="bob", is_bot=True)]
+
+
+@pytest.fixture
+def pg_engine(postgres_url: str) -> Iterator[Engine]:
+    """A PostgreSQL engine on a freshly migrated schema."""
+    from scat_core.store.database import ensure_schema, make_engine
+
+    engine = make_engine(postgres_url)
+    ensure_schema(engine)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def listener(pg_engine: Engine) -> Iterator[Listener]:
+    """A connection LISTENing on the store's channel."""
+    listening = Listener(pg_engine)
+    yield listening
+    listening.close()
+
+
+def heard(listener: Listener, *game_ids: str, seconds: float = 1.0) -> list[tuple[str, int]]:
+    """The notices about `game_ids` that arrive within `seconds` (the channel is the whole
+    database's: other tests' schemas announce their games on it too)."""
+    return [notice for notice in listener.notices(seconds) if notice[0] in game_ids]
+
+
+def head(engine: Engine, game_id: str) -> int:
+    """The game's head as another connection sees it (committed only)."""
+    with engine.connect() as conn:
+        return int(conn.execute(text("SELECT head_seq FROM games WHERE game_id = :g"), {"g": game_id}).scalar_one())
 
 
 @pytest.mark.postgres
-def test_every_command_is_notified_once_committed(postgres_url: str) -> None:
-    engine = make_engine(postgres_url)
-    ensure_schema(engine)
-    games = GameService(EventStore(engine))
-    listener = Listener(engine)
+def test_every_write_path_announces_the_new_head_once_committed(pg_engine: Engine, listener: Listener) -> None:
+    games = GameService(EventStore(pg_engine))
+    created = games.create_game(HUMAN_AND_BOT, seed=3)  # a new game (a transaction), then the bots (a command)
+    notices = heard(listener, created.game_id)
+    assert notices[-1] == (created.game_id, head(pg_engine, created.game_id))
+    assert [seq for _, seq in notices] == sorted({seq for _, seq in notices})  # each head once, in order
+
+    games.act(created.game_id, Draw("you", "stock"))  # the player's command, then the bots' answer
+    assert heard(listener, created.game_id)[-1] == (created.game_id, head(pg_engine, created.game_id))
+    games.act(created.game_id, Resign("you"))
+    assert heard(listener, created.game_id) == [(created.game_id, head(pg_engine, created.game_id))]
+
+    elsewhere = GameService(MemoryStore(games.store.keys))
+    finished = elsewhere.create_game(BOTS, seed=5)  # bots only: over at once
+    assert games.import_records(elsewhere.export(finished.game_id).records).ok  # the bulk path (append_many)
+    assert heard(listener, finished.game_id) == [(finished.game_id, head(pg_engine, finished.game_id))]
+
+    other = elsewhere.create_game(BOTS, seed=6)
+    with games.store.transaction() as tx:
+        records = elsewhere.export(other.game_id).records
+        tx.append_raw(records)  # exported records verbatim
+    assert heard(listener, other.game_id) == [(other.game_id, int(records[-1]["seq"]))]
+
+
+@pytest.mark.postgres
+def test_nothing_is_announced_for_a_write_rolled_back_or_refused(pg_engine: Engine, listener: Listener) -> None:
+    games = GameService(EventStore(pg_engine))
+    created = games.create_game(HUMAN_AND_BOT, seed=3)
+    heard(listener, created.game_id, seconds=0.5)
+    version = games.head_seq(created.game_id)
+    with pytest.raises(RuntimeError, match="changed my mind"), games.store.transaction() as tx:
+        tx.append(created.game_id, version, a_turn("you"))
+        raise RuntimeError("changed my mind")
+    with pytest.raises(ConcurrencyConflict), games.store.transaction() as tx:
+        tx.append(created.game_id, version - 1, a_turn("you"))
+    assert heard(listener, created.game_id, seconds=0.5) == []
+    assert head(pg_engine, created.game_id) == version
+
+
+@pytest.mark.postgres
+def test_the_notice_is_sent_after_the_commit_not_inside_the_write(pg_engine: Engine, listener: Listener) -> None:
+    """PostgreSQL serialises the commits of transactions that NOTIFY: the write must not be one."""
+    games = GameService(EventStore(pg_engine))
+    created = games.create_game(HUMAN_AND_BOT, seed=3)
+    state = games.act(created.game_id, Draw("you", "stock")).state
+    discard = heuristic_move(state, 0)  # then the bot answers
+    assert discard is not None
+    heard(listener, created.game_id, seconds=0.5)
+    seen: list[tuple[str, int]] = []
+
+    def before(conn: Connection, cursor: object, statement: str, *args: object) -> None:
+        if "pg_notify" in statement:
+            seen.append(("notify", head(pg_engine, created.game_id)))  # committed already, as others see it
+        elif statement.lstrip().upper().startswith(("INSERT", "UPDATE", "WITH")):
+            seen.append(("write", 0))
+
+    event.listen(pg_engine, "before_cursor_execute", before)
     try:
-        created = games.create_game([PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)], seed=3)
-        games.act(created.game_id, Draw("you", "stock"))
-        heard = [notice for notice in listener.notices(2.0) if notice[0] == created.game_id]
-        assert heard and heard[-1][1] == games.head_seq(created.game_id)
+        games.act(created.game_id, discard)
     finally:
-        listener.close()
-        engine.dispose()
+        event.remove(pg_engine, "before_cursor_execute", before)
+    final = head(pg_engine, created.game_id)
+    kinds = [kind for kind, _ in seen]
+    assert kinds == ["write", "notify", "write", "notify"]  # the player's move, then the bots' answer
+    assert seen[3] == ("notify", final) and seen[1][1] < final  # each notice after its own commit
+    assert heard(listener, created.game_id) == [(created.game_id, seen[1][1]), (created.game_id, final)]
+
+
+@pytest.mark.postgres
+def test_a_notice_wakes_a_waiter_at_once(pg_engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("scat_core.store.notify.PUSHED_POLL_SECONDS", 60.0)  # only the notice can wake it in time
+    games = GameService(EventStore(pg_engine))
+    created = games.create_game(HUMAN_AND_BOT, seed=3)
+    before = games.head_seq(created.game_id)
+    with ThreadPoolExecutor(1) as pool:
+        waiter = pool.submit(games.wait_for_event, created.game_id, before, 30.0)
+        time.sleep(0.5)  # the waiter is listening
+        assert not waiter.done()
+        moved = time.monotonic()
+        games.act(created.game_id, Draw("you", "stock"))
+        assert waiter.result(timeout=5.0) is True
+        assert time.monotonic() - moved < 2.0
+
+
+@pytest.mark.postgres
+def test_a_committed_move_whose_notice_was_lost_still_reaches_the_waiter(
+    pg_engine: Engine, listener: Listener, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A crash between the commit and its notice: the waiter finds the move by looking at the head."""
+    monkeypatch.setattr("scat_core.store.notify.PUSHED_POLL_SECONDS", 0.5)
+    games = GameService(EventStore(pg_engine))
+    created = games.create_game(HUMAN_AND_BOT, seed=3)
+    before = games.head_seq(created.game_id)
+    heard(listener, created.game_id, seconds=0.5)
+    monkeypatch.setattr("scat_core.store.event_store.announce", lambda conn, heads: None)  # every notice lost
+    with ThreadPoolExecutor(1) as pool:
+        waiter = pool.submit(games.wait_for_event, created.game_id, before, 30.0)
+        time.sleep(0.3)
+        moved = time.monotonic()
+        games.act(created.game_id, Draw("you", "stock"))
+        assert heard(listener, created.game_id, seconds=0.2) == []  # no notice went out
+        assert waiter.result(timeout=10.0) is True
+        assert time.monotonic() - moved < 3.0  # found by looking at the head, long before the waiter's timeout
+
+
+@pytest.mark.postgres
+def test_a_notice_that_cannot_be_sent_leaves_the_move_standing(
+    pg_engine: Engine, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    games = GameService(EventStore(pg_engine))
+    created = games.create_game(HUMAN_AND_BOT, seed=3)
+    monkeypatch.setattr("scat_core.store.notify._ANNOUNCE", "SELECT pg_notify(%(payloads)s, no_such_column)")
+    outcome = games.act(created.game_id, Draw("you", "stock"))
+    assert head(pg_engine, created.game_id) == outcome.state.version
+    assert "could not announce new events of " + created.game_id in caplog.text
 
 
 def test_a_waiter_wakes_when_the_head_moves_and_times_out_otherwise(engine: Engine) -> None:
     games = GameService(EventStore(engine))
     created = games.create_game([PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)], seed=3)
-    head = games.head_seq(created.game_id)
+    head_seq = games.head_seq(created.game_id)
     began = time.monotonic()
-    assert not games.wait_for_event(created.game_id, head, timeout=0.3)
+    assert not games.wait_for_event(created.game_id, head_seq, timeout=0.3)
     assert 0.3 <= time.monotonic() - began < 3
     games.act(created.game_id, Draw("you", "stock"))
     began = time.monotonic()
-    assert wait_for_head(engine, lambda: games.head_seq(created.game_id), head, created.game_id, 5.0)
+    assert wait_for_head(engine, lambda: games.head_seq(created.game_id), head_seq, created.game_id, 5.0)
     assert time.monotonic() - began < 1.0
+
+
+
+def notify_objects(engine: Engine) -> list[str]:
+    """The definitions of 0006's trigger and function in the test's schema (none: empty)."""
+    with engine.connect() as conn:
+        return [str(row[0]) for row in conn.execute(text(
+            "SELECT pg_get_triggerdef(t.oid) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE t.tgname = 'games_notify_head' AND n.nspname = current_schema() "
+            "UNION ALL SELECT pg_get_functiondef(p.oid) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+            "WHERE p.proname = 'scat_notify_head' AND n.nspname = current_schema()"
+        ))]
+
+
+@pytest.mark.postgres
+def test_migration_0007_drops_the_trigger_and_a_downgrade_restores_it_exactly(postgres_url: str) -> None:
+    from alembic import command
+
+    from scat_core.store.database import alembic_config, make_engine
+
+    engine = make_engine(postgres_url)
+    with engine.begin() as conn:
+        command.upgrade(alembic_config(conn), "0006")
+    made_by_0006 = notify_objects(engine)
+    assert len(made_by_0006) == 2
+    with engine.begin() as conn:
+        command.upgrade(alembic_config(conn), "0007")
+    assert notify_objects(engine) == []
+    with engine.begin() as conn:
+        command.downgrade(alembic_config(conn), "0006")
+    assert notify_objects(engine) == made_by_0006
+    engine.dispose()

@@ -1,0 +1,62 @@
+"""A server's event stream on PostgreSQL hears a move another process committed: by its notice
+at once, and by looking at the game when the notice was lost (#13)."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from scat_cli.server.client import RemoteGames
+from scat_core.domain.commands import Draw
+from scat_core.service.games import GameService
+from scat_core.store.database import ensure_schema, make_engine
+from tests.support.live_server import server_in_thread
+from tests.support.services import HUMAN_AND_BOT
+
+
+@pytest.fixture
+def pg_db(postgres_url: str) -> str:
+    """A migrated PostgreSQL database for the server."""
+    engine = make_engine(postgres_url)
+    ensure_schema(engine)
+    engine.dispose()
+    return postgres_url
+
+
+def wait_through_the_server(server_url: str, mover: GameService, game_id: str) -> float:
+    """Seconds from a move made beside the server (straight on the database) until the stream of
+    a client waiting through the server brings it; fails if it does not within 10 s."""
+    after = mover.head_seq(game_id)
+    with RemoteGames(server_url) as client, ThreadPoolExecutor(1) as pool:
+        waiting = pool.submit(client.wait_for_event, game_id, after, 20.0)
+        time.sleep(0.5)  # the stream is open and waiting
+        assert not waiting.done()
+        moved = time.monotonic()
+        mover.act(game_id, Draw("you", "stock"))
+        assert waiting.result(timeout=10.0) is True
+        return time.monotonic() - moved
+
+
+@pytest.mark.postgres
+def test_the_stream_is_woken_by_the_notice_of_a_move_made_elsewhere(
+    pg_db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("scat_cli.server.app.PUSHED_POLL_SECONDS", 60.0)  # only the notice can wake it in time
+    mover = GameService.open(pg_db)
+    game_id = mover.create_game(HUMAN_AND_BOT, seed=3).game_id
+    with server_in_thread(pg_db) as url:
+        assert wait_through_the_server(url, mover, game_id) < 2.0
+    mover.store.engine.dispose()
+
+
+@pytest.mark.postgres
+def test_the_stream_finds_a_move_whose_notice_was_lost(pg_db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("scat_cli.server.app.PUSHED_POLL_SECONDS", 0.5)
+    mover = GameService.open(pg_db)
+    game_id = mover.create_game(HUMAN_AND_BOT, seed=3).game_id
+    monkeypatch.setattr("scat_core.store.event_store.announce", lambda conn, heads: None)  # the notice is lost
+    with server_in_thread(pg_db) as url:
+        assert wait_through_the_server(url, mover, game_id) < 4.0
+    mover.store.engine.dispose()
