@@ -430,9 +430,12 @@ def domain_against_baseline(commit: str, games: int) -> None:
             events, rate = domain_rate(REPO, games, 2)
             rates["now"].append(rate)
     base, now = max(rates["baseline"]), max(rates["now"])
+    rounds = ", ".join(f"{ours / theirs:.2f}x" for theirs, ours in zip(rates["baseline"], rates["now"], strict=True))
     line("memory", f"decide+evolve, {games} bot games ({events} events), baseline {commit}",
-         f"{base:,.0f} events/s")
-    line("memory", "decide+evolve, this code", f"{now:,.0f} events/s", f"{now / base:.2f}x; {verdict(now / base, 3)}")
+         f"{base:,.0f} events/s", f"{1e6 / base:.1f} us/event")
+    line("memory", "decide+evolve, this code", f"{now:,.0f} events/s",
+         f"{1e6 / now:.1f} us/event; {now / base:.2f}x; {verdict(now / base, 3)}")
+    line("memory", "  each interleaved round (the machine's load moves it)", rounds)
 
 
 # ---- the run --------------------------------------------------------------------------------------
