@@ -73,10 +73,10 @@ def load(conn: Connection, game_id: str, up_to: int | None = None) -> list[Store
         rows = conn.execute(_LOAD_UP_TO, {"game_id": game_id, "up_to": up_to}).all()
     if not rows and (up_to is None or head(conn, game_id) is None):
         raise NotFound(f"no game {game_id!r} in this database", game_id=game_id, hint=Hint.LIST_GAMES)
-    from_row = StoredEvent.from_row
-    loaded = [from_row(row) for row in rows]
-    bad = next((seq for seq, stored in enumerate(loaded, start=1) if stored.seq != seq), None)
-    if bad is not None:
+    loaded = StoredEvent.from_rows(rows)
+    numbered = [stored.seq for stored in loaded]
+    if numbered != list(range(1, len(numbered) + 1)):
+        bad = next(seq for seq, found in enumerate(numbered, start=1) if found != seq)
         raise CorruptHistory(
             f"the stored history of game {game_id} is damaged (event {bad} is missing or not numbered "
             f"{bad})", game_id=game_id, hint=Hint.FIND_BAD_EVENT,
@@ -94,12 +94,12 @@ def load_between(
     params: dict[str, Any] = {"game_id": game_id, "after": after, "up_to": up_to}
     if limit is not None:
         params["limit"] = limit
-    return [StoredEvent.from_row(row) for row in conn.execute(query, params).all()]
+    return StoredEvent.from_rows(conn.execute(query, params).all())
 
 
 def load_unchecked(conn: Connection, game_id: str) -> list[StoredEvent]:
     """The game's rows in the order the database sorts their seq, numbered right or not (for audits)."""
-    return [StoredEvent.from_row(row) for row in conn.execute(_LOAD, {"game_id": game_id}).all()]
+    return StoredEvent.from_rows(conn.execute(_LOAD, {"game_id": game_id}).all())
 
 
 def first_events(conn: Connection, game_ids: Sequence[str]) -> list[StoredEvent]:
@@ -110,7 +110,7 @@ def first_events(conn: Connection, game_ids: Sequence[str]) -> list[StoredEvent]
         query = select(*(t.events.c[k] for k in RECORD_KEYS)).where(
             t.events.c.seq == 1, t.events.c.game_id.in_(ids[start : start + IDS_CHUNK])
         )
-        found += [StoredEvent.from_row(row) for row in conn.execute(query)]
+        found += StoredEvent.from_rows(conn.execute(query))
     return found
 
 

@@ -88,7 +88,7 @@ class MemoryTransaction:
         if bad is not None:
             raise CorruptHistory(f"the stored history of game {game_id} is damaged (event {bad} is missing or "
                                  f"not numbered {bad})", game_id=game_id, hint=Hint.FIND_BAD_EVENT)
-        return [StoredEvent.from_row(row) for row in rows]
+        return StoredEvent.from_rows(rows)
 
     def load_between(
         self, game_id: str, after: int, up_to: int, types: Sequence[str] | None = None,
@@ -99,11 +99,11 @@ class MemoryTransaction:
                 if after < row[1] <= up_to and (types is None or row[2] in types)]
         if newest_first:
             rows.reverse()
-        return [StoredEvent.from_row(row) for row in rows[:limit]]
+        return StoredEvent.from_rows(rows[:limit])
 
     def load_unchecked(self, game_id: str) -> list[StoredEvent]:
         """The game's rows in seq order, numbered right or not."""
-        return [StoredEvent.from_row(row) for row in self._t.events.get(game_id, ())]
+        return StoredEvent.from_rows(self._t.events.get(game_id, ()))
 
     def load_for_command(self, game_id: str, use_snapshot: bool = True) -> CommandLoad:
         """The snapshot and the events after it, verified against the games row's head."""
@@ -183,7 +183,7 @@ class MemoryTransaction:
             self._t.secrets.pop(game_id, None)
         if signing is not None:
             self._t.signatures[(game_id, HEAD)] = StoredSignature(last[1], last[7], signing[1])
-        return [StoredEvent.from_row(row) for row in rows]
+        return StoredEvent.from_rows(rows)
 
     def append_many(self, games: Sequence[NewGame]) -> int:
         """Add whole histories of new games verbatim, each head signed; ConcurrencyConflict if one exists."""

@@ -7,12 +7,10 @@ is at the current schema version (one pydantic call), else upcast by `from_recor
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
-
-from pydantic import BaseModel
 
 from scat_core.domain.errors import Hint
 from scat_core.domain.events import EVENT_TYPES, Event, current_version, from_record
@@ -20,22 +18,30 @@ from scat_core.domain.hashing import RECORD_FIELDS
 from scat_core.store.errors import CorruptHistory
 
 RECORD_KEYS = tuple(RECORD_FIELDS)  # the columns of a stored event, in this order
-#: Where `StoredEvent.from_row` puts each column of RECORD_KEYS (data stays JSON text).
-_ROW_ATTRIBUTES = tuple("_data_json" if key == "data" else key for key in RECORD_KEYS)
+# `StoredEvent.from_rows` names them in this order (data kept as its JSON text).
+assert RECORD_KEYS == ("game_id", "seq", "type", "schema_version", "recorded_at", "data", "prev_hash", "hash")
 
-#: type -> (its model, the schema version this program writes), filled on first use.
-_CURRENT: dict[str, tuple[type[BaseModel], int]] = {}
+#: type -> (its validator's validate_json, the schema version this program writes), filled on first use.
+_CURRENT: dict[str, tuple[Callable[[str], Any], int]] = {}
+
+
+def _current(event_type: str) -> tuple[Callable[[str], Any], int] | None:
+    """The JSON validator of the model of `event_type` (what its model_validate_json calls) and
+    its current schema version; None for a type this program does not know."""
+    model = EVENT_TYPES.get(event_type)
+    if model is None:
+        return None
+    if not model.__pydantic_complete__:  # defer_build: built on first use
+        model.model_rebuild()
+    _CURRENT[event_type] = found = (model.__pydantic_validator__.validate_json, current_version(event_type))
+    return found
 
 
 def _decode(stored: StoredEvent) -> Event:
     """The domain event of `stored`: validated straight from its stored JSON when it is at
     the current schema version (one pydantic call), else upcast by `from_record`."""
     raw: str | None = stored.__dict__.get("_data_json")
-    current = _CURRENT.get(stored.type)
-    if current is None and stored.type in EVENT_TYPES:
-        current = _CURRENT[stored.type] = (
-            EVENT_TYPES[stored.type], current_version(stored.type)
-        )
+    current = _CURRENT.get(stored.type) or _current(stored.type)
     if (
         raw is not None
         and current is not None
@@ -44,7 +50,8 @@ def _decode(stored: StoredEvent) -> Event:
         and '"type":' not in raw
         and '"schema_version":' not in raw
     ):
-        return current[0].model_validate_json(raw)  # type: ignore[return-value]
+        event: Event = current[0](raw)
+        return event
     return from_record(stored.type, stored.schema_version, dict(stored.data))
 
 
@@ -83,9 +90,21 @@ class StoredEvent:
     def from_row(cls, row: Sequence[Any]) -> StoredEvent:
         """A row of the columns RECORD_KEYS (in that order) as is; `data` stays JSON text
         until it is first read."""
-        stored = object.__new__(cls)
-        stored.__dict__.update(zip(_ROW_ATTRIBUTES, row, strict=True))
-        return stored
+        return cls.from_rows((row,))[0]
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[Sequence[Any]]) -> list[StoredEvent]:
+        """`from_row` of each of `rows` (a log read builds thousands: no per-row call)."""
+        new, built = object.__new__, list[StoredEvent]()
+        append = built.append
+        for game_id, seq, event_type, version, recorded_at, data_json, prev_hash, digest in rows:
+            stored = new(cls)
+            attributes = stored.__dict__
+            attributes["game_id"], attributes["seq"], attributes["type"] = game_id, seq, event_type
+            attributes["schema_version"], attributes["recorded_at"] = version, recorded_at
+            attributes["_data_json"], attributes["prev_hash"], attributes["hash"] = data_json, prev_hash, digest
+            append(stored)
+        return built
 
     if not TYPE_CHECKING:
 

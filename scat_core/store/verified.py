@@ -79,6 +79,14 @@ class CommandLoad:
 # One round trip: the games row, its snapshot, the kept seed, the events from the snapshot's
 # own event on (the whole log when the snapshot is missing or of other rules) and, last, the
 # head signature (which the append checks before signing over it).
+#
+# The events are read from the snapshot's event by an index range scan whatever the database
+# knows of the game, so that a command costs the same on a long game as on a short one (#13):
+# the first event wanted is a subquery computed once (so PostgreSQL puts it in the index
+# condition, where a join filter would read every event of the game and drop all but the
+# last), and the events' game is matched to an expression (`|| ''`) so that its estimate of
+# the rows is the same for every game (from the number of games), not this game's share of the
+# log (the cached plan then fits every game: no re-planning at every command).
 _USABLE = "s.state_version = :state_version AND s.rules_version = :rules_version"
 _COMMAND_LOAD = text(
     "SELECT g.head_seq, g.head_hash, s.seq, s.hash, "
@@ -89,7 +97,9 @@ _COMMAND_LOAD = text(
     "LEFT JOIN game_snapshots s ON s.game_id = g.game_id "
     "LEFT JOIN game_secrets sec ON sec.game_id = g.game_id "
     "LEFT JOIN head_signatures hs ON hs.game_id = g.game_id AND hs.kind = 'head' "
-    f"LEFT JOIN events e ON e.game_id = g.game_id AND e.seq >= CASE WHEN {_USABLE} THEN s.seq ELSE 1 END "
+    "LEFT JOIN events e ON e.game_id = g.game_id || '' AND e.seq >= COALESCE((SELECT CASE WHEN "
+    "f.state_version = :state_version AND f.rules_version = :rules_version THEN f.seq END "
+    "FROM game_snapshots f WHERE f.game_id = :game_id), 1) "
     "WHERE g.game_id = :game_id ORDER BY e.seq"
 )
 _ANY_EVENT = text("SELECT count(*) FROM events WHERE game_id = :game_id")
@@ -143,11 +153,10 @@ def verified_load(game_id: str, rows: Sequence[Sequence[Any]], logged: int) -> C
         verify_rows(game_id, events, snap_seq - 1, str(events[0][6]))
         check_head(game_id, int(events[-1][1]), str(events[-1][7]), int(head_seq), str(head_hash))
         start = 1
-    from_row = StoredEvent.from_row
     return CommandLoad(
         snapshot=state,
         snapshot_seq=int(snap_seq) if state is not None else 0,
-        events=[from_row(row) for row in events[start:]],
+        events=StoredEvent.from_rows(events[start:]),
         secret=None if seed is None else GameSecret(seed=seed, salt=salt),
         head_hash=str(head_hash),
     )
