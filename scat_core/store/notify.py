@@ -20,21 +20,22 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 from sqlalchemy import Engine
 from sqlalchemy.engine import Connection, make_url
-from sqlalchemy.exc import DBAPIError
 
 CHANNEL = "scat_events"
 POLL_SECONDS = 0.2  # SQLite: how often a waiter looks at the head
 #: PostgreSQL: how often a waiter looks at the head when no notice came (one lost is thus late, not missed).
 PUSHED_POLL_SECONDS = 5.0
 
-#: One round trip, its own transaction (the connection is in autocommit then): the notices of
-#: every head moved, sent when it commits, which need not wait for the disk (nothing to keep).
-_ANNOUNCE = (
+#: One round trip, its own transaction (the connection is in autocommit then): the notice of
+#: each head moved, sent when it commits, which need not wait for the disk (nothing to keep).
+_ANNOUNCE_ONE = f"SELECT set_config('synchronous_commit', 'off', true), pg_notify('{CHANNEL}', %s)"
+_ANNOUNCE_MANY = (
     "SELECT set_config('synchronous_commit', 'off', true), "
-    f"pg_notify('{CHANNEL}', payload) FROM unnest(%(payloads)s::text[]) AS payload"
+    f"pg_notify('{CHANNEL}', payload) FROM unnest(%s::text[]) AS payload"
 )
 LOG = logging.getLogger(__name__)
 
@@ -52,16 +53,33 @@ def announce(conn: Connection, heads: Mapping[str, int]) -> None:
     """
     if not heads or conn.dialect.name != "postgresql":
         return
-    payloads = [f"{game_id}:{seq}" for game_id, seq in heads.items()]
+    import psycopg
+
+    # Straight through the driver: a command pays this round trip, not SQLAlchemy's work around it too.
+    driver: Any = conn.connection.driver_connection
     try:
-        if conn.get_execution_options().get("isolation_level") != "AUTOCOMMIT":
-            # Its own transaction, without BEGIN and COMMIT round trips (a driver attribute, no
-            # SQL); the connection's isolation level is reset when it goes back to the pool.
-            conn.execution_options(isolation_level="AUTOCOMMIT")
-        conn.exec_driver_sql(_ANNOUNCE, {"payloads": payloads}).close()
-    except DBAPIError as error:  # the connection lost, say: the move stands all the same
+        if driver.autocommit:
+            send(driver, heads)
+        else:  # after a transaction's commit: its own transaction, without BEGIN and COMMIT round trips
+            driver.autocommit = True
+            try:
+                send(driver, heads)
+            finally:
+                driver.autocommit = False
+    except psycopg.Error as error:  # the connection lost, say: the move stands all the same
         LOG.warning("could not announce new events of %s: %s", ", ".join(heads)[:200],
                     str(error).splitlines()[0] if str(error) else type(error).__name__)
+        if driver.broken:
+            conn.invalidate()  # as SQLAlchemy would have: the pool hands it out no more
+
+
+def send(driver: Any, heads: Mapping[str, int]) -> None:
+    """Send the notices of `heads` on the psycopg connection `driver` (in autocommit)."""
+    payloads = [f"{game_id}:{seq}" for game_id, seq in heads.items()]
+    if len(payloads) == 1:
+        driver.execute(_ANNOUNCE_ONE, (payloads[0],)).close()
+    else:
+        driver.execute(_ANNOUNCE_MANY, (payloads,)).close()
 
 
 class Listener:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
+import psycopg
 import pytest
 from sqlalchemy import Engine, event, text
 from sqlalchemy.engine import Connection
@@ -15,6 +17,7 @@ from scat_core.domain.bots import heuristic_move
 from scat_core.domain.commands import Draw, Resign
 from scat_core.domain.events import PlayerSeat
 from scat_core.service.games import GameService
+from scat_core.store import notify
 from scat_core.store.errors import ConcurrencyConflict
 from scat_core.store.event_store import EventStore
 from scat_core.store.memory import MemoryStore
@@ -97,7 +100,9 @@ def test_nothing_is_announced_for_a_write_rolled_back_or_refused(pg_engine: Engi
 
 
 @pytest.mark.postgres
-def test_the_notice_is_sent_after_the_commit_not_inside_the_write(pg_engine: Engine, listener: Listener) -> None:
+def test_the_notice_is_sent_after_the_commit_not_inside_the_write(
+    pg_engine: Engine, listener: Listener, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """PostgreSQL serialises the commits of transactions that NOTIFY: the write must not be one."""
     games = GameService(EventStore(pg_engine))
     created = games.create_game(HUMAN_AND_BOT, seed=3)
@@ -108,19 +113,24 @@ def test_the_notice_is_sent_after_the_commit_not_inside_the_write(pg_engine: Eng
     seen: list[tuple[str, int]] = []
 
     def before(conn: Connection, cursor: object, statement: str, *args: object) -> None:
-        if "pg_notify" in statement:
-            seen.append(("notify", head(pg_engine, created.game_id)))  # committed already, as others see it
-        elif statement.lstrip().upper().startswith(("INSERT", "UPDATE", "WITH")):
+        assert "pg_notify" not in statement  # no write notifies (nor a trigger: see the schema tests)
+        if statement.lstrip().upper().startswith(("INSERT", "UPDATE", "WITH")):
             seen.append(("write", 0))
 
+    def send(driver: Any, heads: dict[str, int]) -> None:
+        assert driver.info.transaction_status == psycopg.pq.TransactionStatus.IDLE  # no transaction open
+        seen.append(("notify", head(pg_engine, created.game_id)))  # committed already, as others see it
+        real_send(driver, heads)
+
+    real_send = notify.send
+    monkeypatch.setattr(notify, "send", send)
     event.listen(pg_engine, "before_cursor_execute", before)
     try:
         games.act(created.game_id, discard)
     finally:
         event.remove(pg_engine, "before_cursor_execute", before)
     final = head(pg_engine, created.game_id)
-    kinds = [kind for kind, _ in seen]
-    assert kinds == ["write", "notify", "write", "notify"]  # the player's move, then the bots' answer
+    assert [kind for kind, _ in seen] == ["write", "notify", "write", "notify"]  # the move, then the bot's answer
     assert seen[3] == ("notify", final) and seen[1][1] < final  # each notice after its own commit
     assert heard(listener, created.game_id) == [(created.game_id, seen[1][1]), (created.game_id, final)]
 
@@ -168,7 +178,7 @@ def test_a_notice_that_cannot_be_sent_leaves_the_move_standing(
 ) -> None:
     games = GameService(EventStore(pg_engine))
     created = games.create_game(HUMAN_AND_BOT, seed=3)
-    monkeypatch.setattr("scat_core.store.notify._ANNOUNCE", "SELECT pg_notify(%(payloads)s, no_such_column)")
+    monkeypatch.setattr("scat_core.store.notify._ANNOUNCE_ONE", "SELECT pg_notify(%s, no_such_column)")
     outcome = games.act(created.game_id, Draw("you", "stock"))
     assert head(pg_engine, created.game_id) == outcome.state.version
     assert "could not announce new events of " + created.game_id in caplog.text
@@ -218,3 +228,25 @@ def test_migration_0007_drops_the_trigger_and_a_downgrade_restores_it_exactly(po
         command.downgrade(alembic_config(conn), "0006")
     assert notify_objects(engine) == made_by_0006
     engine.dispose()
+
+
+@pytest.mark.postgres
+def test_a_connection_lost_before_the_notice_leaves_the_move_standing_and_the_pool_sound(
+    pg_engine: Engine, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    games = GameService(EventStore(pg_engine))
+    created = games.create_game(HUMAN_AND_BOT, seed=3)
+    real_send = notify.send
+
+    def lost(driver: Any, heads: dict[str, int]) -> None:
+        with pg_engine.connect() as other:
+            other.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": driver.info.backend_pid})
+        real_send(driver, heads)
+
+    monkeypatch.setattr(notify, "send", lost)
+    outcome = games.act(created.game_id, Draw("you", "stock"))
+    assert head(pg_engine, created.game_id) == outcome.state.version
+    assert "could not announce new events of " + created.game_id in caplog.text
+    monkeypatch.setattr(notify, "send", real_send)
+    after = games.act(created.game_id, heuristic_move(outcome.state, 0))  # type: ignore[arg-type]
+    assert after.state.version > outcome.state.version  # the lost connection was not handed out again
