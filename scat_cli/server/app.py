@@ -10,8 +10,11 @@ one PostgreSQL database (the store's optimistic concurrency keeps it consistent)
 
 from __future__ import annotations
 
+import asyncio
+import signal
 import threading
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
@@ -35,10 +38,13 @@ from scat_core.store.database import masked_url
 from scat_core.store.errors import ConcurrencyConflict, CorruptHistory
 from scat_core.store.stats_projection import StatsReport
 
-#: How long an event stream sleeps without news before it looks at the database itself (a move
-#: written by another process on SQLite, which has no NOTIFY), and sends a keep-alive comment.
+#: How long an event stream sleeps without news before it sends a keep-alive comment (a waiting
+#: client checks its deadline on each line) and looks at the database itself (a move written by
+#: another process on SQLite, which has no NOTIFY).
 POLL_SECONDS = 1.0
 PUSHED_POLL_SECONDS = 15.0  # PostgreSQL: every process's moves are NOTIFYed; look anyway now and then
+#: The last message of an event stream cut short because the server is stopping (the client says so).
+STOPPING = 'event: stopping\ndata: {"error": "the server is stopping"}\n\n'
 Viewer = Annotated[str | None, Query(alias="as", max_length=wire.SHORT, description="See the game as this player.")]
 
 
@@ -91,6 +97,25 @@ def _validation_message(error: RequestValidationError) -> str:
     return f"bad request: {where}: {message}" if where else f"bad request: {message}"
 
 
+def on_exit_signal(action: Callable[[], None]) -> None:
+    """Run `action` in this event loop as soon as SIGTERM/SIGINT asks the server to exit, then the
+    signal's handler (uvicorn's, which waits for the open requests before the lifespan ends)."""
+    if threading.current_thread() is not threading.main_thread():
+        return  # a server in a thread (tests): its owner stops it
+    loop = asyncio.get_running_loop()
+
+    def first_ours(previous: Callable[[int, Any], Any]) -> Callable[[int, Any], None]:
+        def handler(sig: int, frame: Any) -> None:
+            loop.call_soon_threadsafe(action)  # no lock taken in a signal handler
+            previous(sig, frame)
+        return handler
+
+    for number in (signal.SIGTERM, signal.SIGINT):
+        previous = signal.getsignal(number)
+        if callable(previous):
+            signal.signal(number, first_ours(previous))  # uvicorn puts back its saved handlers when done
+
+
 def create_app(db_url: str | None = None, *, testing: bool = False) -> FastAPI:
     """The app over the database at `db_url`; `testing` allows games with --seed/--deck."""
     games = GameService.open(db_url)
@@ -99,7 +124,9 @@ def create_app(db_url: str | None = None, *, testing: bool = False) -> FastAPI:
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         listen(games.store.engine, notifier, stop)  # PostgreSQL: hear other processes' moves
+        on_exit_signal(notifier.close)  # the event streams end at once, so the server can stop
         yield
+        notifier.close()
         stop.set()
 
     app = FastAPI(title="Scat", version="1", description="The Scat (Thirty-One) game backend.", lifespan=lifespan)
@@ -226,21 +253,29 @@ def create_app(db_url: str | None = None, *, testing: bool = False) -> FastAPI:
 
         async def stream() -> AsyncIterator[str]:
             nonlocal seen
-            last, current = after, first
+            last, current, looked = after, first, time.monotonic()
             while True:
                 for event in current.events:
                     if event.seq > last:
                         yield f"id: {event.seq}\nevent: {event.type}\ndata: {event.model_dump_json()}\n\n"
                         last = event.seq
-                if current.state.status == "finished" or stop.is_set():
+                if current.state.status == "finished":
                     return
-                woke = await notifier.wait(game_id, seen, poll)
+                if notifier.closed:
+                    yield STOPPING
+                    return
+                woke = await notifier.wait(game_id, seen, POLL_SECONDS)
                 if await request.is_disconnected():
                     return
+                if notifier.closed:
+                    continue
                 if not woke:
-                    yield ": still here\n\n"  # a comment keeps proxies from closing an idle stream
+                    yield ": still here\n\n"  # each second: keeps proxies open, lets a waiting client give up
+                    if time.monotonic() - looked < poll:
+                        continue
                 seen = notifier.version(game_id)
                 current = await run_in_threadpool(games.log, game_id, viewer, token)
+                looked = time.monotonic()
 
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"cache-control": "no-cache", "x-accel-buffering": "no"})

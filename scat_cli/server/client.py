@@ -139,7 +139,7 @@ class RemoteGames:
     def _events(self, game_id: str, after: int, viewer: str | None = None,
                 token: str | None = None) -> Generator[str, None, None]:
         """The lines of the game's event stream (server-sent events) after seq `after`, as `viewer`
-        may see them; it ends when the game is over."""
+        may see them; it ends when the game is over (BadInput when the server stops first)."""
         stream_timeout = httpx.Timeout(30.0, connect=5.0, read=30.0)  # the server says something each second
         headers = {"authorization": f"Bearer {token}"} if token else {}
         params: dict[str, str | int] = {"after": after, **({"as": viewer} if viewer is not None else {})}
@@ -149,7 +149,10 @@ class RemoteGames:
                 if response.status_code >= 400:
                     response.read()
                     self._raise(response)
-                yield from response.iter_lines()
+                for line in response.iter_lines():
+                    if line == "event: stopping":  # the server's last word before it exits
+                        raise BadInput(f"the server {self.base_url} is stopping; run the command again")
+                    yield line
         except httpx.TimeoutException:
             raise BadInput(f"the server {self.base_url} stopped answering") from None
         except httpx.HTTPError as error:

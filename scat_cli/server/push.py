@@ -20,6 +20,15 @@ class Notifier:
         self._lock = threading.Lock()
         self._versions: dict[str, int] = defaultdict(int)
         self._waiters: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = defaultdict(set)
+        self.closed = False  # the server is stopping: every wait ends at once
+
+    def close(self) -> None:
+        """The server is stopping: wake every waiter of every game, now and from now on (any thread)."""
+        with self._lock:
+            self.closed = True
+            waiters = [waiter for game_waiters in self._waiters.values() for waiter in game_waiters]
+        for loop, event in waiters:
+            loop.call_soon_threadsafe(event.set)
 
     def version(self, game_id: str) -> int:
         """How many changes of the game this process heard of (read before looking at the game)."""
@@ -38,7 +47,7 @@ class Notifier:
         """Until the game changes after version `seen`; False after `timeout` seconds."""
         event, loop = asyncio.Event(), asyncio.get_running_loop()
         with self._lock:
-            if self._versions[game_id] != seen:
+            if self._versions[game_id] != seen or self.closed:
                 return True
             self._waiters[game_id].add((loop, event))
         try:
