@@ -172,6 +172,11 @@ class Store(Protocol):
         """The statistics as of the last catch-up; with `player`, his line only (if he has one)."""
         ...
 
+    def read_stats_unsaved(self, player: str | None = None, rebuild: bool = False) -> StatsReport:
+        """`read_stats` with the events they have not seen (all, with `rebuild`) folded in memory;
+        writes nothing (the statistics of a read-only database)."""
+        ...
+
     def wait_for_head(self, game_id: str, head: Callable[[], int], after: int, timeout: float | None) -> bool:
         """Block until `head()` passes `after` (woken by appends); False once `timeout` seconds pass."""
         ...

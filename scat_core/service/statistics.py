@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from scat_core.domain.errors import Hint, NotFound
 from scat_core.service.ports import Store
+from scat_core.store.errors import DatabaseReadOnly
 
 if TYPE_CHECKING:
     from scat_core.store.stats_projection import StatsReport
@@ -22,9 +23,14 @@ class Statistics:
 
     def stats(self, player: str | None = None, rebuild: bool = False) -> StatsReport:
         """Figures per player and overall, caught up with the log first (rebuilt from the
-        events with `rebuild`); with `player`, his line only (NotFound if he never played)."""
-        self.catch_up_stats(rebuild=rebuild)
-        report = self.store.read_stats(player)
+        events with `rebuild`); with `player`, his line only (NotFound if he never played).
+        On a read-only database the events not yet counted are folded in memory instead."""
+        try:
+            self.catch_up_stats(rebuild=rebuild)
+        except DatabaseReadOnly:  # the same figures, folded in memory: nothing is written
+            report = self.store.read_stats_unsaved(player, rebuild=rebuild)
+        else:
+            report = self.store.read_stats(player)
         if player is not None and not report.players:
             raise NotFound(f"no player {player!r} has played in this database", player=player, hint=Hint.LIST_PLAYERS)
         return report

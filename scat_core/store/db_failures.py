@@ -9,7 +9,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from scat_core.store.database import busy_error, is_busy, safe_url
-from scat_core.store.errors import ConcurrencyConflict, CorruptHistory, StoreUnavailable
+from scat_core.store.errors import ConcurrencyConflict, CorruptHistory, DatabaseReadOnly, StoreUnavailable
 
 
 def is_lock_error(exc: DBAPIError) -> bool:
@@ -53,6 +53,6 @@ def unavailable(engine: Engine, exc: DBAPIError) -> StoreUnavailable:
     reason = lines[0].strip() if lines else type(exc).__name__
     url = safe_url(engine)
     if "readonly" in reason or "read-only" in reason:
-        return StoreUnavailable(f"database {url} is read-only: this command would write to it "
+        return DatabaseReadOnly(f"database {url} is read-only: this command would write to it "
                                 f"({reason}); commands that only read it still work")
     return StoreUnavailable(f"cannot use database {url}: {reason}")

@@ -32,3 +32,7 @@ class DatabaseBusy(ConcurrencyConflict):
 
 class StoreUnavailable(BadInput):
     """The database cannot be used now: connection lost, read-only, unreachable."""
+
+
+class DatabaseReadOnly(StoreUnavailable):
+    """The database can be read but not written (a read-only file or medium): commands that only read work."""

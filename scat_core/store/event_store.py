@@ -272,7 +272,8 @@ class EventStore:
 
         if not rebuild and not is_behind(self.engine, STATS):
             return 0  # nothing new: no write transaction (no lock on SQLite)
-        return catch_up(self.engine, STATS, rebuild=rebuild).events
+        with races_as_conflicts(self.engine):  # a read-only database: DatabaseReadOnly
+            return catch_up(self.engine, STATS, rebuild=rebuild).events
 
     def read_stats(self, player: str | None = None) -> StatsReport:
         """The stats projection's report; with `player`, only his line (if he has one)."""
@@ -280,6 +281,16 @@ class EventStore:
 
         with self.engine.connect() as conn, conn.begin():
             return read_stats(conn, player)
+
+    def read_stats_unsaved(self, player: str | None = None, rebuild: bool = False) -> StatsReport:
+        """`read_stats` with what the projection has not seen folded in memory; writes nothing."""
+        from scat_core.store.stats_projection import read_stats_unsaved
+
+        with races_as_conflicts(self.engine), self.engine.connect() as conn:
+            if conn.dialect.name == "postgresql":  # the fold and the rows it adds to: one snapshot
+                conn = conn.execution_options(isolation_level="REPEATABLE READ")
+            with conn.begin():
+                return read_stats_unsaved(conn, player, rebuild)
 
     def wait_for_head(self, game_id: str, head: Callable[[], int], after: int, timeout: float | None) -> bool:
         """Block until `head()` passes `after`: PostgreSQL pushes (LISTEN/NOTIFY), SQLite polls."""

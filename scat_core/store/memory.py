@@ -347,6 +347,15 @@ class MemoryStore:
 
         return report(list(self._tables.stats.values()), player)
 
+    def read_stats_unsaved(self, player: str | None = None, rebuild: bool = False) -> StatsReport:
+        """`read_stats` with what the stats have not seen folded into a copy of them; changes nothing."""
+        from scat_core.store.memory_stats import fold_into, report
+
+        tables = self._tables
+        lines = {} if rebuild else dict(tables.stats)
+        fold_into(lines, tables.events, tables.log[0 if rebuild else tables.stats_seen:])
+        return report(list(lines.values()), player)
+
     def wait_for_head(self, game_id: str, head: Callable[[], int], after: int, timeout: float | None) -> bool:
         """Block until `head()` passes `after` (every commit wakes it); False once `timeout` seconds pass."""
         deadline = None if timeout is None else time.monotonic() + timeout

@@ -149,6 +149,25 @@ def _catch_up(conn: Connection, projection: GameProjection[S], rebuild: bool) ->
     if seen is not None and now.position <= seen.position and now.snapshot == seen.snapshot:
         return CatchUp(0, 0, seen)
     folder = _Folder(conn, projection, fresh=seen is None)
+    _fold_unseen(conn, projection, folder, seen, now)
+    folder.flush()
+    _set_checkpoint(conn, projection.name, now, exists=seen is not None)
+    return CatchUp(folder.applied, len(folder.written), now)
+
+
+def fold_unseen(conn: Connection, projection: GameProjection[S], *, rebuild: bool = False) -> dict[str, S]:
+    """The states of the games with events the projection has not seen (every game's, from all
+    its events, with `rebuild`), those events folded in as `catch_up` folds them, in memory:
+    nothing is written (a read-only database). Run it in the transaction that reads the rest."""
+    seen = None if rebuild else _checkpoint(conn, projection.name)
+    folder = _Folder(conn, projection, fresh=seen is None, keep=True)
+    _fold_unseen(conn, projection, folder, seen, _now(conn))
+    return folder.states
+
+
+def _fold_unseen(conn: Connection, projection: GameProjection[S], folder: _Folder[S], seen: Checkpoint | None,
+                 now: Checkpoint) -> None:
+    """Fold the events `seen` has not covered and `now` has, in log order, into `folder`."""
     unseen = _unseen(conn, seen)
     if now.snapshot is None:  # SQLite: nothing past the last position exists
         unseen = and_(unseen, t.events.c.position <= now.position)
@@ -160,16 +179,13 @@ def _catch_up(conn: Connection, projection: GameProjection[S], rebuild: bool) ->
         if len(rows) < BATCH:
             break
         cursor = (int(rows[-1][1]), int(rows[-1][0]))
-    folder.flush()
-    _set_checkpoint(conn, projection.name, now, exists=seen is not None)
-    return CatchUp(folder.applied, len(folder.written), now)
 
 
 class _Folder(Generic[S]):
-    """Game states being folded during one catch-up, written in batches."""
+    """Game states being folded during one catch-up, written in batches (all kept, with `keep`)."""
 
-    def __init__(self, conn: Connection, projection: GameProjection[S], fresh: bool) -> None:
-        self.conn, self.projection, self.fresh = conn, projection, fresh
+    def __init__(self, conn: Connection, projection: GameProjection[S], fresh: bool, keep: bool = False) -> None:
+        self.conn, self.projection, self.fresh, self.keep = conn, projection, fresh, keep
         self.states: dict[str, S] = {}
         self.written: set[str] = set()
         self.applied = 0
@@ -182,7 +198,7 @@ class _Folder(Generic[S]):
             return  # folded in already: an event is never counted twice
         self.states[stored.game_id] = self.projection.evolve(state, stored.event, stored.seq)
         self.applied += 1
-        if len(self.states) >= FLUSH_GAMES:
+        if len(self.states) >= FLUSH_GAMES and not self.keep:
             self.flush()
 
     def _load(self, game_id: str) -> S:

@@ -184,6 +184,20 @@ def read_stats(conn: Connection, player: str | None = None) -> StatsReport:
     return StatsReport(tuple(players), overall)
 
 
+def read_stats_unsaved(conn: Connection, player: str | None = None, rebuild: bool = False) -> StatsReport:
+    """`read_stats` with the events the projection has not seen folded in memory (with `rebuild`:
+    every event, into no stored rows), writing nothing: the figures of a read-only database."""
+    from scat_core.store.memory_stats import report
+    from scat_core.store.projections import fold_unseen
+
+    behind = fold_unseen(conn, STATS, rebuild=rebuild)
+    if not behind and not rebuild:
+        return read_stats(conn, player)  # nothing it counts is missing from the rows
+    lines = {} if rebuild else STATS.load(conn, list(conn.execute(select(t.stats_games.c.game_id)).scalars()))
+    lines.update(behind)
+    return report(list(lines.values()), player)
+
+
 def _figures(row: Row[Any], name: str | None, longest: LongestGame | None) -> StatsFigures:
     counts = {k: int(getattr(row, k)) for k in (*t.STATS_COUNTERS, "resigned")}
     return StatsFigures(

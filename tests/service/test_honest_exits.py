@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import subprocess
 import time
@@ -17,7 +18,7 @@ from scat_core.domain.commands import Discard, Draw
 from scat_core.domain.events import PlayerSeat
 from scat_core.service.games import GameService
 from scat_core.service.playing import Playing
-from scat_core.store.errors import StoreUnavailable
+from scat_core.store.errors import DatabaseReadOnly, StoreUnavailable
 from tests.support.cli import SCAT
 
 YOU_AND_BOB = [PlayerSeat(name="you"), PlayerSeat(name="bob", is_bot=True)]
@@ -111,23 +112,69 @@ def read_only_mount_works() -> bool:
 
 @pytest.mark.skipif(not read_only_mount_works(), reason="needs `unshare -m` to mount a folder read-only")
 def test_item8_reads_work_on_a_read_only_medium_and_writes_say_why_they_cannot(tmp_path: Path) -> None:
-    """#14 item 8: a read-only database or medium refused even `show`."""
+    """#14 item 8: a read-only database or medium refused even `show` (and `stats`, which caught its
+    projection up by writing: now it shows what a writable copy shows)."""
     folder = tmp_path / "medium"
     folder.mkdir()
     url = f"sqlite:///{folder / 'scat.db'}"
-    service = GameService.open(url)
-    game = service.create_game(YOU_AND_BOB, seed=5, dealer="bob").game_id
-    service.store.engine.dispose()  # closed cleanly, as a file copied to a read-only medium is
+    game = stats_behind_their_events(folder / "scat.db")  # closed cleanly, as a file copied to a read-only medium is
+    shutil.copyfile(folder / "scat.db", tmp_path / "copy.db")
+    stats = ("stats", "stats --json", "stats --player bob")
     script = "\n".join([
         f"mount --bind {folder} {folder} && mount -o remount,ro,bind {folder} || exit 99",
         *(f"{SCAT} --db {url} {command}; echo \"rc=$?\"" for command in (
             f"show {game}", "games", f"log {game}", f"audit {game}", f"export {game} --running",
             f"draw {game} --as you stock",
         )),
+        *(f"{SCAT} --db {url} {command} > {tmp_path / f'ro-{n}.txt'}; echo \"rc=$?\""
+          for n, command in enumerate(stats)),
     ])
     result = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=120)
     if "rc=" not in result.stdout:
         pytest.skip(f"cannot mount read-only here: {result.stderr}")
     codes = [line for line in result.stdout.splitlines() if line.startswith("rc=")]
-    assert codes == ["rc=0"] * 5 + ["rc=2"], result.stdout + result.stderr
+    assert codes == ["rc=0"] * 5 + ["rc=2"] + ["rc=0"] * len(stats), result.stdout + result.stderr
     assert "read-only" in result.stderr and "Traceback" not in result.stderr
+    for n, command in enumerate(stats):
+        writable = subprocess.run([SCAT, "--db", f"sqlite:///{tmp_path / 'copy.db'}", *command.split()],
+                                  capture_output=True, text=True, timeout=60)
+        assert writable.returncode == 0 and "Bob" in writable.stdout, writable.stderr
+        assert (tmp_path / f"ro-{n}.txt").read_text() == writable.stdout, command
+
+
+def stats_behind_their_events(path: Path) -> str:
+    """A database whose stats projection has seen one game (its id returned), and whose log holds
+    one of its moves and a finished game more."""
+    service = GameService.open(f"sqlite:///{path}")
+    game = service.create_game(YOU_AND_BOB, seed=5, dealer="bob").game_id
+    service.stats()  # the projection catches up: its rows and checkpoint are written
+    drawn = service.act(game, Draw("you", "stock")).state
+    service.act(game, Discard("you", drawn.hands[0][0]))  # and the bot replies: you draw next
+    service.create_game([PlayerSeat(name="ann", is_bot=True), PlayerSeat(name="Bob", is_bot=True)], seed=7)
+    service.store.engine.dispose()
+    return game
+
+
+def test_item8_stats_on_a_read_only_file_fold_in_memory_what_the_projection_has_not_seen(tmp_path: Path) -> None:
+    """#14 item 8: `scat stats` caught the projection up by writing, so a read-only database refused it;
+    now it shows the figures a writable copy shows, folding the events not yet counted in memory."""
+    path, copy = tmp_path / "scat.db", tmp_path / "copy.db"
+    stats_behind_their_events(path)
+    shutil.copyfile(path, copy)
+    before = path.read_bytes()
+    read_only = GameService.open(f"sqlite:///file:{path}?mode=ro&uri=true")  # SQLite refuses every write
+    with pytest.raises(DatabaseReadOnly):
+        read_only.catch_up_stats()
+    writable = GameService.open(f"sqlite:///{copy}")
+    for player in (None, "BOB", "ann"):
+        shown = read_only.stats(player)
+        assert shown == writable.stats(player), player  # which catches the copy up, as before
+    stored = read_only.store.read_stats().overall  # the rows as written: one game in progress
+    assert (stored.games_played, stored.games_in_progress, stored.knocks) == (0, 1, 0)
+    shown = read_only.stats()
+    assert (shown.overall.games_played, shown.overall.games_in_progress, shown.overall.knocks) == (1, 1, 7)
+    assert [(f.name, f.games_played, f.games_in_progress) for f in read_only.stats("bob").players] == [("Bob", 1, 1)]
+    assert read_only.stats(rebuild=True) == writable.stats(rebuild=True) == shown
+    read_only.store.engine.dispose()
+    assert path.read_bytes() == before  # nothing written
+    assert writable.catch_up_stats() == 0  # the writable copy keeps what it caught up

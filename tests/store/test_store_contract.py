@@ -313,6 +313,24 @@ def test_the_statistics_are_those_the_sql_store_computes(store: Store, tmp_path:
     engine.dispose()
 
 
+def test_the_statistics_folded_in_memory_are_those_a_catch_up_gives_and_write_nothing(store: Store) -> None:
+    """What `scat stats` shows on a read-only database (README, "Where the games are stored")."""
+    state, chance, head = start(store, "c0ffee0001", 3)
+    state, head = play(store, state, chance, head, 12)
+    first = store.read_stats_unsaved()
+    assert first.players and store.read_stats().players == ()  # nothing written
+    assert store.catch_up_stats() > 0 and store.read_stats() == first
+    play(store, state, chance, head, 3)
+    other, other_chance, other_head = start(store, "c0ffee0002", 4)
+    play(store, other, other_chance, other_head, 12)
+    behind, ann, rebuilt = (store.read_stats_unsaved(), store.read_stats_unsaved("ANN"),
+                            store.read_stats_unsaved(rebuild=True))
+    assert store.read_stats() == first  # still as last caught up
+    assert store.catch_up_stats() > 0
+    assert behind == rebuilt == store.read_stats() != first and ann == store.read_stats("ANN") and ann.players
+    assert store.read_stats_unsaved("zed").players == ()
+
+
 def test_waiting_for_the_head_wakes_on_an_append(store: Store) -> None:
     state, chance, head = start(store)
 
