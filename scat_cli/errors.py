@@ -15,6 +15,7 @@ from scat_core.store.errors import (
     ConcurrencyConflict,
     CorruptHistory,
     DatabaseBusy,
+    DatabaseReadOnly,
     HistoryDamaged,
     StoreUnavailable,
 )
@@ -37,6 +38,7 @@ EXIT_CODES: dict[type[ScatError], int] = {
     CorruptHistory: 1,
     HistoryDamaged: 1,
     StoreUnavailable: 2,
+    DatabaseReadOnly: 2,
     DatabaseBusy: 5,
     ScatError: 1,
 }

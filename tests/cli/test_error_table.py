@@ -20,6 +20,7 @@ from scat_core.store.errors import (
     ConcurrencyConflict,
     CorruptHistory,
     DatabaseBusy,
+    DatabaseReadOnly,
     HistoryDamaged,
     StoreUnavailable,
 )
@@ -83,7 +84,7 @@ def _error_types() -> set[type[ScatError]]:
 def test_the_contract_exit_codes_come_from_the_clis_one_table() -> None:
     # /shared/spec/cli.md: 1 not allowed, 2 bad input, 3 auth, 4 not found, 5 conflict, 6 wait timed out
     expected = {RuleViolation: 1, CorruptHistory: 1, HistoryDamaged: 1, BadInput: 2, StoreUnavailable: 2,
-                AuthFailed: 3, NotFound: 4, ConcurrencyConflict: 5, DatabaseBusy: 5, WaitTimedOut: 6, ScatError: 1}
+                DatabaseReadOnly: 2, AuthFailed: 3, NotFound: 4, ConcurrencyConflict: 5, DatabaseBusy: 5, WaitTimedOut: 6, ScatError: 1}
     assert {kind: exit_code(kind) for kind in expected} == expected
     assert {kind: exit_code(kind("x")) for kind in expected if kind is not HistoryDamaged} == {
         kind: code for kind, code in expected.items() if kind is not HistoryDamaged}
@@ -94,7 +95,7 @@ def test_the_contract_exit_codes_come_from_the_clis_one_table() -> None:
 
 def test_every_server_refusal_status_comes_from_one_table() -> None:
     statuses = {RuleViolation: 422, CorruptHistory: 422, HistoryDamaged: 422, BadInput: 400, StoreUnavailable: 400,
-                AuthFailed: 403, NotFound: 404, ConcurrencyConflict: 409, DatabaseBusy: 409}
+                DatabaseReadOnly: 400, AuthFailed: 403, NotFound: 404, ConcurrencyConflict: 409, DatabaseBusy: 409}
     assert {kind: http_status(kind.__new__(kind)) for kind in statuses} == statuses
     assert set(HTTP_STATUS) <= set(EXIT_CODES)
 
