@@ -53,8 +53,8 @@ class StoreTransaction:
         self._conn = conn
         #: The head signatures this store last read or wrote (shared by its units of work).
         self._heads = heads if heads is not None else KnownHeads()
-        # Without a transaction around (PostgreSQL commands and reads): "lean", only the lean
-        # append (one all-or-nothing statement) may write; "none", nothing may.
+        # "lean" (a PostgreSQL command, no transaction around it): only the lean append (one
+        # all-or-nothing statement) may write; "none" (a read, on every database): nothing may.
         self._writes = writes
         self.keys = keys if keys is not None else KeyRing.default()
         #: The new head (game -> seq) of each game this unit of work appended to: announced
@@ -63,7 +63,7 @@ class StoreTransaction:
 
     def _may_write(self, lean: bool = False) -> None:
         if self._writes != "any" and not (lean and self._writes == "lean"):
-            raise RuntimeError("outside a transaction only the lean append (with expected_hash) may write")
+            raise RuntimeError("a read writes nothing, a command only by the lean append (with expected_hash)")
 
     @property
     def connection(self) -> Connection:
@@ -236,12 +236,13 @@ class EventStore:
     @contextmanager
     def transaction(self, write: bool = True) -> Iterator[StoreTransaction]:
         """A unit of work: commit on clean exit, roll back on any exception; once committed, the
-        games it appended to are announced (PostgreSQL NOTIFY, notify.announce)."""
+        games it appended to are announced (PostgreSQL NOTIFY, notify.announce). Without `write`
+        (a read) its write methods are refused."""
         with races_as_conflicts(self.engine), self.engine.connect() as conn:
             if write:
                 conn = conn.execution_options(**{WRITE_OPTION: True})
             with conn.begin():
-                tx = StoreTransaction(conn, keys=self.keys, heads=self._heads)
+                tx = StoreTransaction(conn, writes="any" if write else "none", keys=self.keys, heads=self._heads)
                 yield tx
             announce(conn, tx.moved)
 
@@ -302,7 +303,7 @@ class EventStore:
         """A read-only unit of work: a read transaction on SQLite (no write lock; one snapshot of
         the database for all its statements); on PostgreSQL plain statements without BEGIN and
         ROLLBACK around them (two round trips fewer), as under its READ COMMITTED each statement
-        sees its own snapshot anyway. Nothing may be written through it there."""
+        sees its own snapshot anyway. Nothing may be written through it (RuntimeError)."""
         if self.engine.dialect.name != "postgresql":
             return self.transaction(write=False)
         return self._autocommit_reads()

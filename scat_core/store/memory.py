@@ -75,7 +75,7 @@ class MemoryTransaction:
 
     def _may_write(self, lean: bool = False) -> None:
         if self._writes != "any" and not (lean and self._writes == "lean"):
-            raise RuntimeError("outside a transaction only the lean append (with expected_hash) may write")
+            raise RuntimeError("a read writes nothing, a command only by the lean append (with expected_hash)")
 
     # ---- the log -------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ bulk adds, statistics and waiting. A new backend passes this suite and is one mo
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -24,7 +24,7 @@ from scat_core.domain.errors import NotFound
 from scat_core.domain.hashing import GENESIS_HASH, canonical_json, chain_hash_raw
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
-from scat_core.service.ports import Store
+from scat_core.service.ports import Store, UnitOfWork
 from scat_core.service.read_model import snapshot_json, summarize
 from scat_core.store.chain import audit_records
 from scat_core.store.database import ensure_schema, make_engine
@@ -362,6 +362,28 @@ def test_a_command_writes_only_by_the_lean_append_and_a_read_not_at_all(store: S
     with store.read() as tx:
         assert tx.head(state.game_id) == (after.version, tx.load(state.game_id)[-1].hash)
         assert tx.get_token_hash(state.game_id, "ann") is None
+
+
+def test_a_read_refuses_every_write_on_every_store(store: Store) -> None:
+    """`read()` writes nothing on SQLite too (a read transaction did not refuse writes), as on the others."""
+    state, chance, head = start(store)
+    events, after = moves(state, chance, 1)
+    with store.read() as tx:
+        signed = tx.read_signature(state.game_id)
+    assert signed is not None
+    writes: list[Callable[[UnitOfWork], object]] = [
+        lambda tx: tx.append(state.game_id, state.version, events, summarize(after), None, head),
+        lambda tx: tx.append_many([(tx.load_raw(state.game_id), summarize(state), None)]),
+        lambda tx: tx.put_secret("c0ffee0009", "seed", "salt"),
+        lambda tx: tx.put_token_hash(state.game_id, "ann", "hash"),
+        lambda tx: tx.write_signature(state.game_id, ORIGIN, signed.seq, signed.hash, signed.signature),
+    ]
+    for write in writes:
+        with pytest.raises(RuntimeError), store.read() as tx:
+            write(tx)
+    with store.read() as tx:
+        assert tx.head(state.game_id) == (state.version, head) and tx.get_token_hash(state.game_id, "ann") is None
+        assert tx.get_secret("c0ffee0009") is None and tx.read_signature(state.game_id, ORIGIN) is None
 
 
 def test_appending_nothing_writes_nothing(store: Store) -> None:
