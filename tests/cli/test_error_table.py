@@ -84,7 +84,8 @@ def _error_types() -> set[type[ScatError]]:
 def test_the_contract_exit_codes_come_from_the_clis_one_table() -> None:
     # /shared/spec/cli.md: 1 not allowed, 2 bad input, 3 auth, 4 not found, 5 conflict, 6 wait timed out
     expected = {RuleViolation: 1, CorruptHistory: 1, HistoryDamaged: 1, BadInput: 2, StoreUnavailable: 2,
-                DatabaseReadOnly: 2, AuthFailed: 3, NotFound: 4, ConcurrencyConflict: 5, DatabaseBusy: 5, WaitTimedOut: 6, ScatError: 1}
+                DatabaseReadOnly: 2, AuthFailed: 3, NotFound: 4, ConcurrencyConflict: 5, DatabaseBusy: 5,
+                WaitTimedOut: 6, ScatError: 1}
     assert {kind: exit_code(kind) for kind in expected} == expected
     assert {kind: exit_code(kind("x")) for kind in expected if kind is not HistoryDamaged} == {
         kind: code for kind, code in expected.items() if kind is not HistoryDamaged}
