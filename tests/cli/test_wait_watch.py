@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from scat_core.store.database import ensure_schema, make_engine
 from tests.support.decks import stacked
 from tests.support.live_server import server_process
+from tests.support.schema import migrated
 
 SCAT = str(Path(sys.executable).parent / "scat")
 # you are dealt first (bob deals): you 2C 5D 9H, eve KS QS 4D; discard 7C; stock 8C 3H ...
@@ -33,9 +33,7 @@ def places(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[dic
     kind = str(request.param)
     db = f"sqlite:///{tmp_path / 'games.db'}" if kind.endswith("sqlite") else str(
         request.getfixturevalue("postgres_url"))
-    engine = make_engine(db)
-    ensure_schema(engine)
-    engine.dispose()
+    migrated(db)
     base = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "SCAT_TOKEN": ""}
     if not kind.startswith("server"):
         env = {**base, "SCAT_DB_URL": db, "SCAT_SERVER": ""}

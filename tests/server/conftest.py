@@ -7,17 +7,14 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from scat_core.store.database import ensure_schema, make_engine
 from tests.support.live_server import server_in_thread
+from tests.support.schema import migrated
 
 
 @pytest.fixture
 def server_db(db_url: str) -> str:
     """A migrated database for the server (SQLite and PostgreSQL)."""
-    engine = make_engine(db_url)
-    ensure_schema(engine)
-    engine.dispose()
-    return db_url
+    return migrated(db_url)
 
 
 @pytest.fixture

@@ -11,18 +11,15 @@ import pytest
 from scat_cli.server.client import RemoteGames
 from scat_core.domain.commands import Draw
 from scat_core.service.games import GameService
-from scat_core.store.database import ensure_schema, make_engine
 from tests.support.live_server import server_in_thread
+from tests.support.schema import migrated
 from tests.support.services import HUMAN_AND_BOT
 
 
 @pytest.fixture
 def pg_db(postgres_url: str) -> str:
     """A migrated PostgreSQL database for the server."""
-    engine = make_engine(postgres_url)
-    ensure_schema(engine)
-    engine.dispose()
-    return postgres_url
+    return migrated(postgres_url)
 
 
 def wait_through_the_server(server_url: str, mover: GameService, game_id: str) -> float:

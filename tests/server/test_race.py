@@ -10,17 +10,15 @@ from collections import Counter
 import httpx
 import pytest
 
-from scat_core.store.database import ensure_schema, make_engine
 from tests.support.live_server import server_process
+from tests.support.schema import migrated
 
 ROUNDS = 12
 
 
 @pytest.mark.postgres
 def test_two_servers_racing_on_one_game_let_exactly_one_move_win(postgres_url: str) -> None:
-    engine = make_engine(postgres_url)
-    ensure_schema(engine)
-    engine.dispose()
+    migrated(postgres_url)
     with server_process(postgres_url) as (first, _), server_process(postgres_url) as (second, _):
         created = httpx.post(f"{first}/games", json={"players": [{"name": "you"}, {"name": "ann", "is_bot": True}]},
                              timeout=30).json()

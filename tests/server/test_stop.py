@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from scat_core.store.database import ensure_schema, make_engine
 from tests.support.live_server import server_process
+from tests.support.schema import migrated
 
 SCAT = str(Path(sys.executable).parent / "scat")
 
@@ -25,9 +25,7 @@ SCAT = str(Path(sys.executable).parent / "scat")
 def served(db_url: str, tmp_path: Path) -> Iterator[tuple[dict[str, str], subprocess.Popen[str], str]]:
     """The environment of a player of a live `scat serve` (SQLite and PostgreSQL), the server process
     and the file of its log."""
-    engine = make_engine(db_url)
-    ensure_schema(engine)
-    engine.dispose()
+    migrated(db_url)
     with server_process(db_url) as (url, process):
         env = {**os.environ, "SCAT_SERVER": url, "XDG_CONFIG_HOME": str(tmp_path / "config"), "SCAT_TOKEN": ""}
         yield env, process, process.log_path  # type: ignore[attr-defined]

@@ -15,6 +15,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import CheckConstraint, MetaData, inspect, text
 from sqlalchemy.engine import Connection
 
+from scat_core.store.database import ensure_schema, make_engine
 from scat_core.store.schema import FUNCTIONS, TRIGGERS, comparison_options, on_dialect
 from scat_core.store.tables import metadata
 
@@ -78,3 +79,11 @@ def schema_drift(conn: Connection, target: MetaData = metadata) -> list[str]:
     """Every difference between the database and the store's schema (empty: none)."""
     found = [repr(diff) for diff in autogenerate_drift(conn, target)]
     return found + check_constraint_drift(conn, target) + trigger_drift(conn)
+
+
+def migrated(url: str) -> str:
+    """`url`, its database migrated to head (as a first command of scat would)."""
+    engine = make_engine(url)
+    ensure_schema(engine)
+    engine.dispose()
+    return url
