@@ -76,6 +76,11 @@ class CommandLoad:
     head_hash: str  # the hash of the last event, as verified
 
 
+def _usable(snapshot: str) -> str:
+    """SQL: the snapshot (of that alias) was folded by this state schema and these rules."""
+    return f"{snapshot}.state_version = :state_version AND {snapshot}.rules_version = :rules_version"
+
+
 # One round trip: the games row, its snapshot, the kept seed, the events from the snapshot's
 # own event on (the whole log when the snapshot is missing or of other rules) and, last, the
 # head signature (which the append checks before signing over it).
@@ -87,10 +92,9 @@ class CommandLoad:
 # last), and the events' game is matched to an expression (`|| ''`) so that its estimate of
 # the rows is the same for every game (from the number of games), not this game's share of the
 # log (the cached plan then fits every game: no re-planning at every command).
-_USABLE = "s.state_version = :state_version AND s.rules_version = :rules_version"
 _COMMAND_LOAD = text(
     "SELECT g.head_seq, g.head_hash, s.seq, s.hash, "
-    f"CASE WHEN {_USABLE} THEN s.state END, sec.seed, sec.salt, "
+    f"CASE WHEN {_usable('s')} THEN s.state END, sec.seed, sec.salt, "
     "e.game_id, e.seq, e.type, e.schema_version, e.recorded_at, e.data, e.prev_hash, e.hash, "
     "hs.seq, hs.hash, hs.key_id, hs.public_key, hs.signature "
     "FROM games g "
@@ -98,7 +102,7 @@ _COMMAND_LOAD = text(
     "LEFT JOIN game_secrets sec ON sec.game_id = g.game_id "
     "LEFT JOIN head_signatures hs ON hs.game_id = g.game_id AND hs.kind = 'head' "
     "LEFT JOIN events e ON e.game_id = g.game_id || '' AND e.seq >= COALESCE((SELECT CASE WHEN "
-    "f.state_version = :state_version AND f.rules_version = :rules_version THEN f.seq END "
+    f"{_usable('f')} THEN f.seq END "
     "FROM game_snapshots f WHERE f.game_id = :game_id), 1) "
     "WHERE g.game_id = :game_id ORDER BY e.seq"
 )
