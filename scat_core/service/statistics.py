@@ -25,15 +25,18 @@ class Statistics:
         """Figures per player and overall, caught up with the log first (rebuilt from the
         events with `rebuild`); with `player`, his line only (NotFound if he never played).
         On a read-only database the events not yet counted are folded in memory instead."""
+        if player is not None and not self._has_played(player):  # refused before any write
+            raise NotFound(f"no player {player!r} has played in this database", player=player, hint=Hint.LIST_PLAYERS)
         try:
             self.catch_up_stats(rebuild=rebuild)
         except DatabaseReadOnly:  # the same figures, folded in memory: nothing is written
-            report = self.store.read_stats_unsaved(player, rebuild=rebuild)
-        else:
-            report = self.store.read_stats(player)
-        if player is not None and not report.players:
-            raise NotFound(f"no player {player!r} has played in this database", player=player, hint=Hint.LIST_PLAYERS)
-        return report
+            return self.store.read_stats_unsaved(player, rebuild=rebuild)
+        return self.store.read_stats(player)
+
+    def _has_played(self, player: str) -> bool:
+        """Whether `player` has a line in the stats once caught up: read, never written (a refused
+        command writes nothing). The rows first; only a name they lack costs the in-memory fold."""
+        return bool(self.store.read_stats(player).players or self.store.read_stats_unsaved(player).players)
 
     def catch_up_stats(self, rebuild: bool = False) -> int:
         """Fold the events the stats have not seen yet into them; return how many were folded.

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import json
 
-from tests.support.cli import Scat, one_line_error
+import pytest
+from sqlalchemy import func, select
+
+from scat_core.store import tables as t
+from scat_core.store.database import make_engine
+from tests.support.cli import CLI_MODES, Scat, one_line_error
 
 FIELDS = {
     "name", "games_played", "games_won", "games_in_progress", "hands_played", "hands_lost", "lives_lost",
@@ -44,6 +49,31 @@ def test_stats_of_an_unknown_player_is_exit_4_in_one_line(scat: Scat) -> None:
     result = scat("stats", "--player", "zed")
     assert result.exit_code == 4
     assert one_line_error(result) == "scat: error: no player 'zed' has played in this database (see `scat stats`)"
+
+
+def stats_rows(url: str) -> tuple[int, int]:
+    """How many checkpoints and stats_games rows the database holds (the projection's writes)."""
+    engine = make_engine(url)
+    try:
+        with engine.connect() as conn:
+            return (conn.execute(select(func.count()).select_from(t.projection_checkpoints)).scalar_one(),
+                    conn.execute(select(func.count()).select_from(t.stats_games)).scalar_one())
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize("cli_mode", CLI_MODES)
+def test_an_unknown_player_is_refused_before_the_projection_catches_up(scat: Scat, games_db: str) -> None:
+    """cli.md: a refused command writes nothing, so `stats --player nobody` (exit 4) leaves the
+    projection behind the log; locally and through --server."""
+    bot_games(scat, ("ann", "bob"))
+    assert stats_rows(games_db) == (0, 0)
+    result = scat("stats", "--player", "nobody")
+    assert result.exit_code == 4, result.output
+    assert "no player 'nobody' has played" in one_line_error(result)
+    assert stats_rows(games_db) == (0, 0)  # nothing written
+    assert scat("stats", "--player", "Ann").exit_code == 0
+    assert stats_rows(games_db) == (1, 1)  # a known player: caught up, then read
 
 
 def test_rebuild_gives_the_same_figures(scat: Scat, scat_json: Scat) -> None:
