@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import TextClause, text
 from sqlalchemy.engine import Connection
 
 from scat_core.domain.errors import Hint, NotFound
@@ -92,20 +92,36 @@ def _usable(snapshot: str) -> str:
 # last), and the events' game is matched to an expression (`|| ''`) so that its estimate of
 # the rows is the same for every game (from the number of games), not this game's share of the
 # log (the cached plan then fits every game: no re-planning at every command).
-_COMMAND_LOAD = text(
-    "SELECT g.head_seq, g.head_hash, s.seq, s.hash, "
-    f"CASE WHEN {_usable('s')} THEN s.state END, sec.seed, sec.salt, "
-    "e.game_id, e.seq, e.type, e.schema_version, e.recorded_at, e.data, e.prev_hash, e.hash, "
-    "hs.seq, hs.hash, hs.key_id, hs.public_key, hs.signature "
-    "FROM games g "
-    "LEFT JOIN game_snapshots s ON s.game_id = g.game_id "
-    "LEFT JOIN game_secrets sec ON sec.game_id = g.game_id "
-    "LEFT JOIN head_signatures hs ON hs.game_id = g.game_id AND hs.kind = 'head' "
-    "LEFT JOIN events e ON e.game_id = g.game_id || '' AND e.seq >= COALESCE((SELECT CASE WHEN "
-    f"{_usable('f')} THEN f.seq END "
-    "FROM game_snapshots f WHERE f.game_id = :game_id), 1) "
-    "WHERE g.game_id = :game_id ORDER BY e.seq"
+#: The head signature's columns, read by these names: `_command_load` finds their place once.
+_SIGNATURE_COLUMNS = ("hs.seq", "hs.hash", "hs.key_id", "hs.public_key", "hs.signature")
+_COLUMNS = (
+    "g.head_seq", "g.head_hash", "s.seq", "s.hash", f"CASE WHEN {_usable('s')} THEN s.state END",
+    "sec.seed", "sec.salt",
+    "e.game_id", "e.seq", "e.type", "e.schema_version", "e.recorded_at", "e.data", "e.prev_hash", "e.hash",
+    *_SIGNATURE_COLUMNS,
 )
+
+
+def _command_load(columns: Sequence[str]) -> tuple[TextClause, slice]:
+    """The statement selecting `columns`, and the slice of its rows that holds `_SIGNATURE_COLUMNS`."""
+    at = list(columns).index(_SIGNATURE_COLUMNS[0])
+    where = slice(at, at + len(_SIGNATURE_COLUMNS))
+    if tuple(columns[where]) != _SIGNATURE_COLUMNS:
+        raise ValueError(f"the signature's columns must be selected together, in the order {_SIGNATURE_COLUMNS}")
+    return text(
+        f"SELECT {', '.join(columns)} "
+        "FROM games g "
+        "LEFT JOIN game_snapshots s ON s.game_id = g.game_id "
+        "LEFT JOIN game_secrets sec ON sec.game_id = g.game_id "
+        "LEFT JOIN head_signatures hs ON hs.game_id = g.game_id AND hs.kind = 'head' "
+        "LEFT JOIN events e ON e.game_id = g.game_id || '' AND e.seq >= COALESCE((SELECT CASE WHEN "
+        f"{_usable('f')} THEN f.seq END "
+        "FROM game_snapshots f WHERE f.game_id = :game_id), 1) "
+        "WHERE g.game_id = :game_id ORDER BY e.seq"
+    ), where
+
+
+_COMMAND_LOAD, _SIGNATURE = _command_load(_COLUMNS)
 _ANY_EVENT = text("SELECT count(*) FROM events WHERE game_id = :game_id")
 
 
@@ -124,9 +140,9 @@ def load_for_command(conn: Connection, game_id: str, use_snapshot: bool = True,
     ).all()
     logged = 0 if rows else int(conn.execute(_ANY_EVENT, {"game_id": game_id}).scalar_one())
     load = verified_load(game_id, rows, logged)
-    sig = rows[0][15:20]
-    signature = None if sig[0] is None else StoredSignature(
-        int(sig[0]), str(sig[1]), HeadSignature(str(sig[2]), str(sig[3]), str(sig[4])))
+    seq, head_hash, key_id, public_key, signed = rows[0][_SIGNATURE]
+    signature = None if seq is None else StoredSignature(
+        int(seq), str(head_hash), HeadSignature(str(key_id), str(public_key), str(signed)))
     return load, signature
 
 

@@ -61,3 +61,25 @@ def test_no_append_is_signed_over_a_head_whose_signature_was_altered(store: Even
         tx.append("g", 1, [Knocked(player="bob")])
     with store.read() as tx:
         assert tx.head("g") == (1, tx.load("g")[0].hash)
+
+
+def test_a_command_load_reads_the_signature_by_its_columns_names_wherever_they_are_selected(
+    store: EventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The signature's columns are found once, by name, in the statement's SELECT list: one more
+    column before them changes nothing (read by position, it would read the wrong columns)."""
+    from scat_core.store import verified
+
+    with store.transaction() as tx:
+        tx.append("g", 0, [Knocked(player="ann")])
+    with store.read() as tx:
+        expected = read_signature(tx.connection, "g")
+        assert expected is not None and verified.load_for_command(tx.connection, "g")[1] == expected
+        columns = verified._COLUMNS
+        at = columns.index("hs.seq")
+        statement, where = verified._command_load((*columns[:at], "'padding'", *columns[at:]))
+        monkeypatch.setattr(verified, "_COMMAND_LOAD", statement)
+        monkeypatch.setattr(verified, "_SIGNATURE", where)
+        assert verified.load_for_command(tx.connection, "g")[1] == expected
+    with pytest.raises(ValueError, match="together"):
+        verified._command_load((*columns[:at + 1], "'padding'", *columns[at + 1:]))
