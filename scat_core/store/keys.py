@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from scat_core.domain.errors import BadInput, Hint
 from scat_core.domain.hashing import canonical_json
+from scat_core.store.memo import BoundedMemo
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -130,7 +131,7 @@ class KeyRing:
         #: Heads whose signature verified (or was made) here: (public key, signature, game, seq, hash).
         #: Verifying is a pure function of these, so a command need not verify again the head
         #: the previous one signed; bounded, oldest forgotten first.
-        self._verified: dict[tuple[str, str, str, int, str], None] = {}
+        self._verified: BoundedMemo[tuple[str, str, str, int, str], None] = BoundedMemo(VERIFIED_KEPT)
 
     @classmethod
     def default(cls) -> KeyRing:
@@ -159,13 +160,7 @@ class KeyRing:
         return signature
 
     def _remember_verified(self, signature: HeadSignature, game_id: str, seq: int, head_hash: str) -> None:
-        verified = self._verified
-        if len(verified) >= VERIFIED_KEPT:
-            try:
-                del verified[next(iter(verified))]
-            except (StopIteration, KeyError, RuntimeError):  # another thread got there first
-                pass
-        verified[(signature.public_key, signature.signature, game_id, seq, head_hash)] = None
+        self._verified.remember((signature.public_key, signature.signature, game_id, seq, head_hash), None)
 
     def _load(self) -> Ed25519PrivateKey:
         if self._private is None:

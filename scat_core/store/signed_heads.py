@@ -21,6 +21,7 @@ from scat_core.domain.errors import Hint, RuleViolation
 from scat_core.store import tables as t
 from scat_core.store.errors import ConcurrencyConflict, HistoryDamaged
 from scat_core.store.keys import INVALID, UNKNOWN_KEY, UNSIGNED, VALID, HeadSignature, KeyRing
+from scat_core.store.memo import BoundedMemo
 
 HEAD, ORIGIN = "head", "origin"
 _COLUMNS = (t.head_signatures.c.seq, t.head_signatures.c.hash, t.head_signatures.c.key_id,
@@ -60,17 +61,13 @@ class KnownHeads:
     """
 
     def __init__(self, kept: int = 4096) -> None:
-        self._kept = kept
-        self._heads: dict[str, tuple[int, str, StoredSignature | None]] = {}
+        self._heads: BoundedMemo[str, tuple[int, str, StoredSignature | None]] = BoundedMemo(kept)
         self._lock = threading.Lock()
 
     def remember(self, game_id: str, seq: int, head_hash: str, signature: StoredSignature | None) -> None:
         """Note that the head (seq, head_hash) of `game_id` has `signature` (None: unsigned)."""
         with self._lock:
-            self._heads.pop(game_id, None)
-            if len(self._heads) >= self._kept:
-                del self._heads[next(iter(self._heads))]
-            self._heads[game_id] = (seq, head_hash, signature)
+            self._heads.remember(game_id, (seq, head_hash, signature))
 
     def forget(self, game_id: str) -> None:
         """Drop what is known of `game_id` (its append failed: the database decides again)."""
