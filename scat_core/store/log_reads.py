@@ -7,6 +7,7 @@ these are the plain reads of exports, audits, views and the stats projection.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 from sqlalchemy import bindparam, select
@@ -14,23 +15,29 @@ from sqlalchemy.engine import Connection
 
 from scat_core.domain.errors import Hint, NotFound
 from scat_core.store import tables as t
+from scat_core.store.driver_reads import fetch_all, placeholder
 from scat_core.store.errors import CorruptHistory
 from scat_core.store.records import RECORD_KEYS, StoredEvent
 
 IDS_CHUNK = 500  # ids or rows per statement: well under SQLite's 32,766 variables
 # Built once: building and cache-keying a select costs more than fetching a short game.
-_LOAD = (
-    select(*(t.events.c[k] for k in RECORD_KEYS))
-    .where(t.events.c.game_id == bindparam("game_id"))
-    .order_by(t.events.c.seq)
-)
-_LOAD_UP_TO = _LOAD.where(t.events.c.seq <= bindparam("up_to"))
 _HEAD = (
     select(t.events.c.seq, t.events.c.hash)
     .where(t.events.c.game_id == bindparam("game_id"))
     .order_by(t.events.c.seq.desc())
     .limit(1)
 )
+assert RECORD_KEYS[0] == "game_id"  # a game's own log: the rest of the columns (StoredEvent.of_game)
+
+
+@cache
+def _load_sql(mark: str, up_to: bool) -> str:
+    """A game's log (up to a seq) on the driver's cursor, `mark` its placeholder: the game_id
+    column is not fetched, the WHERE clause names it."""
+    bound = f" AND seq <= {mark}" if up_to else ""
+    return f"SELECT {', '.join(RECORD_KEYS[1:])} FROM {t.events.name} WHERE game_id = {mark}{bound} ORDER BY seq"
+
+
 _BETWEEN: dict[tuple[tuple[str, ...] | None, bool, bool], Any] = {}
 
 
@@ -67,21 +74,21 @@ def head(conn: Connection, game_id: str) -> tuple[int, str] | None:
 
 def load(conn: Connection, game_id: str, up_to: int | None = None) -> list[StoredEvent]:
     """The game's events in seq order, up to seq `up_to` inclusive; NotFound if none."""
+    mark = placeholder(conn)
     if up_to is None:
-        rows = conn.execute(_LOAD, {"game_id": game_id}).all()
+        rows = fetch_all(conn, _load_sql(mark, False), (game_id,))
     else:
-        rows = conn.execute(_LOAD_UP_TO, {"game_id": game_id, "up_to": up_to}).all()
+        rows = fetch_all(conn, _load_sql(mark, True), (game_id, up_to))
     if not rows and (up_to is None or head(conn, game_id) is None):
         raise NotFound(f"no game {game_id!r} in this database", game_id=game_id, hint=Hint.LIST_GAMES)
-    loaded = StoredEvent.from_rows(rows)
-    numbered = [stored.seq for stored in loaded]
+    numbered = [row[0] for row in rows]
     if numbered != list(range(1, len(numbered) + 1)):
         bad = next(seq for seq, found in enumerate(numbered, start=1) if found != seq)
         raise CorruptHistory(
             f"the stored history of game {game_id} is damaged (event {bad} is missing or not numbered "
             f"{bad})", game_id=game_id, hint=Hint.FIND_BAD_EVENT,
         )
-    return loaded
+    return StoredEvent.of_game(game_id, rows)
 
 
 def load_between(
@@ -99,7 +106,7 @@ def load_between(
 
 def load_unchecked(conn: Connection, game_id: str) -> list[StoredEvent]:
     """The game's rows in the order the database sorts their seq, numbered right or not (for audits)."""
-    return StoredEvent.from_rows(conn.execute(_LOAD, {"game_id": game_id}).all())
+    return StoredEvent.of_game(game_id, fetch_all(conn, _load_sql(placeholder(conn), False), (game_id,)))
 
 
 def first_events(conn: Connection, game_ids: Sequence[str]) -> list[StoredEvent]:

@@ -106,6 +106,21 @@ class StoredEvent:
             append(stored)
         return built
 
+    @classmethod
+    def of_game(cls, game_id: str, rows: Iterable[Sequence[Any]]) -> list[StoredEvent]:
+        """`from_rows` of rows of game `game_id` read without their game_id: the columns
+        RECORD_KEYS but the first (a read of one game's log names its game in the WHERE clause)."""
+        new, built = object.__new__, list[StoredEvent]()
+        append = built.append
+        for seq, event_type, version, recorded_at, data_json, prev_hash, digest in rows:
+            stored = new(cls)
+            attributes = stored.__dict__
+            attributes["game_id"], attributes["seq"], attributes["type"] = game_id, seq, event_type
+            attributes["schema_version"], attributes["recorded_at"] = version, recorded_at
+            attributes["_data_json"], attributes["prev_hash"], attributes["hash"] = data_json, prev_hash, digest
+            append(stored)
+        return built
+
     if not TYPE_CHECKING:
 
         def __getattr__(self, name: str) -> Any:
