@@ -12,11 +12,15 @@ import shlex
 
 from scat_core.domain.errors import AuthFailed, BadInput, Hint, NotFound, RuleViolation, ScatError
 from scat_core.store.errors import (
+    BusyWaitUnreadable,
     ConcurrencyConflict,
     CorruptHistory,
     DatabaseBusy,
+    DatabaseNotGiven,
     DatabaseReadOnly,
     HistoryDamaged,
+    KeyFileUnusable,
+    NotStrictlySigned,
     StoreUnavailable,
 )
 
@@ -40,6 +44,10 @@ EXIT_CODES: dict[type[ScatError], int] = {
     StoreUnavailable: 2,
     DatabaseReadOnly: 2,
     DatabaseBusy: 5,
+    DatabaseNotGiven: 2,
+    BusyWaitUnreadable: 2,
+    KeyFileUnusable: 2,
+    NotStrictlySigned: 1,
     ScatError: 1,
 }
 #: Every error type by name: how an error sent by `scat serve` is raised again by the client.
@@ -63,6 +71,15 @@ HINTS: dict[Hint, str] = {
     Hint.GIVE_TOKEN: ": give {player}'s token with --token or SCAT_TOKEN",
     Hint.EXPORT_RUNNING: ", or pass --running",
 }
+#: How the CLI names the setting an error of these types (or their subtypes) asks to change, in
+#: the place of a hint: the core's errors name no option or environment variable.
+SETTINGS: dict[type[ScatError], str] = {
+    DatabaseNotGiven: "; give a database with --db URL or SCAT_DB_URL",
+    DatabaseBusy: " (the wait is set by SCAT_BUSY_TIMEOUT)",
+    BusyWaitUnreadable: " (set by SCAT_BUSY_TIMEOUT)",
+    KeyFileUnusable: "; set SCAT_KEY_FILE to a file in a folder you can write",
+    NotStrictlySigned: " (--strict)",
+}
 
 
 def exit_code(error: ScatError | type[ScatError]) -> int:
@@ -72,9 +89,9 @@ def exit_code(error: ScatError | type[ScatError]) -> int:
 
 
 def hint_text(error: ScatError) -> str:
-    """The CLI's words for the next step `error` suggests ("" when none)."""
+    """The CLI's words for the next step `error` suggests, or the setting it names ("" when none)."""
     if error.hint is None:
-        return ""
+        return next((SETTINGS[kind] for kind in type(error).__mro__ if kind in SETTINGS), "")
     return HINTS[error.hint].format(game=shlex.quote(error.game_id or "GAME"),
                                     player=shlex.quote(error.player or "NAME"))
 

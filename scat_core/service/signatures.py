@@ -18,6 +18,7 @@ from scat_core.domain.audit import AuditReport
 from scat_core.domain.errors import BadInput, RuleViolation
 from scat_core.service.exports import SIGNATURE_FIELD as EXPORT_FIELD
 from scat_core.service.ports import UnitOfWork
+from scat_core.store.errors import NotStrictlySigned
 from scat_core.store.keys import INVALID, UNKNOWN_KEY, UNSIGNED, VALID, HeadSignature, KeyRing
 from scat_core.store.signed_heads import HEAD, ORIGIN, SignatureCheck, StoredSignature, check_signature
 
@@ -76,10 +77,16 @@ def _problem(check: SignatureCheck, strict: bool) -> str | None:
     """Why a head's signature fails an audit (always when invalid; with `strict`, unless valid)."""
     if check.status == INVALID:
         return check.problem or "the head signature does not verify"
-    if strict and check.status == UNKNOWN_KEY:
-        return f"the head is signed by key {check.key_id}, which is not trusted here (--strict)"
-    if strict and check.status == UNSIGNED:
-        return "the head is not signed (--strict)"
+    unstrict = _not_strictly_signed(check, "head") if strict else None
+    return None if unstrict is None else f"{unstrict} (strict audit)"
+
+
+def _not_strictly_signed(check: SignatureCheck, what: str) -> str | None:
+    """Why a signature that is not invalid fails a strict check (None: it is valid)."""
+    if check.status == UNKNOWN_KEY:
+        return f"the {what} is signed by key {check.key_id}, which is not trusted here"
+    if check.status == UNSIGNED:
+        return f"the {what} is not signed"
     return None
 
 
@@ -104,9 +111,9 @@ def check_import(keys: KeyRing, report: AuditReport, records: Sequence[Mapping[s
     if check.status == INVALID:
         raise RuleViolation("refused: the export's head_signature does not verify (the file was edited, or "
                             "its signature belongs to another history): nothing imported")
-    problem = _problem(check, strict)
+    problem = _not_strictly_signed(check, "export") if strict else None
     if problem is not None:
-        raise RuleViolation(f"refused: {problem.replace('the head is', 'the export is')}: nothing imported")
+        raise NotStrictlySigned(f"refused: {problem}", after=": nothing imported")
     report = replace(report, signature=check.status, signature_key_id=check.key_id, signature_signer=check.signer)
     return report, (origin if check.status in (VALID, UNKNOWN_KEY) else None)
 

@@ -19,7 +19,7 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError, ProgrammingError
 
 from scat_core.domain.errors import BadInput
-from scat_core.store.errors import DatabaseBusy
+from scat_core.store.errors import BusyWaitUnreadable, DatabaseBusy, DatabaseNotGiven
 from scat_core.store.locks import MIGRATION_LOCK, advisory_lock
 
 if TYPE_CHECKING:
@@ -47,10 +47,7 @@ def default_url() -> str:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as error:  # XDG_DATA_HOME is a file, a read-only mount, no permission ...
         if not directory.is_dir():
-            raise BadInput(
-                f"cannot create scat's data folder {directory}: {error.strerror}; give a database with "
-                f"--db URL or {ENV_VAR}"
-            ) from None
+            raise DatabaseNotGiven(f"cannot create scat's data folder {directory}: {error.strerror}") from None
     return f"sqlite:///{directory / 'scat.db'}"
 
 
@@ -61,7 +58,8 @@ def resolve_url(url: str | None) -> str:
     refused: its games would vanish when the command ends.
     """
     if url is not None and not url.strip():
-        raise BadInput("--db needs a URL, e.g. sqlite:///path/scat.db or postgresql+psycopg://user@host/db")
+        raise DatabaseNotGiven("the database URL is empty",
+                               after=", e.g. sqlite:///path/scat.db or postgresql+psycopg://user@host/db")
     chosen = url or os.environ.get(ENV_VAR) or default_url()
     _refuse_in_memory(chosen)
     return chosen
@@ -102,7 +100,7 @@ def busy_timeout_ms() -> int:
     try:
         seconds = float(given) if given else SQLITE_BUSY_TIMEOUT_MS / 1000
     except ValueError:
-        raise BadInput(f"{BUSY_ENV_VAR} must be a number of seconds, not {given!r}") from None
+        raise BusyWaitUnreadable(f"the wait for a locked database must be a number of seconds, not {given!r}") from None
     return max(0, min(int(seconds * 1000), 3_600_000))
 
 
@@ -115,10 +113,8 @@ def is_busy(error: BaseException) -> bool:
 def busy_error(error: BaseException | None = None) -> DatabaseBusy:
     """The one "database busy" error, naming the bounded wait."""
     seconds = busy_timeout_ms() / 1000
-    return DatabaseBusy(
-        f"database busy: another program held its lock for more than {seconds:g} s (the wait is "
-        f"set by {BUSY_ENV_VAR}); try again"
-    )
+    return DatabaseBusy(f"database busy: another program held its lock for more than {seconds:g} s",
+                        after="; try again")
 
 
 def _on_sqlite_connect(dbapi_connection: Any, _record: Any) -> None:

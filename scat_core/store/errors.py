@@ -1,8 +1,13 @@
-"""The store's errors: a history damaged outside scat, a write that lost a race, a database unusable now."""
+"""The store's errors: a history damaged outside scat, a write that lost a race, a database unusable now.
+
+Where the fix is a setting of the front end (which database, how long to wait for a lock,
+which key file, a strict check), the error's type says which: each front end names its own
+setting (the CLI: `scat_cli.errors.SETTINGS`); the core's messages name none.
+"""
 
 from __future__ import annotations
 
-from scat_core.domain.errors import BadInput, Hint, ScatError
+from scat_core.domain.errors import BadInput, Hint, RuleViolation, ScatError
 
 
 class CorruptHistory(ScatError):
@@ -27,7 +32,7 @@ class ConcurrencyConflict(ScatError):
 
 
 class DatabaseBusy(ConcurrencyConflict):
-    """Another program held the database's lock for longer than the bounded wait: try again."""
+    """Another program held the database's lock for longer than the bounded wait (a setting): try again."""
 
 
 class StoreUnavailable(BadInput):
@@ -36,3 +41,19 @@ class StoreUnavailable(BadInput):
 
 class DatabaseReadOnly(StoreUnavailable):
     """The database can be read but not written (a read-only file or medium): commands that only read work."""
+
+
+class DatabaseNotGiven(BadInput):
+    """No usable database was named: an empty URL, or no data folder for the default one (a setting)."""
+
+
+class BusyWaitUnreadable(BadInput):
+    """The setting of how long to wait for a locked database is not a number of seconds."""
+
+
+class KeyFileUnusable(BadInput):
+    """This installation's signing key file cannot be used or created: another can be set."""
+
+
+class NotStrictlySigned(RuleViolation):
+    """Refused only because a strict check was asked for: unsigned, or signed by a key not trusted here."""

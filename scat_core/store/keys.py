@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from scat_core.domain.errors import BadInput, Hint
 from scat_core.domain.hashing import canonical_json
+from scat_core.store.errors import KeyFileUnusable
 from scat_core.store.memo import BoundedMemo
 
 if TYPE_CHECKING:
@@ -234,7 +235,6 @@ def load_or_create_key(path: Path) -> Ed25519PrivateKey:
     """
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    hint = f"; set {KEY_FILE_ENV} to a file in a folder you can write"
     try:
         if not path.exists():
             _create(path, Ed25519PrivateKey.generate())
@@ -245,9 +245,9 @@ def load_or_create_key(path: Path) -> Ed25519PrivateKey:
     except BadInput:
         raise
     except OSError as error:
-        raise BadInput(f"cannot use the signing key file {path}: {error.strerror or error}{hint}") from None
+        raise KeyFileUnusable(f"cannot use the signing key file {path}: {error.strerror or error}") from None
     except (ValueError, UnicodeDecodeError, binascii.Error):
-        raise BadInput(f"the signing key file {path} is not a PEM Ed25519 private key{hint}") from None
+        raise KeyFileUnusable(f"the signing key file {path} is not a PEM Ed25519 private key") from None
 
 
 def _seed_of_pem(text: str) -> bytes:

@@ -17,11 +17,15 @@ from scat_cli.server.app import HTTP_STATUS, http_status
 from scat_cli.server.wire import ErrorOut
 from scat_core.domain.errors import AuthFailed, BadInput, Hint, NotFound, RuleViolation, ScatError
 from scat_core.store.errors import (
+    BusyWaitUnreadable,
     ConcurrencyConflict,
     CorruptHistory,
     DatabaseBusy,
+    DatabaseNotGiven,
     DatabaseReadOnly,
     HistoryDamaged,
+    KeyFileUnusable,
+    NotStrictlySigned,
     StoreUnavailable,
 )
 
@@ -70,6 +74,46 @@ def test_no_string_in_the_core_names_a_cli_command(tmp_path: Path) -> None:
                      'C = "then run scat audit on it"\n'
                      'D = "try scat --db URL throw-down"\n', encoding="utf-8")
     assert [line.split(": ", 1)[0] for line in cli_texts(probe.parent)] == [f"probe/bad.py:{n}" for n in (3, 4, 5)]
+
+
+#: The front ends' settings (options, environment variables): the core's messages name none of them.
+SETTING_NAMES = re.compile(r"--db\b|--strict\b|SCAT_DB_URL|SCAT_BUSY_TIMEOUT|SCAT_KEY_FILE")
+
+
+def setting_texts(root: Path) -> list[str]:
+    """Every string constant (docstrings not) or f-string under `root` naming a setting of a front end,
+    itself or through a module constant (`ENV_VAR = "SCAT_DB_URL"`: the variable the core reads, no message)."""
+    found: list[str] = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        skip = _docstrings(tree)
+        named = {}
+        for node in tree.body:  # ENV_VAR = "SCAT_DB_URL": the name of what the core reads, not a message
+            if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                    and isinstance(node.value, ast.Constant) and re.fullmatch(r"SCAT_[A-Z_]+", str(node.value.value))):
+                named[node.targets[0].id] = node.value
+        where = str(path.relative_to(root.parent))
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip
+                    and node not in named.values() and SETTING_NAMES.search(node.value)):
+                found.append(f"{where}:{node.lineno}: {node.value!r}")
+            elif isinstance(node, ast.FormattedValue) and isinstance(node.value, ast.Name) and node.value.id in named:
+                found.append(f"{where}:{node.lineno}: {{{node.value.id}}}")
+    return sorted(found)
+
+
+def test_no_message_of_the_core_names_a_front_end_setting(tmp_path: Path) -> None:
+    """The CLI and the server are front ends: the core's errors say which setting by their type, the
+    CLI names it (scat_cli.errors.SETTINGS)."""
+    assert setting_texts(CORE) == []
+    probe = tmp_path / "probe" / "bad.py"
+    probe.parent.mkdir()
+    probe.write_text('"""Reads $SCAT_DB_URL (documentation)."""\n'
+                     'ENV = "SCAT_KEY_FILE"\n'
+                     'A = "give a database with --db URL"\n'
+                     'B = f"set {ENV} to a file"\n'
+                     'C = "the head is not signed (--strict)"\n', encoding="utf-8")
+    assert [line.split(": ", 1)[0] for line in setting_texts(probe.parent)] == [f"probe/bad.py:{n}" for n in (3, 4, 5)]
 
 
 def _error_types() -> set[type[ScatError]]:
@@ -131,6 +175,19 @@ WORDED = [
      "game g1 is still running: export it when it ends, or pass --running"),
     (RuleViolation("the discard pile is empty", "R12"), "the discard pile is empty (R12)"),
     (ConcurrencyConflict("game g1 changed meanwhile"), "game g1 changed meanwhile"),
+    (DatabaseNotGiven("cannot create scat's data folder /d: Not a directory"),
+     "cannot create scat's data folder /d: Not a directory; give a database with --db URL or SCAT_DB_URL"),
+    (DatabaseNotGiven("the database URL is empty", after=", e.g. sqlite:///path/scat.db"),
+     "the database URL is empty; give a database with --db URL or SCAT_DB_URL, e.g. sqlite:///path/scat.db"),
+    (DatabaseBusy("database busy: another program held its lock for more than 10 s", after="; try again"),
+     "database busy: another program held its lock for more than 10 s (the wait is set by SCAT_BUSY_TIMEOUT); "
+     "try again"),
+    (BusyWaitUnreadable("the wait for a locked database must be a number of seconds, not 'x'"),
+     "the wait for a locked database must be a number of seconds, not 'x' (set by SCAT_BUSY_TIMEOUT)"),
+    (KeyFileUnusable("cannot use the signing key file /k: Not a directory"),
+     "cannot use the signing key file /k: Not a directory; set SCAT_KEY_FILE to a file in a folder you can write"),
+    (NotStrictlySigned("refused: the export is not signed", after=": nothing imported"),
+     "refused: the export is not signed (--strict): nothing imported"),
 ]
 
 
@@ -138,7 +195,7 @@ WORDED = [
 def test_the_cli_words_each_hint_and_the_core_names_no_command(error: ScatError, line: str) -> None:
     assert wording(error) == line
     assert "scat " not in str(error).replace("a scat ", "")  # the core's own line: no command in it
-    without_hint = line.replace(cli_errors.hint_text(error), "") if error.hint else line
+    without_hint = line.replace(cli_errors.hint_text(error), "")  # its hint, or the setting it names
     if not isinstance(error, HistoryDamaged):  # the CLI words a damaged history its own way
         assert str(error) == without_hint
 

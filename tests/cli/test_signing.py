@@ -7,10 +7,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import text
 
 from scat_core.store.database import make_engine
-from tests.support.cli import Scat, finished_game, one_line_error
+from tests.support.cli import CLI_MODES, Scat, finished_game, one_line_error
 
 SIGNATURE_FIELDS = {"scheme", "key_id", "public_key", "signature"}
 
@@ -144,7 +145,7 @@ def test_a_game_that_predates_signing_audits_as_before_but_says_unsigned(scat: S
     assert report["ok"] and (report["signature"], report["key_id"], report["signed_by"]) == ("unsigned", None, None)
     assert scat("audit", "--all").stdout == "1 game audited: all OK (1 unsigned)\n"
     strict = scat("audit", game, "--strict")
-    assert strict.exit_code == 1 and "FAILED: the head is not signed (--strict)" in strict.stdout
+    assert strict.exit_code == 1 and "FAILED: the head is not signed (strict audit)" in strict.stdout
 
 
 def test_a_tampered_signature_in_the_database_fails_the_audit_with_exit_1(scat: Scat, scat_json: Scat,
@@ -195,3 +196,28 @@ def test_an_audit_still_works_where_no_key_can_be_made_and_says_it_cannot_verify
     blocker.write_text("")
     report = json.loads(scat("audit", game, "--json", env={"XDG_CONFIG_HOME": str(blocker)}).stdout)
     assert report["ok"] and report["signature"] == "unknown key"
+
+
+@pytest.mark.parametrize("cli_mode", CLI_MODES)
+def test_the_cli_names_its_own_settings_in_refusals_locally_and_through_a_server(
+    scat: Scat, scat_json: Scat, tmp_path: Path
+) -> None:
+    """The core's errors name no option or variable (their type says which setting); the CLI's line
+    names it, for a database and through --server alike."""
+    elsewhere = {"SCAT_SERVER": "", "SCAT_DB_URL": f"sqlite:///{tmp_path / 'elsewhere.db'}"}
+
+    def there(*args: str, env: dict[str, str] | None = None) -> Any:
+        return scat_json(*args, env={**elsewhere, **(env or {})})
+
+    game = finished_game(there)
+    records = lines_of(scat("export", game, env=elsewhere).stdout)
+    del records[-1]["head_signature"]
+    path = tmp_path / "unsigned.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    strict = scat("import", str(path), "--strict")
+    assert strict.exit_code == 1
+    assert one_line_error(strict) == "scat: error: refused: the export is not signed (--strict): nothing imported"
+    busy = scat("games", env={**elsewhere, "SCAT_BUSY_TIMEOUT": "soon"})
+    assert busy.exit_code == 2 and one_line_error(busy) == (
+        "scat: error: the wait for a locked database must be a number of seconds, not 'soon' "
+        "(set by SCAT_BUSY_TIMEOUT)")

@@ -126,7 +126,7 @@ def test_a_removed_signature_reads_unsigned_stays_unsigned_and_fails_a_strict_au
     report = service.audit(game_id)
     assert report.ok and report.signature == "unsigned"
     strict = service.audit(game_id, strict=True)
-    assert not strict.ok and strict.problems == ["the head is not signed (--strict)"]
+    assert not strict.ok and strict.problems == ["the head is not signed (strict audit)"]
 
     from scat_core.domain.bots import heuristic_move
 

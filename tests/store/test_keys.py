@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from scat_core.domain.errors import BadInput
+from scat_core.store.errors import KeyFileUnusable
 from scat_core.store.keys import (
     INVALID,
     UNKNOWN_KEY,
@@ -78,13 +79,13 @@ def test_a_key_file_open_to_others_is_refused_with_one_line_saying_how_to_fix_it
 def test_an_unusable_config_folder_is_one_clear_error(tmp_path: Path) -> None:
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("a file where the folder should be")
-    with pytest.raises(BadInput, match=r"cannot use the signing key file .*: .*; set SCAT_KEY_FILE") as error:
+    with pytest.raises(KeyFileUnusable, match=r"cannot use the signing key file .*: .") as error:
         KeyRing(blocker / "scat" / "installation-key.pem").sign_head(*HEAD)
-    assert "\n" not in str(error.value)
+    assert "\n" not in str(error.value) and "SCAT_KEY_FILE" not in str(error.value)  # the CLI names the setting
     garbage = tmp_path / "garbage.pem"
     garbage.write_text("not a key")
     garbage.chmod(0o600)
-    with pytest.raises(BadInput, match="is not a PEM Ed25519 private key"):
+    with pytest.raises(KeyFileUnusable, match="is not a PEM Ed25519 private key"):
         KeyRing(garbage).sign_head(*HEAD)
 
 
