@@ -18,7 +18,10 @@ alike; PostgreSQL from $SCAT_TEST_POSTGRES_URL, fresh schemas dropped afterwards
 
 And, in memory, decide + evolve on the same bot games against the code of the commit this
 work started from (`--baseline`, default f2863d2; its scat_core/domain is taken with `git
-archive` and run in a subprocess): goal >= 3x.
+archive` and run in a subprocess): goal >= 3x. Its wall-clock ratio moves with the machine's
+load (1.1x to 2.1x for the same code within an hour); so it is also counted in instructions
+(valgrind's callgrind, when installed; `--no-instructions` skips it), which repeat exactly
+from one run to the next whatever else the machine does.
 
 The machine is shared: absolute figures move 2-3x from one hour to the next, ratios taken
 in one run (interleaved where cheap) much less; each figure is the best of a few short
@@ -32,6 +35,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -416,7 +420,69 @@ def domain_rate(source_root: Path, games: int, rounds: int) -> tuple[int, float]
     return int(report["events"]), float(report["rate"])
 
 
-def domain_against_baseline(commit: str, games: int) -> None:
+#: The same bot games, made first; then (with "1") decided again: the second run's extra
+#: instructions are decide+evolve's alone, without the bots or the imports.
+COUNT_PROBE = DOMAIN_PROBE.split("def run(games):")[0] + """
+cases = []
+for game in range(int(sys.argv[2])):
+    chance = SeededChance(f"bench-{game}", "bench")
+    seats = tuple(PlayerSeat(name=f"bot{i}", is_bot=True) for i in range(2 + game % 8))
+    state = GameState()
+    command = CreateGame(game_id=str(game), players=seats, options=OPTIONS[game % 4])
+    while True:
+        produced, new = decide_and_evolve(state, command, chance)
+        cases.append((state, command, chance))
+        state = new
+        if state.status == "finished":
+            break
+        command = next_bot_command(state)
+events = 0
+if sys.argv[3] == "1":
+    for state, command, chance in cases:
+        events += len(decide_and_evolve(state, command, chance)[0])
+print(events)
+"""
+
+
+def instructions(source_root: Path, games: int, decide_again: bool) -> subprocess.Popen[str]:
+    """callgrind counting the instructions of the count probe (started; `counted` waits for it)."""
+    return subprocess.Popen(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c",
+         COUNT_PROBE, str(source_root), str(games), "1" if decide_again else "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=source_root)
+
+
+def counted(run: subprocess.Popen[str]) -> tuple[int, int]:
+    """(events decided, instructions collected) of a finished `instructions` run."""
+    out, err = run.communicate()
+    if run.returncode != 0:
+        raise RuntimeError(f"callgrind failed: {err[-500:]}")
+    collected = next(int(part.split(":")[1].replace(",", "")) for part in err.splitlines() if "Collected :" in part)
+    return int(out.strip() or 0), collected
+
+
+def instructions_per_event(source_root: Path, games: int) -> tuple[int, float]:
+    """decide+evolve's events and instructions per event on `games` bot games (two callgrind runs at once)."""
+    again, once = instructions(source_root, games, True), instructions(source_root, games, False)
+    events, total = counted(again)
+    _, base = counted(once)
+    return events, (total - base) / events
+
+
+def domain_instructions(baseline: Path, commit: str, games: int = 12) -> None:
+    """The domain against its baseline by instruction count: repeatable whatever the machine's load."""
+    if shutil.which("valgrind") is None:
+        line("memory", "decide+evolve instructions vs baseline", "skipped", "no valgrind on this machine")
+        return
+    _, base = instructions_per_event(baseline, games)
+    events, now = instructions_per_event(REPO, games)
+    line("memory", f"decide+evolve instructions, {games} bot games ({events} events), {commit}",
+         f"{base:,.0f} /event", "callgrind: the same count under any load")
+    line("memory", "decide+evolve instructions, this code", f"{now:,.0f} /event",
+         f"{base / now:.2f}x; {verdict(base / now, 3)}")
+
+
+def domain_against_baseline(commit: str, games: int, count: bool) -> None:
     with tempfile.TemporaryDirectory(prefix="scat-baseline-") as directory:
         archive = subprocess.run(["git", "-C", str(REPO), "archive", commit, "scat_core/domain",
                                   "scat_core/__init__.py"], capture_output=True, check=False)
@@ -424,6 +490,8 @@ def domain_against_baseline(commit: str, games: int) -> None:
             line("memory", "decide+evolve vs baseline", "skipped", f"no commit {commit} here")
             return
         subprocess.run(["tar", "-x", "-C", directory], input=archive.stdout, check=True)
+        if count:
+            domain_instructions(Path(directory), commit)
         rates: dict[str, list[float]] = {"baseline": [], "now": []}
         for _ in range(2):  # interleaved: both see the same load
             rates["baseline"].append(domain_rate(Path(directory), games, 2)[1])
@@ -583,12 +651,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-domain", dest="domain", action="store_false")
     parser.add_argument("--baseline", default=BASELINE, help=f"the commit to compare the domain with ({BASELINE})")
     parser.add_argument("--quick", action="store_true", help="fewer rounds (noisier)")
+    parser.add_argument("--no-instructions", dest="instructions", action="store_false",
+                        help="without the domain's instruction counts (valgrind; about two minutes)")
     args = parser.parse_args(argv)
     if args.peer and not peer.available():
         print("eventsourcing is not installed (pip install -e '.[bench]'): the peer's figures are skipped")
     print(f"{'database':<10} {'measure':<58} {'figure':>22}  ratio; goal")
     if args.domain:
-        domain_against_baseline(args.baseline, 60 if args.quick else 150)
+        domain_against_baseline(args.baseline, 60 if args.quick else 150, args.instructions)
     if not args.no_sqlite:
         with tempfile.TemporaryDirectory(prefix="scat-hot-") as directory:
             run_place(Place("sqlite", directory=Path(directory)), args)
