@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, BinaryIO
 
 from scat_core.domain.errors import BadInput, Hint, RuleViolation
-from scat_core.domain.hashing import invalid_field
 from scat_core.store.chain import link_problem
+from scat_core.store.hashing import invalid_field
 
 FORMAT_NAME = "scat-export"
 FORMAT_VERSION = 1

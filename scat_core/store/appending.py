@@ -16,11 +16,11 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from scat_core.domain.events import to_record
-from scat_core.domain.hashing import GENESIS_HASH, canonical_json, chain_hash_raw
 from scat_core.domain.snapshot import SNAPSHOT_TAG
 from scat_core.store import tables as t
 from scat_core.store.errors import ConcurrencyConflict
 from scat_core.store.games_list import GameSummary, games_values, put_snapshot, update_games_row
+from scat_core.store.hashing import GENESIS_HASH, canonical_json, chain_hash_raw
 from scat_core.store.keys import KeyRing
 from scat_core.store.lean import Row, append_after_head
 from scat_core.store.log_reads import IDS_CHUNK, head

@@ -13,10 +13,10 @@ from typing import Any
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
-from scat_core.domain.hashing import canonical_json
 from scat_core.domain.snapshot import SNAPSHOT_TAG
 from scat_core.store.errors import ConcurrencyConflict
 from scat_core.store.games_list import GameSummary, games_values
+from scat_core.store.hashing import canonical_json
 from scat_core.store.keys import KeyRing
 from scat_core.store.lean import EVENT_COLUMNS, SNAPSHOT_COLUMNS, SNAPSHOT_VALUES, SQLITE_EVENTS, sqlite_style
 from scat_core.store.signed_heads import sign_new_heads

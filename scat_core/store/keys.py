@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scat_core.domain.errors import BadInput, Hint
-from scat_core.domain.hashing import canonical_json
 from scat_core.store.errors import KeyFileUnusable
+from scat_core.store.hashing import canonical_json
 from scat_core.store.memo import BoundedMemo
 
 if TYPE_CHECKING:

@@ -24,11 +24,11 @@ from pydantic import BaseModel
 
 from scat_core.domain.errors import Hint, NotFound
 from scat_core.domain.events import to_record
-from scat_core.domain.hashing import GENESIS_HASH, canonical_json, chain_hash_raw
 from scat_core.domain.snapshot import SNAPSHOT_TAG
 from scat_core.domain.stats import GameLine
 from scat_core.store.errors import ConcurrencyConflict, CorruptHistory, HistoryDamaged
 from scat_core.store.games_list import GameRow, GameSummary
+from scat_core.store.hashing import GENESIS_HASH, canonical_json, chain_hash_raw
 from scat_core.store.keys import HeadSignature, KeyRing
 from scat_core.store.records import GameSecret, StoredEvent, utc_now
 from scat_core.store.signed_heads import HEAD, StoredSignature, next_signature

@@ -16,9 +16,9 @@ from sqlalchemy import TextClause, text
 from sqlalchemy.engine import Connection
 
 from scat_core.domain.errors import Hint, NotFound
-from scat_core.domain.hashing import GENESIS_HASH, chain_hash_raw
 from scat_core.domain.snapshot import SNAPSHOT_TAG
 from scat_core.store.errors import HistoryDamaged
+from scat_core.store.hashing import GENESIS_HASH, chain_hash_raw
 from scat_core.store.keys import HeadSignature
 from scat_core.store.records import GameSecret, StoredEvent
 from scat_core.store.signed_heads import StoredSignature

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from scat_core.domain.cards import DECK
-from scat_core.domain.hashing import chain_hash
 from scat_core.service.games import GameService
+from scat_core.store.hashing import chain_hash
 from tests.support.cli import CLI_MODES, Scat, finished_game, imported_into_a_fresh_database, new_game, one_line_error
 from tests.support.decks import stacked
 

@@ -19,13 +19,13 @@ from scat_core.domain.commands import CreateGame
 from scat_core.domain.decide import decide_and_evolve
 from scat_core.domain.errors import RuleViolation
 from scat_core.domain.events import PlayerSeat, to_record
-from scat_core.domain.hashing import GENESIS_HASH, canonical_json, chain_hash
 from scat_core.domain.options import GameOptions
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
 from scat_core.service import GameService
 from scat_core.store.errors import HistoryDamaged
 from scat_core.store.event_store import EventStore
+from scat_core.store.hashing import GENESIS_HASH, canonical_json, chain_hash
 from scat_core.store.keys import KeyRing
 from scat_core.store.records import utc_now
 from tests.support.services import a_game_in_play

@@ -12,7 +12,6 @@ from scat_core.domain.bots import next_bot_command
 from scat_core.domain.commands import CreateGame
 from scat_core.domain.decide import decide_and_evolve
 from scat_core.domain.events import PlayerSeat
-from scat_core.domain.hashing import GENESIS_HASH, canonical_json, chain_hash
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.snapshot import SNAPSHOT_TAG
 from scat_core.domain.state import GameState
@@ -20,6 +19,7 @@ from scat_core.service.read_model import snapshot_json, summarize
 from scat_core.store.chain import audit_records
 from scat_core.store.errors import ConcurrencyConflict
 from scat_core.store.event_store import EventStore, GameSummary
+from scat_core.store.hashing import GENESIS_HASH, canonical_json, chain_hash
 from tests.support.domain import records_for
 from tests.support.store import SUMMARY, a_knock, a_turn, new_game
 
