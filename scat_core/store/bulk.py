@@ -14,11 +14,12 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from scat_core.domain.snapshot import SNAPSHOT_TAG
+from scat_core.store.driver_sql import named
 from scat_core.store.errors import ConcurrencyConflict
 from scat_core.store.games_list import GameSummary, games_values
 from scat_core.store.hashing import canonical_json
 from scat_core.store.keys import KeyRing
-from scat_core.store.lean import EVENT_COLUMNS, SNAPSHOT_COLUMNS, SNAPSHOT_VALUES, SQLITE_EVENTS, sqlite_style
+from scat_core.store.lean import EVENT_COLUMNS, SNAPSHOT_COLUMNS, SNAPSHOT_VALUES, SQLITE_EVENTS
 from scat_core.store.signed_heads import sign_new_heads
 
 #: One new game: its records (as exported), its games-row summary, its snapshot (or None).
@@ -87,6 +88,6 @@ def insert_games(
         return
     conn.exec_driver_sql(SQLITE_EVENTS, list(events))
     if games:
-        conn.exec_driver_sql(sqlite_style(_INSERT_GAMES), list(games))
+        conn.exec_driver_sql(named(conn, _INSERT_GAMES), list(games))
     if snapshots:
-        conn.exec_driver_sql(sqlite_style(_INSERT_SNAPSHOTS), list(snapshots))
+        conn.exec_driver_sql(named(conn, _INSERT_SNAPSHOTS), list(snapshots))

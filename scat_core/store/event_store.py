@@ -15,7 +15,8 @@ instead of deadlocking; on PostgreSQL the UNIQUE(game_id, seq) decides every rac
 This module is the unit of work; the work is done in: log_reads.py (reading the log),
 verified.py (a command's load), appending.py and lean.py (appends), bulk.py (whole games at
 once), games_list.py (the games read model and snapshots), game_secrets.py (seeds, tokens)
-and db_failures.py (database errors as scat's).
+and db_failures.py (database errors as scat's); the hot path's statements (a command's load
+and lean append, a replay) run on the driver's own cursor, through driver_sql.py.
 """
 
 from __future__ import annotations

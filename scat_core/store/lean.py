@@ -5,7 +5,8 @@ PostgreSQL: one statement, all or nothing by itself (data-modifying CTEs): the g
 moves only from the head the command verified, and the events (through `unnest` of one
 array per column), the snapshot and the seed's removal happen only if it did; so it needs
 no transaction around it (see `EventStore.command`). SQLite (in-process, no round trips):
-the same writes as prepared statements in the caller's transaction. Either way a concurrent
+the same writes as prepared statements in the caller's transaction. Both on the driver's own
+cursor (driver_sql.py), errors as SQLAlchemy's. Either way a concurrent
 or outside change of the head is never overwritten: ConcurrencyConflict, nothing written.
 """
 
@@ -17,6 +18,7 @@ from typing import Any
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
+from scat_core.store.driver_sql import execute, execute_many, fetch_all, named
 from scat_core.store.errors import ConcurrencyConflict
 
 #: One stored row, in the column order of EVENT_COLUMNS.
@@ -63,17 +65,9 @@ _PG_COMMAND = (
 )
 
 
-def sqlite_style(sql: str) -> str:
-    """The same statement in sqlite3's named style (:name)."""
-    return sql.replace("%(", ":").replace(")s", "")
-
-
 SQLITE_EVENTS = f"INSERT INTO events ({EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-_SQLITE_GAMES = sqlite_style(f"UPDATE games SET {_GAMES_SET} WHERE {_GAMES_WHERE}")
-_SQLITE_SNAPSHOT = sqlite_style(f"INSERT INTO game_snapshots ({SNAPSHOT_COLUMNS}) VALUES ({SNAPSHOT_VALUES}) "
-                                f"{_SNAPSHOT_UPDATE}")
-_SQLITE_FORGET_SEED = sqlite_style(_FORGET_SEED)
-_SQLITE_SIGN_HEAD = sqlite_style(_SIGN_HEAD)
+_GAMES = f"UPDATE games SET {_GAMES_SET} WHERE {_GAMES_WHERE}"
+_SNAPSHOT = f"INSERT INTO game_snapshots ({SNAPSHOT_COLUMNS}) VALUES ({SNAPSHOT_VALUES}) {_SNAPSHOT_UPDATE}"
 
 
 def append_after_head(
@@ -95,23 +89,23 @@ def append_after_head(
               "keep_snapshot": snapshot is not None, "state_version": 0, "rules_version": "", "state": "",
               "sign": False, "prior_signature": "", "sig_key_id": "", "sig_public_key": "", "sig_signature": "",
               **(snapshot or {}), **(signature or {})}
-    try:
+    try:  # every statement on the driver's own cursor (driver_sql.py): SQLAlchemy's work around one costs more
         if conn.dialect.name == "postgresql":
             columns = list(zip(*rows, strict=True))
             params.update(seqs=list(columns[0]), types=list(columns[1]), versions=list(columns[2]),
                           datas=list(columns[3]), recorded=list(columns[4]), prevs=list(columns[5]),
                           hashes=list(columns[6]))
-            moved: bool = conn.exec_driver_sql(_PG_COMMAND, params).scalar_one() == 1
+            moved: bool = fetch_all(conn, _PG_COMMAND, params)[0][0] == 1
         else:
-            moved = conn.exec_driver_sql(_SQLITE_GAMES, params).rowcount == 1
+            moved = execute(conn, named(conn, _GAMES), params) == 1
             if moved:
-                conn.exec_driver_sql(SQLITE_EVENTS, [(game_id, *row) for row in rows])
+                execute_many(conn, SQLITE_EVENTS, [(game_id, *row) for row in rows])
                 if snapshot is not None:
-                    conn.exec_driver_sql(_SQLITE_SNAPSHOT, params)
+                    execute(conn, named(conn, _SNAPSHOT), params)
                 if finished:
-                    conn.exec_driver_sql(_SQLITE_FORGET_SEED, params)
+                    execute(conn, named(conn, _FORGET_SEED), params)
                 if params["sign"]:
-                    conn.exec_driver_sql(_SQLITE_SIGN_HEAD, params)
+                    execute(conn, named(conn, _SIGN_HEAD), params)
     except IntegrityError as exc:
         raise ConcurrencyConflict(
             f"game {game_id} changed meanwhile (event {rows[0][0]} already exists): look again and retry"

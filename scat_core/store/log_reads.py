@@ -15,7 +15,7 @@ from sqlalchemy.engine import Connection
 
 from scat_core.domain.errors import Hint, NotFound
 from scat_core.store import tables as t
-from scat_core.store.driver_reads import fetch_all, placeholder
+from scat_core.store.driver_sql import fetch_all, placeholder
 from scat_core.store.errors import CorruptHistory
 from scat_core.store.records import RECORD_KEYS, StoredEvent
 

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import TextClause, text
 from sqlalchemy.engine import Connection
 
 from scat_core.domain.errors import Hint, NotFound
 from scat_core.domain.snapshot import SNAPSHOT_TAG
+from scat_core.store.driver_sql import fetch_all, named
 from scat_core.store.errors import HistoryDamaged
 from scat_core.store.hashing import GENESIS_HASH, chain_hash_raw
 from scat_core.store.keys import HeadSignature
@@ -78,7 +78,7 @@ class CommandLoad:
 
 def _usable(snapshot: str) -> str:
     """SQL: the snapshot (of that alias) was folded by this state schema and these rules."""
-    return f"{snapshot}.state_version = :state_version AND {snapshot}.rules_version = :rules_version"
+    return f"{snapshot}.state_version = %(state_version)s AND {snapshot}.rules_version = %(rules_version)s"
 
 
 # One round trip: the games row, its snapshot, the kept seed, the events from the snapshot's
@@ -102,13 +102,13 @@ _COLUMNS = (
 )
 
 
-def _command_load(columns: Sequence[str]) -> tuple[TextClause, slice]:
+def _command_load(columns: Sequence[str]) -> tuple[str, slice]:
     """The statement selecting `columns`, and the slice of its rows that holds `_SIGNATURE_COLUMNS`."""
     at = list(columns).index(_SIGNATURE_COLUMNS[0])
     where = slice(at, at + len(_SIGNATURE_COLUMNS))
     if tuple(columns[where]) != _SIGNATURE_COLUMNS:
         raise ValueError(f"the signature's columns must be selected together, in the order {_SIGNATURE_COLUMNS}")
-    return text(
+    return (
         f"SELECT {', '.join(columns)} "
         "FROM games g "
         "LEFT JOIN game_snapshots s ON s.game_id = g.game_id "
@@ -116,13 +116,13 @@ def _command_load(columns: Sequence[str]) -> tuple[TextClause, slice]:
         "LEFT JOIN head_signatures hs ON hs.game_id = g.game_id AND hs.kind = 'head' "
         "LEFT JOIN events e ON e.game_id = g.game_id || '' AND e.seq >= COALESCE((SELECT CASE WHEN "
         f"{_usable('f')} THEN f.seq END "
-        "FROM game_snapshots f WHERE f.game_id = :game_id), 1) "
-        "WHERE g.game_id = :game_id ORDER BY e.seq"
+        "FROM game_snapshots f WHERE f.game_id = %(game_id)s), 1) "
+        "WHERE g.game_id = %(game_id)s ORDER BY e.seq"
     ), where
 
 
 _COMMAND_LOAD, _SIGNATURE = _command_load(_COLUMNS)
-_ANY_EVENT = text("SELECT count(*) FROM events WHERE game_id = :game_id")
+_ANY_EVENT = "SELECT count(*) FROM events WHERE game_id = %(game_id)s"
 
 
 def load_for_command(conn: Connection, game_id: str, use_snapshot: bool = True,
@@ -135,10 +135,11 @@ def load_for_command(conn: Connection, game_id: str, use_snapshot: bool = True,
     NotFound when there is no such game at all.
     """
     state_version, rules_version = SNAPSHOT_TAG if use_snapshot else (-1, "")
-    rows = conn.execute(
-        _COMMAND_LOAD, {"game_id": game_id, "state_version": state_version, "rules_version": rules_version}
-    ).all()
-    logged = 0 if rows else int(conn.execute(_ANY_EVENT, {"game_id": game_id}).scalar_one())
+    # On the driver's own cursor (driver_sql.py): SQLAlchemy's Row objects and execution context
+    # cost as much as the fetch.
+    rows = fetch_all(conn, named(conn, _COMMAND_LOAD),
+                     {"game_id": game_id, "state_version": state_version, "rules_version": rules_version})
+    logged = 0 if rows else int(fetch_all(conn, named(conn, _ANY_EVENT), {"game_id": game_id})[0][0])
     load = verified_load(game_id, rows, logged)
     seq, head_hash, key_id, public_key, signed = rows[0][_SIGNATURE]
     signature = None if seq is None else StoredSignature(

@@ -22,11 +22,7 @@ from tests.support.store import SUMMARY, a_turn, game_created
 def _plan(engine: Engine, game_id: str) -> dict[str, Any]:
     params = {"game_id": game_id, "state_version": SNAPSHOT_TAG[0], "rules_version": SNAPSHOT_TAG[1]}
     with engine.connect() as conn:
-        plan = conn.exec_driver_sql(
-            "EXPLAIN (FORMAT JSON) " + str(_COMMAND_LOAD).replace(":game_id", "%(game_id)s")
-            .replace(":state_version", "%(state_version)s").replace(":rules_version", "%(rules_version)s"),
-            params,
-        ).scalar_one()
+        plan = conn.exec_driver_sql("EXPLAIN (FORMAT JSON) " + _COMMAND_LOAD, params).scalar_one()
     if isinstance(plan, str):
         plan = json.loads(plan)
     return dict(plan[0]["Plan"])
