@@ -10,6 +10,7 @@ from scat_core.domain.errors import AuthFailed, BadInput, Hint, NotFound, RuleVi
 from scat_core.domain.evolve import fold
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
+from scat_core.service import folded
 from scat_core.service.ports import UnitOfWork
 from scat_core.service.read_model import snapshot_json, summarize
 from scat_core.store.errors import CorruptHistory
@@ -43,10 +44,16 @@ def load_for_command(tx: UnitOfWork, game_id: str) -> tuple[GameState, GameSecre
     load = tx.load_for_command(game_id)
     state = GameState()
     if load.snapshot is not None:
-        try:
-            state = snapshot.decode(load.snapshot)
-        except (ValueError, TypeError):  # unreadable: the events alone decide
-            state = GameState()
+        kept = folded.recall(game_id, load.snapshot_seq, load.snapshot_hash)  # (folded.py)
+        if kept is not None:
+            state = kept
+        else:
+            try:
+                state = snapshot.decode(load.snapshot)
+            except (ValueError, TypeError):  # unreadable: the events alone decide
+                state = GameState()
+            if state.version == load.snapshot_seq and state.game_id == game_id:
+                folded.remember(state, load.snapshot_hash)
         if state.version != load.snapshot_seq or state.game_id != game_id:
             load, state = tx.load_for_command(game_id, use_snapshot=False), GameState()
     try:
@@ -59,7 +66,11 @@ def append(tx: UnitOfWork, state: GameState, events: list[ev.Event], after: Game
            head: str) -> list[StoredEvent]:
     """Append `events` (which lead from `state`, whose last event has hash `head`, to `after`)
     with the read model and the snapshot; the store forgets a revealed seed in the same write."""
-    return tx.append(state.game_id, state.version, events, summarize(after), snapshot_json(after), head)
+    kept = snapshot_json(after)
+    stored = tx.append(state.game_id, state.version, events, summarize(after), kept, head)
+    if kept is not None and stored and stored[-1].seq == after.version:
+        folded.remember(after, stored[-1].hash)  # the state of the snapshot just written (folded.py)
+    return stored
 
 
 def chance_of(state: GameState, secret: GameSecret | None) -> SeededChance:

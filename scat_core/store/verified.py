@@ -71,6 +71,7 @@ class CommandLoad:
 
     snapshot: str | None  # the state's JSON at event `snapshot_seq`, written by this rules version
     snapshot_seq: int  # 0 without a usable snapshot: `events` is then the whole log
+    snapshot_hash: str  # the hash of event `snapshot_seq` (re-hashed and chained to the head), "" without one
     events: list[StoredEvent]
     secret: GameSecret | None
     head_hash: str  # the hash of the last event, as verified
@@ -177,6 +178,7 @@ def verified_load(game_id: str, rows: Sequence[Sequence[Any]], logged: int) -> C
     return CommandLoad(
         snapshot=state,
         snapshot_seq=int(snap_seq) if state is not None else 0,
+        snapshot_hash=str(snap_hash) if state is not None else "",
         events=StoredEvent.from_rows(events[start:]),
         secret=None if seed is None else GameSecret(seed=seed, salt=salt),
         head_hash=str(head_hash),

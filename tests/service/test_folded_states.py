@@ -1,0 +1,89 @@
+"""A process does not decode again the snapshot it wrote or read (service/folded.py, #13): the
+state it kept is used only for a snapshot that records that very head (game, seq and hash),
+and a command plays on exactly the state the events fold to, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import text
+
+from scat_core.domain import snapshot
+from scat_core.domain.bots import heuristic_move
+from scat_core.domain.decide import decide_and_evolve
+from scat_core.domain.evolve import fold
+from scat_core.domain.shuffle import SeededChance
+from scat_core.service import GameService, folded
+from scat_core.service.read_model import snapshot_json, summarize
+from tests.support.services import a_game_in_play, next_move
+
+
+def _decodes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The snapshots decoded from now on, as a list that grows."""
+    decoded: list[str] = []
+    real = snapshot.decode
+
+    def decode(state: str) -> object:
+        decoded.append(state)
+        return real(state)
+
+    monkeypatch.setattr(snapshot, "decode", decode)
+    return decoded
+
+
+def _truth(service: GameService, game_id: str) -> object:
+    return fold(stored.event for stored in service.history(game_id))
+
+
+def test_the_commands_of_one_process_decode_no_snapshot_and_play_on_the_full_fold(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    service = GameService.open(db_url)
+    game_id = a_game_in_play(service, moves=2)
+    decoded = _decodes(monkeypatch)
+    for _ in range(6):
+        next_move(service, game_id)
+    assert service.look(game_id) == _truth(service, game_id)
+    assert decoded == []  # each command played on the state the one before it wrote
+    folded.forget_all()  # as a new process: it decodes the snapshot once, then plays on what it wrote
+    for _ in range(3):
+        next_move(service, game_id)
+    assert len(decoded) == 1 and service.look(game_id) == _truth(service, game_id)
+    assert service.audit(game_id).ok
+    service.store.engine.dispose()
+
+
+def test_a_snapshot_of_a_head_this_process_did_not_write_is_decoded(db_url: str,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another writer moved the game (an append past the service, as another process makes it):
+    the state kept here is of the head before, so the new snapshot is decoded and played on."""
+    service = GameService.open(db_url)
+    game_id = a_game_in_play(service, moves=3)
+    state, head = service.look(game_id), service.history(game_id)[-1].hash
+    with service.store.read() as tx:
+        secret = tx.get_secret(game_id)
+    assert secret is not None and state.turn is not None
+    command = heuristic_move(state, state.turn)
+    assert command is not None
+    events, after = decide_and_evolve(state, command, SeededChance(secret.seed, secret.salt))
+    with service.store.command() as tx:
+        tx.append(game_id, state.version, events, summarize(after), snapshot_json(after), head)
+    decoded = _decodes(monkeypatch)
+    assert service.look(game_id) == after == _truth(service, game_id)
+    assert decoded == [snapshot_json(after)]
+    next_move(service, game_id)  # on the state that look decoded: not decoded again
+    assert len(decoded) == 1 and service.look(game_id) == _truth(service, game_id)
+    service.store.engine.dispose()
+
+
+def test_a_snapshot_replaced_outside_scat_at_the_head_kept_is_not_read(db_url: str,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The state kept is the fold of the events that end at that head's hash: a snapshot row
+    changed since (same head, another state) is not what this process plays on."""
+    service = GameService.open(db_url)
+    game_id = a_game_in_play(service, moves=4)
+    truth = _truth(service, game_id)
+    forged = snapshot.encode(service.look(game_id).evolved({"kitty": 99}))
+    with service.store.engine.begin() as conn:
+        conn.execute(text("UPDATE game_snapshots SET state = :s WHERE game_id = :g"), {"s": forged, "g": game_id})
+    decoded = _decodes(monkeypatch)
+    assert service.look(game_id) == truth and decoded == []
+    service.store.engine.dispose()
