@@ -2,8 +2,8 @@
 forgotten seed in as few round trips as the database allows, every statement written once.
 
 PostgreSQL: one statement, all or nothing by itself (data-modifying CTEs): the games row
-moves only from the head the command verified, and the events (through `unnest` of one
-array per column), the snapshot and the seed's removal happen only if it did; so it needs
+moves only from the head the command verified, and the events (a few as named values, more
+through `unnest` of one array per column), the snapshot and the seed's removal happen only if it did; so it needs
 no transaction around it (see `EventStore.command`). SQLite (in-process, no round trips):
 the same writes as prepared statements in the caller's transaction. Both on the driver's own
 cursor (driver_sql.py), errors as SQLAlchemy's. Either way a concurrent
@@ -13,6 +13,7 @@ or outside change of the head is never overwritten: ConcurrencyConflict, nothing
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 from sqlalchemy.engine import Connection
@@ -52,17 +53,35 @@ _SIGN_HEAD = (
 )
 
 _MOVED = "EXISTS (SELECT 1 FROM moved)"
-_PG_COMMAND = (
-    f"WITH moved AS (UPDATE games SET {_GAMES_SET} WHERE {_GAMES_WHERE} RETURNING 1), "
-    f"new_events AS (INSERT INTO events ({EVENT_COLUMNS}) SELECT %(game_id)s, u.* FROM unnest("
-    "%(seqs)b::int[], %(types)b::text[], %(versions)b::int[], %(datas)b::text[], %(recorded)b::text[], "
-    f"%(prevs)b::text[], %(hashes)b::text[]) AS u WHERE {_MOVED} RETURNING 1), "
-    f"snapshot AS (INSERT INTO game_snapshots ({SNAPSHOT_COLUMNS}) SELECT {SNAPSHOT_VALUES} "
-    f"WHERE %(keep_snapshot)s AND {_MOVED} {_SNAPSHOT_UPDATE} RETURNING 1), "
-    f"forgotten AS ({_FORGET_SEED} AND %(finished)s AND {_MOVED} RETURNING 1), "
-    f"signed AS ({_SIGN_HEAD} AND %(sign)s AND {_MOVED} RETURNING 1) "
-    "SELECT count(*) FROM moved"
-)
+#: The events of a longer append: one array per column.
+_ARRAYS = ("unnest(%(seqs)b::int[], %(types)b::text[], %(versions)b::int[], %(datas)b::text[], "
+           "%(recorded)b::text[], %(prevs)b::text[], %(hashes)b::text[]) AS u")
+#: Appends of up to this many events (nearly all: a move, the bots' reply to it) name each value
+#: instead: psycopg dumps a scalar in C, an array in Python (four times the work).
+VALUES_ROWS = 4
+_ROW_NAMES = ("seq", "type", "version", "data", "recorded", "prev", "hash")
+_ROW_KEYS = [tuple(f"{name}{index}" for name in _ROW_NAMES) for index in range(VALUES_ROWS)]
+
+
+@cache
+def _pg_command(count: int) -> str:
+    """The statement of an append of `count` events (named values up to VALUES_ROWS, else arrays)."""
+    if count > VALUES_ROWS:
+        source = _ARRAYS
+    else:
+        rows = ", ".join(f"(%({s})s::int, %({t})s, %({v})s::int, %({d})s, %({r})s, %({p})s, %({h})s)"
+                         for s, t, v, d, r, p, h in _ROW_KEYS[:count])
+        source = f"(VALUES {rows}) AS u"
+    return (
+        f"WITH moved AS (UPDATE games SET {_GAMES_SET} WHERE {_GAMES_WHERE} RETURNING 1), "
+        f"new_events AS (INSERT INTO events ({EVENT_COLUMNS}) SELECT %(game_id)s, u.* FROM {source} "
+        f"WHERE {_MOVED} RETURNING 1), "
+        f"snapshot AS (INSERT INTO game_snapshots ({SNAPSHOT_COLUMNS}) SELECT {SNAPSHOT_VALUES} "
+        f"WHERE %(keep_snapshot)s AND {_MOVED} {_SNAPSHOT_UPDATE} RETURNING 1), "
+        f"forgotten AS ({_FORGET_SEED} AND %(finished)s AND {_MOVED} RETURNING 1), "
+        f"signed AS ({_SIGN_HEAD} AND %(sign)s AND {_MOVED} RETURNING 1) "
+        "SELECT count(*) FROM moved"
+    )
 
 
 SQLITE_EVENTS = f"INSERT INTO events ({EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
@@ -91,11 +110,15 @@ def append_after_head(
               **(snapshot or {}), **(signature or {})}
     try:  # every statement on the driver's own cursor (driver_sql.py): SQLAlchemy's work around one costs more
         if conn.dialect.name == "postgresql":
-            columns = list(zip(*rows, strict=True))
-            params.update(seqs=list(columns[0]), types=list(columns[1]), versions=list(columns[2]),
-                          datas=list(columns[3]), recorded=list(columns[4]), prevs=list(columns[5]),
-                          hashes=list(columns[6]))
-            moved: bool = fetch_all(conn, _PG_COMMAND, params)[0][0] == 1
+            if len(rows) <= VALUES_ROWS:
+                for keys, row in zip(_ROW_KEYS, rows, strict=False):
+                    params.update(zip(keys, row, strict=True))
+            else:
+                columns = list(zip(*rows, strict=True))
+                params.update(seqs=list(columns[0]), types=list(columns[1]), versions=list(columns[2]),
+                              datas=list(columns[3]), recorded=list(columns[4]), prevs=list(columns[5]),
+                              hashes=list(columns[6]))
+            moved: bool = fetch_all(conn, _pg_command(len(rows)), params)[0][0] == 1
         else:
             moved = execute(conn, named(conn, _GAMES), params) == 1
             if moved:

@@ -20,6 +20,7 @@ from scat_core.store.chain import audit_records
 from scat_core.store.errors import ConcurrencyConflict
 from scat_core.store.event_store import EventStore, GameSummary
 from scat_core.store.hashing import GENESIS_HASH, canonical_json, chain_hash
+from scat_core.store.lean import VALUES_ROWS
 from tests.support.domain import records_for
 from tests.support.store import SUMMARY, a_knock, a_turn, new_game
 
@@ -77,6 +78,26 @@ def test_a_lean_append_from_a_head_that_moved_writes_nothing_at_all(store: Event
     with store.read() as tx:
         row = tx.get_game("g1")
     assert row is not None and (row.head_seq, row.status) == (3, "active")
+
+
+@pytest.mark.parametrize("count", [1, VALUES_ROWS, VALUES_ROWS + 1, 40])
+def test_a_lean_append_of_any_length_stores_exactly_its_events(store: EventStore, count: int) -> None:
+    """On PostgreSQL an append of a few events names each value, a longer one passes one array
+    per column: either way the rows are the events, chained, and the games row and snapshot move."""
+    new_game(store)
+    with store.transaction() as tx:
+        tx.put_secret("g1", "seed", "salt")
+    seq, head_hash = _head(store, "g1")
+    events = [a_knock("ann" if index % 2 else "bob") for index in range(count)]
+    with store.command() as tx:
+        stored = tx.append("g1", seq, events, SUMMARY, '{"a": 1}', head_hash)
+    with store.read() as tx:
+        loaded = tx.load("g1")
+        load = tx.load_for_command("g1")
+        whole = tx.load_for_command("g1", use_snapshot=False)  # the whole chain verified up to the games row's head
+    assert loaded[1:] == stored and [(s.seq, s.type) for s in stored] == [(2 + i, "Knocked") for i in range(count)]
+    assert whole.events == loaded and [s.data["player"] for s in stored] == [e.player for e in events]
+    assert (load.snapshot, load.snapshot_seq, load.head_hash) == ('{"a": 1}', count + 1, stored[-1].hash)
 
 
 def test_the_lean_append_that_ends_a_game_forgets_its_seed_in_the_same_write(store: EventStore) -> None:
