@@ -32,6 +32,7 @@ from sqlalchemy.engine import Connection
 from scat_core.store import appending, bulk, game_secrets, games_list, log_reads
 from scat_core.store.database import WRITE_OPTION
 from scat_core.store.db_failures import races_as_conflicts
+from scat_core.store.driver_sql import autocommit
 from scat_core.store.games_list import GameRow, GameSummary
 from scat_core.store.keys import HeadSignature, KeyRing
 from scat_core.store.notify import announce
@@ -259,8 +260,8 @@ class EventStore:
             with self.transaction() as tx:
                 yield tx
             return
-        with races_as_conflicts(self.engine), self.engine.connect() as conn:
-            conn = conn.execution_options(isolation_level="AUTOCOMMIT", **{WRITE_OPTION: True})
+        with races_as_conflicts(self.engine), self.engine.connect() as conn, autocommit(conn):
+            conn = conn.execution_options(**{WRITE_OPTION: True})
             tx = StoreTransaction(conn, writes="lean", keys=self.keys, heads=self._heads)
             try:
                 yield tx
@@ -311,6 +312,5 @@ class EventStore:
 
     @contextmanager
     def _autocommit_reads(self) -> Iterator[StoreTransaction]:
-        with races_as_conflicts(self.engine), self.engine.connect() as conn:
-            yield StoreTransaction(conn.execution_options(isolation_level="AUTOCOMMIT"), writes="none", keys=self.keys,
-                                   heads=self._heads)
+        with races_as_conflicts(self.engine), self.engine.connect() as conn, autocommit(conn):
+            yield StoreTransaction(conn, writes="none", keys=self.keys, heads=self._heads)

@@ -6,6 +6,7 @@ connection never handed out again."""
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import pytest
@@ -200,4 +201,37 @@ def test_a_connection_lost_in_a_command_is_unavailable_writes_nothing_and_is_nev
     assert command is not None
     assert service.act(game.game_id, command).events
     assert service.audit(game.game_id).ok
+    store.engine.dispose()
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("ending", ["clean", "conflict", "lost"])
+def test_a_command_hands_its_connection_back_in_transactions_or_not_at_all(postgres_url: str, ending: str) -> None:
+    """A command runs in autocommit on PostgreSQL (driver_sql.autocommit): however it ends, the
+    pool never hands that connection out again in autocommit, where the writes of a
+    transaction() would each commit alone."""
+    service = GameService.open(postgres_url)
+    store = service.store
+    game = service.create_game(HUMANS, seed=3)
+    admin = create_engine(postgres_url)
+    expected: AbstractContextManager[Any] = nullcontext()
+    if ending != "clean":
+        expected = pytest.raises(ConcurrencyConflict if ending == "conflict" else StoreUnavailable)
+    with expected, store.command() as tx:
+        driver: Any = tx.connection.connection.driver_connection
+        assert driver.autocommit
+        load = tx.load_for_command(game.game_id)
+        if ending == "lost":
+            with admin.connect() as other:
+                other.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": driver.info.backend_pid})
+        seen = "0" * 64 if ending == "conflict" else load.head_hash
+        tx.append(game.game_id, game.state.version, [Knocked(player="ann")], SUMMARY, None, seen)
+    admin.dispose()
+    with store.read() as tx:  # a read too runs in autocommit, and hands its connection back as it found it
+        assert tx.connection.connection.driver_connection.autocommit  # type: ignore[union-attr]
+    with store.engine.connect() as conn:  # as transaction() takes one
+        again: Any = conn.connection.driver_connection
+        assert not again.autocommit
+        assert again is not driver if ending == "lost" else again is driver
+    assert len(service.history(game.game_id)) == game.state.version + (ending == "clean")
     store.engine.dispose()
