@@ -71,6 +71,29 @@ def test_a_driver_error_is_sqlalchemys_and_the_connection_stays_usable(engine: E
         assert not raised.value.connection_invalidated
         conn.rollback()
         assert conn.execute(text("SELECT 1")).scalar_one() == 1
+        assert fetch_all(conn, f"SELECT {mark}", (2,))[0][0] == 2  # and so does the driver's cursor
+
+
+def test_a_connection_keeps_one_cursor_for_these_statements_until_it_goes(engine: Engine) -> None:
+    """driver_sql reuses one cursor per connection (making one costs a quarter of a short statement):
+    statement after statement, and unit of work after unit of work on that connection; a
+    connection invalidated takes its cursor with it."""
+    seen: list[Any] = []
+
+    def listener(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        if statement.startswith("SELECT "):  # not SQLite's BEGIN, on SQLAlchemy's own cursor
+            seen.append(cursor)
+
+    event.listen(engine, "before_cursor_execute", listener)
+    with engine.connect() as conn:
+        mark = placeholder(conn)
+        assert fetch_all(conn, f"SELECT {mark}", (1,)) == [(1,)]
+        assert fetch_all(conn, f"SELECT {mark}", (2,)) == [(2,)]
+        conn.invalidate()
+    with engine.connect() as conn:
+        assert fetch_all(conn, f"SELECT {mark}", (3,)) == [(3,)]
+    event.remove(engine, "before_cursor_execute", listener)
+    assert seen[0] is seen[1] and seen[2] is not seen[0]
 
 
 def test_an_unreadable_row_is_corrupt_history_not_a_driver_error(sqlite_url: str) -> None:
