@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from scat_core.domain import events as ev
 from scat_core.domain.errors import RuleViolation
-from scat_core.domain.evolve import evolve, fold
+from scat_core.domain.evolve import evolve
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
 from scat_core.service.loading import authorize, check_up_to, refuse_bot_viewer, replay, require_player
@@ -83,9 +83,12 @@ class Reading:
     ) -> tuple[GameState, list[tuple[StoredEvent, ev.Event]]]:
         """The state after `up_to` and each event as `viewer` may see it (all, once the game ended).
 
-        Showing `viewer` the current hand is a look (`Playing.look`: recorded in throw-down
-        games, R23). With `as_then`, events are shown as `viewer` saw them at `up_to`, even if
-        the game has ended since (a replay); the state returned is always the true one.
+        Showing `viewer` the game as it is now (no `up_to`) is a look (`Playing.look`: recorded
+        in throw-down games, R23). A history cut at `up_to` records none: it shows his hand of
+        then only if he had looked at it by then (R23), and a look is never undone within a hand,
+        so it shows nothing he has not seen. With `as_then`, events are shown as `viewer` saw
+        them at `up_to`, even if the game has ended since (a replay); the state returned is
+        always the true one.
         """
         with self.store.read() as tx:
             full = tx.load(game_id)
@@ -97,14 +100,13 @@ class Reading:
             check_up_to(game_id, up_to, len(full))
         if viewer is not None and final.status != "finished":
             refuse_bot_viewer(final, viewer)
-            shows_current_hand = up_to is None or fold(s.event for s in full[:up_to]).hand_number == final.hand_number
-            if shows_current_hand:
+            if up_to is None:
                 # Authorizes, and in throw-down games records that the viewer sees his hand (R23).
                 if self.playing.look(game_id, viewer, token).version != final.version:
                     with self.store.read() as tx:
                         full = tx.load(game_id)
                     final = replay(game_id, full)
-            else:  # a past hand only: nothing of the current hand is shown, so no look is recorded
+            else:  # the game as it was: his hand only if he had seen it then, so no look is recorded
                 with self.store.read() as tx:
                     authorize(tx, final, viewer, token)
         shown: list[tuple[StoredEvent, ev.Event]] = []

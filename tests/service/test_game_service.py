@@ -153,3 +153,25 @@ def test_r23_replaying_a_past_hand_records_no_look_at_the_current_one(service: G
     assert len(service.history(created.game_id)) == last
     service.look_at_history(created.game_id, "you")  # the current hand: now a look
     assert service.history(created.game_id)[-1].type == "HandViewed"
+
+
+def test_r23_replaying_the_current_hand_before_a_look_shows_it_face_down_and_records_no_look(
+        service: GameService) -> None:
+    """A replay cut inside the current hand shows it as the viewer saw it then: face down before
+    his first look; nothing is shown, so no look is recorded and he may still throw down (R23)."""
+    from scat_core.domain.commands import ThrowDown
+    from scat_core.domain.options import GameOptions
+    from scat_core.domain.views import HIDDEN
+
+    created = service.create_game([PlayerSeat(name="a"), PlayerSeat(name="b"), PlayerSeat(name="c")], seed=8,
+                                  dealer="c", options=GameOptions(throw_down=True))
+    last = created.state.version
+    mine = service.history(created.game_id)[1].event.deck[0:9:3]  # type: ignore[union-attr]  # a: first dealt to
+    for to in (2, last):  # the deal, and the last event given as --to
+        replayed = service.replay(created.game_id, to=to, viewer="a")
+        assert replayed.state.hands[0] == (HIDDEN,) * 3  # face down
+        shown_deck = replayed.events[1].event.deck  # type: ignore[union-attr]
+        assert not set(mine) & set(shown_deck)  # the deal as the public saw it
+    assert len(service.history(created.game_id)) == last  # nothing recorded
+    thrown = service.act(created.game_id, ThrowDown("a")).state  # still allowed: he never looked (R23)
+    assert thrown.version > last
