@@ -47,7 +47,8 @@ def origin_of(tx: UnitOfWork, game_id: str) -> StoredSignature | None:
 def with_signatures(report: AuditReport, keys: KeyRing, records: Sequence[Mapping[str, Any]],
                     head: StoredSignature | None, origin: StoredSignature | None,
                     strict: bool = False) -> AuditReport:
-    """`report` with the verdicts on the head's (and origin's) signature; a bad head fails it."""
+    """`report` with the verdicts on the head's (and origin's) signature; a bad one fails it, and
+    with `strict` one that is not valid (unsigned, or by a key not trusted here)."""
     if not records:
         return report
     last = records[-1]
@@ -61,6 +62,9 @@ def with_signatures(report: AuditReport, keys: KeyRing, records: Sequence[Mappin
     problem = _problem(check, strict)
     if origin_check is not None and origin_check.status == INVALID:
         problem = problem or "the signature the game was imported with does not match its log"
+    elif origin_check is not None and strict:  # as `import --strict` judged that signature
+        unstrict = _not_strictly_signed(origin_check, "export this game was imported from")
+        problem = problem or (None if unstrict is None else f"{unstrict} (strict audit)")
     if problem is None:
         return report
     return replace(report, ok=False, problems=[*report.problems, problem])

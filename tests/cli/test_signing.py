@@ -78,8 +78,11 @@ def test_a_signed_export_round_trips_through_import_in_both_formats(
         assert (audit["ok"], audit["signature"], audit["key_id"], audit["signed_by"]) == (
             True, "valid", theirs["key_id"], "this installation")
         assert (audit["origin_signature"], audit["origin_key_id"]) == ("unknown key", mine["key_id"])
+        strict = scat("audit", game, "--strict", env=elsewhere)  # as `import --strict` would have judged it
+        assert strict.exit_code == 1 and f"imported from is signed by key {mine['key_id']}" in strict.output
         scat("key", "trust", mine["public_key"], env=elsewhere)
         assert json.loads(scat("audit", game, "--json", env=elsewhere).stdout)["origin_signature"] == "valid"
+        assert scat("audit", game, "--strict", env=elsewhere).exit_code == 0
         # ... and back again: this installation verifies what the other one signed once trusted.
         again = lines_of(scat("export", game, env=elsewhere).stdout)
         assert again[-1]["head_signature"]["key_id"] == theirs["key_id"]
