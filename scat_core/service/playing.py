@@ -22,7 +22,7 @@ from scat_core.domain.options import GameOptions
 from scat_core.domain.shuffle import SeededChance, new_salt, new_seed
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
-from scat_core.service.loading import append, authorize, chance_of, load_for_command, refuse_bot_viewer
+from scat_core.service.loading import append, authorize, chance_of, load_for_command, refuse_bot_viewer, require_player
 from scat_core.service.ports import Store
 from scat_core.service.read_model import snapshot_json, summarize
 from scat_core.store.errors import ConcurrencyConflict, StoreUnavailable
@@ -135,12 +135,16 @@ class Playing:
         """The current state, after the moves bots still owe; showing a player his hand is
         recorded in throw-down games (R23). A look may write: it is not a plain read.
 
-        Nobody may look as a bot while the game runs (RuleViolation). An imported running
-        game (no secret seed here) is read-only: nothing is recorded and no bot moves.
+        Nobody may look as a bot while the game runs (RuleViolation), nor as a player of a
+        protected game without his token; once it is over every card is public, so neither
+        holds. An imported running game (no secret seed here) is read-only: nothing is recorded
+        and no bot moves.
         """
         with self.store.read() as tx:
             state, secret, _ = load_for_command(tx, game_id)
-            if player is not None:
+            if player is not None and state.status == "finished":
+                require_player(state, player)  # every card is public now: no token, as for log and replay
+            elif player is not None:
                 authorize(tx, state, player, token)
                 refuse_bot_viewer(state, player)
             if state.status != "finished" and secret is None:

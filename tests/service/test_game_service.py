@@ -7,9 +7,11 @@ from collections.abc import Callable
 
 import pytest
 
+from scat_core.domain.bots import heuristic_move
 from scat_core.domain.commands import Draw
 from scat_core.domain.errors import AuthFailed, NotFound, RuleViolation
 from scat_core.domain.events import PlayerSeat
+from scat_core.domain.options import GameOptions
 from scat_core.service import GameService
 
 
@@ -45,6 +47,21 @@ def test_protected_games_need_the_players_token(service: GameService) -> None:
     with pytest.raises(AuthFailed):
         service.act(created.game_id, Draw("ann", "stock"), token=created.tokens["bob"])
     assert service.act(created.game_id, Draw("ann", "stock"), token=created.tokens["ann"]).state.phase == "discard"
+
+
+def test_a_finished_protected_game_is_shown_to_its_players_without_a_token_as_log_and_replay_are(
+        service: GameService) -> None:
+    created = service.create_game([PlayerSeat(name="ann"), PlayerSeat(name="bob", is_bot=True)], seed=1,
+                                  dealer="bob", protect=True, options=GameOptions(lives=1))
+    state, token = created.state, created.tokens["ann"]
+    while state.status != "finished":
+        command = heuristic_move(state, state.turn) if state.turn is not None else None
+        assert command is not None
+        state = service.act(created.game_id, command, token=token).state
+    assert service.look(created.game_id, "ann").status == "finished"  # every card is public now
+    assert service.replay(created.game_id, viewer="ann").state == service.look(created.game_id, "ANN")
+    with pytest.raises(NotFound):
+        service.look(created.game_id, "zed")
 
 
 def test_refused_commands_write_nothing(service: GameService) -> None:
