@@ -32,7 +32,8 @@ def redact(event: ev.Event, before: GameState, viewer: str | None) -> ev.Event:
     and the discard top; cards drawn from the stock and reshuffled stocks are hidden from all
     but the drawer.
     """
-    viewer_key = viewer.casefold() if viewer else None
+    seat = before.seat_of(viewer) if viewer else None  # `--as " josé "` is José, as everywhere else
+    viewer_key = before.players[seat].name.casefold() if seat is not None else viewer.casefold() if viewer else None
     match event:
         case ev.HandDealt():
             return event.model_copy(update={"deck": _visible_deal(event, before, viewer_key)})

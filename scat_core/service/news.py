@@ -46,7 +46,8 @@ class CatchingUp:
         """
         with self.store.read() as tx:
             final = load_for_command(tx, game_id)[0]
-        require_player(final, viewer)  # everything that can refuse is checked before `look` (R23, bots)
+        seat = require_player(final, viewer)  # everything that can refuse is checked before `look` (R23, bots)
+        viewer = final.players[seat].name  # as seated: `--as " josé "` is José
         if final.status != "finished":
             refuse_bot_viewer(final, viewer)
             final = self.playing.look(game_id, viewer, token)  # authorizes; records a look (R23)

@@ -117,3 +117,12 @@ def test_item9_names_are_normalised_nfkc_and_trimmed(scat_json: Scat, scat: Scat
     created = scat_json("new", "--player", "  \uff41nn ", "--bot", "bob", "--dealer", " bob")
     assert [p["name"] for p in created["players"]] == ["ann", "bob"]
     assert scat_json("show", created["game_id"], "--as", " \uff41nn")["you"] == "ann"  # --as normalised too
+
+
+def test_a_normalised_as_name_sees_what_the_seated_name_sees(scat_json: Scat) -> None:
+    """`--as "  ａnn "` is ann: her log and show (news included) tell her own cards as for `--as ann`."""
+    game = scat_json("new", "--player", "ann", "--bot", "bob", "--dealer", "bob", "--seed", "5")["game_id"]
+    for command in ("log", "show"):
+        plain, spaced = scat_json(command, game, "--as", "ann"), scat_json(command, game, "--as", "  \uff41nn ")
+        plain.pop("viewer", None), spaced.pop("viewer", None)  # the name as given
+        assert spaced == plain, command
