@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from scat_cli.common import Json, print_json, runnable, service
+from scat_cli.context import state
 from scat_cli.escape import escape_strings, say
 from scat_cli.render import progress
 
@@ -103,6 +104,11 @@ def export(ctx: typer.Context,
         raise BadInput("name one GAME or give --all -o DIR (see `scat export --help`)")
     if every and output is None:
         raise BadInput("export --all writes one file per game: give a folder with -o DIR")
+    through_server = state(ctx).server is not None
+    if running and through_server:
+        from scat_cli.server.command import refuse_server
+
+        refuse_server(ctx, "export --running")  # a server exports no running game (README)
     source = ctx.get_parameter_source("fmt")
     format_given = source is not None and source.name != "DEFAULT"
     if output is not None and not every and not format_given:  # -o game.json writes json
@@ -138,7 +144,7 @@ def export(ctx: typer.Context,
             with progress("exporting") as told:
                 for item in games.export_all(running, told):
                     if isinstance(item, Skipped):
-                        _skip(skipped, item)
+                        _skip(skipped, item, through_server)
                         continue
                     path = _file_in(output, item.game_id, fmt)
                     _write(path, _render_export(item.records, fmt), follow_links=False)
@@ -153,13 +159,18 @@ def export(ctx: typer.Context,
         say(f"wrote game {file['game_id']} ({file['events']} events, {fmt.value}) to {file['path']}")
     if every:
         games_word = "game" if len(written) == 1 else "games"
-        say(f"{len(written)} {games_word} exported to {output}{_skipped_summary(skipped)}")
+        say(f"{len(written)} {games_word} exported to {output}{_skipped_summary(skipped, through_server)}")
 
 
 RUNNING_AND_PROTECTED, RUNNING, DAMAGED = "running and protected", "running", "history damaged"
 
 
-def _skip(skipped: list[dict[str, Any]], item: Skipped) -> None:
+def _running_hint(through_server: bool) -> str:
+    """What exports a running game: --running, on a database only (a server exports none)."""
+    return "a server exports no running game" if through_server else "--running exports"
+
+
+def _skip(skipped: list[dict[str, Any]], item: Skipped, through_server: bool = False) -> None:
     """Note on stderr why `--all` leaves a game out, and list it as skipped."""
     game_id = item.game_id
     if item.reason == "invalid id":
@@ -173,11 +184,11 @@ def _skip(skipped: list[dict[str, Any]], item: Skipped) -> None:
             "every player's cards)", err=True)
     else:
         say(f"scat: note: skipped game {game_id}: it is still running (its export would show every hidden card; "
-            "--running exports it)", err=True)
+            f"{_running_hint(through_server)}{'' if through_server else ' it'})", err=True)
     skipped.append({"game_id": game_id, "reason": item.reason})
 
 
-def _skipped_summary(skipped: list[dict[str, Any]]) -> str:
+def _skipped_summary(skipped: list[dict[str, Any]], through_server: bool = False) -> str:
     """"; 3 skipped (1 running and protected, 2 running: --running exports them)", or ""."""
     if not skipped:
         return ""
@@ -187,7 +198,8 @@ def _skipped_summary(skipped: list[dict[str, Any]]) -> str:
     several = (guarded > 0) + (plain > 0) + (damaged > 0) > 1
     parts = [f"{guarded} {RUNNING_AND_PROTECTED}" if several else RUNNING_AND_PROTECTED] if guarded else []
     if plain:
-        parts.append(f"{plain} {RUNNING}: --running exports them" if several else f"{RUNNING}: --running exports them")
+        hint = _running_hint(through_server) + ("" if through_server else " them")
+        parts.append(f"{plain} {RUNNING}: {hint}" if several else f"{RUNNING}: {hint}")
     if damaged:
         parts.append(f"{damaged} {DAMAGED}" if several else DAMAGED)
     return f"; {len(skipped)} skipped ({', '.join(parts)})"

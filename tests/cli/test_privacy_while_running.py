@@ -97,6 +97,28 @@ def test_export_all_skips_running_games_with_a_note_each_unless_running_is_given
                                              "(running and protected)")
 
 
+def test_export_all_through_a_server_says_no_running_game_is_exported_and_refuses_running(
+    scat: Scat, scat_json: Scat, cli_mode: str, tmp_path: Path
+) -> None:
+    """A server exports no running game: its skip note does not offer --running, which it refuses (exit 2)."""
+    from scat_cli.export_command import _skipped_summary
+
+    over, running = finished_game(scat_json), new_game(scat_json)  # a server's games are protected
+    human = scat("export", "--all", "-o", str(tmp_path / "out"))
+    assert human.exit_code == 0 and f"skipped game {running}: it is still running" in human.stderr
+    assert human.stdout.splitlines()[-1].startswith(f"1 game exported to {tmp_path / 'out'}") and over in human.stdout
+    unprotected = [{"game_id": running, "reason": "running"}]  # as an imported running game is
+    assert _skipped_summary(unprotected) == "; 1 skipped (running: --running exports them)"
+    assert _skipped_summary(unprotected, True) == "; 1 skipped (running: a server exports no running game)"
+    if cli_mode == "local":
+        return
+    assert "--running" not in human.output
+    for given in (["--all", "-o", str(tmp_path / "again")], [running]):
+        refused = scat("export", *given, "--running")
+        assert refused.exit_code == 2 and "through --server" in one_line_error(refused)
+    assert not (tmp_path / "again").exists()
+
+
 def test_log_json_prints_no_hashes_while_the_game_runs_and_both_once_it_is_over(scat_json: Scat) -> None:
     running = new_game(scat_json)
     for viewer in ((), ("--as", "you")):
