@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from typing import Annotated
 
 import typer
@@ -18,6 +19,39 @@ def refuse_server(ctx: typer.Context, command: str) -> None:
 
         raise BadInput(f"`scat {command}` works on a database, not through --server (unset --server/SCAT_SERVER, "
                        "give --db URL)")
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The socket `scat serve` listens on, bound as uvicorn binds it; BadInput (exit 2) when it cannot be.
+
+    uvicorn's own `Config.bind_socket` logs the raw OSError and exits 3 (the contract's
+    "authentication failed"): scat binds first and says what to change instead.
+    """
+    import errno
+
+    from scat_core.domain.errors import BadInput
+
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    sock = socket.socket(family=socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(2048)  # uvicorn's default backlog: connections wait from now on, none is refused
+    except (OSError, UnicodeError) as error:  # UnicodeError: a host name IDNA cannot encode
+        sock.close()
+        if isinstance(error, socket.gaierror | UnicodeError):
+            reason = "no such address: give --host an address or host name of this machine"
+        elif error.errno == errno.EADDRINUSE:
+            reason = "the address is in use (another server?): choose another --port"
+        elif error.errno == errno.EADDRNOTAVAIL:
+            reason = "this machine has no such address: give --host one of its own (127.0.0.1 by default)"
+        elif error.errno == errno.EACCES:
+            reason = "permission denied (ports below 1024 need privileges): choose another --port"
+        else:
+            reason = error.strerror or str(error)
+        raise BadInput(f"cannot listen on {where}: {reason}") from None
+    sock.set_inheritable(True)
+    return sock
 
 
 def serve(
@@ -42,7 +76,6 @@ def serve(
     Example: scat serve --db postgresql+psycopg://scat@localhost/scat --port 8031
     """
     import logging
-    import socket
 
     import uvicorn
 
@@ -57,18 +90,18 @@ def serve(
     log.addHandler(handler)
     log.setLevel(logging.INFO)
     log.propagate = False
+    listening = listen(host, port)  # first: a port in use is told before the database is opened
     app = create_app(url, testing=testing)
-    log.info("listening on http://%s:%d%s", host, port,
-                                          " (testing: --seed/--deck accepted)" if testing else "")
     config = uvicorn.Config(app, host=host, port=port, access_log=False, log_level="warning",
                             timeout_graceful_shutdown=10, server_header=False)
+    log.info("listening on http://%s:%d%s", host, port,
+                                          " (testing: --seed/--deck accepted)" if testing else "")
     # uvicorn finishes the requests in flight on SIGTERM/SIGINT, then raises the signal again
     # for the handler it found: ours lets `scat serve` end normally (exit 0).
     import signal
 
     for stop in (signal.SIGTERM, signal.SIGINT):
         signal.signal(stop, lambda *_: None)
-    listening = config.bind_socket()
     # Without TCP_NODELAY, a response written as headers then body waits ~40 ms for the
     # client's delayed ACK (Nagle): accepted connections inherit the option on Linux.
     listening.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.support.cli import Scat, one_line_error
+from tests.support.cli import Scat, one_line_error, real_scat
 from tests.support.live_server import server_process
 
 
@@ -85,3 +86,21 @@ def test_the_hints_ask_for_a_token_only_when_none_is_remembered(scat: Scat, tmp_
     assert "Protected game: give your token" not in scat("show", game, "--as", "you").stdout
     elsewhere = {"XDG_CONFIG_HOME": str(tmp_path / "another-user"), "SCAT_TOKEN": created["tokens"]["you"]}
     assert "Protected game: give your token with --token" in scat("show", game, "--as", "you", env=elsewhere).stdout
+
+
+def test_serve_on_a_port_in_use_or_a_bad_host_says_so_in_one_line_with_exit_2(tmp_path: Path) -> None:
+    # cli.md: exit 2 is bad usage (3 would say authentication failed), one clear line on stderr;
+    # and nothing claims to listen before it does.
+    url = f"sqlite:///{tmp_path / 'served.db'}"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        in_use = real_scat("serve", "--db", url, "--port", str(port), SCAT_SERVER="")
+    assert (in_use.returncode, in_use.stdout) == (2, ""), in_use.stderr
+    assert in_use.stderr == (f"scat: error: cannot listen on 127.0.0.1:{port}: the address is in use (another "
+                             "server?): choose another --port\n")
+    bad_host = real_scat("serve", "--db", url, "--host", "999.1.1.1", "--port", str(port), SCAT_SERVER="")
+    assert (bad_host.returncode, bad_host.stdout) == (2, ""), bad_host.stderr
+    assert bad_host.stderr.startswith(f"scat: error: cannot listen on 999.1.1.1:{port}: no such address")
+    assert len(bad_host.stderr.splitlines()) == 1, bad_host.stderr
