@@ -60,8 +60,17 @@ def check_command(
 
     Example: scat db check
     """
+    from scat_cli.common import runnable
     from scat_cli.server.command import refuse_server
-    from scat_core.store.database import HEAD_REVISION, _connect, current_revision, make_engine, resolve_url, safe_url
+    from scat_core.store.database import (
+        HEAD_REVISION,
+        KNOWN_REVISIONS,
+        _connect,
+        current_revision,
+        make_engine,
+        resolve_url,
+        safe_url,
+    )
     from scat_core.store.triggers import trigger_problems
 
     refuse_server(ctx, "db check")
@@ -69,7 +78,8 @@ def check_command(
     try:
         with _connect(engine) as conn:
             revision = current_revision(conn)
-            problems = trigger_problems(conn) if revision is not None else {}
+            newer = revision is not None and revision not in KNOWN_REVISIONS  # a newer scat's: upgrade refuses it
+            problems = trigger_problems(conn) if revision is not None and not newer else {}
     finally:
         engine.dispose()
     ok = revision == HEAD_REVISION and not problems
@@ -79,7 +89,8 @@ def check_command(
     else:
         typer.echo(f"database {safe_url(engine)}: schema revision {revision or 'none'} (newest {HEAD_REVISION})")
         for name, problem in problems.items():
-            typer.echo(f"trigger {name} is {problem}: events can be changed; `scat db upgrade` restores it")
-        typer.echo("OK" if ok else "NOT OK: run `scat db upgrade`")
+            typer.echo(runnable(f"trigger {name} is {problem}: events can be changed; `scat db upgrade` restores it"))
+        advice = "the database is newer than this scat: upgrade scat" if newer else runnable("run `scat db upgrade`")
+        typer.echo("OK" if ok else f"NOT OK: {advice}")
     if not ok:
         raise typer.Exit(1)

@@ -126,3 +126,15 @@ def test_an_error_that_is_not_the_databases_still_propagates(scat: Scat, monkeyp
     monkeypatch.setattr(GameService, "game_list", raising(ZeroDivisionError("a bug")))
     with pytest.raises(ZeroDivisionError):
         scat("games")
+
+
+def test_db_check_of_a_newer_scats_database_says_to_upgrade_scat_not_the_database(scat: Scat, cli_db: str) -> None:
+    # `db upgrade` refuses such a database (above): check must not send the user there.
+    engine = make_engine(cli_db)
+    for revision, advice in (("0099", "the database is newer than this scat: upgrade scat"),
+                             ("0001", f"run `scat --db {cli_db} db upgrade`")):  # hints name --db as given
+        with engine.begin() as conn:
+            conn.execute(text("UPDATE alembic_version SET version_num = :revision"), {"revision": revision})
+        checked = scat("--db", cli_db, "db", "check")
+        assert checked.exit_code == 1 and checked.stdout.splitlines()[-1] == f"NOT OK: {advice}", checked.output
+    engine.dispose()
