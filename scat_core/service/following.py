@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 
-from scat_core.domain.errors import RuleViolation
+from scat_core.domain.errors import AuthFailed, RuleViolation
 from scat_core.domain.state import GameState
 from scat_core.service.showing import Showing
 from scat_core.service.values import SeenEvent, Waited
@@ -16,6 +16,14 @@ def turn_has_come(state: GameState, player: str) -> bool:
     """Whether `player` is to act in `state`, or the game is over (nothing more to wait for)."""
     seat = state.seat_of(player)
     return state.status == "finished" or (state.in_hand and seat is not None and state.turn == seat)
+
+
+def _read_only(game_id: str) -> RuleViolation:
+    """Why nobody can wait on a game imported running: nothing is ever played on it here."""
+    return RuleViolation(
+        f"game {game_id} was imported without its secret seed: it can be shown, replayed and "
+        "audited, not played on, so nobody's turn comes here"
+    )
 
 
 class Following:
@@ -30,12 +38,14 @@ class Following:
         seconds, what it gives then, marked `timed_out`."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            shown = self.showing.show(game_id, player, token)
-            if shown.read_only:  # nothing is ever played on it here: waiting would never end
-                raise RuleViolation(
-                    f"game {game_id} was imported without its secret seed: it can be shown, replayed and "
-                    "audited, not played on, so nobody's turn comes here"
-                )
+            try:
+                shown = self.showing.show(game_id, player, token)
+            except AuthFailed:  # a protected game imported running has no tokens here: read-only too
+                if self.showing.reading.is_read_only(game_id):
+                    raise _read_only(game_id) from None
+                raise
+            if shown.read_only:
+                raise _read_only(game_id)
             if turn_has_come(shown.state, player):
                 return Waited(shown=shown, timed_out=False)
             left = None if deadline is None else deadline - time.monotonic()

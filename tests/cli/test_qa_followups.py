@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -121,3 +122,29 @@ def test_a_read_only_database_is_named_by_the_url_given(
     line = one_line_error(refused)
     assert refused.exit_code != 0 and "read-only" in line
     assert cli_db in line and "mode=ro" not in line and "file%3A" not in line
+
+
+@pytest.mark.local_only("it imports into a second database")
+def test_waiting_on_a_read_only_protected_game_is_refused_as_read_only_not_as_a_wrong_token(
+    scat: Scat, scat_json: Scat, cli_db: str, tmp_path: Path, migrated_sqlite: Path
+) -> None:
+    # README: `wait` refuses a running game imported (read-only here) with exit 1; its tokens
+    # were not exported, which is no failed authentication (exit 3). Such an export comes from
+    # elsewhere (`scat export` refuses a running protected game): the records are copied here.
+    from scat_core.service.games import GameService
+
+    game = new_game(scat_json, "--protect")
+    fresh = tmp_path / "fresh.db"
+    shutil.copy(migrated_sqlite, fresh)
+    source, target = GameService.open(cli_db), GameService.open(f"sqlite:///{fresh}")
+    with source.store.read() as tx:
+        assert target.import_records(tx.load_raw(game)).ok
+    source.store.engine.dispose()
+    target.store.engine.dispose()
+    env = {"SCAT_DB_URL": f"sqlite:///{fresh}"}
+    for token in ("", "anything"):
+        refused = scat("wait", game, "--as", "you", "--timeout", "5", env={**env, "SCAT_TOKEN": token})
+        assert refused.exit_code == 1 and refused.stdout == ""
+        assert "was imported without its secret seed" in one_line_error(refused)
+        assert "not played on" in one_line_error(refused)
+    assert scat("wait", game, "--as", "nobody", env=env).exit_code == 4  # still no such player
