@@ -62,9 +62,8 @@ def with_signatures(report: AuditReport, keys: KeyRing, records: Sequence[Mappin
     problem = _problem(check, strict)
     if origin_check is not None and origin_check.status == INVALID:
         problem = problem or "the signature the game was imported with does not match its log"
-    elif origin_check is not None and strict:  # as `import --strict` judged that signature
-        unstrict = _not_strictly_signed(origin_check, "export this game was imported from")
-        problem = problem or (None if unstrict is None else f"{unstrict} (strict audit)")
+    elif origin_check is not None:  # with `strict`, as `import --strict` judged that signature
+        problem = problem or _problem(origin_check, strict, "export this game was imported from")
     if problem is None:
         return report
     return replace(report, ok=False, problems=[*report.problems, problem])
@@ -77,11 +76,11 @@ def _signed(report: AuditReport, check: SignatureCheck, origin: SignatureCheck |
     )
 
 
-def _problem(check: SignatureCheck, strict: bool) -> str | None:
-    """Why a head's signature fails an audit (always when invalid; with `strict`, unless valid)."""
+def _problem(check: SignatureCheck, strict: bool, what: str = "head") -> str | None:
+    """Why the `what`'s signature fails an audit (always when invalid; with `strict`, unless valid)."""
     if check.status == INVALID:
-        return check.problem or "the head signature does not verify"
-    unstrict = _not_strictly_signed(check, "head") if strict else None
+        return check.problem or f"the {what} signature does not verify"
+    unstrict = _not_strictly_signed(check, what) if strict else None
     return None if unstrict is None else f"{unstrict} (strict audit)"
 
 
