@@ -64,9 +64,9 @@ def check_command(
     from scat_cli.server.command import refuse_server
     from scat_core.store.database import (
         HEAD_REVISION,
-        KNOWN_REVISIONS,
         _connect,
         current_revision,
+        is_newer_revision,
         make_engine,
         resolve_url,
         safe_url,
@@ -78,7 +78,7 @@ def check_command(
     try:
         with _connect(engine) as conn:
             revision = current_revision(conn)
-            newer = revision is not None and revision not in KNOWN_REVISIONS  # a newer scat's: upgrade refuses it
+            newer = is_newer_revision(revision)  # a newer scat's: upgrade refuses it
             problems = trigger_problems(conn) if revision is not None and not newer else {}
     finally:
         engine.dispose()

@@ -279,9 +279,14 @@ def upgrade(engine: Engine) -> str:
     return revision or ""
 
 
+def is_newer_revision(revision: str | None) -> bool:
+    """Whether a database's schema `revision` is none this program knows (a newer scat's)."""
+    return revision is not None and revision not in KNOWN_REVISIONS
+
+
 def _refuse_unknown_revision(engine: Engine, revision: str | None) -> None:
     """BadInput when the database's schema revision is none this program knows (a newer scat's)."""
-    if revision is not None and revision not in KNOWN_REVISIONS:
+    if is_newer_revision(revision):
         raise BadInput(
             f"the database at {safe_url(engine)} has schema revision {revision}, newer than this "
             f"scat knows ({HEAD_REVISION}): upgrade scat"
