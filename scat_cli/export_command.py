@@ -165,9 +165,9 @@ def export(ctx: typer.Context,
 RUNNING_AND_PROTECTED, RUNNING, DAMAGED = "running and protected", "running", "history damaged"
 
 
-def _running_hint(through_server: bool) -> str:
-    """What exports a running game: --running, on a database only (a server exports none)."""
-    return "a server exports no running game" if through_server else "--running exports"
+def _running_hint(through_server: bool, games: str) -> str:
+    """What exports the running `games`: --running, on a database only (a server exports none)."""
+    return "a server exports no running game" if through_server else f"--running exports {games}"
 
 
 def _skip(skipped: list[dict[str, Any]], item: Skipped, through_server: bool = False) -> None:
@@ -184,7 +184,7 @@ def _skip(skipped: list[dict[str, Any]], item: Skipped, through_server: bool = F
             "every player's cards)", err=True)
     else:
         say(f"scat: note: skipped game {game_id}: it is still running (its export would show every hidden card; "
-            f"{_running_hint(through_server)}{'' if through_server else ' it'})", err=True)
+            f"{_running_hint(through_server, 'it')})", err=True)
     skipped.append({"game_id": game_id, "reason": item.reason})
 
 
@@ -198,7 +198,7 @@ def _skipped_summary(skipped: list[dict[str, Any]], through_server: bool = False
     several = (guarded > 0) + (plain > 0) + (damaged > 0) > 1
     parts = [f"{guarded} {RUNNING_AND_PROTECTED}" if several else RUNNING_AND_PROTECTED] if guarded else []
     if plain:
-        hint = _running_hint(through_server) + ("" if through_server else " them")
+        hint = _running_hint(through_server, "them")
         parts.append(f"{plain} {RUNNING}: {hint}" if several else f"{RUNNING}: {hint}")
     if damaged:
         parts.append(f"{damaged} {DAMAGED}" if several else DAMAGED)
