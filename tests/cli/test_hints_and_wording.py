@@ -101,3 +101,10 @@ def test_an_unseen_hand_in_a_throw_down_game_is_offered_look_throw_down_and_the_
 def test_a_new_throw_down_game_offers_the_first_player_a_throw_down(scat: Scat) -> None:
     out = scat("new", "--player", "you", "--bot", "bob", "--throw-down", "--dealer", "bob", "--seed", "3").stdout
     assert [words[1] for words in hinted_commands(out)] == ["show", "draw", "throw-down"]
+
+
+def test_games_status_is_case_insensitive(scat: Scat, scat_json: Scat) -> None:
+    game = scat_json("new", "--bot", "ann", "--bot", "bob", "--lives", "1", "--seed", "2")["game_id"]
+    listed = scat_json("games", "--status", "FINISHED")["games"]
+    assert [row["game_id"] for row in listed] == [game]
+    assert scat_json("games", "--status", "Active")["games"] == []

@@ -87,3 +87,18 @@ def test_new_without_players_is_a_usage_error_with_a_hint(scat: Scat, scat_json:
     line = one_line_error(result)
     assert "--player NAME" in line and "scat new --player you --bot ann --bot bob" in line
     assert scat_json("games")["games"] == []  # nothing written
+
+
+def test_an_export_saved_with_a_utf8_bom_is_imported(scat: Scat, scat_json: Scat, tmp_path: Path,
+                                                      migrated_sqlite: Path) -> None:
+    import shutil
+
+    game = scat_json("new", "--bot", "ann", "--bot", "bob", "--lives", "1", "--seed", "2")["game_id"]
+    for suffix in ("jsonl", "json"):
+        path = tmp_path / f"g.{suffix}"
+        assert scat("export", game, "-o", str(path)).exit_code == 0
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+        other = tmp_path / f"other-{suffix}.db"
+        shutil.copy(migrated_sqlite, other)
+        result = scat("import", str(path), env={"SCAT_DB_URL": f"sqlite:///{other}"})
+        assert result.exit_code == 0, result.output

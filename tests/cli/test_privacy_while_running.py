@@ -16,7 +16,16 @@ import pytest
 from scat_core.domain.cards import DECK
 from scat_core.service.games import GameService
 from scat_core.store.hashing import chain_hash
-from tests.support.cli import CLI_MODES, Scat, finished_game, imported_into_a_fresh_database, new_game, one_line_error
+from tests.support.cli import (
+    CLI_MODES,
+    YOUR_CARDS,
+    Scat,
+    deal_line,
+    finished_game,
+    imported_into_a_fresh_database,
+    new_game,
+    one_line_error,
+)
 from tests.support.decks import stacked
 
 HEX64 = re.compile(r"\b[0-9a-f]{64}\b")
@@ -224,3 +233,32 @@ def test_an_imported_running_game_is_listed_as_read_only_waiting_for_nobody(
     waiting = scat_json("games", "--waiting-for", "you", env=env)["games"]
     assert [row["game_id"] for row in waiting] == [own]
     assert game not in scat("games", "--waiting-for", "you", env=env).stdout
+
+
+@pytest.mark.local_only("it exports a running game (a server never does) or imports into a second database")
+def test_r23_replay_and_log_of_a_read_only_game_never_show_a_face_down_hand(
+    scat: Scat, scat_json: Scat, tmp_path: Path, migrated_sqlite: Path
+) -> None:
+    game = new_game(scat_json, "--throw-down")
+    env = imported_into_a_fresh_database(scat, game, tmp_path, migrated_sqlite)
+    replayed = scat("replay", game, "--to", "2", "--as", "you", env=env)
+    assert replayed.exit_code == 0 and "face down" in replayed.stdout
+    assert not any(card in deal_line(replayed.stdout) for card in YOUR_CARDS)
+    logged = scat("log", game, "--as", "you", env=env).stdout
+    assert not any(card in deal_line(logged) for card in YOUR_CARDS)
+    data = scat_json("log", game, "--as", "you", env=env)["events"][1]["data"]["deck"]
+    assert not set(YOUR_CARDS) & set(data)
+
+
+@pytest.mark.local_only("it exports a running game (a server never does) or imports into a second database")
+def test_show_json_says_read_only_and_whose_turn_as_games_json_does(
+    scat: Scat, scat_json: Scat, tmp_path: Path, migrated_sqlite: Path
+) -> None:
+    game = new_game(scat_json)  # you to play
+    mine = scat_json("show", game, "--as", "you")
+    assert (mine["turn"], mine["read_only"]) == ("you", False)
+    env = imported_into_a_fresh_database(scat, game, tmp_path, migrated_sqlite)
+    listed = next(row for row in scat_json("games", env=env)["games"] if row["game_id"] == game)
+    for viewer in ((), ("--as", "you")):
+        shown = scat_json("show", game, *viewer, env=env)
+        assert (shown["turn"], shown["read_only"]) == (listed["turn"], listed["read_only"]) == (None, True)

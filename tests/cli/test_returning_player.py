@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from scat_cli.summary import outcome_text
 from scat_core.domain.bots import heuristic_move
 from scat_core.service.games import GameService
+from scat_core.service.outcomes import HandOutcome
 from tests.support.cli import Scat
 from tests.support.decks import stacked
 from tests.support.hidden import cards_in
@@ -135,3 +137,12 @@ def test_in_a_pipe_hints_use_the_plain_notation_only(scat: Scat, scat_json: Scat
     out = scat("show", game, "--as", "you").stdout
     assert "CARD one of 2C 5D 9H 8C" in out and not {"♣", "♦", "♥", "♠"} & set(out)
     assert cards_in(out) >= {"2C", "5D", "9H", "8C"}
+
+
+def test_r21_a_31_after_a_knock_still_names_the_knocker_who_paid() -> None:
+    hand = HandOutcome(number=2, dealer="ann", first_seq=10, last_seq=20, turns=4, knocked_by="bob",
+                       ended_by="declaration", by="you", values={"you": 31}, lives_lost={"ann": 1, "bob": 1})
+    line = outcome_text(hand, ["you", "ann", "bob"])
+    assert "bob knocked" in line and "you declared 31" in line
+    assert line.index("bob knocked") < line.index("you declared 31")
+    assert "bob 1 life (the knocker too, R21)" in line

@@ -224,3 +224,11 @@ def test_the_cli_names_its_own_settings_in_refusals_locally_and_through_a_server
     assert busy.exit_code == 2 and one_line_error(busy) == (
         "scat: error: the wait for a locked database must be a number of seconds, not 'soon' "
         "(set by SCAT_BUSY_TIMEOUT)")
+
+
+def test_key_trust_of_a_missing_file_says_no_such_file_like_import(scat: Scat, tmp_path: Path) -> None:
+    missing = str(tmp_path / "no" / "such.pem")
+    for command in (("key", "trust", missing), ("import", missing)):
+        refused = scat(*command)
+        assert refused.exit_code == 4 and one_line_error(refused) == f"scat: error: no file {missing}"
+    assert scat("key", "trust", "not-a-key").exit_code == 2  # not a path: still "not a scat public key"

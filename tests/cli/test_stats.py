@@ -94,3 +94,35 @@ def test_stats_in_a_pipe_is_a_plain_table_with_all_players_last(scat: Scat) -> N
 def test_stats_on_an_empty_database_says_how_to_start(scat: Scat) -> None:
     result = scat("stats")
     assert result.exit_code == 0 and "No games yet" in result.stdout
+
+
+def test_r27_a_hand_ended_by_resignation_is_a_hand_played_in_stats_as_in_show(scat: Scat, scat_json: Scat) -> None:
+    game = scat_json("new", "--player", "you", "--bot", "bob", "--seed", "9")["game_id"]
+    assert scat("resign", game, "--as", "you").exit_code == 0
+    shown = scat_json("show", game)
+    assert shown["status"] == "finished"
+    stats = scat_json("stats")
+    assert stats["overall"]["longest_game"] == {"game_id": game, "hands": 1}
+    assert stats["overall"]["hands_played"] == 1
+    assert {p["name"]: p["hands_played"] for p in stats["players"]} == {"you": 1, "bob": 1}
+    text = scat("stats").stdout
+    assert f"Longest game: {game}, 1 hand." in text
+    assert "1 game finished" in text and "1 games" not in text
+
+
+def test_r23_r27_the_stats_table_has_throw_downs_and_resignations(scat: Scat, scat_json: Scat) -> None:
+    game = scat_json("new", "--player", "you", "--bot", "bob", "--seed", "9")["game_id"]
+    scat("resign", game, "--as", "you")
+    header = next(line for line in scat("stats").stdout.splitlines() if line.split()[:1] == ["player"])
+    assert "tds" in header.split() and "res" in header.split()
+    you = next(line for line in scat("stats").stdout.splitlines() if line.split()[:1] == ["you"])
+    assert you.split()[header.split().index("res")] == "1"
+
+
+def test_stats_for_one_player_ends_with_his_counts_not_the_whole_database(scat: Scat, scat_json: Scat) -> None:
+    scat_json("new", "--bot", "ann", "--bot", "bob", "--lives", "1", "--seed", "2")
+    game = scat_json("new", "--player", "you", "--bot", "cid", "--seed", "9")["game_id"]
+    scat("resign", game, "--as", "you")
+    text = scat("stats", "--player", "you").stdout
+    assert "you: 1 game finished, 0 in progress" in text, text
+    assert "2 games" not in text

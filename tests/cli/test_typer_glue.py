@@ -170,3 +170,10 @@ def test_a_command_imports_only_its_own_module(sqlite_url: str) -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
+
+
+def test_a_group_without_a_command_prints_its_help_the_same_way() -> None:
+    bare, db = CliRunner().invoke(app, []), CliRunner().invoke(app, ["db"])
+    assert bare.exit_code == db.exit_code == 2
+    assert "Usage: scat [OPTIONS] COMMAND" in bare.stderr and "Usage: scat db [OPTIONS] COMMAND" in db.stderr
+    assert bare.stdout == db.stdout == ""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from sqlalchemy import text
 
@@ -138,3 +140,25 @@ def test_db_check_of_a_newer_scats_database_says_to_upgrade_scat_not_the_databas
         checked = scat("--db", cli_db, "db", "check")
         assert checked.exit_code == 1 and checked.stdout.splitlines()[-1] == f"NOT OK: {advice}", checked.output
     engine.dispose()
+
+
+def test_an_empty_file_name_is_no_file_given_not_the_current_folder(scat: Scat, scat_json: Scat) -> None:
+    result = scat("import", "")
+    assert result.exit_code == 2 and "no file given" in one_line_error(result)
+    game = scat_json("new", "--bot", "ann", "--bot", "bob", "--lives", "1", "--seed", "2")["game_id"]
+    exported = scat("export", game, "-o", "")
+    assert exported.exit_code == 2 and "no file given: --output is empty" in one_line_error(exported)
+
+
+def test_a_read_only_database_is_named_by_the_url_given(
+    scat: Scat, scat_json: Scat, cli_db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = new_game(scat_json)
+    from scat_core.store import database
+
+    real_access = os.access
+    monkeypatch.setattr(database.os, "access", lambda path, mode: mode != os.W_OK and real_access(path, mode))
+    refused = scat("draw", game, "--as", "you", "stock")
+    line = one_line_error(refused)
+    assert refused.exit_code != 0 and "read-only" in line
+    assert cli_db in line and "mode=ro" not in line and "file%3A" not in line

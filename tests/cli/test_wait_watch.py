@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import Scat, imported_into_a_fresh_database, new_game, one_line_error
 from tests.support.decks import stacked
 from tests.support.live_server import server_process
 from tests.support.schema import migrated
@@ -98,3 +100,50 @@ def test_watch_prints_each_move_as_it_happens_until_the_game_ends(
     assert lines[0]["type"] == "GameCreated" and lines[-1]["type"] == "GameWon"
     assert lines[1]["data"]["deck"][0] == "??"  # the public watched: your hand was dealt face down
     assert "declared 31" in " ".join(line["text"] for line in lines)
+
+
+@pytest.mark.local_only("it exports a running game (a server never does) or imports into a second database")
+def test_waiting_on_a_read_only_game_is_refused_at_once(
+    scat: Scat, scat_json: Scat, tmp_path: Path, migrated_sqlite: Path
+) -> None:
+    game = new_game(scat_json)
+    env = imported_into_a_fresh_database(scat, game, tmp_path, migrated_sqlite)
+    refused = scat("wait", game, "--as", "you", "--timeout", "5", env=env)
+    assert refused.exit_code == 1 and refused.stdout == ""
+    assert "was imported without its secret seed" in one_line_error(refused)
+    assert "not played on" in one_line_error(refused)
+
+
+def test_a_timed_out_wait_reads_right_for_any_name_and_one_second(scat: Scat, scat_json: Scat) -> None:
+    game = scat_json("new", "--player", "you", "--player", "eve", "--bot", "bob", "--dealer", "bob",
+                     "--seed", "1")["game_id"]
+    waiter = "eve" if scat_json("show", game)["turn"] == "you" else "you"
+    timed_out = scat("wait", game, "--as", waiter, "--timeout", "1")
+    assert timed_out.exit_code == 6
+    assert one_line_error(timed_out) == f"scat: error: still not the turn of {waiter} in game {game} after 1 second"
+
+
+@pytest.mark.local_only("it imports into a second database")
+def test_waiting_on_a_read_only_protected_game_is_refused_as_read_only_not_as_a_wrong_token(
+    scat: Scat, scat_json: Scat, cli_db: str, tmp_path: Path, migrated_sqlite: Path
+) -> None:
+    # README: `wait` refuses a running game imported (read-only here) with exit 1; its tokens
+    # were not exported, which is no failed authentication (exit 3). Such an export comes from
+    # elsewhere (`scat export` refuses a running protected game): the records are copied here.
+    from scat_core.service.games import GameService
+
+    game = new_game(scat_json, "--protect")
+    fresh = tmp_path / "fresh.db"
+    shutil.copy(migrated_sqlite, fresh)
+    source, target = GameService.open(cli_db), GameService.open(f"sqlite:///{fresh}")
+    with source.store.read() as tx:
+        assert target.import_records(tx.load_raw(game)).ok
+    source.store.engine.dispose()
+    target.store.engine.dispose()
+    env = {"SCAT_DB_URL": f"sqlite:///{fresh}"}
+    for token in ("", "anything"):
+        refused = scat("wait", game, "--as", "you", "--timeout", "5", env={**env, "SCAT_TOKEN": token})
+        assert refused.exit_code == 1 and refused.stdout == ""
+        assert "was imported without its secret seed" in one_line_error(refused)
+        assert "not played on" in one_line_error(refused)
+    assert scat("wait", game, "--as", "nobody", env=env).exit_code == 4  # still no such player

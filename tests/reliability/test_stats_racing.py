@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from sqlalchemy import func, select, text
@@ -151,14 +152,19 @@ def test_writers_never_wait_for_a_catch_up_in_progress(postgres_url: str) -> Non
     engine = make_engine(postgres_url)
     ensure_schema(engine)
     service = GameService(EventStore(engine))
-    with _projector(engine, STATS.name) as conn:
-        conn.execute(select(func.count()).select_from(t.events)).scalar_one()  # its snapshot is taken
-        started = time.monotonic()
+    def write() -> None:
         outcome = service.create_game([PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)], seed=3)
         state = outcome.state
         command = heuristic_move(state, state.turn) if state.turn is not None else None
         assert command is not None
         service.act(outcome.game_id, command)
-        assert time.monotonic() - started < 10
+
+    pool = ThreadPoolExecutor(1)
+    with _projector(engine, STATS.name) as conn:
+        conn.execute(select(func.count()).select_from(t.events)).scalar_one()  # its snapshot is taken
+        # the projector keeps its lock until this block ends: a writer waiting for it would wait
+        # here for ever, so the writes done while it is held did not wait (120 s: a hang guard)
+        pool.submit(write).result(timeout=120)
+    pool.shutdown(wait=False)
     assert service.stats(player="you").players[0].games_in_progress == 1
     engine.dispose()

@@ -1,5 +1,5 @@
 """A server's event stream on PostgreSQL hears a move another process committed: by its notice
-at once, and by looking at the game when the notice was lost (#13)."""
+at once, and by looking at the game when the notice was lost."""
 
 from __future__ import annotations
 
@@ -22,29 +22,29 @@ def pg_db(postgres_url: str) -> str:
     return migrated(postgres_url)
 
 
-def wait_through_the_server(server_url: str, mover: GameService, game_id: str) -> float:
-    """Seconds from a move made beside the server (straight on the database) until the stream of
-    a client waiting through the server brings it; fails if it does not within 10 s."""
+def wait_through_the_server(server_url: str, mover: GameService, game_id: str) -> bool:
+    """Whether the stream of a client waiting through the server (up to 30 s) brings a move made
+    beside the server (straight on the database); the 120 s only guard against a hang."""
     after = mover.head_seq(game_id)
     with RemoteGames(server_url) as client, ThreadPoolExecutor(1) as pool:
-        waiting = pool.submit(client.wait_for_event, game_id, after, 20.0)
+        waiting = pool.submit(client.wait_for_event, game_id, after, 30.0)
         time.sleep(0.5)  # the stream is open and waiting
         assert not waiting.done()
-        moved = time.monotonic()
         mover.act(game_id, Draw("you", "stock"))
-        assert waiting.result(timeout=10.0) is True
-        return time.monotonic() - moved
+        return bool(waiting.result(timeout=120.0))
 
 
 @pytest.mark.postgres
 def test_the_stream_is_woken_by_the_notice_of_a_move_made_elsewhere(
     pg_db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("scat_cli.server.app.PUSHED_POLL_SECONDS", 60.0)  # only the notice can wake it in time
+    # the stream looks at the database only every hour: only the notice can bring the move
+    # within the waiter's 30 s
+    monkeypatch.setattr("scat_cli.server.app.PUSHED_POLL_SECONDS", 3600.0)
     mover = GameService.open(pg_db)
     game_id = mover.create_game(HUMAN_AND_BOT, seed=3).game_id
     with server_in_thread(pg_db) as url:
-        assert wait_through_the_server(url, mover, game_id) < 2.0
+        assert wait_through_the_server(url, mover, game_id) is True
     mover.store.engine.dispose()
 
 
@@ -55,5 +55,5 @@ def test_the_stream_finds_a_move_whose_notice_was_lost(pg_db: str, monkeypatch: 
     game_id = mover.create_game(HUMAN_AND_BOT, seed=3).game_id
     monkeypatch.setattr("scat_core.store.event_store.announce", lambda conn, heads: None)  # the notice is lost
     with server_in_thread(pg_db) as url:
-        assert wait_through_the_server(url, mover, game_id) < 4.0
+        assert wait_through_the_server(url, mover, game_id) is True  # by looking: no notice went out
     mover.store.engine.dispose()

@@ -137,7 +137,8 @@ def test_the_notice_is_sent_after_the_commit_not_inside_the_write(
 
 @pytest.mark.postgres
 def test_a_notice_wakes_a_waiter_at_once(pg_engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("scat_core.store.notify.PUSHED_POLL_SECONDS", 60.0)  # only the notice can wake it in time
+    # the waiter looks at the head only every hour: only the notice can wake it within its 30 s
+    monkeypatch.setattr("scat_core.store.notify.PUSHED_POLL_SECONDS", 3600.0)
     games = GameService(EventStore(pg_engine))
     created = games.create_game(HUMAN_AND_BOT, seed=3)
     before = games.head_seq(created.game_id)
@@ -145,10 +146,8 @@ def test_a_notice_wakes_a_waiter_at_once(pg_engine: Engine, monkeypatch: pytest.
         waiter = pool.submit(games.wait_for_event, created.game_id, before, 30.0)
         time.sleep(0.5)  # the waiter is listening
         assert not waiter.done()
-        moved = time.monotonic()
         games.act(created.game_id, Draw("you", "stock"))
-        assert waiter.result(timeout=5.0) is True
-        assert time.monotonic() - moved < 2.0
+        assert waiter.result(timeout=120.0) is True  # woken before its own 30 s were up (120 s: a hang guard)
 
 
 @pytest.mark.postgres
@@ -165,11 +164,10 @@ def test_a_committed_move_whose_notice_was_lost_still_reaches_the_waiter(
     with ThreadPoolExecutor(1) as pool:
         waiter = pool.submit(games.wait_for_event, created.game_id, before, 30.0)
         time.sleep(0.3)
-        moved = time.monotonic()
         games.act(created.game_id, Draw("you", "stock"))
         assert heard(listener, created.game_id, seconds=0.2) == []  # no notice went out
-        assert waiter.result(timeout=10.0) is True
-        assert time.monotonic() - moved < 3.0  # found by looking at the head, long before the waiter's timeout
+        # found by looking at the head, before the waiter's own 30 s were up (120 s: a hang guard)
+        assert waiter.result(timeout=120.0) is True
 
 
 @pytest.mark.postgres
@@ -190,11 +188,10 @@ def test_a_waiter_wakes_when_the_head_moves_and_times_out_otherwise(engine: Engi
     head_seq = games.head_seq(created.game_id)
     began = time.monotonic()
     assert not games.wait_for_event(created.game_id, head_seq, timeout=0.3)
-    assert 0.3 <= time.monotonic() - began < 3
+    assert time.monotonic() - began >= 0.3  # it waited its timeout out (a lower bound: no load breaks it)
     games.act(created.game_id, Draw("you", "stock"))
-    began = time.monotonic()
-    assert wait_for_head(engine, lambda: games.head_seq(created.game_id), head_seq, created.game_id, 5.0)
-    assert time.monotonic() - began < 1.0
+    # the head has moved: found on the first look, with no time at all to wait
+    assert wait_for_head(engine, lambda: games.head_seq(created.game_id), head_seq, created.game_id, 0)
 
 
 

@@ -41,6 +41,15 @@ CONTRACT_FIELDS = {
 YOUR_DEAL = stacked([["2C", "5D", "9H"], ["KS", "QS", "4D"]], "7C", ["8C", "3H", "6S", "JD"])
 
 
+#: your cards in YOUR_DEAL
+YOUR_CARDS = ["2C", "5D", "9H"]
+
+
+def deal_line(text: str) -> str:
+    """The line telling the first deal."""
+    return next(line for line in text.splitlines() if "dealt hand 1" in line)
+
+
 THIRTY_ONE = stacked([["AS", "KS", "QS"], ["2D", "3D", "4H"]], "7C", ["8C", "3H", "6S", "JD"])
 
 

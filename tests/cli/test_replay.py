@@ -1,15 +1,8 @@
-"""A new user's QA pass: exit codes, case, the state before the first deal, summaries."""
+"""`scat replay`: the game before the first deal, a seq past the end, a face-down hand told as the table shows it."""
 
 from __future__ import annotations
 
-from tests.support.cli import Scat, one_line_error
-
-
-def test_games_status_is_case_insensitive(scat: Scat, scat_json: Scat) -> None:
-    game = scat_json("new", "--bot", "ann", "--bot", "bob", "--lives", "1", "--seed", "2")["game_id"]
-    listed = scat_json("games", "--status", "FINISHED")["games"]
-    assert [row["game_id"] for row in listed] == [game]
-    assert scat_json("games", "--status", "Active")["games"] == []
+from tests.support.cli import YOUR_CARDS, Scat, deal_line, new_game, one_line_error
 
 
 def test_a_seq_past_the_end_is_bad_input_and_a_missing_game_not_found(scat: Scat, scat_json: Scat) -> None:
@@ -27,3 +20,13 @@ def test_r9_replay_to_the_creation_shows_the_game_before_the_first_deal(scat: Sc
     then = scat_json("replay", game, "--to", "1")
     assert then["phase"] in ("draw", "discard", "finished") and then["stage"] == "new"
     assert "before the first deal" not in scat("replay", game, "--to", "2").stdout
+
+
+def test_r23_a_replay_in_a_throw_down_game_tells_the_deal_as_the_table_shows_the_hand(
+    scat: Scat, scat_json: Scat
+) -> None:
+    game = new_game(scat_json, "--throw-down")
+    replayed = scat("replay", game, "--to", "2", "--as", "you").stdout
+    assert "face down" in replayed and not any(card in deal_line(replayed) for card in YOUR_CARDS)
+    logged = scat("log", game, "--as", "you").stdout
+    assert all(card in deal_line(logged) for card in YOUR_CARDS)  # a recorded look
