@@ -13,7 +13,7 @@ from scat_cli.common import COMMANDS
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 CONTRACT_COMMANDS = ["new", "games", "show", "draw", "discard", "knock", "declare", "throw-down", "resign", "log",
-                     "replay", "audit", "export", "import", "db upgrade", "stats", "serve", "wait", "watch"]
+                     "replay", "audit", "export", "import", "db upgrade", "stats", "serve", "wait", "watch", "play"]
 EXTRA_COMMANDS = ["rules", "key show", "key trust"]  # beyond the contract
 
 
