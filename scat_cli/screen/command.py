@@ -16,7 +16,9 @@ PlayAs = Annotated[str | None, typer.Option(
 
 
 def play(ctx: typer.Context, game: GameArg, player: PlayAs = None, token: Token = None) -> None:
-    """Play one game full-screen: the table, your hand, the others' moves as they happen.
+    """Play one game full-screen, a key per move.
+
+    The table, your hand, the others' moves as they happen.
 
     Each move you may make now is on one key (s, d: draw from the stock or the discard pile;
     1-4: discard that card of your hand; k: knock; e: declare 31; t: throw down; l: look;
