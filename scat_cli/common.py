@@ -107,6 +107,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("scat_cli.server.command", "serve"),
     "wait": ("scat_cli.waiting", "wait"),
     "watch": ("scat_cli.waiting", "watch"),
+    "play": ("scat_cli.screen.command", "play"),
 }
 
 

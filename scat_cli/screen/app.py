@@ -1,0 +1,219 @@
+"""The play screen (Textual): one game as its player sees it, a key per move, others' moves as they happen.
+
+Every call goes to the `Games` boundary (the game service, or its client through --server)
+on a thread, never on the screen's: a move, then `show` for the view after it; and a follower
+thread that reads `Games.watch` (the push of `scat watch`) and, for each new event, has the
+screen `show` the game again. Refusals are shown in the CLI's one-line wording, with their rule.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from scat_cli.screen import keys as keymap
+from scat_cli.screen.panes import coloured, news_text, table_text, title_text
+
+if TYPE_CHECKING:
+    import typer
+
+    from scat_core.service.boundary import Games
+    from scat_core.service.values import Shown
+
+
+class EventSeen(Message):
+    """The follower saw the game's event `seq` appended."""
+
+    def __init__(self, seq: int) -> None:
+        super().__init__()
+        self.seq = seq
+
+
+class FollowStopped(Message):
+    """The follower stopped: the game is over, or `error` (the line to show) ended its stream."""
+
+    def __init__(self, error: str | None) -> None:
+        super().__init__()
+        self.error = error
+
+
+class ResignDialog(ModalScreen[bool]):
+    """Asks before a resignation, which cannot be taken back (R27): y resigns, n or Escape does not."""
+
+    BINDINGS = [Binding("y", "answer(True)", "yes"), Binding("n", "answer(False)", "no"),
+                Binding("escape", "answer(False)", "no")]
+    DEFAULT_CSS = """
+    ResignDialog { align: center middle; }
+    #question { width: 60; height: auto; border: heavy $error; padding: 1 2; background: $surface; }
+    """
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__()
+        self.game_id = game_id
+
+    def compose(self) -> ComposeResult:
+        """The question and its two answers."""
+        yield Static(f"Resign from game {self.game_id}? You leave it for good: your cards are set aside, "
+                     "the others play on without you (R27).\n\n[y] resign    [n] keep playing", id="question",
+                     markup=False)
+
+    def action_answer(self, yes: bool) -> None:
+        """Close the dialog with the answer."""
+        self.dismiss(yes)
+
+
+class PlayScreenApp(App[None]):
+    """`scat play GAME --as NAME`: the table, your hand, the moves since your last, your keys."""
+
+    TITLE = "scat play"
+    CSS = """
+    #body { height: 1fr; }
+    #table { height: auto; }
+    #news { height: auto; margin-top: 1; }
+    #status { height: auto; min-height: 1; text-style: bold; }
+    #notice { height: auto; color: $error; text-style: bold; }
+    #keys { height: auto; border-top: solid $primary; }
+    """
+    BINDINGS = [*(Binding(key, f"press({key!r})", show=False) for key in keymap.MOVE_KEYS),
+                Binding("q", "quit", "quit", show=False)]
+
+    def __init__(self, ctx: typer.Context, games: Games, shown: Shown, player: str, token: str | None) -> None:
+        super().__init__()
+        self.ctx, self.games, self.game_id, self.player, self.token = ctx, games, shown.game_id, player, token
+        self.shown: Shown = shown
+        self.notice = ""  # the last refusal or failure, until the next view
+        self.busy = False  # a call to the service is under way: keys wait for it
+        self.newest_seen = 0  # the seq of the newest event the follower saw
+        self.follow_ended = False
+        self._stopping = threading.Event()
+
+    def compose(self) -> ComposeResult:
+        """The table and the news (scrolling when long), then whose turn, a refusal, the keys."""
+        with Vertical():
+            with VerticalScroll(id="body"):
+                yield Static(id="table", markup=False)
+                yield Static(id="news", markup=False)
+            yield Static("Loading the game …", id="status", markup=False)
+            yield Static(id="notice", markup=False)
+            yield Static(id="keys", markup=False)
+
+    def on_mount(self) -> None:
+        """Show the game as given, then follow it."""
+        self._paint()
+        threading.Thread(target=self._follow, name=f"scat-play-follow-{self.game_id}", daemon=True).start()
+
+    def on_unmount(self) -> None:
+        """Tell the follower to stop (it stops at its next event)."""
+        self._stopping.set()
+
+    # The follower: a plain daemon thread, not a Textual worker, whose threads the event loop
+    # waits for at exit: a watch blocked until the next move would hold up `q`.
+    def _follow(self) -> None:
+        error: str | None = None
+        try:
+            for seen in self.games.watch(self.game_id, self.player, self.token):
+                if self._stopping.is_set():
+                    return
+                self.post_message(EventSeen(seen.seq))
+        except Exception as failure:  # noqa: BLE001 - told on the screen, never a crash
+            error = self._worded(failure)
+        if not self._stopping.is_set():
+            self.post_message(FollowStopped(error))
+
+    def on_event_seen(self, message: EventSeen) -> None:
+        """A new event: show the game again (once the call under way, if any, is done)."""
+        self.newest_seen = max(self.newest_seen, message.seq)
+        if not self.busy and self._stale():
+            self._call(lambda: self.games.show(self.game_id, self.player, self.token))
+
+    def on_follow_stopped(self, message: FollowStopped) -> None:
+        """The follower is done: the game is over, or its stream failed (said on the screen)."""
+        self.follow_ended = True
+        if message.error:
+            self.notice = f"{message.error} (others' moves now show only after yours: run `scat play` again)"
+            self._paint()
+
+    def _stale(self) -> bool:
+        return self.newest_seen > self.shown.state.version
+
+    def action_press(self, key: str) -> None:
+        """A move key: resign asks first; a move not offered is sent too, so the service names its rule."""
+        if self.busy:
+            return
+        if key == "l":
+            self._call(lambda: self.games.show(self.game_id, self.player, self.token))
+            return
+        command = keymap.command_for(key, self.shown)
+        if isinstance(command, str):
+            self.notice = command
+            self._paint()
+            return
+        if key == "r":
+            self.push_screen(ResignDialog(self.game_id), lambda yes: self._send(command) if yes else None)
+            return
+        self._send(command)
+
+    def _send(self, command: Any) -> None:
+        def move_then_show() -> Shown:
+            self.games.move(self.game_id, command, self.token)
+            return self.games.show(self.game_id, self.player, self.token)
+
+        self._call(move_then_show)
+
+    def _call(self, job: Callable[[], Shown]) -> None:
+        """Run `job` (service calls) on a thread; its view, or its refusal, comes back to the screen."""
+        self.busy = True
+        self.query_one("#status", Static).update("…")
+
+        def run() -> None:
+            try:
+                shown = job()
+            except Exception as failure:  # noqa: BLE001 - a refusal is told on the screen, never a crash
+                self.call_from_thread(self._done, None, self._worded(failure))
+                return
+            self.call_from_thread(self._done, shown, "")
+
+        self.run_worker(run, thread=True, group="service", exit_on_error=False)
+
+    def _done(self, shown: Shown | None, notice: str) -> None:
+        self.busy = False
+        self.notice = notice
+        if shown is not None:
+            self.shown = shown
+        self._paint()
+        if self._stale():  # events came meanwhile (others' moves): show them
+            self._call(lambda: self.games.show(self.game_id, self.player, self.token))
+
+    def _worded(self, failure: Exception) -> str:
+        """An error in the CLI's one-line wording (its rule number, its hint as a command)."""
+        from scat_cli.common import database_error, runnable
+        from scat_core.domain.errors import ScatError
+
+        error = failure if isinstance(failure, ScatError) else database_error(failure, self.ctx)
+        if error is None:
+            return f"{type(failure).__name__}: {failure}"
+        from scat_cli.errors import wording
+
+        return runnable(wording(error))
+
+    def _paint(self) -> None:
+        """Draw the view held, the notice and the keys offered now."""
+        shown, colour = self.shown, not self.no_color
+        self.query_one("#table", Static).update(coloured(table_text(shown), colour))
+        self.query_one("#news", Static).update(coloured(news_text(self.ctx, shown), colour))
+        self.query_one("#status", Static).update(title_text(self.ctx, shown))
+        self.query_one("#notice", Static).update(self.notice)
+        words = [f"[{key.key}] {key.label}" for key in keymap.offered(shown)] + ["[q] quit"]
+        self.query_one("#keys", Static).update(coloured("   ".join(words), colour))
+
+    def offered_keys(self) -> list[str]:
+        """The keys offered now (what the keys line lists, quit aside)."""
+        return [key.key for key in keymap.offered(self.shown)]

@@ -1,0 +1,207 @@
+"""`scat play`'s screen, driven headless with Textual's pilot: keys only, locally and through --server."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+import click
+import pytest
+
+from scat_cli.context import CliState
+from scat_cli.screen.app import PlayScreenApp, ResignDialog
+from scat_cli.screen.panes import coloured
+from scat_core.domain.events import PlayerSeat
+from scat_core.domain.options import GameOptions
+from scat_core.service.games import GameService
+from tests.support.live_server import server_in_thread
+
+#: How long a test waits at most for the screen to show what a key (or another player) did.
+GUARD_SECONDS = 60
+
+
+def seats(*names: str) -> list[PlayerSeat]:
+    """Players in seat order; a name ending in "-bot" is a bot."""
+    return [PlayerSeat(name=name, is_bot=name.endswith("-bot")) for name in names]
+
+
+def context(**given: Any) -> click.Context:
+    """The command context `scat play` runs in (its global options: --db or --server)."""
+    return click.Context(click.Command("play"), obj=CliState(**given))
+
+
+@pytest.fixture
+def local(cli_db: str) -> Iterator[tuple[click.Context, GameService[Any]]]:
+    """The context and the game service of a fresh SQLite database."""
+    games = GameService.open(cli_db)
+    yield context(db_url=cli_db), games
+    games.store.engine.dispose()
+
+
+def screen(ctx: click.Context, games: Any, game_id: str, player: str, token: str | None = None) -> PlayScreenApp:
+    """The play screen of `player` in `game_id`, as `scat play` opens it."""
+    return PlayScreenApp(ctx, games, games.show(game_id, player, token), player, token)  # type: ignore[arg-type]
+
+
+async def until(pilot: Any, done: Callable[[], bool], what: str) -> None:
+    """Let the screen run until `done()` (a generous guard against a hang, not a time to meet)."""
+    deadline = time.monotonic() + GUARD_SECONDS
+    while not done():
+        assert time.monotonic() < deadline, f"the screen never showed {what}"
+        await pilot.pause(0.02)
+
+
+async def press(pilot: Any, app: PlayScreenApp, key: str) -> None:
+    """Press `key` and wait until the screen shows what it did (the call done, no newer event unshown)."""
+    await pilot.press(key)
+    await until(pilot, lambda: not app.busy and app.newest_seen <= app.shown.state.version, f"the result of {key}")
+
+
+def text_of(app: PlayScreenApp, widget: str) -> str:
+    """The plain text a widget of the screen shows."""
+    return str(app.query_one(f"#{widget}").render())
+
+
+def run(test: Callable[[], Awaitable[None]]) -> None:
+    """Run an async test body (the pilot is async; the suite has no asyncio plugin)."""
+    asyncio.run(test())
+
+
+def choose(keys: list[str], turns: int) -> str:
+    """A key among those offered: 31 first, then a knock after a few turns, a draw, a discard."""
+    for key in ("e", *(("k",) if turns > 3 else ()), "s", "1", "2", "3", "4"):
+        if key in keys:
+            return key
+    raise AssertionError(f"no move key among {keys}")
+
+
+def test_a_whole_game_against_two_bots_is_played_with_keys_only_to_its_result(local: Any) -> None:
+    ctx, games = local
+    game = games.new_game(seats("you", "ann-bot", "bob-bot"), options=GameOptions(lives=2), seed=41,
+                          dealer="bob-bot").game_id
+
+    async def body() -> None:
+        app = screen(ctx, games, game, "you")
+        async with app.run_test(size=(80, 24)) as pilot:
+            turns = 0
+            while app.shown.state.status != "finished":
+                keys = app.offered_keys()
+                if keys == ["r"]:  # not his turn: the bots' moves come by themselves
+                    await until(pilot, lambda: app.offered_keys() != ["r"] or app.shown.state.status == "finished",
+                                "his turn again")
+                    continue
+                key = choose(keys, turns)
+                turns += key == "s"
+                await press(pilot, app, key)
+                assert app.notice == "", app.notice  # only moves offered: nothing refused
+                assert turns < 300, "the game never ended"
+            assert "Game over:" in text_of(app, "table")
+            assert "Hands:" in text_of(app, "table")
+            assert app.offered_keys() == []
+            assert text_of(app, "keys") == "[q] quit"
+            await pilot.press("q")
+
+    run(body)
+    assert games.show(game).state.status == "finished"
+
+
+def test_a_refused_key_shows_the_rule_and_the_screen_goes_on(local: Any) -> None:
+    ctx, games = local
+    game = games.new_game(seats("you", "ann-bot", "bob-bot"), seed=7, dealer="bob-bot").game_id
+
+    async def body() -> None:
+        app = screen(ctx, games, game, "you")
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert "1" not in app.offered_keys()  # discarding is not offered before a draw
+            await press(pilot, app, "1")
+            assert "draw a card first" in text_of(app, "notice") and "(R12)" in text_of(app, "notice")
+            await press(pilot, app, "s")
+            assert text_of(app, "notice") == ""
+            assert app.offered_keys()[:4] == ["1", "2", "3", "4"]
+            await pilot.press("q")
+
+    run(body)
+
+
+def test_resign_asks_first_and_no_keeps_the_player_in_the_game(local: Any) -> None:
+    ctx, games = local
+    game = games.new_game(seats("you", "ann-bot", "bob-bot"), seed=7, dealer="bob-bot").game_id
+
+    async def body() -> None:
+        app = screen(ctx, games, game, "you")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("r")
+            await until(pilot, lambda: isinstance(app.screen, ResignDialog), "the question")
+            await pilot.press("n")
+            await until(pilot, lambda: not isinstance(app.screen, ResignDialog), "the question closed")
+            assert not games.show(game).state.players[0].resigned
+            await pilot.press("r")
+            await until(pilot, lambda: isinstance(app.screen, ResignDialog), "the question again")
+            await press(pilot, app, "y")
+            await until(pilot, lambda: app.shown.state.status == "finished", "the bots finishing the game")
+            assert "resigned in hand 1" in text_of(app, "table")
+            await pilot.press("q")
+
+    run(body)
+    assert games.show(game).state.players[0].resigned
+
+
+def test_through_the_server_the_other_players_move_appears_without_a_key(cli_db: str) -> None:
+    from scat_cli.server.client import RemoteGames
+
+    with server_in_thread(cli_db) as url, RemoteGames(url) as mine, RemoteGames(url) as hers:
+        made = mine.new_game(seats("you", "eve"), seed=3, dealer="eve")
+        game = made.game_id
+
+        async def body() -> None:
+            app = screen(context(server=url, server_given=True), mine, game, "you", made.tokens["you"])
+            async with app.run_test(size=(80, 24)) as pilot:
+                await press(pilot, app, "s")
+                await press(pilot, app, "1")
+                assert app.offered_keys() == ["r"] and "Waiting for eve." in text_of(app, "status")
+                version = app.shown.state.version
+                hers.move(game, mine_command("draw", "eve", "stock"), made.tokens["eve"])
+                discard = [m.argument for m in hers.show(game, "eve", made.tokens["eve"]).moves
+                           if m.name == "discard"]
+                hers.move(game, mine_command("discard", "eve", discard[0]), made.tokens["eve"])
+                await until(pilot, lambda: app.shown.state.version >= version + 2, "eve's moves")
+                assert f"eve drew from the stock and discarded {discard[0]}" in text_of(app, "news")
+                assert "Your turn." in text_of(app, "status") and "s" in app.offered_keys()
+                await pilot.press("q")
+
+        run(body)
+
+
+def mine_command(name: str, player: str, argument: str) -> Any:
+    """A draw or a discard command of `player`."""
+    from scat_core.domain import commands as cmd
+
+    return cmd.Draw(player, argument) if name == "draw" else cmd.Discard(player, argument)  # type: ignore[arg-type]
+
+
+def test_the_screen_fits_an_80_by_24_terminal_with_the_keys_in_sight(local: Any) -> None:
+    ctx, games = local
+    game = games.new_game(seats("you", "ann-bot", "bob-bot", "cid-bot"), seed=7, dealer="cid-bot").game_id
+
+    async def body() -> None:
+        app = screen(ctx, games, game, "you")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            keys = app.query_one("#keys").region
+            assert keys.bottom <= 24 and keys.right <= 80 and keys.height >= 2
+            assert "[s] draw from the stock" in text_of(app, "keys")
+            assert "Your hand:" in text_of(app, "table") and "Discard pile:" in text_of(app, "table")
+            await pilot.press("q")
+
+    run(body)
+
+
+def test_no_color_leaves_the_cards_uncoloured(monkeypatch: pytest.MonkeyPatch, local: Any) -> None:
+    assert "red" in str(coloured("Your hand: 10H JS").spans)
+    assert "red" not in str(coloured("Your hand: 10H JS", colour=False).spans)
+    monkeypatch.setenv("NO_COLOR", "1")
+    ctx, games = local
+    game = games.new_game(seats("you", "ann-bot"), seed=7).game_id
+    assert screen(ctx, games, game, "you").no_color
