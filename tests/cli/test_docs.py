@@ -12,8 +12,8 @@ from scat_cli.app import app
 from scat_cli.common import COMMANDS
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-CONTRACT_COMMANDS = ["new", "games", "show", "draw", "discard", "knock", "declare", "throw-down", "resign", "log",
-                     "replay", "audit", "export", "import", "db upgrade", "stats", "serve", "wait", "watch"]
+CONTRACT_COMMANDS = ["new", "games", "show", "draw", "discard", "knock", "declare", "throw-down", "resign", "claim",
+                     "log", "replay", "audit", "export", "import", "db upgrade", "stats", "serve", "wait", "watch"]
 EXTRA_COMMANDS = ["rules", "key show", "key trust"]  # beyond the contract
 
 
