@@ -97,6 +97,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "declare": ("scat_cli.play", "declare"),
     "throw-down": ("scat_cli.play", "throw_down"),
     "resign": ("scat_cli.play", "resign"),
+    "claim": ("scat_cli.play", "claim"),
     "log": ("scat_cli.history", "log"),
     "replay": ("scat_cli.history", "replay"),
     "audit": ("scat_cli.audit_commands", "audit"),

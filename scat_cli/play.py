@@ -83,6 +83,9 @@ StraightFlush = Annotated[bool, _flag("--straight-flush", "A suited run is worth
 NoFirstRoundKnock = Annotated[bool, _flag("--no-first-round-knock", "Nobody knocks before all had a turn (R15b).")]
 ThrowDownOption = Annotated[bool, _flag("--throw-down", "Allow throw downs (R23).")]
 NoDole = Annotated[bool, _flag("--no-dole", "Out as soon as the last penny is paid (R25).")]
+MoveTime = Annotated[str | None, typer.Option(
+    metavar="DURATION", show_default=False,
+    help="Time each player has for his turn, e.g. 90s, 30m, 36h, 2d, 1d12h; then it may be claimed (R28).")]
 Protect = Annotated[bool, _flag("--protect", "Give every human a secret token, printed once.")]
 Quiet = Annotated[bool, typer.Option(
     "--quiet", "-q", help="Print only the game id (with --protect, then one NAME<TAB>TOKEN line per human).")]
@@ -102,6 +105,7 @@ def new(
     no_first_round_knock: NoFirstRoundKnock = False,
     throw_down: ThrowDownOption = False,
     no_dole: NoDole = False,
+    move_time: MoveTime = None,
     protect: Protect = False,
     quiet: Quiet = False,
     as_json: Json = False,
@@ -115,15 +119,20 @@ def new(
     """
     from scat_core.domain.errors import BadInput
     from scat_core.domain.events import PlayerSeat
+    from scat_core.domain.move_time import parse_duration
     from scat_core.domain.options import GameOptions
 
     if not players and not bots:
         raise BadInput("name the players with --player NAME (people) and --bot NAME (bots), in seat order: "
                        f"{scat_prefix(ctx)} new --player you --bot ann --bot bob")
+    try:
+        seconds = None if move_time is None else parse_duration(move_time)
+    except ValueError as error:
+        raise BadInput(f"--move-time: {error} (R28)") from error
     seats = [PlayerSeat(name=name, is_bot=is_bot) for name, is_bot in seat_order(ctx, players or [], bots or [])]
     options = GameOptions(
         lives=lives, three_of_a_kind=three_of_a_kind, straight_flush=straight_flush, min_knock=min_knock,
-        no_first_round_knock=no_first_round_knock, throw_down=throw_down, no_dole=no_dole,
+        no_first_round_knock=no_first_round_knock, throw_down=throw_down, no_dole=no_dole, move_time=seconds,
     )
     cards = deck_option(deck)
     humans = [seat.name for seat in seats if not seat.is_bot]
@@ -309,3 +318,21 @@ def resign(ctx: typer.Context, game: GameArg, player: AsName, token: Token = Non
     from scat_core.domain.commands import Resign
 
     _act(ctx, game, player, token, Resign(player), as_json)
+
+
+def claim(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Token = None,
+          as_json: Json = False) -> None:
+    """Claim the turn of a player out of move time (R28).
+
+    Only in a game created with --move-time, once the player to act is out of time; by
+    another player still in the game (in a protected game, with his token).
+
+    Example: scat claim 3f2a1b9c0d --as you
+    """
+    with service(ctx) as games:
+        game = games.resolve_game_id(game)
+        played = games.claim(game, player, token_for(ctx, game, player, token) if player else token)
+        recorded(ctx, f"your claim was recorded; see `scat {command_line('show', played.game_id)}`")
+    if token and player and played.state.protected:
+        remember(ctx, game, {player: token})
+    report(ctx, played, as_json)

@@ -231,6 +231,13 @@ def create_app(db_url: str | None = None, *, testing: bool = False) -> FastAPI:
     def throw_down(game_id: str, body: wire.MoveIn, token: Token) -> Played:
         return move(game_id, cmd.ThrowDown(body.player), token)
 
+    @app.post("/games/{game_id}/claim", response_model=Played)
+    def claim(game_id: str, body: wire.ClaimIn, token: Token) -> Played:
+        try:
+            return games.claim(game_id, body.player, token)
+        finally:
+            notifier.changed(game_id)
+
     @app.get("/games/{game_id}/log", response_model=History)
     def log(game_id: str, token: Token, viewer: Viewer = None) -> History:
         """Every event as the viewer may see it."""

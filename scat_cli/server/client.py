@@ -114,6 +114,11 @@ class RemoteGames:
         path = f"{self._game(game_id)}/{_MOVES[type(command)]}"
         return Played.model_validate(self.request("POST", path, token=token, json=body))
 
+    def claim(self, game_id: str, claimer: str | None = None, token: str | None = None) -> Played:
+        """A claim of the turn of a player out of time (R28), as the server tells it to the claimer."""
+        body = {"player": claimer} if claimer is not None else {}
+        return Played.model_validate(self.request("POST", f"{self._game(game_id)}/claim", token=token, json=body))
+
     def show(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Shown:
         """The game as `viewer` (None: the public) may know it, his news, the result once over."""
         return Shown.model_validate(self.request("GET", self._game(game_id), token=token, params={"as": viewer}))

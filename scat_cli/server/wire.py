@@ -51,6 +51,12 @@ class MoveIn(_Body):
     card: str | None = Field(default=None, max_length=8)
 
 
+class ClaimIn(_Body):
+    """A claim of a turn whose move time ran out (R28): who claims (none: a protected game refuses it)."""
+
+    player: str | None = Field(default=None, min_length=1, max_length=SHORT)
+
+
 class ImportIn(_Body):
     """`scat import`: the records of an export, as parsed by the client."""
 

@@ -21,6 +21,7 @@ from .decide import decide
 from .errors import ScatError
 from .evolve import evolve
 from .invariants import invariant_problems
+from .move_time import recorded_time
 from .shuffle import Chance, SeededChance, seed_commitment
 from .state import GameState
 
@@ -142,8 +143,24 @@ def _choose_chance(events: Sequence[ev.Event]) -> tuple[Chance, bool, str | None
     return SeededChance(won.seed, won.seed_salt), True, None
 
 
-def audit_events(game_id: str, events: Sequence[ev.Event]) -> AuditReport:
-    """Re-decide every command from the state before it, checking invariants after each event."""
+def claim_for(
+    events: Sequence[ev.Event], index: int, state: GameState, times: Sequence[str] | None
+) -> cmd.ClaimTime | None:
+    """The claim (R28) that must have caused a resignation for lack of time at `index`, with its
+    recorded time and that of the event that began the late player's turn; None for any other event."""
+    event = events[index]
+    if not isinstance(event, ev.Resigned) or event.cause is None or times is None:
+        return None
+    began = max(state.turn_began, 1) - 1
+    return cmd.ClaimTime(event.claimed_by, recorded_time(times[index]), recorded_time(times[began]))
+
+
+def audit_events(game_id: str, events: Sequence[ev.Event], times: Sequence[str] | None = None) -> AuditReport:
+    """Re-decide every command from the state before it, checking invariants after each event.
+
+    `times` are the events' recorded times (recorded_at): a claim (R28) is re-decided from them.
+    Without them a claim cannot have been made, and fails.
+    """
     if not events:
         return AuditReport(game_id, False, 0, None, ["the game has no events"])
     created = events[0]
@@ -155,7 +172,10 @@ def audit_events(game_id: str, events: Sequence[ev.Event]) -> AuditReport:
     state, index = GameState(), 0
     while index < len(events):
         seq = index + 1
-        command = command_for(events, index)
+        try:
+            command = claim_for(events, index, state, times) or command_for(events, index)
+        except ValueError as error:
+            return _bad(game_id, events, seq, f"event {seq} ({events[index].type}) has no readable time: {error}")
         if command is None:
             return _bad(
                 game_id,
@@ -208,7 +228,7 @@ def _mismatch(seq: int, recorded: ev.Event, wanted: ev.Event) -> str:
     if recorded.type != wanted.type:
         return f"event {seq} is {recorded.type} where the rules produce {wanted.type}"
     theirs, ours = recorded.model_dump(), wanted.model_dump()
-    fields = [name for name in ours if theirs.get(name) != ours[name]]
+    fields = [name for name in {**ours, **theirs} if theirs.get(name) != ours.get(name)]
     named = fields[0] if len(fields) == 1 else ", ".join(fields[:-1]) + " and " + fields[-1]
     verb = "differs" if len(fields) == 1 else "differ"
     return f"event {seq} ({recorded.type}) is not what the rules produce here: its {named} {verb}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Literal
 
 from .events import RULES_VERSION, PlayerSeat, RulesVersion
@@ -77,5 +78,18 @@ class Resign:
     player: str
 
 
+@dataclass(frozen=True, slots=True)
+class ClaimTime:
+    """Claim the turn of the player to act once his move time has run out (R28).
+
+    `claimer` is another player still in the game, or None for the server itself; the times
+    are data decided by the shell: `now` (recorded as the claim's time) and when that turn began.
+    """
+
+    claimer: str | None
+    now: datetime
+    turn_began_at: datetime
+
+
 PlayerCommand = Draw | Discard | Knock | Declare31 | ThrowDown | ViewHand | Resign
-Command = CreateGame | PlayerCommand
+Command = CreateGame | PlayerCommand | ClaimTime

@@ -7,15 +7,17 @@ here too, in the same list of events.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 from . import events as ev
 from . import made
 from .cards import hand_value, validate_deck
-from .commands import Command, CreateGame, Declare31, Discard, Draw, Knock, Resign, ThrowDown, ViewHand
+from .commands import ClaimTime, Command, CreateGame, Declare31, Discard, Draw, Knock, Resign, ThrowDown, ViewHand
 from .errors import BadInput, Hint, NotFound, RuleViolation, ScatError
 from .evolve import apply, copy_of
+from .move_time import deadline, format_duration
 from .names import look_alike, name_problem
 from .shuffle import Chance
 from .state import GameState
@@ -59,6 +61,9 @@ def decide_and_evolve(state: GameState, command: Command, chance: Chance) -> tup
     out = _Emitter(state)
     if isinstance(command, CreateGame):
         _create(out, command, chance)
+        return out.events, out.state
+    if isinstance(command, ClaimTime):
+        _claim(out, command, chance)
         return out.events, out.state
     handler = _PLAYER_COMMANDS[type(command)]
     seat = state.seat_of(command.player)
@@ -298,11 +303,54 @@ def _resign(out: _Emitter, seat: int, command: Resign, chance: Chance) -> None:
     if refusal is not None:
         raise refusal
     out.emit(made.resigned(state.players[seat].name))
+    _after_resignation(out, chance)
+
+
+def _after_resignation(out: _Emitter, chance: Chance) -> None:
+    """R27: the last active player wins (R26); the last to play after a knock leaves the showdown due (R16)."""
     if len(out.state.active_seats()) == 1:
         _next_hand_or_end(out, chance)
     elif out.state.phase == "settling":  # he was the last to play after the knock (R16)
-        assert state.knocker is not None
-        _showdown(out, state.knocker, chance)
+        assert out.state.knocker is not None
+        _showdown(out, out.state.knocker, chance)
+
+
+def _claim(out: _Emitter, command: ClaimTime, chance: Chance) -> None:
+    """R28: the player to act, out of time, is resigned (R27) on a claim by another player or the server."""
+    state = out.state
+    refusal = claim_refusal(state, command)
+    if refusal is not None:
+        raise refusal
+    assert state.turn is not None
+    claimer = None if command.claimer is None else state.name(state.seat_of(command.claimer))
+    out.emit(made.timed_out(state.players[state.turn].name, claimer))
+    _after_resignation(out, chance)
+
+
+def claim_refusal(state: GameState, command: ClaimTime) -> ScatError | None:
+    """Why the turn of the player to act may not be claimed by `command` now (R28), or None."""
+    if command.claimer is not None:
+        seat = state.seat_of(command.claimer)
+        refusal = player_refusal(state, seat, command.claimer)
+        if refusal is not None:
+            return refusal
+        if seat == state.turn:
+            return RuleViolation("you cannot claim your own turn: play it", "R28")
+    elif state.status != "active":
+        return NotFound("no such game") if state.status == "new" else RuleViolation(
+            f"the game is over: {state.winner} won")
+    if state.options.move_time is None:
+        return RuleViolation("this game has no move time: nobody's turn can be claimed", "R28")
+    if state.turn is None or not state.in_hand:
+        return RuleViolation("nobody is to act now: there is no turn to claim", "R28")
+    late = state.players[state.turn]
+    if late.is_bot:
+        return RuleViolation(f"{late.name} is a bot: bots play at once", "R28")
+    ends = deadline(command.turn_began_at, state.options.move_time)
+    if command.now < ends:
+        left = format_duration(math.ceil((ends - command.now).total_seconds()))
+        return RuleViolation(f"{late.name} still has {left} to move", "R28")
+    return None
 
 
 def resign_refusal(state: GameState, seat: int) -> RuleViolation | None:

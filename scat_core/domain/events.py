@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any, Final, Literal, TypeAlias, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from .options import GameOptions
 from .shuffle import ALGORITHM as SHUFFLE_ALGORITHM
@@ -135,11 +135,31 @@ class ShowdownHeld(_Event):
 
 
 class Resigned(_Event):
-    """A player resigned: he is out at once, his cards set aside face down (R27)."""
+    """A player resigned (R27), or was resigned when his move time ran out (R28): out at once, cards set aside."""
 
     type: Literal["Resigned"] = "Resigned"
     schema_version: Literal[1] = 1
     player: str
+    #: Why, when he did not resign himself: "move time" (R28, claimed). None: he resigned (R27).
+    cause: Literal["move time"] | None = None
+    #: Who claimed his turn (R28): a player's name, or None for the server (or no claim).
+    claimed_by: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _cause_absent_is_none(cls, data: Any) -> Any:
+        """A record without a cause (every resignation before R28) reads with every field set, as decide makes it."""
+        if isinstance(data, dict) and ("cause" not in data or "claimed_by" not in data):
+            return {"cause": None, "claimed_by": None, **data}
+        return data
+
+    @model_serializer(mode="wrap")
+    def _without_unset_cause(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """A plain resignation serializes (and hashes) exactly as before R28."""
+        data = handler(self)
+        if isinstance(data, dict) and data.get("cause", "") is None:
+            del data["cause"], data["claimed_by"]
+        return data
 
 
 class PennyPaid(_Event):

@@ -283,8 +283,12 @@ if frozenset(_HANDLERS) != event_classes():  # exhaustive, checked at import (an
 
 def apply(state: GameState, event: ev.Event) -> None:
     """Apply `event` to `state` IN PLACE: only for a state nobody else holds (a fresh copy)."""
-    _HANDLERS[type(event)](state, state.__dict__, event)
-    state.__dict__["version"] += 1
+    s = state.__dict__
+    turn, hand = s["turn"], s["hand_number"]
+    _HANDLERS[type(event)](state, s, event)
+    s["version"] += 1
+    if s["turn"] != turn or s["hand_number"] != hand:  # a new turn: its move time starts here (R28)
+        s["turn_began"] = s["version"]
 
 
 def copy_of(state: GameState) -> GameState:

@@ -95,7 +95,14 @@ def showdown_held(caller: str, hands: dict[str, tuple[str, ...]], values: dict[s
 
 def resigned(player: str) -> ev.Resigned:
     """Resigned, unvalidated."""
-    return _made(ev.Resigned, {"type": "Resigned", "schema_version": 1, "player": player})
+    return _made(ev.Resigned, {"type": "Resigned", "schema_version": 1, "player": player, "cause": None,
+                               "claimed_by": None})
+
+
+def timed_out(player: str, claimed_by: str | None) -> ev.Resigned:
+    """Resigned for being out of time (R28), unvalidated."""
+    return _made(ev.Resigned, {"type": "Resigned", "schema_version": 1, "player": player, "cause": "move time",
+                               "claimed_by": claimed_by})
 
 
 def penny_paid(player: str) -> ev.PennyPaid:

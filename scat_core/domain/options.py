@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+
+from .move_time import format_duration
 
 
 class GameOptions(BaseModel):
@@ -20,6 +24,15 @@ class GameOptions(BaseModel):
     no_first_round_knock: bool = Field(default=False, description="R15b: no knock in the first round")
     throw_down: bool = Field(default=False, description="R23: throw down allowed")
     no_dole: bool = Field(default=False, description="R25: out as soon as the last penny is paid")
+    move_time: int | None = Field(default=None, ge=1, le=366 * 86_400, description="R28: seconds for each turn")
+
+    @model_serializer(mode="wrap")
+    def _without_move_time_unset(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """No move time is left out, so games without one serialize (and hash) as before R28."""
+        data = handler(self)
+        if isinstance(data, dict) and data.get("move_time", 0) is None:
+            del data["move_time"]
+        return data
 
     @property
     def values_beyond_suits(self) -> bool:
@@ -36,4 +49,6 @@ class GameOptions(BaseModel):
         ]
         if self.min_knock is not None:
             parts.append(f"min-knock {self.min_knock}")
+        if self.move_time is not None:
+            parts.append(f"move-time {format_duration(self.move_time)}")
         return parts

@@ -64,6 +64,7 @@ class GameState:
     seed: str | None = None
     seed_salt: str | None = None
     version: int = 0  # how many events made this state
+    turn_began: int = 0  # the seq of the event that made it the player to act's turn (R28)
 
     def evolved(self, changes: dict[str, object]) -> GameState:
         """A copy with `changes` applied (a fast `dataclasses.replace`; self is untouched)."""

@@ -38,6 +38,9 @@ class Games(Protocol):
     def move(self, game_id: str, command: PlayerCommand, token: str | None = None) -> Played:
         """`scat draw|discard|knock|declare|throw-down|resign`."""
 
+    def claim(self, game_id: str, claimer: str | None = None, token: str | None = None) -> Played:
+        """`scat claim` (R28)."""
+
     def show(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Shown:
         """`scat show`."""
 

@@ -24,6 +24,7 @@ from scat_core.service.boundary import Progress
 from scat_core.service.finding import Finding
 from scat_core.service.following import Following
 from scat_core.service.loading import replay
+from scat_core.service.move_times import Clock, system_clock
 from scat_core.service.news import CatchingUp, Catchup
 from scat_core.service.playing import Outcome, Playing
 from scat_core.service.ports import Store
@@ -54,9 +55,9 @@ class GameService(Generic[S]):
     the type parameter is the adapter's class, so a front end that opened a database still sees its engine.
     """
 
-    def __init__(self, store: S) -> None:
+    def __init__(self, store: S, clock: Clock = system_clock) -> None:
         self.store = store
-        self.playing = Playing(store)
+        self.playing = Playing(store, clock)
         self.reading = Reading(store, self.playing)
         self.catching_up = CatchingUp(store, self.playing)
         self.finding = Finding(store)
@@ -88,6 +89,10 @@ class GameService(Generic[S]):
     def move(self, game_id: str, command: PlayerCommand, token: str | None = None) -> Played:
         """`scat draw|discard|knock|declare|throw-down|resign`: the move and the bots' answer, told to the mover."""
         return self.showing.move(game_id, command, token)
+
+    def claim(self, game_id: str, claimer: str | None = None, token: str | None = None) -> Played:
+        """`scat claim`: the turn of a player out of time is claimed (R28), told to the claimer."""
+        return self.showing.claim(game_id, claimer, token)
 
     def show(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Shown:
         """`scat show`: a look (recorded in throw-down games, R23), the viewer's news, result and moves."""
@@ -136,6 +141,10 @@ class GameService(Generic[S]):
     def act(self, game_id: str, command: PlayerCommand, token: str | None = None) -> Outcome:
         """Carry out a human player's command, then let bots play until a human must."""
         return self.playing.act(game_id, command, token)
+
+    def claim_expired(self, game_id: str) -> Outcome:
+        """The server's own claim (R28) of a turn whose move time ran out; RuleViolation if none did."""
+        return self.playing.claim(game_id, None)
 
     def look(self, game_id: str, player: str | None = None, token: str | None = None) -> GameState:
         """The current state after the bots' owed moves; a player's look at his hand is recorded (R23)."""

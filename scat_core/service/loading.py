@@ -63,11 +63,12 @@ def load_for_command(tx: UnitOfWork, game_id: str) -> tuple[GameState, GameSecre
 
 
 def append(tx: UnitOfWork, state: GameState, events: list[ev.Event], after: GameState,
-           head: str) -> list[StoredEvent]:
+           head: str, recorded_at: str | None = None) -> list[StoredEvent]:
     """Append `events` (which lead from `state`, whose last event has hash `head`, to `after`)
-    with the read model and the snapshot; the store forgets a revealed seed in the same write."""
+    with the read model and the snapshot, recorded at `recorded_at` (the service's clock); the
+    store forgets a revealed seed in the same write."""
     kept = snapshot_json(after)
-    stored = tx.append(state.game_id, state.version, events, summarize(after), kept, head)
+    stored = tx.append(state.game_id, state.version, events, summarize(after), kept, head, recorded_at)
     if kept is not None and stored and stored[-1].seq == after.version:
         folded.remember(after, stored[-1].hash)  # the state of the snapshot just written (folded.py)
     return stored

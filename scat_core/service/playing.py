@@ -13,16 +13,18 @@ from dataclasses import dataclass, field
 
 from scat_core.domain import events as ev
 from scat_core.domain.bots import next_bot_command
-from scat_core.domain.commands import CreateGame, PlayerCommand, ViewHand
+from scat_core.domain.commands import ClaimTime, CreateGame, PlayerCommand, ViewHand
 from scat_core.domain.decide import decide_and_evolve
 from scat_core.domain.errors import BadInput, RuleViolation
 from scat_core.domain.evolve import evolve
+from scat_core.domain.move_time import recorded_text
 from scat_core.domain.names import SEED_RE, normalize_name
 from scat_core.domain.options import GameOptions
 from scat_core.domain.shuffle import SeededChance, new_salt, new_seed
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
 from scat_core.service.loading import append, authorize, chance_of, load_for_command, refuse_bot_viewer, require_player
+from scat_core.service.move_times import Clock, system_clock, turn_began_at
 from scat_core.service.ports import Store
 from scat_core.service.read_model import snapshot_json, summarize
 from scat_core.store.errors import ConcurrencyConflict, StoreUnavailable
@@ -72,8 +74,13 @@ def bot_moves(state: GameState, chance: SeededChance) -> tuple[list[ev.Event], G
 class Playing:
     """The use cases that change a game: create, act, look (R23) and the bots' moves."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, clock: Clock = system_clock) -> None:
         self.store = store
+        self.clock = clock
+
+    def _now(self) -> str:
+        """The time to record on the events appended now (the service's clock)."""
+        return recorded_text(self.clock())
 
     def create_game(
         self,
@@ -105,7 +112,8 @@ class Playing:
         events, state = decide_and_evolve(GameState(), command, chance)
         tokens = {p.name: new_token() for p in state.players if protect and not p.is_bot}
         with self.store.transaction() as tx:
-            stored = tx.append(command.game_id, 0, events, summarize(state), snapshot_json(state))
+            stored = tx.append(command.game_id, 0, events, summarize(state), snapshot_json(state),
+                               recorded_at=self._now())
             tx.put_secret(command.game_id, chance.seed, chance.salt)
             for name, token in tokens.items():
                 tx.put_token_hash(command.game_id, name, hash_token(token))
@@ -125,11 +133,41 @@ class Playing:
             events, owed = bot_moves(state, chance)
             mine, after = decide_and_evolve(owed, command, chance)
             events += mine
-            stored = append(tx, state, events, after, head)
+            stored = append(tx, state, events, after, head, self._now())
             before, state = state, after  # Outcome.before: the state before events[0]
         outcome = self._bots_after_commit(game_id, state, chance, stored[-1].hash if stored else head)
         return Outcome(game_id, outcome.state, stored + outcome.events, before=before,
                        bots_interrupted=outcome.bots_interrupted)
+
+    def claim(self, game_id: str, claimer: str | None, token: str | None = None) -> Outcome:
+        """Claim the turn of the player to act once his move time ran out (R28): he is resigned,
+        then the bots play. `claimer`: a player still in the game (his token checked as for any
+        move), or None for the server itself. Refused (RuleViolation R28, nothing written) before."""
+        with self.store.command() as tx:
+            state, secret, head = load_for_command(tx, game_id)
+            if claimer is not None:
+                seat = authorize(tx, state, claimer, token)
+                if state.players[seat].is_bot:
+                    raise RuleViolation(f"{state.players[seat].name} is a bot: bots play by themselves")
+            chance = chance_of(state, secret)
+            events, owed = bot_moves(state, chance)  # moves bots still owe come first, as in `act`
+            now = self.clock()
+            began = now if owed.turn_began > state.version else turn_began_at(tx, owed)
+            if began is None or owed.options.move_time is None:
+                began = now  # no turn to claim: decide says why (R28)
+            mine, after = decide_and_evolve(owed, ClaimTime(claimer, now, began), chance)
+            events += mine
+            stored = append(tx, state, events, after, head, recorded_text(now))
+            before, state = state, after
+        outcome = self._bots_after_commit(game_id, state, chance, stored[-1].hash if stored else head)
+        return Outcome(game_id, outcome.state, stored + outcome.events, before=before,
+                       bots_interrupted=outcome.bots_interrupted)
+
+    def is_protected(self, game_id: str) -> bool:
+        """Whether the game is protected (NotFound when there is no such game)."""
+        with self.store.read() as tx:
+            row = tx.get_game(game_id)
+            return row.protected if row is not None else load_for_command(tx, game_id)[0].protected
 
     def look(self, game_id: str, player: str | None = None, token: str | None = None) -> GameState:
         """The current state, after the moves bots still owe; showing a player his hand is
@@ -164,7 +202,7 @@ class Playing:
                     state, secret, head = load_for_command(tx, game_id)
                     events, after = decide_and_evolve(state, ViewHand(player), chance_of(state, secret))
                     if events:
-                        append(tx, state, events, after, head)
+                        append(tx, state, events, after, head, self._now())
                     return after
             except ConcurrencyConflict:
                 if attempt == BOT_RETRIES:
@@ -207,7 +245,7 @@ class Playing:
                 return Outcome(game_id, state)
             try:
                 with self.store.command() as tx:
-                    appended = append(tx, state, events, after, head)
+                    appended = append(tx, state, events, after, head, self._now())
                 return Outcome(game_id, after, appended)
             except ConcurrencyConflict:
                 if attempt == BOT_RETRIES:

@@ -74,10 +74,12 @@ class EventLog(Protocol):
 
     def append(
         self, game_id: str, expected_seq: int, events: Sequence[BaseModel], summary: GameSummary | None = None,
-        snapshot: str | None = None, expected_hash: str | None = None,
+        snapshot: str | None = None, expected_hash: str | None = None, recorded_at: str | None = None,
     ) -> list[StoredEvent]:
         """Append `events` after seq `expected_seq` (hash `expected_hash`), chained, with the games row,
         the snapshot and the head's signature; ConcurrencyConflict (nothing written) if the head moved.
+
+        `recorded_at`: the events' time as the caller's clock decided it (R28); None: the store's clock.
 
         With `expected_hash` and a summary, a finished game's kept seed is forgotten in the same write.
         """

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from scat_core.domain import commands as cmd
 from scat_core.domain import events as ev
 from scat_core.domain.decide import throw_down_refusal
+from scat_core.domain.errors import AuthFailed, Hint
 from scat_core.domain.legal import play_moves
 from scat_core.domain.options import GameOptions
 from scat_core.domain.state import GameState
@@ -78,6 +79,15 @@ class Showing:
     def move(self, game_id: str, command: cmd.PlayerCommand, token: str | None = None) -> Played:
         """A player's move and the bots' answer (see `Playing.act`), told to the mover."""
         return self._played(self.playing.act(game_id, command, token), command.player)
+
+    def claim(self, game_id: str, claimer: str | None, token: str | None = None) -> Played:
+        """A claim of the turn of a player out of time (R28; see `Playing.claim`), told to the claimer.
+
+        Without a claimer only an unprotected game may be claimed (a protected one asks a player's token)."""
+        if claimer is None and self.playing.is_protected(game_id):
+            raise AuthFailed(f"game {game_id} is protected: claim as one of its players, with his token",
+                             game_id=game_id, hint=Hint.GIVE_TOKEN)
+        return self._played(self.playing.claim(game_id, claimer, token), claimer)
 
     def _played(self, outcome: Outcome, viewer: str | None) -> Played:
         finished = outcome.state.status == "finished"

@@ -43,7 +43,7 @@ def is_lean(expected_seq: int, summary: GameSummary | None, expected_hash: str |
 def append(
     conn: Connection, keys: KeyRing, game_id: str, expected_seq: int, events: Sequence[BaseModel],
     summary: GameSummary | None = None, snapshot: str | None = None, expected_hash: str | None = None,
-    heads: KnownHeads | None = None,
+    heads: KnownHeads | None = None, recorded_at: str | None = None,
 ) -> list[StoredEvent]:
     """Append `events` after seq `expected_seq`, chaining hashes; update the read model and,
     when given, the snapshot (see StoreTransaction.append). `heads`: the head signatures known
@@ -59,7 +59,7 @@ def append(
             )
     else:
         prev_hash = str(expected_hash)
-    now = utc_now()
+    now = recorded_at or utc_now()
     stored: list[StoredEvent] = []
     rows: list[Row] = []
     for seq, event in enumerate(events, start=expected_seq + 1):

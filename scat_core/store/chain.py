@@ -124,4 +124,4 @@ def audit_records(records: Sequence[Mapping[str, Any]]) -> AuditReport:
                 [f"event {record['seq']} is not in canonical form: its data is not what the event encodes to"],
             )
         events.append(event)
-    return audit_events(game_id, events)
+    return audit_events(game_id, events, [record["recorded_at"] for record in records])

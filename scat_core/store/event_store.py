@@ -136,6 +136,7 @@ class StoreTransaction:
         summary: GameSummary | None = None,
         snapshot: str | None = None,
         expected_hash: str | None = None,
+        recorded_at: str | None = None,
     ) -> list[StoredEvent]:
         """Append `events` after seq `expected_seq`, chaining hashes; update the read model and,
         when given, the snapshot (the JSON of the state after the last event).
@@ -147,7 +148,7 @@ class StoreTransaction:
         """
         self._may_write(appending.is_lean(expected_seq, summary, expected_hash))
         stored = appending.append(self._conn, self.keys, game_id, expected_seq, events, summary, snapshot,
-                                  expected_hash, self._heads)
+                                  expected_hash, self._heads, recorded_at)
         if stored:
             self.moved[game_id] = stored[-1].seq
         return stored

@@ -142,7 +142,7 @@ class MemoryTransaction:
 
     def append(
         self, game_id: str, expected_seq: int, events: Sequence[BaseModel], summary: GameSummary | None = None,
-        snapshot: str | None = None, expected_hash: str | None = None,
+        snapshot: str | None = None, expected_hash: str | None = None, recorded_at: str | None = None,
     ) -> list[StoredEvent]:
         """Append `events` after seq `expected_seq`, chained, with the games row, snapshot and signature.
 
@@ -160,7 +160,7 @@ class MemoryTransaction:
                                       f"{head_seq}): look again and retry")
         if lean:
             prev_hash = str(expected_hash)
-        now = utc_now()
+        now = recorded_at or utc_now()
         rows: list[Row] = []
         for seq, event in enumerate(events, start=expected_seq + 1):
             event_type, version, data = to_record(event)

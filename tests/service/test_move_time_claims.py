@@ -1,0 +1,129 @@
+"""R28 through the service: claims decided by its clock, recorded at its time, audited from it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from scat_core.domain import events as ev
+from scat_core.domain.commands import Draw
+from scat_core.domain.errors import AuthFailed, RuleViolation
+from scat_core.domain.options import GameOptions
+from scat_core.service import GameService
+from scat_core.store.memory import MemoryStore
+from tests.support.clock import HandClock
+
+HOUR = 3600
+PLAYERS = [ev.PlayerSeat(name=name) for name in ("ann", "bob", "cy")]
+
+
+@pytest.fixture
+def clock() -> HandClock:
+    return HandClock()
+
+
+@pytest.fixture(params=["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def timed(request: pytest.FixtureRequest, clock: HandClock) -> Iterator[GameService]:
+    """The service on each adapter, on the hand-moved clock."""
+    if request.param == "memory":
+        yield GameService(MemoryStore(), clock)
+        return
+    opened = GameService.open(str(request.getfixturevalue(f"{request.param}_url")))
+    service = GameService(opened.store, clock)
+    yield service
+    service.store.engine.dispose()
+
+
+def a_timed_game(service: GameService, protect: bool = False) -> tuple[str, str]:
+    """A game of three humans with a one-hour move time; its id and whose turn it is."""
+    outcome = service.create_game(PLAYERS, options=GameOptions(move_time=HOUR), seed=5, protect=protect)
+    turn = outcome.state.name(outcome.state.turn)
+    assert turn is not None
+    return outcome.game_id, turn
+
+
+def other_than(name: str) -> str:
+    return next(seat.name for seat in PLAYERS if seat.name != name)
+
+
+def test_r28_a_claim_before_the_move_time_is_up_is_refused_and_writes_nothing(
+    timed: GameService, clock: HandClock,
+) -> None:
+    game, late = a_timed_game(timed)
+    clock.advance(HOUR - 1)
+    with pytest.raises(RuleViolation, match=r"1s to move \(R28\)"):
+        timed.claim(game, other_than(late))
+    assert len(timed.history(game)) == 2
+
+
+def test_r28_a_claim_in_time_resigns_the_player_to_act_and_is_recorded_at_the_clocks_time(
+    timed: GameService, clock: HandClock,
+) -> None:
+    game, late = a_timed_game(timed)
+    clock.advance(HOUR)
+    played = timed.claim(game, other_than(late))
+    claimed = timed.history(game)[-1]
+    assert claimed.event == ev.Resigned(player=late, cause="move time", claimed_by=other_than(late))
+    assert claimed.recorded_at == clock().strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    assert next(p for p in played.state.players if p.name == late).resigned
+    assert timed.audit(game).ok
+
+
+def test_r28_the_move_time_counts_from_the_turns_start_not_from_the_players_draw(
+    timed: GameService, clock: HandClock,
+) -> None:
+    game, late = a_timed_game(timed)
+    clock.advance(HOUR - 10)
+    timed.act(game, Draw(late, "stock"))
+    clock.advance(10)
+    timed.claim(game, other_than(late))
+    assert timed.audit(game).ok
+
+
+def test_r28_the_game_finishes_when_claims_leave_one_player(timed: GameService, clock: HandClock) -> None:
+    game, _ = a_timed_game(timed)
+    for _ in range(2):
+        clock.advance(HOUR)
+        state = timed.look(game)
+        late = state.name(state.turn)
+        assert late is not None
+        timed.claim(game, next(p.name for p in state.players if not p.out and p.name != late))
+    state = timed.look(game)
+    assert state.status == "finished" and state.winner is not None
+    report = timed.audit(game)
+    assert report.ok and report.seed_verified
+
+
+def test_r28_a_claim_in_a_game_without_a_move_time_is_refused(timed: GameService, clock: HandClock) -> None:
+    game = timed.create_game(PLAYERS, seed=5).game_id
+    clock.advance(365 * 86_400)
+    with pytest.raises(RuleViolation, match=r"no move time.*\(R28\)"):
+        timed.claim(game, "bob")
+    assert len(timed.history(game)) == 2
+
+
+def test_r28_a_protected_games_claimer_proves_his_seat_with_his_token(clock: HandClock) -> None:
+    service = GameService(MemoryStore(), clock)
+    outcome = service.create_game(PLAYERS, options=GameOptions(move_time=HOUR), seed=5, protect=True)
+    late = outcome.state.name(outcome.state.turn)
+    assert late is not None
+    claimer = other_than(late)
+    clock.advance(HOUR)
+    with pytest.raises(AuthFailed):
+        service.claim(outcome.game_id, claimer, "wrong")
+    with pytest.raises(AuthFailed):
+        service.claim(outcome.game_id, None)
+    service.claim(outcome.game_id, claimer, outcome.tokens[claimer])
+    assert service.audit(outcome.game_id).ok
+
+
+def test_r28_the_servers_own_claim_names_no_claimer_and_bots_play_on(clock: HandClock) -> None:
+    service = GameService(MemoryStore(), clock)
+    seats = [ev.PlayerSeat(name="you"), ev.PlayerSeat(name="ann", is_bot=True), ev.PlayerSeat(name="bob", is_bot=True)]
+    game = service.create_game(seats, options=GameOptions(move_time=HOUR), seed=5, dealer="bob").game_id
+    clock.advance(HOUR)
+    outcome = service.claim_expired(game)
+    assert outcome.events[0].event == ev.Resigned(player="you", cause="move time", claimed_by=None)
+    assert outcome.state.status == "finished"  # the bots played it out
+    assert service.audit(game).ok
