@@ -75,6 +75,8 @@ def _global_options(
         raise BadInput("--server needs a URL, e.g. http://127.0.0.1:8031 or https://scat.example.org")
     if remote and db is not None:
         raise BadInput("give --db or --server, not both: with --server the backend keeps the games")
+    if remote and not remote.strip().lower().startswith(("http://", "https://")):
+        raise BadInput(f"--server needs a URL starting with http:// or https://, e.g. http://{remote.strip()}")
     ctx.obj = CliState(db_url=db, server=remote.strip().rstrip("/") if remote else None,
                        server_given=server is not None)
 

@@ -1,4 +1,4 @@
-"""The client of `scat serve`: the game service's front-end methods and values, over HTTP (httpx).
+"""The client of `scat serve`: the game service's front-end methods and values, over HTTP.
 
 The CLI calls it exactly as it calls GameService (`scat_cli.common.service` picks one), so
 every command prints the same output and exit codes through `--server`. Each method is one
@@ -8,15 +8,14 @@ already redacted for the authenticated viewer: a client never holds a card its u
 
 from __future__ import annotations
 
-import socket
 import time
 from collections.abc import Generator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
-import httpx
 from pydantic import TypeAdapter
 
 from scat_cli.server import wire
+from scat_cli.server.transport import Answer, Connection, TransportError, TransportTimeout
 from scat_core.domain import commands as cmd
 from scat_core.domain import events as ev
 from scat_core.domain.audit import AuditReport
@@ -28,7 +27,6 @@ from scat_core.service.values import Export, Exports, History, Listing, Played, 
 if TYPE_CHECKING:
     from scat_core.store.stats_projection import StatsReport
 
-TIMEOUT = httpx.Timeout(30.0, connect=5.0)
 _MOVES = {cmd.Draw: "draw", cmd.Discard: "discard", cmd.Knock: "knock", cmd.Declare31: "declare",
           cmd.ThrowDown: "throw-down", cmd.Resign: "resign"}
 
@@ -37,12 +35,9 @@ class RemoteGames:
     """The game service of a Scat backend at `base_url` (`scat --server URL`)."""
 
 
-    def __init__(self, base_url: str, transport: httpx.BaseTransport | None = None) -> None:
+    def __init__(self, base_url: str) -> None:
         self.base_url = base_url
-        if transport is None:  # a request's headers and body go out at once (no Nagle wait)
-            transport = httpx.HTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
-        self.http = httpx.Client(base_url=base_url, timeout=TIMEOUT, transport=transport,
-                                 headers={"user-agent": "scat-cli"})
+        self.http = Connection(base_url)
 
     def __enter__(self) -> RemoteGames:
         return self
@@ -59,22 +54,21 @@ class RemoteGames:
         query = {key: value for key, value in (params or {}).items() if value is not None}
         try:
             response = self.http.request(method, path, params=query, json=json, headers=headers)
-        except httpx.TimeoutException:
+        except TransportTimeout:
             raise BadInput(f"the server {self.base_url} did not answer in time") from None
-        except httpx.HTTPError as error:
-            reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-            raise BadInput(f"cannot reach the server {self.base_url}: {reason}") from None
-        if response.status_code < 400:
+        except TransportError as error:
+            raise BadInput(f"cannot reach the server {self.base_url}: {error}") from None
+        if response.status < 400:
             return response.json()
         self._raise(response)
 
-    def _raise(self, response: httpx.Response) -> NoReturn:
+    def _raise(self, response: Answer) -> NoReturn:
         """Raise the ScatError a refusal names, with its fields (the CLI words it as a local one)."""
         try:
             problem = wire.ErrorOut.model_validate(response.json())
         except ValueError:
-            raise RuleViolation(f"the server {self.base_url} answered {response.status_code} "
-                                f"{response.reason_phrase}: is it a scat server?") from None
+            raise RuleViolation(f"the server {self.base_url} answered {response.status} "
+                                f"{response.reason}: is it a scat server?") from None
         raise problem.raised()
 
     @staticmethod
@@ -145,24 +139,21 @@ class RemoteGames:
                 token: str | None = None) -> Generator[str, None, None]:
         """The lines of the game's event stream (server-sent events) after seq `after`, as `viewer`
         may see them; it ends when the game is over (BadInput when the server stops first)."""
-        stream_timeout = httpx.Timeout(30.0, connect=5.0, read=30.0)  # the server says something each second
         headers = {"authorization": f"Bearer {token}"} if token else {}
         params: dict[str, str | int] = {"after": after, **({"as": viewer} if viewer is not None else {})}
-        try:
-            with self.http.stream("GET", f"{self._game(game_id)}/events", params=params, headers=headers,
-                                  timeout=stream_timeout) as response:
-                if response.status_code >= 400:
-                    response.read()
+        try:  # the server says something each second, so a read timeout means it is gone
+            with self.http.stream("GET", f"{self._game(game_id)}/events", params=params,
+                                  headers=headers) as (response, lines):
+                if response.status >= 400:
                     self._raise(response)
-                for line in response.iter_lines():
+                for line in lines:
                     if line == "event: stopping":  # the server's last word before it exits
                         raise BadInput(f"the server {self.base_url} is stopping; run the command again")
                     yield line
-        except httpx.TimeoutException:
+        except TransportTimeout:
             raise BadInput(f"the server {self.base_url} stopped answering") from None
-        except httpx.HTTPError as error:
-            reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-            raise BadInput(f"lost the server {self.base_url}: {reason}") from None
+        except TransportError as error:
+            raise BadInput(f"lost the server {self.base_url}: {error}") from None
 
     def wait_for_event(self, game_id: str, after: int, timeout: float | None = None) -> bool:
         """Block until the game has an event after seq `after` (the server's event stream pushes

@@ -10,7 +10,11 @@ Typer + SQLAlchemy + pydantic program pays before doing anything. Goals:
 - `scat --help` and `scat COMMAND --help` under 150 ms;
 - cost independent of the number of games in the database and of the game's length: show
   and draw in a 400-event game within 1.1x of a 10-event one, and show in a database of
-  many games within 1.1x of a database of one.
+  many games within 1.1x of a database of one;
+- through a server (`scat --server URL`, a `scat serve` started here on SQLite): `show` and
+  a draw at most 1.3x the client's own floor, `python -c "import typer, pydantic"` (the
+  CLI and the value types; the HTTP client is the standard library's). The floor the
+  httpx client was measured against, `python -c "import typer, httpx"`, is printed beside it.
 
 Medians of N runs, the commands taken in rotation (fair to a machine that is busy). The
 commands run with Python writing its bytecode caches, as an installed scat does (pip
@@ -30,10 +34,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests.support.live_server import server_process  # noqa: E402
+
 BIN = Path(sys.executable).parent
 SCAT = str(BIN / "scat")
 FLOOR = "python -c 'import sqlalchemy, pydantic, typer' (floor)"
-SHOW_GOAL, DRAW_GOAL, HELP_GOAL_MS, FLAT_GOAL = 1.3, 1.6, 150.0, 1.1
+CLIENT_FLOOR = "python -c 'import typer, pydantic' (client floor)"
+HTTPX_FLOOR = "python -c 'import typer, httpx' (the httpx client's floor)"
+SHOW_GOAL, DRAW_GOAL, HELP_GOAL_MS, FLAT_GOAL, CLIENT_GOAL = 1.3, 1.6, 150.0, 1.1, 1.3
 FILLER_GAMES = 150
 
 
@@ -118,6 +128,25 @@ def ready_to_draw(games: Any, game: str) -> None:
     raise RuntimeError(f"game {game}: not your turn to draw ({state.phase}, turn {state.turn})")
 
 
+def through_a_server(db_url: str, runs: int, env: dict[str, str], timed: Any) -> list[str]:
+    """Time `show` and a draw through a `scat serve` on `db_url`, and the client's floors; the labels."""
+    from scat_cli.server.client import RemoteGames
+
+    show, draw = "--server show (3 players)", "--server draw + bots, fresh game"
+    with server_process(db_url) as (url, _process), RemoteGames(url) as remote:
+        made = [remote.new_game(seats()) for _ in range(runs + 1)]
+        config = db_url.removeprefix("sqlite:///") + ".config"  # tokens remembered there, not in the user's
+        tokens = [{**env, "SCAT_SERVER": url, "SCAT_TOKEN": game.tokens["you"], "XDG_CONFIG_HOME": config}
+                  for game in made]
+        run([SCAT, "show", made[0].game_id, "--as", "you"], tokens[0])  # warm-up
+        for i in range(runs):
+            timed(CLIENT_FLOOR, [sys.executable, "-c", "import typer, pydantic"])
+            timed(HTTPX_FLOOR, [sys.executable, "-c", "import typer, httpx"])
+            timed(show, [SCAT, "show", made[0].game_id, "--as", "you"], tokens[0])
+            timed(draw, [SCAT, "draw", made[i + 1].game_id, "--as", "you", "stock"], tokens[i + 1])
+    return [show, draw]
+
+
 def main() -> None:
     """Print every median next to its goal, and whether all goals are met."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -128,8 +157,8 @@ def main() -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "SCAT_TOKEN", "SCAT_DB_URL")}
     times: dict[str, list[float]] = {}
 
-    def timed(label: str, command: list[str]) -> None:
-        times.setdefault(label, []).append(run(command, env))
+    def timed(label: str, command: list[str], with_env: dict[str, str] | None = None) -> None:
+        times.setdefault(label, []).append(run(command, with_env or env))
 
     with tempfile.TemporaryDirectory() as folder:
         one_url, many_url = f"sqlite:///{folder}/one.db", f"sqlite:///{folder}/many.db"
@@ -160,6 +189,7 @@ def main() -> None:
             ready_to_draw(many, big_game)
         one.store.engine.dispose()
         many.store.engine.dispose()
+        remote_labels = through_a_server(f"sqlite:///{folder}/served.db", runs, env, timed)
 
     medians = {label: statistics.median(values) for label, values in times.items()}
     floor = medians[FLOOR]
@@ -175,6 +205,8 @@ def main() -> None:
         draw_small: (medians[draw_small] / floor, DRAW_GOAL, "x floor"),
         draw_big: (medians[draw_big] / medians[draw_small], FLAT_GOAL, "x the fresh game"),
     }
+    for label in remote_labels:
+        goals[label] = (medians[label] / medians[CLIENT_FLOOR], CLIENT_GOAL, "x client floor")
     load = ", ".join(f"{figure:.1f}" for figure in os.getloadavg())
     print(f"median of {runs} runs (wall time); floor = {floor:.0f} ms; load average {load} on {os.cpu_count()} cores "
           "(a busy machine stretches the ms figures; the ratios hold better)")

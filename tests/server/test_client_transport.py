@@ -1,0 +1,135 @@
+"""The `--server` client's HTTP connection: kept alive, streamed, bounded in time, failing in one line."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from scat_cli.server import transport
+from scat_cli.server.transport import Connection, TransportError, TransportTimeout
+
+
+class Handler(BaseHTTPRequestHandler):
+    """A few answers a client must cope with, by path; each request's client port is recorded."""
+
+    protocol_version = "HTTP/1.1"
+    seen: list[tuple[str, int, str, bytes]] = []
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - quiet
+        pass
+
+    def _answer(self, status: int, body: bytes, close: bool = False) -> None:
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        if close:
+            self.send_header("connection", "close")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        Handler.seen.append(("GET", self.client_address[1], self.path, b""))
+        if self.path.startswith("/echo"):
+            self._answer(200, json.dumps({"path": self.path}).encode())
+        elif self.path == "/refused":
+            self._answer(404, b'{"error": "no such game"}')
+        elif self.path == "/closing":
+            self._answer(200, b"{}", close=True)
+        elif self.path == "/slow":
+            threading.Event().wait(2)
+            self._answer(200, b"{}")
+        elif self.path == "/lines":
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("connection", "close")
+            self.end_headers()
+            self.wfile.write(b"id: 1\r\ndata: {}\r\n\r\n: keep-alive\n")
+            self.wfile.flush()
+            self.close_connection = True
+
+    def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+        body = self.rfile.read(int(self.headers["content-length"]))
+        Handler.seen.append(("POST", self.client_address[1], self.path, body))
+        self._answer(201, body)
+
+
+@contextmanager
+def served() -> Iterator[str]:
+    """A plain HTTP/1.1 server on a loopback port; its base URL."""
+    Handler.seen = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_requests_share_one_kept_alive_connection_and_send_json_and_query() -> None:
+    with served() as url:
+        conn = Connection(url)
+        first = conn.request("GET", "/echo", params={"as": "ann b", "strict": True, "to": None})
+        second = conn.request("POST", "/games", json={"players": ["you"]})
+        conn.close()
+    assert first.status == 200 and first.json() == {"path": "/echo?as=ann+b&strict=true"}
+    assert second.status == 201 and second.json() == {"players": ["you"]}
+    ports = {port for _, port, _, _ in Handler.seen}
+    assert len(ports) == 1  # one TCP connection for both requests
+
+
+def test_a_refusal_is_an_answer_with_its_status_and_body() -> None:
+    with served() as url:
+        answer = Connection(url).request("GET", "/refused")
+    assert (answer.status, answer.reason, answer.json()) == (404, "Not Found", {"error": "no such game"})
+
+
+def test_a_connection_the_server_closed_is_opened_again_for_the_next_request() -> None:
+    with served() as url:
+        conn = Connection(url)
+        assert conn.request("GET", "/closing").status == 200
+        assert conn.request("GET", "/echo").status == 200
+        conn.close()
+    assert len({port for _, port, _, _ in Handler.seen}) == 2
+
+
+def test_a_stream_yields_its_lines_as_they_come_without_line_ends() -> None:
+    with served() as url:
+        with Connection(url).stream("GET", "/lines") as (answer, lines):
+            assert answer.status == 200
+            assert list(lines) == ["id: 1", "data: {}", "", ": keep-alive"]
+
+
+def test_a_refused_stream_gives_the_refusal_and_no_lines() -> None:
+    with served() as url:
+        with Connection(url).stream("GET", "/refused") as (answer, lines):
+            assert answer.status == 404 and answer.json() == {"error": "no such game"}
+            assert list(lines) == []
+
+
+def test_a_server_that_does_not_answer_in_time_is_a_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(transport, "READ_TIMEOUT", 0.2)
+    with served() as url, pytest.raises(TransportTimeout):
+        Connection(url).request("GET", "/slow")
+
+
+def test_no_server_listening_is_a_transport_error_in_one_line() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # bound, not listening: the connection is refused
+        with pytest.raises(TransportError) as raised:
+            Connection(f"http://127.0.0.1:{port}").request("GET", "/health")
+    assert "\n" not in str(raised.value) and str(raised.value)
+
+
+@pytest.mark.parametrize("url", ["127.0.0.1:8031", "ftp://host/", "http://"])
+def test_a_url_that_is_not_http_is_refused(url: str) -> None:
+    with pytest.raises(ValueError):
+        Connection(url)
