@@ -12,6 +12,7 @@ from __future__ import annotations
 import http.client
 import json as jsonlib
 import socket
+import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -52,7 +53,8 @@ def _reason(error: BaseException) -> str:
 
 
 class Connection:
-    """One kept-alive HTTP/1.1 connection to the server at `base_url` (http:// or https://)."""
+    """A kept-alive HTTP/1.1 connection to the server at `base_url` (http:// or https://), one per
+    thread, so that a stream read in one thread and requests sent from another never share one."""
 
     def __init__(self, base_url: str, user_agent: str = "scat-cli") -> None:
         parts = urlsplit(base_url)
@@ -62,10 +64,19 @@ class Connection:
         self.host, self.port = parts.hostname, parts.port
         self.prefix = parts.path.rstrip("/")
         self.headers = {"user-agent": user_agent, "accept": "application/json"}
-        self._conn: http.client.HTTPConnection | None = None
+        self._local = threading.local()
+
+    @property
+    def _conn(self) -> http.client.HTTPConnection | None:
+        """This thread's connection, if it has one open."""
+        return getattr(self._local, "conn", None)
+
+    @_conn.setter
+    def _conn(self, conn: http.client.HTTPConnection | None) -> None:
+        self._local.conn = conn
 
     def close(self) -> None:
-        """Close the connection (a later request opens a new one)."""
+        """Close this thread's connection (a later request opens a new one)."""
         if self._conn is not None:
             self._conn.close()
             self._conn = None

@@ -18,7 +18,8 @@ from scat_cli.app import app
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 CONTRACT_COMMANDS = ["new", "games", "show", "draw", "discard", "knock", "declare", "throw-down", "resign", "log",
-                     "replay", "audit", "export", "import", "db upgrade", "stats", "serve", "wait", "watch", "play", "claim"]
+                     "replay", "audit", "export", "import", "db upgrade", "stats", "serve", "wait", "watch",
+                     "play", "claim"]
 EXTRA_COMMANDS = ["rules", "db check", "key show", "key trust"]  # beyond the contract
 
 

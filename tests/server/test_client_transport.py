@@ -133,3 +133,16 @@ def test_no_server_listening_is_a_transport_error_in_one_line() -> None:
 def test_a_url_that_is_not_http_is_refused(url: str) -> None:
     with pytest.raises(ValueError):
         Connection(url)
+
+
+def test_a_stream_in_one_thread_and_requests_in_another_use_separate_connections() -> None:
+    with served() as url:
+        conn = Connection(url)
+        answers: list[int] = []
+        with conn.stream("GET", "/lines") as (_, lines):
+            worker = threading.Thread(target=lambda: answers.append(conn.request("GET", "/echo").status))
+            worker.start()
+            worker.join(30)
+            assert list(lines) == ["id: 1", "data: {}", "", ": keep-alive"]
+    assert answers == [200]
+    assert len({port for _, port, _, _ in Handler.seen}) == 2
