@@ -14,7 +14,7 @@ games row's head). Bounded, oldest forgotten first; lock-free (BoundedMemo).
 from __future__ import annotations
 
 from scat_core.domain.state import GameState
-from scat_core.store.memo import BoundedMemo
+from scat_core.records.memo import BoundedMemo
 
 FOLDED_KEPT = 1024
 _states: BoundedMemo[tuple[str, int, str], GameState] = BoundedMemo(FOLDED_KEPT)

@@ -16,9 +16,9 @@ from typer.testing import CliRunner
 from scat_cli.app import app
 from scat_core.domain.commands import Discard, Draw
 from scat_core.domain.events import PlayerSeat
+from scat_core.records.errors import DatabaseReadOnly, StoreUnavailable
 from scat_core.service.games import GameService
 from scat_core.service.playing import Playing
-from scat_core.store.errors import DatabaseReadOnly, StoreUnavailable
 from tests.support.cli import SCAT
 
 YOU_AND_BOB = [PlayerSeat(name="you"), PlayerSeat(name="bob", is_bot=True)]
