@@ -27,7 +27,7 @@ from scat_core.domain.events import to_record
 from scat_core.domain.snapshot import SNAPSHOT_TAG
 from scat_core.domain.stats import GameLine
 from scat_core.records.errors import ConcurrencyConflict, CorruptHistory, HistoryDamaged
-from scat_core.records.games import GameRow, GameSummary
+from scat_core.records.games import GameRow, GameSummary, NewGame
 from scat_core.records.hashing import GENESIS_HASH, canonical_json, chain_hash_raw
 from scat_core.records.keys import HeadSignature, KeyRing
 from scat_core.records.signatures import HEAD, StoredSignature, next_signature
@@ -35,7 +35,6 @@ from scat_core.records.stored import GameSecret, StoredEvent, utc_now
 from scat_core.records.verified import CommandLoad, verified_load
 
 if TYPE_CHECKING:
-    from scat_core.records.games import NewGame
     from scat_core.records.stats import StatsReport
 
 #: One stored event in RECORD_KEYS order: game_id, seq, type, schema_version, recorded_at, data (JSON), prev, hash.

@@ -13,10 +13,11 @@ On SQLite write transactions start with BEGIN IMMEDIATE so writers queue (busy t
 instead of deadlocking; on PostgreSQL the UNIQUE(game_id, seq) decides every race.
 
 This module is the unit of work; the work is done in: log_reads.py (reading the log),
-verified.py (a command's load), appending.py and lean.py (appends), bulk.py (whole games at
-once), games_list.py (the games read model and snapshots), game_secrets.py (seeds, tokens)
-and db_failures.py (database errors as scat's); the hot path's statements (a command's load
-and lean append, a replay) run on the driver's own cursor, through driver_sql.py.
+command_load.py (a command's load, checked by scat_core/records/verified.py), appending.py
+and lean.py (appends), bulk.py (whole games at once), games_list.py (the games read model and
+snapshots), game_secrets.py (seeds, tokens) and db_failures.py (database errors as scat's);
+the hot path's statements (a command's load and lean append, a replay) run on the driver's
+own cursor, through driver_sql.py.
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ class StoreTransaction:
         self._may_write()
         write_signature(self._conn, game_id, kind, seq, head_hash, signature)
 
-    # ---- the log (log_reads.py, verified.py) --------------------------------------------------
+    # ---- the log (log_reads.py, command_load.py) ----------------------------------------------
 
     def load(self, game_id: str, up_to: int | None = None) -> list[StoredEvent]:
         """The game's events in seq order, up to seq `up_to` inclusive; NotFound if none."""

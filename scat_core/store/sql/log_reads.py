@@ -1,6 +1,6 @@
 """Reading the log: a game's events whole, in part, or only its head, by the (game_id, seq) key.
 
-Commands read through verified.py (snapshot + tail, checked against the games row's head);
+Commands read through command_load.py (snapshot + tail, checked against the games row's head);
 these are the plain reads of exports, audits, views and the stats projection.
 """
 
