@@ -154,7 +154,8 @@ def listing_games(folder: str, runs: int, env: dict[str, str], timed: Any) -> tu
     """Time `scat games` on a database of FEW_GAMES and one of MANY_GAMES (bot games cloned by
     the store's bulk path, tests/benchmarks/populate.py); the two labels."""
     from scat_core.service import GameService
-    from tests.benchmarks.populate import bulk_append, clone_id, clones, play_bot_games
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from populate import bulk_append, clone_id, clones, play_bot_games
 
     few, many = f"{FEW_GAMES:,}-game db", f"{MANY_GAMES:,}-game db"
     urls = {few: f"sqlite:///{folder}/few.db", many: f"sqlite:///{folder}/lots.db"}
