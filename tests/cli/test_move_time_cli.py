@@ -145,3 +145,27 @@ def test_r28_the_late_player_cannot_claim_his_own_turn(scat: Scat, scat_json: Sc
     result = scat("claim", game, "--as", "ann")
     assert result.exit_code == 1
     assert "(R28)" in one_line_error(result)
+
+
+def test_r28_a_show_after_the_time_is_up_records_the_claim_first_then_shows_the_game(
+    scat_json: Scat, clock: HandClock,
+) -> None:
+    game = timed_game(scat_json, "--player", "ann", "--player", "bob", "--bot", "cy")
+    clock.advance(HOUR)
+    shown = scat_json("show", game, "--as", "bob")
+    assert shown["turn"] == "bob" and shown["move_time_left"] == HOUR
+    claim = next(event for event in scat_json("log", game)["events"] if event["type"] == "Resigned")
+    assert claim["data"] == {"player": "ann", "cause": "move time", "claimed_by": None}
+    assert scat_json("audit", game)["ok"]
+
+
+def test_r28_the_late_players_own_move_is_refused_after_his_time_but_the_claim_stands(
+    scat: Scat, scat_json: Scat, clock: HandClock,
+) -> None:
+    game = timed_game(scat_json, "--player", "ann", "--player", "bob", "--bot", "cy")
+    clock.advance(HOUR + 1)
+    result = scat("draw", game, "--as", "ann", "stock")
+    assert result.exit_code == 1
+    one_line_error(result)
+    types = [event["type"] for event in scat_json("log", game)["events"]]
+    assert types == ["GameCreated", "HandDealt", "Resigned"]
