@@ -251,7 +251,8 @@ class Playing:
                 refuse_bot_viewer(state, player)
             if state.status != "finished" and secret is None:
                 return state  # imported without its seed: read-only
-        if state.options.move_time is not None and state.status == "active":
+            ends = turn_deadline(tx, state)
+        if ends is not None and ends <= self.clock():
             claimed = self.claim_overdue(game_id)  # the turn of a player out of time first (R28)
             state = claimed.state if claimed is not None else state
         if next_bot_command(state) is not None:
