@@ -6,6 +6,7 @@ import logging
 import threading
 from collections.abc import Callable
 
+from scat_core.domain.errors import ScatError
 from scat_core.service.games import GameService
 
 LOG = logging.getLogger("scat.server")
@@ -16,13 +17,21 @@ CLAIM_EVERY = 2.0
 def sweep_once(games: GameService, told: Callable[[str], None]) -> int:
     """Claim every turn out of time now, telling `told` each game claimed; how many were.
 
-    A game another process claimed or moved first is skipped by the service (one claim per expiry).
+    A game another process claimed or moved first is skipped by the service (one claim per
+    expiry); one that cannot be claimed (its history damaged, say) is logged and the others go on.
     """
-    claimed = games.claim_expired_turns()
-    for outcome in claimed:
-        LOG.info("claimed the turn of a player out of move time in game %s (R28)", outcome.game_id)
-        told(outcome.game_id)
-    return len(claimed)
+    claimed = 0
+    for game_id in games.expired_turns():
+        try:
+            outcome = games.claim_overdue(game_id)
+        except ScatError as error:
+            LOG.warning("cannot claim the turn out of move time in game %s: %s", game_id, error)
+            continue
+        if outcome is not None:
+            LOG.info("claimed the turn of a player out of move time in game %s (R28)", game_id)
+            told(game_id)
+            claimed += 1
+    return claimed
 
 
 def start_sweeping(games: GameService, told: Callable[[str], None], every: float,

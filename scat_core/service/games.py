@@ -168,16 +168,16 @@ class GameService(Generic[S]):
         """The server's own claim (R28) of a turn whose move time ran out; RuleViolation if none did."""
         return self.playing.claim(game_id, None)
 
-    def claim_expired_turns(self, limit: int = 100) -> list[Outcome]:
-        """The server's sweep (R28): every turn out of time by now is claimed by scat itself, the
-        games found in the read model (no event log read). A game someone else claimed or moved
-        meanwhile (another server process, say) is skipped: one claim per expiry."""
-        claimed = []
-        for game_id in self.reading.expired_games(recorded_text(self.playing.clock()), limit):
-            outcome = self.playing.claim_overdue(game_id)
-            if outcome is not None:
-                claimed.append(outcome)
-        return claimed
+    def expired_turns(self, limit: int = 100) -> list[str]:
+        """Running games whose player to act is out of move time now (R28), longest out first:
+        found in the games read model (an indexed query, no event log read)."""
+        return self.reading.expired_games(recorded_text(self.playing.clock()), limit)
+
+    def claim_overdue(self, game_id: str) -> Outcome | None:
+        """The server's sweep (R28): the turn of the player to act is claimed by scat itself if his
+        move time ran out; None if it has not, or someone else (another server process) claimed
+        or moved first: one claim per expiry."""
+        return self.playing.claim_overdue(game_id)
 
     def look(self, game_id: str, player: str | None = None, token: str | None = None) -> GameState:
         """The current state after the bots' owed moves; a player's look at his hand is recorded (R23)."""
