@@ -80,3 +80,14 @@ def test_r28_the_turns_out_of_time_are_the_running_games_whose_deadline_passed_l
         assert tx.expired_games(at(40), limit=1) == [sooner]
         assert tx.expired_games(at(30)) == [sooner, later]  # out of time at the deadline itself
         assert tx.expired_games(at(5)) == []
+
+
+def test_games_added_whole_are_found_waiting_for_their_player_to_act(store: Store) -> None:
+    game_id = add(store, 1, "Straße")
+    with store.read() as tx:
+        records = tx.load_raw(game_id)
+    moved = [{**record, "game_id": "b000000001"} for record in records]
+    with store.transaction() as tx:
+        tx.append_many([(moved, GameSummary(status="active", players=("Straße", "bob"), turn="Straße"), None)])
+    with store.read() as tx:
+        assert {row.game_id for row in tx.list_games(waiting_for="STRASSE")} == {game_id, "b000000001"}
