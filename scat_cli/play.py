@@ -180,7 +180,8 @@ def games(
                                                   case_sensitive=False, show_default=False)] = None,
     waiting_for: Annotated[str | None, typer.Option(metavar="NAME", show_default=False,
                                                     help="Only games where NAME is to play.")] = None,
-    limit: Annotated[int, typer.Option(min=1, metavar="N", help="Show the N games of newest activity.")] = PAGE,
+    limit: Annotated[int, typer.Option(min=1, max=1_000_000, metavar="N",
+                                       help="Show the N games of newest activity.")] = PAGE,
     every: Annotated[bool, typer.Option("--all", help="Show every game (no --limit).")] = False,
     as_json: Json = False,
 ) -> None:

@@ -188,14 +188,14 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     @app.get("/games", response_model=list[Listing])
     def game_list(status: Annotated[str | None, Query(pattern="^(active|finished)$")] = None,
                   waiting_for: Annotated[str | None, Query(max_length=wire.SHORT)] = None,
-                  limit: Annotated[int | None, Query(ge=1)] = None) -> list[Listing]:
+                  limit: Annotated[int | None, Query(ge=1, le=wire.MAX_PAGE)] = None) -> list[Listing]:
         """The games list, newest activity first (at most `limit`)."""
         return games.game_list(status, waiting_for, limit)
 
     @app.get("/games/page", response_model=GamesPage)
     def games_page(status: Annotated[str | None, Query(pattern="^(active|finished)$")] = None,
                    waiting_for: Annotated[str | None, Query(max_length=wire.SHORT)] = None,
-                   limit: Annotated[int | None, Query(ge=1)] = None) -> GamesPage:
+                   limit: Annotated[int | None, Query(ge=1, le=wire.MAX_PAGE)] = None) -> GamesPage:
         """`scat games`: the newest `limit` games of the list and how many match in all."""
         return games.games_page(status, waiting_for, limit)
 
