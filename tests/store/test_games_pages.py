@@ -13,11 +13,11 @@ from scat_core.domain.commands import CreateGame
 from scat_core.domain.decide import decide_and_evolve
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
+from scat_core.records.games import GameSummary
 from scat_core.service.ports import Store
-from scat_core.store.database import ensure_schema, make_engine
-from scat_core.store.event_store import EventStore
-from scat_core.store.games_list import GameSummary
 from scat_core.store.memory import MemoryStore
+from scat_core.store.sql.database import ensure_schema, make_engine
+from scat_core.store.sql.event_store import EventStore
 
 
 @pytest.fixture(params=["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

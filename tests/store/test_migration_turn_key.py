@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import text
 
-from scat_core.store.database import alembic_config, ensure_schema, make_engine
+from scat_core.store.sql.database import alembic_config, ensure_schema, make_engine
 
 
 @pytest.mark.parametrize("database", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
