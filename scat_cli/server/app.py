@@ -29,13 +29,14 @@ from scat_cli.errors import exit_code
 from scat_cli.server import wire
 from scat_cli.server.limits import LOG, LimitAndLog
 from scat_cli.server.push import Notifier, listen
+from scat_cli.server.sweep import start_sweeping
 from scat_core.domain import commands as cmd
 from scat_core.domain.audit import AuditReport
 from scat_core.domain.errors import AuthFailed, BadInput, NotFound, RuleViolation, ScatError
 from scat_core.records.errors import ConcurrencyConflict, CorruptHistory
 from scat_core.records.stats import StatsReport
 from scat_core.service.games import GameService
-from scat_core.service.values import Export, Exports, History, Listing, Played, Shown
+from scat_core.service.values import Export, Exports, GamesPage, History, Listing, Played, Shown
 from scat_core.store.sql.database import masked_url
 
 #: How long an event stream sleeps without news before it sends a keep-alive comment (a waiting
@@ -116,8 +117,9 @@ def on_exit_signal(action: Callable[[], None]) -> None:
             signal.signal(number, first_ours(previous))  # uvicorn puts back its saved handlers when done
 
 
-def create_app(db_url: str | None = None, *, testing: bool = False) -> FastAPI:
-    """The app over the database at `db_url`; `testing` allows games with --seed/--deck."""
+def create_app(db_url: str | None = None, *, testing: bool = False, claim_every: float | None = None) -> FastAPI:
+    """The app over the database at `db_url`; `testing` allows games with --seed/--deck;
+    `claim_every` (seconds): how often it claims turns out of move time itself (R28; None: never)."""
     games = GameService.open(db_url)
     notifier, stop = Notifier(), threading.Event()
 
@@ -125,6 +127,8 @@ def create_app(db_url: str | None = None, *, testing: bool = False) -> FastAPI:
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         listen(games.store.engine, notifier, stop)  # PostgreSQL: hear other processes' moves
         on_exit_signal(notifier.close)  # the event streams end at once, so the server can stop
+        if claim_every is not None:
+            start_sweeping(games, notifier.changed, claim_every, stop)
         yield
         notifier.close()
         stop.set()
@@ -183,9 +187,17 @@ def create_app(db_url: str | None = None, *, testing: bool = False) -> FastAPI:
 
     @app.get("/games", response_model=list[Listing])
     def game_list(status: Annotated[str | None, Query(pattern="^(active|finished)$")] = None,
-                  waiting_for: Annotated[str | None, Query(max_length=wire.SHORT)] = None) -> list[Listing]:
-        """The games list, newest activity first."""
-        return games.game_list(status, waiting_for)
+                  waiting_for: Annotated[str | None, Query(max_length=wire.SHORT)] = None,
+                  limit: Annotated[int | None, Query(ge=1, le=wire.MAX_PAGE)] = None) -> list[Listing]:
+        """The games list, newest activity first (at most `limit`)."""
+        return games.game_list(status, waiting_for, limit)
+
+    @app.get("/games/page", response_model=GamesPage)
+    def games_page(status: Annotated[str | None, Query(pattern="^(active|finished)$")] = None,
+                   waiting_for: Annotated[str | None, Query(max_length=wire.SHORT)] = None,
+                   limit: Annotated[int | None, Query(ge=1, le=wire.MAX_PAGE)] = None) -> GamesPage:
+        """`scat games`: the newest `limit` games of the list and how many match in all."""
+        return games.games_page(status, waiting_for, limit)
 
     @app.get("/games/{game_id}", response_model=Shown)
     def show(game_id: str, token: Token, viewer: Viewer = None) -> Shown:

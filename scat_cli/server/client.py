@@ -22,7 +22,18 @@ from scat_core.domain.audit import AuditReport
 from scat_core.domain.errors import BadInput, RuleViolation
 from scat_core.domain.options import GameOptions
 from scat_core.service.boundary import Progress
-from scat_core.service.values import Export, Exports, History, Listing, Played, SeenEvent, Shown, Skipped, Waited
+from scat_core.service.values import (
+    Export,
+    Exports,
+    GamesPage,
+    History,
+    Listing,
+    Played,
+    SeenEvent,
+    Shown,
+    Skipped,
+    Waited,
+)
 
 if TYPE_CHECKING:
     from scat_core.records.stats import StatsReport
@@ -128,10 +139,17 @@ class RemoteGames:
         return History.model_validate(self.request("GET", f"{self._game(game_id)}/replay", token=token,
                                                    params={"as": viewer, "to": to}))
 
-    def game_list(self, status: str | None = None, waiting_for: str | None = None) -> list[Listing]:
-        """The games list, newest activity first."""
-        rows = self.request("GET", "/games", params={"status": status, "waiting_for": waiting_for})
+    def game_list(self, status: str | None = None, waiting_for: str | None = None,
+                  limit: int | None = None) -> list[Listing]:
+        """The games list, newest activity first, at most `limit`."""
+        rows = self.request("GET", "/games", params={"status": status, "waiting_for": waiting_for, "limit": limit})
         return TypeAdapter(list[Listing]).validate_python(rows)
+
+    def games_page(self, status: str | None = None, waiting_for: str | None = None,
+                   limit: int | None = None) -> GamesPage:
+        """The newest `limit` games of the list, and how many match in all."""
+        return GamesPage.model_validate(self.request(
+            "GET", "/games/page", params={"status": status, "waiting_for": waiting_for, "limit": limit}))
 
     # ---- waiting -------------------------------------------------------------------------
 

@@ -67,9 +67,15 @@ games = Table(
     Column("head_seq", Integer, nullable=False),
     Column("head_hash", String(64), nullable=False),
     Column("protected", Boolean, nullable=False),
+    # When the player to act runs out of move time (R28, recorded_at text); null without one.
+    Column("move_deadline", String(40), nullable=True),
+    # The player to act's name casefolded (as `--as` matches names), for `games --waiting-for`.
+    Column("turn_key", String(64), nullable=True),
     Index("ix_games_last_activity", "last_activity"),
     Index("ix_games_status", "status"),
     Index("ix_games_turn", "turn"),
+    Index("ix_games_move_deadline", "move_deadline"),
+    Index("ix_games_turn_key", "turn_key", "last_activity"),
 )
 
 game_secrets = Table(
