@@ -32,6 +32,7 @@ from scat_cli.server.push import Notifier, listen
 from scat_core.domain import commands as cmd
 from scat_core.domain.audit import AuditReport
 from scat_core.domain.errors import AuthFailed, BadInput, NotFound, RuleViolation, ScatError
+from scat_core.service.accounts import RequestRefused, TooManyFailures
 from scat_core.service.games import GameService
 from scat_core.service.values import Export, Exports, History, Listing, Played, Shown
 from scat_core.store.database import masked_url
@@ -63,6 +64,8 @@ Token = Annotated[str | None, Depends(bearer)]
 
 #: Error type -> the HTTP status of its refusal; a type not listed takes its nearest listed base's.
 HTTP_STATUS: dict[type[ScatError], int] = {
+    RequestRefused: 401,
+    TooManyFailures: 429,
     RuleViolation: 422,
     CorruptHistory: 422,
     BadInput: 400,
@@ -73,7 +76,7 @@ HTTP_STATUS: dict[type[ScatError], int] = {
 }
 #: HTTP status -> the exit code of a refusal that is no ScatError (a bad path, a bad method).
 STATUS_EXIT = {status: exit_code(kind) for kind, status in reversed(HTTP_STATUS.items())} | {
-    401: exit_code(AuthFailed), 405: exit_code(BadInput), 413: exit_code(BadInput)}
+    401: exit_code(AuthFailed), 405: exit_code(BadInput), 413: exit_code(BadInput), 429: exit_code(TooManyFailures)}
 
 
 def http_status(error: ScatError) -> int:
@@ -118,7 +121,14 @@ def on_exit_signal(action: Callable[[], None]) -> None:
 
 def create_app(db_url: str | None = None, *, testing: bool = False) -> FastAPI:
     """The app over the database at `db_url`; `testing` allows games with --seed/--deck."""
+    from scat_cli.server.account_routes import account_router
+    from scat_cli.server.verify import RequestVerifier
+    from scat_core.service.accounts import AccountService
+    from scat_core.store.account_log import SqlAccountLog
+
     games = GameService.open(db_url)
+    accounts = AccountService(SqlAccountLog(games.store.engine))
+    verifier = RequestVerifier(accounts)
     notifier, stop = Notifier(), threading.Event()
 
     @asynccontextmanager
@@ -129,16 +139,21 @@ def create_app(db_url: str | None = None, *, testing: bool = False) -> FastAPI:
         notifier.close()
         stop.set()
 
-    app = FastAPI(title="Scat", version="1", description="The Scat (Thirty-One) game backend.", lifespan=lifespan)
+    app = FastAPI(title="Scat", version="1", description="The Scat (Thirty-One) game backend.", lifespan=lifespan,
+                  dependencies=[Depends(verifier)])  # a signed request proves its account first (verify.py)
     app.state.games, app.state.testing, app.state.notifier = games, testing, notifier
+    app.state.accounts, app.state.verifier = accounts, verifier
+    app.include_router(account_router(accounts))
     app.add_middleware(LimitAndLog)
 
     @app.exception_handler(ScatError)
     async def scat_error(request: Request, error: ScatError) -> JSONResponse:
         status = http_status(error)
-        if isinstance(error, AuthFailed) and "authorization" not in request.headers:
+        if status == 403 and "authorization" not in request.headers:
             status = 401
-        return JSONResponse(wire.ErrorOut.of(error).model_dump(exclude_none=True), status_code=status)
+        headers = {"retry-after": str(error.retry_after)} if isinstance(error, TooManyFailures) else None
+        return JSONResponse(wire.ErrorOut.of(error).model_dump(exclude_none=True), status_code=status,
+                            headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, error: RequestValidationError) -> JSONResponse:

@@ -25,6 +25,7 @@ from scat_core.service.boundary import Progress
 from scat_core.service.values import Export, Exports, History, Listing, Played, SeenEvent, Shown, Skipped, Waited
 
 if TYPE_CHECKING:
+    from scat_cli.server.identity import Identity
     from scat_core.store.stats_projection import StatsReport
 
 _MOVES = {cmd.Draw: "draw", cmd.Discard: "discard", cmd.Knock: "knock", cmd.Declare31: "declare",
@@ -32,12 +33,17 @@ _MOVES = {cmd.Draw: "draw", cmd.Discard: "discard", cmd.Knock: "knock", cmd.Decl
 
 
 class RemoteGames:
-    """The game service of a Scat backend at `base_url` (`scat --server URL`)."""
+    """The game service of a Scat backend at `base_url` (`scat --server URL`).
 
+    Its requests are signed with this user's key where it is an account (identity.py), or
+    with `identity`'s key when one is given (the account commands).
+    """
 
-    def __init__(self, base_url: str) -> None:
+    def __init__(self, base_url: str, identity: Identity | None = None) -> None:
+        from scat_cli.server.identity import signer_for
+
         self.base_url = base_url
-        self.http = Connection(base_url)
+        self.http = Connection(base_url, signer=identity.sign if identity is not None else signer_for(base_url))
 
     def __enter__(self) -> RemoteGames:
         return self
