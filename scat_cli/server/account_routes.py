@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 
+from scat_cli.server.verify import RequestVerifier
 from scat_cli.server.wire import SHORT
 from scat_core.domain.accounts import key_id_of
 from scat_core.domain.errors import AuthFailed
@@ -20,8 +21,8 @@ class AccountIn(BaseModel):
     public_key: str = Field(min_length=1, max_length=SHORT)
 
 
-def account_router(accounts: AccountService) -> APIRouter:
-    """The routes over `accounts` (the request's signature is verified before them: verify.py)."""
+def account_router(accounts: AccountService, verifier: RequestVerifier) -> APIRouter:
+    """The routes over `accounts` (`verifier` checked the request's signature before them)."""
     router = APIRouter()
 
     @router.post("/accounts", response_model=AccountView, status_code=201)
@@ -32,7 +33,9 @@ def account_router(accounts: AccountService) -> APIRouter:
             raise AuthFailed("registering needs a request signed by the key it registers")
         if signed_by != key_id_of(body.public_key):
             raise RequestRefused.because("a registration must be signed by the key it registers")
-        return accounts.register(body.name, body.public_key)
+        registered = accounts.register(body.name, body.public_key)
+        verifier.keys.forget(registered.key_id)  # known at once here, even if looked up as unknown just now
+        return registered
 
     @router.get("/accounts/me", response_model=AccountView)
     def me(request: Request) -> AccountView:

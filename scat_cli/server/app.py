@@ -143,7 +143,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False) -> FastAPI:
                   dependencies=[Depends(verifier)])  # a signed request proves its account first (verify.py)
     app.state.games, app.state.testing, app.state.notifier = games, testing, notifier
     app.state.accounts, app.state.verifier = accounts, verifier
-    app.include_router(account_router(accounts))
+    app.include_router(account_router(accounts, verifier))
     app.add_middleware(LimitAndLog)
 
     @app.exception_handler(ScatError)

@@ -5,8 +5,11 @@ a signed one must prove its account, or it is refused (401) before its endpoint 
 an unknown key, a timestamp more than WINDOW seconds off the server's clock, a body or a
 path that is not what was signed, a bad signature, a nonce seen already. The account it
 proves is `request.state.account` (an AccountView; None for an unsigned request).
-Checks run cheapest first, and none costs more than a SHA-256, one indexed read and one
-Ed25519 verification (tens of microseconds; a wrong game token costs a 16 MiB scrypt).
+Checks run cheapest first: a refusal costs at most a SHA-256, an Ed25519 verification and,
+for a key not looked up lately, one indexed read (a wrong game token costs a 16 MiB scrypt).
+Each process keeps the accounts' public keys it looked up for KEY_SECONDS (an unknown key
+for UNKNOWN_SECONDS): a key an account was given in another process (a rekey) takes effect
+here within KEY_SECONDS, an account registered there within UNKNOWN_SECONDS.
 Refusals are counted per client address: past FAILURES_ALLOWED within FAILURE_WINDOW
 seconds, that address's signed requests get 429 with Retry-After until the oldest counted
 refusal is that old. The count is this process's (each server process limits on its own);
@@ -34,6 +37,9 @@ WINDOW = 300
 #: Refused signatures an address may send within FAILURE_WINDOW seconds before it waits.
 FAILURES_ALLOWED = 10
 FAILURE_WINDOW = 60
+#: How long a process trusts the public key it read for a key id (an unknown key id: shorter).
+KEY_SECONDS, UNKNOWN_SECONDS = 5.0, 1.0
+KEYS_KEPT = 10_000
 #: The paths whose signer need not be an account yet: registering proves the key in the body.
 REGISTER_PATH = "/accounts"
 WHO_AM_I_PATH = "/accounts/me"
@@ -70,6 +76,33 @@ class FailureLimiter:
             self._failures.setdefault(address, deque()).append(now)
 
 
+class KeyCache:
+    """The accounts looked up by key id lately (None: no account has it), each for a few seconds."""
+
+    def __init__(self, accounts: AccountService) -> None:
+        self.accounts = accounts
+        self._seen: dict[str, tuple[float, AccountView | None]] = {}
+        self._lock = threading.Lock()
+
+    def holding(self, key_id: str, now: float) -> AccountView | None:
+        """The account whose current key has `key_id`, read again once its entry has aged out."""
+        with self._lock:
+            entry = self._seen.get(key_id)
+        if entry is not None and now < entry[0]:
+            return entry[1]
+        account = self.accounts.holding(key_id)
+        with self._lock:
+            if len(self._seen) >= KEYS_KEPT:
+                self._seen.clear()
+            self._seen[key_id] = (now + (KEY_SECONDS if account is not None else UNKNOWN_SECONDS), account)
+        return account
+
+    def forget(self, key_id: str) -> None:
+        """Read the key's account afresh next time (it was registered or re-keyed here)."""
+        with self._lock:
+            self._seen.pop(key_id, None)
+
+
 class RequestVerifier:
     """The dependency that verifies signed requests against the accounts of `accounts`."""
 
@@ -77,6 +110,7 @@ class RequestVerifier:
                  clock: Callable[[], float] = time.time) -> None:
         self.accounts, self.window, self.clock = accounts, window, clock
         self.limiter = limiter or FailureLimiter()
+        self.keys = KeyCache(accounts)
 
     async def __call__(self, request: Request) -> None:
         """Verify the request if it is signed; its account in `request.state.account`."""
@@ -113,7 +147,7 @@ class RequestVerifier:
         path = (scope.get("raw_path") or scope["path"].encode()).decode("latin-1")
         query = scope.get("query_string", b"").decode("latin-1")
         registering = method == "POST" and scope["path"] == REGISTER_PATH
-        account = None if registering else self.accounts.holding(parts.key_id)
+        account = None if registering else self.keys.holding(parts.key_id, now)
         if registering:
             public_key = self._registering_public_key(body)
             if key_id_of(public_key) != parts.key_id:

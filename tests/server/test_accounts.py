@@ -75,9 +75,12 @@ def test_a_taken_name_or_a_look_alike_is_exit_1_and_a_key_registers_once(server_
     assert bad.exit_code == 2 and "is not a usable account name" in bad.stderr
 
 
-def test_show_without_an_account_there_is_exit_4(server_url: str) -> None:
+def test_show_without_an_account_there_is_exit_4_and_after_registering_at_once_says_who(server_url: str) -> None:
     shown = run(server_url, "account", "show")
     assert shown.exit_code == 4 and "no account with the key" in shown.stderr
+    assert run(server_url, "account", "register", "ann").exit_code == 0
+    again = run(server_url, "account", "show", "--json")  # the key, looked up as unknown just now, is known
+    assert again.exit_code == 0 and json.loads(again.stdout)["name"] == "ann"
 
 
 def test_account_commands_need_a_server() -> None:
