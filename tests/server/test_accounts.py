@@ -186,4 +186,6 @@ def test_failed_verifications_are_rate_limited_per_address(api: httpx.Client, se
     assert limited.json()["exit_code"] == 3 and "too many refused signatures" in limited.json()["error"]
     also = api.get("/accounts/me", headers=signed(ann, "GET", "/accounts/me"))  # the address waits, whoever signs
     assert also.status_code == 429
+    told = run(server_url, "account", "show")  # the CLI signs from the same address: exit 3, one line
+    assert told.exit_code == 3 and "too many refused signatures from this address: try again in" in told.stderr
     assert api.get("/health").status_code == 200  # unsigned requests are not counted nor limited here
