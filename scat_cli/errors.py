@@ -12,8 +12,7 @@ import shlex
 
 from scat_core.domain.accounts import AccountNameTaken, KeyAlreadyRegistered, NoSuchAccount
 from scat_core.domain.errors import AuthFailed, BadInput, Hint, NotFound, RuleViolation, ScatError
-from scat_core.service.accounts import RequestRefused, TooManyFailures
-from scat_core.store.errors import (
+from scat_core.records.errors import (
     BusyWaitUnreadable,
     ConcurrencyConflict,
     CorruptHistory,
@@ -25,6 +24,7 @@ from scat_core.store.errors import (
     NotStrictlySigned,
     StoreUnavailable,
 )
+from scat_core.service.accounts import RequestRefused, TooManyFailures
 
 
 class WaitTimedOut(ScatError):

@@ -26,7 +26,7 @@ SUFFIX = ".accounts"
 
 def key_path() -> Path:
     """This user's installation key file (it may not exist yet)."""
-    from scat_core.store.keys import default_key_path
+    from scat_core.records.keys import default_key_path
 
     return default_key_path()
 
@@ -77,7 +77,7 @@ class Identity:
     def private(self) -> Ed25519PrivateKey:
         """The private key (loaded, or created on first use, mode 0600)."""
         if self._private is None:
-            from scat_core.store.keys import load_or_create_key
+            from scat_core.records.keys import load_or_create_key
 
             self._private = load_or_create_key(self.path)
         return self._private

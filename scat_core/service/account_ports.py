@@ -1,8 +1,8 @@
 """The port of the account service: the append-only account log and the nonces of signed requests.
 
 Neutral types only (no SQLAlchemy): an adapter stores `AccountRecord`s as they are given and
-hands back those a decision needs. `scat_core/store/account_log.py` is the SQL adapter,
-`scat_core/store/account_memory.py` the in-memory one; mypy checks both against `AccountLog`.
+hands back those a decision needs. `scat_core/store/sql/account_log.py` is the SQL adapter,
+`scat_core/store/memory/account_memory.py` the in-memory one; mypy checks both against `AccountLog`.
 """
 
 from __future__ import annotations

@@ -15,9 +15,9 @@ from scat_core.domain import accounts as acc
 from scat_core.domain.errors import AuthFailed
 from scat_core.domain.move_time import recorded_text
 from scat_core.domain.names import skeleton
+from scat_core.records.errors import ConcurrencyConflict
 from scat_core.service.account_ports import AccountLog, AccountRecord
 from scat_core.service.move_times import Clock, system_clock
-from scat_core.store.errors import ConcurrencyConflict
 
 #: How many times a use case decides again when another one appended first.
 ATTEMPTS = 3

@@ -63,10 +63,10 @@ def verification_costs(url: str) -> list[str]:
     from scat_cli.server import httpsig
     from scat_cli.server.verify import RequestVerifier
     from scat_core.domain.accounts import key_id_of
+    from scat_core.records.tokens import hash_token, verify_token
     from scat_core.service.accounts import AccountService, RequestRefused
-    from scat_core.store.account_log import SqlAccountLog
-    from scat_core.store.database import make_engine
-    from scat_core.store.tokens import hash_token, verify_token
+    from scat_core.store.sql.account_log import SqlAccountLog
+    from scat_core.store.sql.database import make_engine
 
     engine = make_engine(url)
     accounts = AccountService(SqlAccountLog(engine))
@@ -112,7 +112,7 @@ def serve_floor(url: str, port: int) -> None:
     from fastapi import FastAPI
     from sqlalchemy import Column, Integer, MetaData, Table, Text
 
-    from scat_core.store.database import make_engine
+    from scat_core.store.sql.database import make_engine
 
     engine = make_engine(url)
     table = Table("bench_floor", MetaData(), Column("id", Integer, primary_key=True), Column("payload", Text))
@@ -295,7 +295,7 @@ def main() -> None:
     if args.serve_floor:
         serve_floor(args.serve_floor[0], int(args.serve_floor[1]))
         return
-    from scat_core.store.database import ensure_schema, make_engine
+    from scat_core.store.sql.database import ensure_schema, make_engine
 
     databases = {"sqlite": f"sqlite:///{tempfile.mkdtemp()}/bench.db"}
     if args.pg:

@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from sqlalchemy import Engine, delete, func, or_, select, text
 from sqlalchemy.exc import IntegrityError
 
+from scat_core.records.errors import ConcurrencyConflict
 from scat_core.service.account_ports import AccountLog, AccountRecord
-from scat_core.store import tables as t
-from scat_core.store.db_failures import races_as_conflicts
-from scat_core.store.errors import ConcurrencyConflict
+from scat_core.store.sql import tables as t
+from scat_core.store.sql.db_failures import races_as_conflicts
 
 #: One request in this many also deletes the expired nonces (a cheap indexed DELETE).
 PRUNE_ONE_IN = 64

@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 
+from scat_core.records.errors import ConcurrencyConflict
 from scat_core.service.account_ports import AccountLog, AccountRecord
-from scat_core.store.errors import ConcurrencyConflict
 
 
 class MemoryAccountLog:
