@@ -110,13 +110,13 @@ def test_the_accounts_migration_goes_up_and_down(db_url: str) -> None:
     engine = make_engine(db_url)
     try:
         with engine.begin() as conn:
-            command.upgrade(alembic_config(conn), "0007")
+            command.upgrade(alembic_config(conn), "0008")
         assert "account_events" not in inspect(engine).get_table_names()
         with engine.begin() as conn:
-            command.upgrade(alembic_config(conn), "0008")
+            command.upgrade(alembic_config(conn), "0009")
         assert {"account_events", "request_nonces"} <= set(inspect(engine).get_table_names())
         with engine.begin() as conn:
-            command.downgrade(alembic_config(conn), "0007")
+            command.downgrade(alembic_config(conn), "0008")
         assert not {"account_events", "request_nonces"} & set(inspect(engine).get_table_names())
         with engine.connect() as conn:
             names = conn.execute(text(

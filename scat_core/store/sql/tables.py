@@ -146,7 +146,7 @@ head_signatures = Table(
 )
 
 #: The log of account events (scat_core/domain/accounts.py), numbered from 1 across all
-#: accounts; append-only: the triggers of migration 0008 refuse UPDATE and DELETE.
+#: accounts; append-only: the triggers of migration 0009 refuse UPDATE and DELETE.
 account_events = Table(
     "account_events",
     metadata,
