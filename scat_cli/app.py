@@ -10,6 +10,7 @@ import sys
 
 import typer
 
+from scat_cli.account_commands import account_app
 from scat_cli.context import CliState
 from scat_cli.db_commands import db_app
 from scat_cli.key_commands import key_app
@@ -29,6 +30,7 @@ app = typer.Typer(
 )
 app.add_typer(db_app, name="db")
 app.add_typer(key_app, name="key")
+app.add_typer(account_app, name="account")
 
 
 def _version(value: bool) -> None:

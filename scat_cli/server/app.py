@@ -35,6 +35,7 @@ from scat_core.domain.audit import AuditReport
 from scat_core.domain.errors import AuthFailed, BadInput, NotFound, RuleViolation, ScatError
 from scat_core.records.errors import ConcurrencyConflict, CorruptHistory
 from scat_core.records.stats import StatsReport
+from scat_core.service.accounts import RequestRefused, TooManyFailures
 from scat_core.service.games import GameService
 from scat_core.service.values import Export, Exports, GamesPage, History, Listing, Played, Shown
 from scat_core.store.sql.database import masked_url
@@ -64,6 +65,8 @@ Token = Annotated[str | None, Depends(bearer)]
 
 #: Error type -> the HTTP status of its refusal; a type not listed takes its nearest listed base's.
 HTTP_STATUS: dict[type[ScatError], int] = {
+    RequestRefused: 401,
+    TooManyFailures: 429,
     RuleViolation: 422,
     CorruptHistory: 422,
     BadInput: 400,
@@ -74,7 +77,7 @@ HTTP_STATUS: dict[type[ScatError], int] = {
 }
 #: HTTP status -> the exit code of a refusal that is no ScatError (a bad path, a bad method).
 STATUS_EXIT = {status: exit_code(kind) for kind, status in reversed(HTTP_STATUS.items())} | {
-    401: exit_code(AuthFailed), 405: exit_code(BadInput), 413: exit_code(BadInput)}
+    401: exit_code(AuthFailed), 405: exit_code(BadInput), 413: exit_code(BadInput), 429: exit_code(TooManyFailures)}
 
 
 def http_status(error: ScatError) -> int:
@@ -120,7 +123,14 @@ def on_exit_signal(action: Callable[[], None]) -> None:
 def create_app(db_url: str | None = None, *, testing: bool = False, claim_every: float | None = None) -> FastAPI:
     """The app over the database at `db_url`; `testing` allows games with --seed/--deck;
     `claim_every` (seconds): how often it claims turns out of move time itself (R28; None: never)."""
+    from scat_cli.server.account_routes import account_router
+    from scat_cli.server.verify import RequestVerifier
+    from scat_core.service.accounts import AccountService
+    from scat_core.store.sql.account_log import SqlAccountLog
+
     games = GameService.open(db_url)
+    accounts = AccountService(SqlAccountLog(games.store.engine))
+    verifier = RequestVerifier(accounts)
     notifier, stop = Notifier(), threading.Event()
 
     @asynccontextmanager
@@ -133,16 +143,21 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
         notifier.close()
         stop.set()
 
-    app = FastAPI(title="Scat", version="1", description="The Scat (Thirty-One) game backend.", lifespan=lifespan)
+    app = FastAPI(title="Scat", version="1", description="The Scat (Thirty-One) game backend.", lifespan=lifespan,
+                  dependencies=[Depends(verifier)])  # a signed request proves its account first (verify.py)
     app.state.games, app.state.testing, app.state.notifier = games, testing, notifier
+    app.state.accounts, app.state.verifier = accounts, verifier
+    app.include_router(account_router(accounts, verifier))
     app.add_middleware(LimitAndLog)
 
     @app.exception_handler(ScatError)
     async def scat_error(request: Request, error: ScatError) -> JSONResponse:
         status = http_status(error)
-        if isinstance(error, AuthFailed) and "authorization" not in request.headers:
+        if status == 403 and "authorization" not in request.headers:
             status = 401
-        return JSONResponse(wire.ErrorOut.of(error).model_dump(exclude_none=True), status_code=status)
+        headers = {"retry-after": str(error.retry_after)} if isinstance(error, TooManyFailures) else None
+        return JSONResponse(wire.ErrorOut.of(error).model_dump(exclude_none=True), status_code=status,
+                            headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, error: RequestValidationError) -> JSONResponse:

@@ -36,6 +36,7 @@ from scat_core.service.values import (
 )
 
 if TYPE_CHECKING:
+    from scat_cli.server.identity import Identity
     from scat_core.records.stats import StatsReport
 
 _MOVES = {cmd.Draw: "draw", cmd.Discard: "discard", cmd.Knock: "knock", cmd.Declare31: "declare",
@@ -43,12 +44,17 @@ _MOVES = {cmd.Draw: "draw", cmd.Discard: "discard", cmd.Knock: "knock", cmd.Decl
 
 
 class RemoteGames:
-    """The game service of a Scat backend at `base_url` (`scat --server URL`)."""
+    """The game service of a Scat backend at `base_url` (`scat --server URL`).
 
+    Its requests are signed with this user's key where it is an account (identity.py), or
+    with `identity`'s key when one is given (the account commands).
+    """
 
-    def __init__(self, base_url: str) -> None:
+    def __init__(self, base_url: str, identity: Identity | None = None) -> None:
+        from scat_cli.server.identity import signer_for
+
         self.base_url = base_url
-        self.http = Connection(base_url)
+        self.http = Connection(base_url, signer=identity.sign if identity is not None else signer_for(base_url))
 
     def __enter__(self) -> RemoteGames:
         return self

@@ -150,3 +150,33 @@ head_signatures = Table(
     Column("signature", String(128), nullable=False),
     CheckConstraint("kind IN ('head', 'origin')", name="ck_head_signatures_kind"),
 )
+
+#: The log of account events (scat_core/domain/accounts.py), numbered from 1 across all
+#: accounts; append-only: the triggers of migration 0009 refuse UPDATE and DELETE.
+account_events = Table(
+    "account_events",
+    metadata,
+    Column("position", Position, primary_key=True, autoincrement=True),
+    Column("seq", Integer, nullable=False),
+    Column("account", String(64), nullable=False),
+    Column("skeleton", String(256), nullable=False),
+    Column("key_id", String(16), nullable=False),
+    Column("type", String(64), nullable=False),
+    Column("schema_version", Integer, nullable=False),
+    Column("data", Text, nullable=False),
+    Column("recorded_at", String(40), nullable=False),
+    UniqueConstraint("seq", name="uq_account_events_seq"),
+    CheckConstraint("seq >= 1", name="ck_account_events_seq_positive"),
+    Index("ix_account_events_skeleton", "skeleton"),
+    Index("ix_account_events_key_id", "key_id"),
+)
+
+#: The nonce of each signed request while its timestamp is fresh: a second use is a replay.
+request_nonces = Table(
+    "request_nonces",
+    metadata,
+    Column("key_id", String(16), primary_key=True),
+    Column("nonce", String(64), primary_key=True),
+    Column("expires_at", BigInteger, nullable=False),
+    Index("ix_request_nonces_expires_at", "expires_at"),
+)
