@@ -251,7 +251,7 @@ def scat_prefix(ctx: typer.Context) -> str:
     scat, url = program(), given.db_url
     if given.server_given and given.server:
         return f"{scat} --server {shlex.quote(given.server)}"
-    if not url:
+    if not url or not given.db_given:
         return scat
     if _PASSWORD_RE.search(url):
         return f"{scat} --db URL"

@@ -20,7 +20,8 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 CONTRACT_COMMANDS = ["new", "games", "show", "draw", "discard", "knock", "declare", "throw-down", "resign", "log",
                      "replay", "audit", "export", "import", "db upgrade", "stats", "serve", "wait", "watch",
                      "play", "claim"]
-EXTRA_COMMANDS = ["rules", "db check", "key show", "key trust"]  # beyond the contract
+#: Beyond the contract.
+EXTRA_COMMANDS = ["rules", "db check", "key show", "key trust", "config show", "config set", "config unset"]
 
 
 def commands_of(group: Any, prefix: str = "") -> list[tuple[str, bool]]:
@@ -127,7 +128,7 @@ def test_draw_help_names_the_source_once() -> None:
     assert re.search(r"^  stock\|discard\s{2,}Where to draw from", text, re.MULTILINE), text
 
 
-@pytest.mark.parametrize("group", [[], ["db"], ["key"]])
+@pytest.mark.parametrize("group", [[], ["db"], ["key"], ["config"]])
 def test_command_summaries_are_not_cut(group: list[str]) -> None:
     text = CliRunner().invoke(app, [*group, "--help"]).stdout
     listing = text[text.index("Commands:"):]
