@@ -109,6 +109,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "wait": ("scat_cli.waiting", "wait"),
     "watch": ("scat_cli.waiting", "watch"),
     "play": ("scat_cli.screen.command", "play"),
+    "version": ("scat_cli.version_command", "version"),
 }
 
 
@@ -244,12 +245,16 @@ def program() -> str:
     return shlex.quote(invoked)
 
 
-def scat_prefix(ctx: typer.Context) -> str:
+def scat_prefix(ctx: typer.Context, others: bool = False) -> str:
     """The program (see `program`), plus `--db URL` or `--server URL` when given on the command line (hints
-    use it)."""
+    use it).
+
+    `others`: the hint is for another player, who runs it on his own machine: `--server URL` is
+    named however the server was chosen (the flag, SCAT_SERVER or config.toml).
+    """
     given = state(ctx)
     scat, url = program(), given.db_url
-    if given.server_given and given.server:
+    if given.server and (given.server_given or others):
         return f"{scat} --server {shlex.quote(given.server)}"
     if not url or not given.db_given:
         return scat

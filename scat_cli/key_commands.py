@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from scat_cli.typer_glue import PlainGroup
+from scat_cli.typer_glue import PlainGroup, ScatCommand
 
 key_app = typer.Typer(
     help="The key that signs each game's head.\n\nIt is kept outside the database, in a file of its own.\n\n"
@@ -20,7 +20,7 @@ key_app = typer.Typer(
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 
 
-@key_app.command("show")
+@key_app.command("show", cls=ScatCommand)  # arguments shown by name, no type label
 def show_command(as_json: JsonOption = False) -> None:
     """Print this installation's public key and key id.
 
@@ -49,7 +49,7 @@ def show_command(as_json: JsonOption = False) -> None:
                + (f", listed in {keys.trust_path}" if trusted else ""))
 
 
-@key_app.command("trust")
+@key_app.command("trust", cls=ScatCommand)
 def trust_command(
     key: Annotated[str, typer.Argument(metavar="KEY|FILE", show_default=False,
                                        help="A public key as `scat key show` prints it, or a file holding one "

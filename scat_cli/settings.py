@@ -70,12 +70,25 @@ def settle(ctx: Any, db: str | None, server: str | None) -> CliState:
         problem = db_url_problem(typed) if typed else None
         if problem:
             raise BadInput(f"{_named('db', origin)}: {problem}")
+        if typed:
+            _refuse_a_relative_path_with_no_folder(typed)
     player = where["as"].value
     if player:
         ctx.default_map = _AsDefault(player)
     return CliState(db_url=None if remote or where["db"].origin == "environment" else url,
                     server=remote.strip().rstrip("/") if remote else None,
                     server_given=where["server"].origin == "flag", db_given=where["db"].origin == "flag")
+
+
+def _refuse_a_relative_path_with_no_folder(url: str) -> None:
+    """BadInput for `sqlite:///tmp/x.db` where ./tmp is no folder: SQLite cannot open it; four slashes were meant."""
+    from scat_cli.urls import relative_sqlite_path, unopenable_sqlite_hint
+
+    path = relative_sqlite_path(url)
+    folder = os.path.dirname(path) if path else ""
+    if folder and not os.path.isdir(folder):
+        raise BadInput(f"cannot open database {url.strip()}: there is no folder {folder} in the current folder"
+                       f"{unopenable_sqlite_hint(url)}")
 
 
 def _named(key: str, origin: str) -> str:

@@ -18,7 +18,7 @@ def db_url_problem(url: str) -> str | None:
                 "postgresql+psycopg://user@host/db")
     better = _SCHEMES.get(scheme.lower())
     if better is not None:
-        return f"write {better}:// instead of {scheme}:// (e.g. {better}://{rest})"
+        return f"write {better}:// instead of {scheme}:// (e.g. {better}://{_password_hidden(rest)})"
     return None
 
 
@@ -38,3 +38,11 @@ def unopenable_sqlite_hint(url: str) -> str:
         return ""
     return (f" ({path} is relative to the current folder: for the absolute path /{path} write four slashes, "
             f"sqlite:////{path})")
+
+
+def _password_hidden(rest: str) -> str:
+    """The part of a URL after `://` with its password (`user:password@`) shown as `***`."""
+    userinfo, at, host = rest.partition("@")
+    if not at or "/" in userinfo or ":" not in userinfo:
+        return rest
+    return f"{userinfo.partition(':')[0]}:***@{host}"

@@ -81,6 +81,13 @@ def http_status(error: ScatError) -> int:
     return next(HTTP_STATUS[kind] for kind in type(error).__mro__ if kind in HTTP_STATUS)
 
 
+class SeatsFromOne(JSONResponse):
+    """Every response: JSON, each game state's seats counted from 1 (see `wire.seats_from_one`)."""
+
+    def render(self, content: Any) -> bytes:
+        return super().render(wire.seats_from_one(content))
+
+
 def _error(status: int, message: str, told_as: type[ScatError]) -> JSONResponse:
     """A refusal that is no ScatError, with the exit code of the error type it is told as."""
     return JSONResponse({"error": message, "exit_code": exit_code(told_as)}, status_code=status)
@@ -129,7 +136,10 @@ def create_app(db_url: str | None = None, *, testing: bool = False) -> FastAPI:
         notifier.close()
         stop.set()
 
-    app = FastAPI(title="Scat", version="1", description="The Scat (Thirty-One) game backend.", lifespan=lifespan)
+    app = FastAPI(title="Scat", version="2", lifespan=lifespan, default_response_class=SeatsFromOne,
+                  description="The Scat (Thirty-One) game backend. Seats count from 1, as the CLI counts them: a "
+                  "game state's players[].seat, seats, dealer (0 before the first deal), turn, knocker, had_turn "
+                  "and looked; hands is a list in seat order (hands[0] is seat 1's).")
     app.state.games, app.state.testing, app.state.notifier = games, testing, notifier
     app.add_middleware(LimitAndLog)
 

@@ -59,7 +59,7 @@ class RemoteGames:
         except TransportError as error:
             raise BadInput(f"cannot reach the server {self.base_url}: {error}") from None
         if response.status < 400:
-            return response.json()
+            return wire.seats_from_zero(response.json())  # the server counts seats from 1
         self._raise(response)
 
     def _raise(self, response: Answer) -> NoReturn:
