@@ -102,7 +102,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("scat_cli.history", "replay"),
     "audit": ("scat_cli.audit_commands", "audit"),
     "export": ("scat_cli.export_command", "export"),
-    "import": ("scat_cli.audit_commands", "import_"),
+    "import": ("scat_cli.import_command", "import_"),
     "stats": ("scat_cli.stats_command", "stats"),
     "rules": ("scat_cli.rules_command", "rules"),
     "serve": ("scat_cli.server.command", "serve"),

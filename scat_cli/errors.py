@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shlex
 
-from scat_core.domain.errors import AuthFailed, BadInput, Hint, NotFound, RuleViolation, ScatError
+from scat_core.domain.errors import AlreadyImported, AuthFailed, BadInput, Hint, NotFound, RuleViolation, ScatError
 from scat_core.store.errors import (
     BusyWaitUnreadable,
     ConcurrencyConflict,
@@ -48,6 +48,7 @@ EXIT_CODES: dict[type[ScatError], int] = {
     BusyWaitUnreadable: 2,
     KeyFileUnusable: 2,
     NotStrictlySigned: 1,
+    AlreadyImported: 1,
     ScatError: 1,
 }
 #: Every error type by name: how an error sent by `scat serve` is raised again by the client.
