@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from scat_cli.common import Json, print_json, service
+from scat_cli.context import state
 from scat_cli.escape import say
 from scat_cli.render import progress
 
@@ -23,23 +24,36 @@ def report_json(report: AuditReport) -> dict[str, Any]:
             "origin_signature": report.origin_signature, "origin_key_id": report.origin_key_id}
 
 
-def signature_note(status: str | None, key_id: str | None, signer: str | None, what: str = "head") -> str:
-    """What the signature of a head (or of an export: `what`) proves, for people."""
+def signature_note(status: str | None, key_id: str | None, signer: str | None, what: str = "head",
+                   server: str | None = None, trust: str | None = None) -> str:
+    """What the signature of a head (or of an export: `what`) proves, for people.
+
+    `server`: judged by that server (through --server), whose own key it names as the
+    server's; `trust`: the command that trusts an unknown key, to paste (else one to complete).
+    """
     if status == "valid":
-        by = {"this installation": "this installation's key", "trusted": "a trusted key"}.get(signer or "", "known key")
+        if server is not None:
+            by = {"this installation": f"the server's key (the key of {server})",
+                  "trusted": "a key the server trusts"}.get(signer or "", "known key")
+        else:
+            by = {"this installation": "this installation's key", "trusted": "a trusted key"}.get(signer or "",
+                                                                                                "known key")
         return f"{what} signed by {by} {key_id}"
     if status == "unknown key":
-        return (f"{what} signed by key {key_id}, which is not known here: NOT verified "
-                "(`scat key trust` it if you know it is genuine)")
+        if server is not None:
+            return f"{what} signed by key {key_id}, which the server does not know: NOT verified"
+        how = (f"if it is its maker's key, as scat key show prints it there, run `{trust}`" if trust
+               else "`scat key trust PUBLIC_KEY` with its public key if you know it is genuine")
+        return f"{what} signed by key {key_id}, which is not known here: NOT verified ({how})"
     if status == "unsigned":
         return f"{what} NOT signed (made before scat signed heads, or its signature was removed)"
     return ""
 
 
-def _origin_note(report: AuditReport) -> str:
+def _origin_note(report: AuditReport, server: str | None) -> str:
     if report.origin_signature is None:
         return ""
-    note = signature_note(report.origin_signature, report.origin_key_id, None, "export")
+    note = signature_note(report.origin_signature, report.origin_key_id, None, "export", server)
     return f"; imported from an {note}" if note else ""
 
 
@@ -54,14 +68,14 @@ def _deals(report: AuditReport) -> str:
     return "every deal recomputed from the revealed seed"
 
 
-def _verdict(report: AuditReport) -> str:
+def _verdict(report: AuditReport, server: str | None = None) -> str:
     if report.ok:
         seed = _deals(report)
         chosen = ("; the seed was chosen at creation (--seed): its creator could know every hand"
                   if report.seed_chosen else "")
-        signed = signature_note(report.signature, report.signature_key_id, report.signature_signer)
+        signed = signature_note(report.signature, report.signature_key_id, report.signature_signer, "head", server)
         return (f"game {report.game_id}: OK, {report.events} events: hash chain, rules, invariants "
-                f"and {seed}{chosen}" + (f"; {signed}" if signed else "") + _origin_note(report))
+                f"and {seed}{chosen}" + (f"; {signed}" if signed else "") + _origin_note(report, server))
     where = f" at event {report.first_bad_seq}" if report.first_bad_seq is not None else ""
     return f"game {report.game_id}: FAILED{where}: {'; '.join(report.problems)}"
 
@@ -104,7 +118,7 @@ def audit(ctx: typer.Context,
     else:
         for report in reports:
             if game is not None or not report.ok:
-                say(_verdict(report))
+                say(_verdict(report, state(ctx).server))
         if game is None:
             bad = sum(not report.ok for report in reports)
             games_word = "game" if len(reports) == 1 else "games"

@@ -43,7 +43,7 @@ def read_config(path: Path | None = None) -> dict[str, str]:
     path = path or config_path()
     try:
         raw = path.read_bytes()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no file, or no config folder at all
         return {}
     except OSError as error:
         raise BadInput(f"cannot read the config file {path}: {error.strerror}") from None

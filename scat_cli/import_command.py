@@ -11,6 +11,7 @@ import typer
 
 from scat_cli.audit_commands import report_json, signature_note
 from scat_cli.common import Json, print_json, recorded, service
+from scat_cli.context import state
 from scat_cli.escape import say
 from scat_cli.render import progress
 
@@ -27,7 +28,7 @@ EXPORT_SUFFIXES = (".json", ".jsonl")
 class Outcome:
     """What became of each file of a bulk import."""
 
-    imported: list[tuple[str, AuditReport]] = field(default_factory=list)
+    imported: list[tuple[str, AuditReport, list[dict[str, Any]]]] = field(default_factory=list)  # with records
     already_here: list[tuple[str, str]] = field(default_factory=list)  # (file, game id)
     refused: list[tuple[str, ScatError]] = field(default_factory=list)
 
@@ -71,7 +72,7 @@ def import_(ctx: typer.Context,
     if outcome.imported:
         recorded(ctx, f"{len(outcome.imported)} game{'' if len(outcome.imported) == 1 else 's'} were imported; "
                       "see `scat games`")
-    _tell(outcome, as_json)
+    _tell(outcome, as_json, state(ctx).server)
     if outcome.refused:
         raise typer.Exit(1)
 
@@ -98,29 +99,30 @@ def _import_into(games: Games, path: Path, problem: str | None, strict: bool, ou
     try:
         if problem is not None:
             raise BadInput(problem)
-        report = games.import_records(_read(path), strict, f"the history in {path}")
+        records = _read(path)
+        report = games.import_records(records, strict, f"the history in {path}")
     except AlreadyImported as error:
         outcome.already_here.append((str(path), error.game_id or "?"))
     except ScatError as error:
         outcome.refused.append((str(path), error))
     else:
-        outcome.imported.append((str(path), report))
+        outcome.imported.append((str(path), report, records))
 
 
-def _tell(outcome: Outcome, as_json: bool) -> None:
+def _tell(outcome: Outcome, as_json: bool, server: str | None) -> None:
     """The summary of a bulk import: a JSON document, or a line per file then one line in all."""
     from scat_cli.common import runnable
     from scat_cli.errors import exit_code, wording
 
     if as_json:
-        print_json({"imported": [{"file": file, **report_json(report)} for file, report in outcome.imported],
+        print_json({"imported": [{"file": file, **report_json(report)} for file, report, _ in outcome.imported],
                     "already_here": [{"file": file, "game_id": game} for file, game in outcome.already_here],
                     "refused": [{"file": file, "error": wording(error), "exit_code": exit_code(error)}
                                 for file, error in outcome.refused],
                     "ok": not outcome.refused})
         return
-    for file, report in outcome.imported:
-        say(f"imported game {report.game_id} from {file}: {_imported_note(report)}")
+    for file, report, records in outcome.imported:
+        say(f"imported game {report.game_id} from {file}: {_imported_note(report, records, server)}")
     for file, game in outcome.already_here:
         say(f"already here: game {game} ({file}): not imported again")
     for file, error in outcome.refused:
@@ -130,9 +132,16 @@ def _tell(outcome: Outcome, as_json: bool) -> None:
     say(f"{len(outcome.imported)} imported, {len(outcome.already_here)} already here{refused}")
 
 
-def _imported_note(report: AuditReport) -> str:
-    signed = signature_note(report.signature, report.signature_key_id, report.signature_signer, "export")
-    return f"{report.events} events, audited OK; {signed}"
+def _imported_note(report: AuditReport, records: list[dict[str, Any]], server: str | None) -> str:
+    """How an import went: its events, and what its export's signature proves (a pasteable `key trust` if unknown)."""
+    from scat_cli.common import command_line, runnable
+    from scat_core.service.signatures import export_signature
+
+    signature = export_signature(records) if report.signature == "unknown key" else None
+    trust = command_line("scat", "key", "trust", signature.public_key) if signature is not None else None
+    signed = signature_note(report.signature, report.signature_key_id, report.signature_signer, "export", server,
+                            trust)
+    return runnable(f"{report.events} events, audited OK; {signed}")
 
 
 def _read(file: Path) -> list[dict[str, Any]]:
@@ -162,4 +171,4 @@ def _import_one(ctx: typer.Context, file: Path, strict: bool, as_json: bool) -> 
     if as_json:
         print_json({**report_json(report), "imported": True})
         return
-    say(f"imported game {report.game_id}: {_imported_note(report)}")
+    say(f"imported game {report.game_id}: {_imported_note(report, records, state(ctx).server)}")

@@ -33,7 +33,7 @@ from scat_core.domain import commands as cmd
 from scat_core.domain.audit import AuditReport
 from scat_core.domain.errors import AuthFailed, BadInput, NotFound, RuleViolation, ScatError
 from scat_core.service.games import GameService
-from scat_core.service.values import Export, Exports, History, Listing, Played, Shown
+from scat_core.service.values import Export, Exports, History, Listing, Played, Shown, SigningKey
 from scat_core.store.database import masked_url
 from scat_core.store.errors import ConcurrencyConflict, CorruptHistory
 from scat_core.store.stats_projection import StatsReport
@@ -168,6 +168,11 @@ def create_app(db_url: str | None = None, *, testing: bool = False) -> FastAPI:
             return _error(503, "the server's database is unavailable: try again later", ScatError)
         LOG.exception("unexpected error on %s", request.url.path)
         return _error(500, "the server failed on this request (see its log)", ScatError)
+
+    @app.get("/key", response_model=SigningKey)
+    def signing_key() -> SigningKey:
+        """The server's public key, which signs its games' heads: `scat key trust --server URL` trusts it."""
+        return games.signing_key()
 
     @app.get("/health", response_model=wire.HealthOut)
     def health() -> wire.HealthOut:

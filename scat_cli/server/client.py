@@ -22,7 +22,18 @@ from scat_core.domain.audit import AuditReport
 from scat_core.domain.errors import BadInput, RuleViolation
 from scat_core.domain.options import GameOptions
 from scat_core.service.boundary import Progress
-from scat_core.service.values import Export, Exports, History, Listing, Played, SeenEvent, Shown, Skipped, Waited
+from scat_core.service.values import (
+    Export,
+    Exports,
+    History,
+    Listing,
+    Played,
+    SeenEvent,
+    Shown,
+    SigningKey,
+    Skipped,
+    Waited,
+)
 
 if TYPE_CHECKING:
     from scat_core.store.stats_projection import StatsReport
@@ -209,6 +220,10 @@ class RemoteGames:
     def export_all(self, running: bool = False, progress: Progress | None = None) -> Iterator[Export | Skipped]:
         """Every finished game on the server; the others skipped, with the reason."""
         return _told(Exports.model_validate(self.request("GET", "/export")).items, progress)
+
+    def signing_key(self) -> SigningKey:
+        """The server's public key (`GET /key`)."""
+        return SigningKey.model_validate(self.request("GET", "/key"))
 
     def import_records(self, records: Sequence[Mapping[str, Any]], strict: bool = False,
                        source: str = "the history") -> AuditReport:

@@ -15,7 +15,17 @@ if TYPE_CHECKING:
     from scat_core.domain.audit import AuditReport
     from scat_core.domain.commands import PlayerCommand
     from scat_core.domain.options import GameOptions
-    from scat_core.service.values import Export, History, Listing, Played, SeenEvent, Shown, Skipped, Waited
+    from scat_core.service.values import (
+        Export,
+        History,
+        Listing,
+        Played,
+        SeenEvent,
+        Shown,
+        SigningKey,
+        Skipped,
+        Waited,
+    )
     from scat_core.store.stats_projection import StatsReport
 
 #: Told (games done, games in all) as `audit_all` and `export_all` go.
@@ -72,6 +82,9 @@ class Games(Protocol):
 
     def export_all(self, running: bool = False, progress: Progress | None = None) -> Iterator[Export | Skipped]:
         """`scat export --all`."""
+
+    def signing_key(self) -> SigningKey:
+        """`scat key show` of a server: the public key that signs its games' heads."""
 
     def import_records(self, records: Sequence[Mapping[str, Any]], strict: bool = False,
                        source: str = "the history") -> AuditReport:
