@@ -24,7 +24,7 @@ app = typer.Typer(
     "SCAT_AS), which beats the file.\n\nExample: scat new --player you --bot ann --bot bob",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
+    add_completion=True,  # Typer's --install-completion / --show-completion (values: scat_cli/completion.py)
     context_settings={"help_option_names": ["-h", "--help"]},
     cls=ScatGroup,  # the commands of scat_cli.common.COMMANDS, built lazily
     rich_markup_mode=None,  # plain click help: `scat --help` in well under 150 ms

@@ -21,8 +21,23 @@ from scat_core.domain.errors import ScatError
 if TYPE_CHECKING:
     from scat_core.service.boundary import Games
 
+def _complete_game(ctx: typer.Context, incomplete: str) -> list[tuple[str, str]]:
+    """Shell completion of a game id (see scat_cli.completion; imported only when completing)."""
+    from scat_cli.completion import complete_game
+
+    return complete_game(ctx, incomplete)
+
+
+def complete_card(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Shell completion of a card name (see scat_cli.completion; imported only when completing)."""
+    from scat_cli.completion import complete_card as cards
+
+    return cards(ctx, incomplete)
+
+
 GameArg = Annotated[str, typer.Argument(
-    metavar="GAME", help="The game id, or any unique start of it (see `scat games`).", show_default=False)]
+    metavar="GAME", help="The game id, or any unique start of it (see `scat games`).", show_default=False,
+    autocompletion=_complete_game)]
 AsName = Annotated[
     str, typer.Option("--as", metavar="NAME", help="The player acting.", show_default=False)
 ]

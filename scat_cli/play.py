@@ -21,6 +21,7 @@ from scat_cli.common import (
     Token,
     ViewerToken,
     command_line,
+    complete_card,
     print_json,
     recorded,
     scat_prefix,
@@ -258,7 +259,8 @@ def draw(ctx: typer.Context, game: GameArg,
 
 
 def discard(ctx: typer.Context, game: GameArg,
-            card: Annotated[str, typer.Argument(metavar="CARD", help="The card to discard: AS, 10H, qd, 7♣.")],
+            card: Annotated[str, typer.Argument(metavar="CARD", help="The card to discard: AS, 10H, qd, 7♣.",
+                                                autocompletion=complete_card)],
             player: AsName, token: Token = None, as_json: Json = False) -> None:
     """Discard a card from your hand (R12, R13).
 
