@@ -22,6 +22,7 @@ class CliState:
     server: str | None = None
     server_given: bool = False  # --server on the command line (hints then repeat it)
     db_given: bool = True  # --db on the command line (hints then repeat it), not from config.toml
+    as_default: str | None = None  # every command's --as when not given: SCAT_AS, else `as` in config.toml
 
 
 def state(ctx: typer.Context) -> CliState:

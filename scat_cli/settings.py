@@ -6,7 +6,7 @@ A flag beats the environment (SCAT_SERVER, SCAT_DB_URL, SCAT_AS), which beats th
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,7 +46,7 @@ def chosen(db: str | None, server: str | None, file: Mapping[str, str]) -> dict[
 
 
 def settle(ctx: Any, db: str | None, server: str | None) -> CliState:
-    """The CliState of this invocation; `--as` defaults to the setting in force (see `chosen`)."""
+    """The CliState of this invocation; `--as` defaults to the setting in force (see `chosen`, `as_default`)."""
     from scat_cli.config_file import read_config, server_problem
     from scat_cli.urls import db_url_problem
 
@@ -72,10 +72,7 @@ def settle(ctx: Any, db: str | None, server: str | None) -> CliState:
             raise BadInput(f"{_named('db', origin)}: {problem}")
         if typed:
             _refuse_a_relative_path_with_no_folder(typed)
-    player = where["as"].value
-    if player:
-        ctx.default_map = _AsDefault(player)
-    return CliState(db_url=None if remote or where["db"].origin == "environment" else url,
+    return CliState(as_default=where["as"].value, db_url=None if remote or where["db"].origin == "environment" else url,
                     server=remote.strip().rstrip("/") if remote else None,
                     server_given=where["server"].origin == "flag", db_given=where["db"].origin == "flag")
 
@@ -96,19 +93,3 @@ def _named(key: str, origin: str) -> str:
     from scat_cli.config_file import ENVIRONMENT
 
     return {"flag": f"--{key}", "environment": ENVIRONMENT[key]}.get(origin, f"{key} in config.toml")
-
-
-class _AsDefault(Mapping[str, Any]):
-    """Click's default map of the root: every command's `--as` (its parameter `player`) defaults to one name."""
-
-    def __init__(self, player: str) -> None:
-        self._defaults = {"player": player}
-
-    def __getitem__(self, key: str) -> Any:
-        return self._defaults
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(())
-
-    def __len__(self) -> int:
-        return 0

@@ -137,6 +137,7 @@ class ScatCommand(TyperCommand):
         """Parse the arguments; an empty file name ('' would become the current folder) is refused first."""
         with one_line_errors(ctx):
             params = self.get_params(ctx)
+            _default_as(ctx, params)
             ctx.meta[GIVEN] = typed = given(params, args)
             _refuse_empty_paths(self, typed)
             convert_plainly(self, ctx)
@@ -173,6 +174,16 @@ class ScatCommand(TyperCommand):
             if rows:
                 with formatter.section(title):
                     formatter.write_dl(rows)
+
+
+def _default_as(ctx: Context, params: list[Any]) -> None:
+    """The command's `--as` defaults to SCAT_AS or config.toml's `as` (see scat_cli.settings): click's default map."""
+    from scat_cli.context import state
+
+    default = state(ctx).as_default
+    acting = next((param for param in params if "--as" in getattr(param, "opts", ())), None)
+    if default and acting is not None:
+        ctx.default_map = {**(ctx.default_map or {}), acting.name: default}
 
 
 def _refuse_empty_paths(command: TyperCommand, typed: list[tuple[str | None, str | None]]) -> None:

@@ -121,6 +121,13 @@ def test_as_comes_from_the_flag_then_the_environment_then_the_file(scat: Scat, c
     assert viewer("--as", "you", env={**NO_ENV, "SCAT_AS": "bea"}) == "you"
 
 
+def test_as_in_the_file_is_the_default_of_as_only(scat: Scat, cli_db: str) -> None:
+    _game(scat, "you", "bea", db=cli_db)
+    _write(f'as = "you"\ndb = {json.dumps(cli_db)}\n')
+    stats = scat("stats", "--json", env=NO_ENV)
+    assert stats.exit_code == 0 and len(json.loads(stats.stdout)["players"]) == 3  # not `--player you`
+
+
 def test_a_database_from_the_file_is_not_repeated_in_hints(scat: Scat, cli_db: str) -> None:
     _write(f"db = {json.dumps(cli_db)}\n")
     missing = scat("show", "0000000000", env=NO_ENV)
