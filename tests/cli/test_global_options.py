@@ -29,7 +29,7 @@ def test_db_after_the_command_says_it_goes_before(scat: Scat) -> None:
 def test_version_json_names_scat_the_rules_versions_and_the_schema_revision_without_opening_a_database() -> None:
     from importlib.metadata import version
 
-    from scat_core.store.database import HEAD_REVISION
+    from scat_core.store.sql.database import HEAD_REVISION
 
     result = CliRunner().invoke(app, ["--db", "sqlite:////no/such/folder/scat.db", "version", "--json"])
     assert result.exit_code == 0, result.output

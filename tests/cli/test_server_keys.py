@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from scat_core.store.keys import key_id_of
+from scat_core.records.keys import key_id_of
 from tests.support.cli import Scat, finished_game
 
 
