@@ -11,7 +11,7 @@ import sys
 import typer
 
 from scat_cli.account_commands import account_app
-from scat_cli.context import CliState
+from scat_cli.config_commands import config_app
 from scat_cli.db_commands import db_app
 from scat_cli.key_commands import key_app
 from scat_cli.typer_glue import ScatGroup
@@ -20,10 +20,12 @@ from scat_core.domain.errors import ScatError
 app = typer.Typer(
     name="scat",
     help="Scat (Thirty-One): play the card game against people and bots, with a "
-    "tamper-evident event log.\n\nExample: scat new --player you --bot ann --bot bob",
+    "tamper-evident event log.\n\nDefaults for --server, --db and --as can be kept in config.toml in your "
+    "config directory (`scat config --help`): a flag beats the environment (SCAT_SERVER, SCAT_DB_URL, "
+    "SCAT_AS), which beats the file.\n\nExample: scat new --player you --bot ann --bot bob",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
+    add_completion=True,  # Typer's --install-completion / --show-completion (values: scat_cli/completion.py)
     context_settings={"help_option_names": ["-h", "--help"]},
     cls=ScatGroup,  # the commands of scat_cli.common.COMMANDS, built lazily
     rich_markup_mode=None,  # plain click help: `scat --help` in well under 150 ms
@@ -31,6 +33,7 @@ app = typer.Typer(
 app.add_typer(db_app, name="db")
 app.add_typer(key_app, name="key")
 app.add_typer(account_app, name="account")
+app.add_typer(config_app, name="config")
 
 
 def _version(value: bool) -> None:
@@ -53,7 +56,7 @@ def _global_options(
         "--db",
         metavar="URL",
         help="Database URL (sqlite:///path/scat.db or postgresql+psycopg://user@host/db). "
-        "Default: $SCAT_DB_URL, else an SQLite file in your user data directory.",
+        "Default: $SCAT_DB_URL, else db in config.toml, else an SQLite file in your user data directory.",
     ),
     version: bool = typer.Option(False, "--version", is_eager=True, callback=_version,
                                  help="Print the version and exit."),
@@ -62,25 +65,13 @@ def _global_options(
         "--server",
         metavar="URL",
         help="Play through a Scat backend (`scat serve`) instead of a database, e.g. "
-        "https://scat.example.org. Default: $SCAT_SERVER.",
+        "https://scat.example.org. Default: $SCAT_SERVER, else server in config.toml.",
     ),
 ) -> None:
     """Global options, given before the command."""
-    import os
+    from scat_cli.settings import settle
 
-    from scat_core.domain.errors import BadInput
-
-    if db is not None and not db.strip():
-        raise BadInput("--db needs a URL, e.g. sqlite:///path/scat.db or postgresql+psycopg://user@host/db")
-    remote = server if server is not None else os.environ.get("SCAT_SERVER") or None
-    if remote is not None and not remote.strip():
-        raise BadInput("--server needs a URL, e.g. http://127.0.0.1:8031 or https://scat.example.org")
-    if remote and db is not None:
-        raise BadInput("give --db or --server, not both: with --server the backend keeps the games")
-    if remote and not remote.strip().lower().startswith(("http://", "https://")):
-        raise BadInput(f"--server needs a URL starting with http:// or https://, e.g. http://{remote.strip()}")
-    ctx.obj = CliState(db_url=db, server=remote.strip().rstrip("/") if remote else None,
-                       server_given=server is not None)
+    ctx.obj = settle(ctx, db, server)
 
 
 def main() -> None:

@@ -1,14 +1,13 @@
-"""Checking histories: `audit`, and `import`, which audits an export before it stores it."""
+"""Checking histories: `audit`, and the audit reports and signature notes `import` prints too."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from scat_cli.common import Json, print_json, recorded, service
+from scat_cli.common import Json, print_json, service
+from scat_cli.context import state
 from scat_cli.escape import say
 from scat_cli.render import progress
 
@@ -16,7 +15,7 @@ if TYPE_CHECKING:
     from scat_core.domain.audit import AuditReport
 
 
-def _report_json(report: AuditReport) -> dict[str, Any]:
+def report_json(report: AuditReport) -> dict[str, Any]:
     return {"game_id": report.game_id, "ok": report.ok, "events": report.events,
             "first_bad_seq": report.first_bad_seq, "problems": list(report.problems),
             "seed_verified": report.seed_verified, "first_deck_stacked": report.first_deck_stacked,
@@ -25,23 +24,36 @@ def _report_json(report: AuditReport) -> dict[str, Any]:
             "origin_signature": report.origin_signature, "origin_key_id": report.origin_key_id}
 
 
-def _signature_note(status: str | None, key_id: str | None, signer: str | None, what: str = "head") -> str:
-    """What the signature of a head (or of an export: `what`) proves, for people."""
+def signature_note(status: str | None, key_id: str | None, signer: str | None, what: str = "head",
+                   server: str | None = None, trust: str | None = None) -> str:
+    """What the signature of a head (or of an export: `what`) proves, for people.
+
+    `server`: judged by that server (through --server), whose own key it names as the
+    server's; `trust`: the command that trusts an unknown key, to paste (else one to complete).
+    """
     if status == "valid":
-        by = {"this installation": "this installation's key", "trusted": "a trusted key"}.get(signer or "", "known key")
+        if server is not None:
+            by = {"this installation": f"the server's key (the key of {server})",
+                  "trusted": "a key the server trusts"}.get(signer or "", "known key")
+        else:
+            by = {"this installation": "this installation's key", "trusted": "a trusted key"}.get(signer or "",
+                                                                                                "known key")
         return f"{what} signed by {by} {key_id}"
     if status == "unknown key":
-        return (f"{what} signed by key {key_id}, which is not known here: NOT verified "
-                "(`scat key trust` it if you know it is genuine)")
+        if server is not None:
+            return f"{what} signed by key {key_id}, which the server does not know: NOT verified"
+        how = (f"if it is its maker's key, as scat key show prints it there, run `{trust}`" if trust
+               else "`scat key trust PUBLIC_KEY` with its public key if you know it is genuine")
+        return f"{what} signed by key {key_id}, which is not known here: NOT verified ({how})"
     if status == "unsigned":
         return f"{what} NOT signed (made before scat signed heads, or its signature was removed)"
     return ""
 
 
-def _origin_note(report: AuditReport) -> str:
+def _origin_note(report: AuditReport, server: str | None) -> str:
     if report.origin_signature is None:
         return ""
-    note = _signature_note(report.origin_signature, report.origin_key_id, None, "export")
+    note = signature_note(report.origin_signature, report.origin_key_id, None, "export", server)
     return f"; imported from an {note}" if note else ""
 
 
@@ -56,14 +68,14 @@ def _deals(report: AuditReport) -> str:
     return "every deal recomputed from the revealed seed"
 
 
-def _verdict(report: AuditReport) -> str:
+def _verdict(report: AuditReport, server: str | None = None) -> str:
     if report.ok:
         seed = _deals(report)
         chosen = ("; the seed was chosen at creation (--seed): its creator could know every hand"
                   if report.seed_chosen else "")
-        signed = _signature_note(report.signature, report.signature_key_id, report.signature_signer)
+        signed = signature_note(report.signature, report.signature_key_id, report.signature_signer, "head", server)
         return (f"game {report.game_id}: OK, {report.events} events: hash chain, rules, invariants "
-                f"and {seed}{chosen}" + (f"; {signed}" if signed else "") + _origin_note(report))
+                f"and {seed}{chosen}" + (f"; {signed}" if signed else "") + _origin_note(report, server))
     where = f" at event {report.first_bad_seq}" if report.first_bad_seq is not None else ""
     return f"game {report.game_id}: FAILED{where}: {'; '.join(report.problems)}"
 
@@ -101,12 +113,12 @@ def audit(ctx: typer.Context,
                 reports = list(games.audit_all(strict, told))
     ok = all(report.ok for report in reports)
     if as_json:
-        print_json(_report_json(reports[0]) if game is not None
-                   else {"games": [_report_json(r) for r in reports], "ok": ok})
+        print_json(report_json(reports[0]) if game is not None
+                   else {"games": [report_json(r) for r in reports], "ok": ok})
     else:
         for report in reports:
             if game is not None or not report.ok:
-                say(_verdict(report))
+                say(_verdict(report, state(ctx).server))
         if game is None:
             bad = sum(not report.ok for report in reports)
             games_word = "game" if len(reports) == 1 else "games"
@@ -124,45 +136,3 @@ def _unverified_summary(reports: list[AuditReport]) -> str:
     if unknown:
         parts.append(f"{unknown} signed by a key unknown here")
     return f" ({', '.join(parts)})" if parts else ""
-
-
-def import_(ctx: typer.Context,
-            file: Annotated[Path, typer.Argument(metavar="FILE", help="A json or jsonl export ('-': stdin).",
-                                                 show_default=False)],
-            strict: Annotated[bool, typer.Option(
-                "--strict", help="Refuse an export that is unsigned or signed by a key not trusted here.")] = False,
-            as_json: Json = False) -> None:
-    """Load an exported game after auditing it and its signature.
-
-    A tampered history, a head signature that does not verify, or a game already here is
-    refused (exit 1). Nothing is written unless the whole history holds. An export signed
-    by a key this installation does not know, or not signed, is imported and said so
-    (refused with --strict). From then on the game's head is signed by this installation;
-    the export's signature is kept. An imported running game can be shown, replayed and
-    audited, not played on (its secret seed stays behind).
-
-    Example: scat import game.jsonl
-    """
-    from scat_core.domain.errors import BadInput, NotFound
-    from scat_core.service.exports import read_export
-
-    try:
-        if str(file) == "-":
-            records = read_export(sys.stdin.buffer, "stdin")
-        else:
-            with file.open("rb") as stream:
-                records = read_export(stream, str(file))
-    except FileNotFoundError:
-        raise NotFound(f"no file {file}") from None
-    except IsADirectoryError:
-        raise BadInput(f"{file} is a folder, not an export file") from None
-    except OSError as error:
-        raise BadInput(f"cannot read {file}: {error.strerror}") from None
-    with service(ctx) as games:
-        report = games.import_records(records, strict, f"the history in {file}")
-        recorded(ctx, f"game {report.game_id} was imported; see `scat show {report.game_id}`")
-    if as_json:
-        print_json({**_report_json(report), "imported": True})
-        return
-    signed = _signature_note(report.signature, report.signature_key_id, report.signature_signer, "export")
-    say(f"imported game {report.game_id}: {report.events} events, audited OK; {signed}")

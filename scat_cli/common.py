@@ -21,8 +21,23 @@ from scat_core.domain.errors import ScatError
 if TYPE_CHECKING:
     from scat_core.service.boundary import Games
 
+def _complete_game(ctx: typer.Context, incomplete: str) -> list[tuple[str, str]]:
+    """Shell completion of a game id (see scat_cli.completion; imported only when completing)."""
+    from scat_cli.completion import complete_game
+
+    return complete_game(ctx, incomplete)
+
+
+def complete_card(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Shell completion of a card name (see scat_cli.completion; imported only when completing)."""
+    from scat_cli.completion import complete_card as cards
+
+    return cards(ctx, incomplete)
+
+
 GameArg = Annotated[str, typer.Argument(
-    metavar="GAME", help="The game id, or any unique start of it (see `scat games`).", show_default=False)]
+    metavar="GAME", help="The game id, or any unique start of it (see `scat games`).", show_default=False,
+    autocompletion=_complete_game)]
 AsName = Annotated[
     str, typer.Option("--as", metavar="NAME", help="The player acting.", show_default=False)
 ]
@@ -102,13 +117,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("scat_cli.history", "replay"),
     "audit": ("scat_cli.audit_commands", "audit"),
     "export": ("scat_cli.export_command", "export"),
-    "import": ("scat_cli.audit_commands", "import_"),
+    "import": ("scat_cli.import_command", "import_"),
     "stats": ("scat_cli.stats_command", "stats"),
     "rules": ("scat_cli.rules_command", "rules"),
     "serve": ("scat_cli.server.command", "serve"),
     "wait": ("scat_cli.waiting", "wait"),
     "watch": ("scat_cli.waiting", "watch"),
     "play": ("scat_cli.screen.command", "play"),
+    "version": ("scat_cli.version_command", "version"),
 }
 
 
@@ -244,14 +260,18 @@ def program() -> str:
     return shlex.quote(invoked)
 
 
-def scat_prefix(ctx: typer.Context) -> str:
+def scat_prefix(ctx: typer.Context, others: bool = False) -> str:
     """The program (see `program`), plus `--db URL` or `--server URL` when given on the command line (hints
-    use it)."""
+    use it).
+
+    `others`: the hint is for another player, who runs it on his own machine: `--server URL` is
+    named however the server was chosen (the flag, SCAT_SERVER or config.toml).
+    """
     given = state(ctx)
     scat, url = program(), given.db_url
-    if given.server_given and given.server:
+    if given.server and (given.server_given or others):
         return f"{scat} --server {shlex.quote(given.server)}"
-    if not url:
+    if not url or not given.db_given:
         return scat
     if _PASSWORD_RE.search(url):
         return f"{scat} --db URL"

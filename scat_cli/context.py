@@ -15,12 +15,14 @@ _ACTING: ContextVar[Any] = ContextVar("scat_acting_context", default=None)
 
 @dataclass
 class CliState:
-    """Global options: the database URL given with --db (None: $SCAT_DB_URL or default), and
-    the backend given with --server or $SCAT_SERVER (None: use a database directly)."""
+    """Global options: the database URL given with --db or config.toml (None: $SCAT_DB_URL or default), and
+    the backend given with --server, $SCAT_SERVER or config.toml (None: use a database directly)."""
 
     db_url: str | None = None
     server: str | None = None
     server_given: bool = False  # --server on the command line (hints then repeat it)
+    db_given: bool = True  # --db on the command line (hints then repeat it), not from config.toml
+    as_default: str | None = None  # every command's --as when not given: SCAT_AS, else `as` in config.toml
 
 
 def state(ctx: typer.Context) -> CliState:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import shlex
 
 from scat_core.domain.accounts import AccountNameTaken, KeyAlreadyRegistered, NoSuchAccount
-from scat_core.domain.errors import AuthFailed, BadInput, Hint, NotFound, RuleViolation, ScatError
+from scat_core.domain.errors import AlreadyImported, AuthFailed, BadInput, Hint, NotFound, RuleViolation, ScatError
 from scat_core.records.errors import (
     BusyWaitUnreadable,
     ConcurrencyConflict,
@@ -55,6 +55,7 @@ EXIT_CODES: dict[type[ScatError], int] = {
     NoSuchAccount: 4,
     RequestRefused: 3,
     TooManyFailures: 3,
+    AlreadyImported: 1,
     ScatError: 1,
 }
 #: Every error type by name: how an error sent by `scat serve` is raised again by the client.

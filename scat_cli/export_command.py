@@ -144,7 +144,7 @@ def export(ctx: typer.Context,
             with progress("exporting") as told:
                 for item in games.export_all(running, told):
                     if isinstance(item, Skipped):
-                        _skip(skipped, item, through_server)
+                        _skip(skipped, item)
                         continue
                     path = _file_in(output, item.game_id, fmt)
                     _write(path, _render_export(item.records, fmt), follow_links=False)
@@ -170,8 +170,8 @@ def _running_hint(through_server: bool, games: str) -> str:
     return "a server exports no running game" if through_server else f"--running exports {games}"
 
 
-def _skip(skipped: list[dict[str, Any]], item: Skipped, through_server: bool = False) -> None:
-    """Note on stderr why `--all` leaves a game out, and list it as skipped."""
+def _skip(skipped: list[dict[str, Any]], item: Skipped) -> None:
+    """List a game `--all` leaves out; a damaged one (or one with a bad id) also noted on stderr, naming its audit."""
     game_id = item.game_id
     if item.reason == "invalid id":
         say(f"scat: note: skipped game {game_id!r}: its id is not one scat makes "
@@ -179,17 +179,15 @@ def _skip(skipped: list[dict[str, Any]], item: Skipped, through_server: bool = F
     elif item.reason == DAMAGED:
         say(runnable(f"scat: note: skipped game {game_id}: history damaged: {item.detail} "
                      f"(`scat audit {game_id}` names the first bad event)"), err=True)
-    elif item.reason == RUNNING_AND_PROTECTED:
-        say(f"scat: note: skipped game {game_id}: it is still running and protected (its export would show "
-            "every player's cards)", err=True)
-    else:
-        say(f"scat: note: skipped game {game_id}: it is still running (its export would show every hidden card; "
-            f"{_running_hint(through_server, 'it')})", err=True)
+    # A running game skipped is told only in the summary's one line (see `_skipped_summary`).
     skipped.append({"game_id": game_id, "reason": item.reason})
 
 
 def _skipped_summary(skipped: list[dict[str, Any]], through_server: bool = False) -> str:
-    """"; 3 skipped (1 running and protected, 2 running: --running exports them)", or ""."""
+    """"; 3 skipped (1 running and protected, 2 running: --running exports them)", or "".
+
+    Running games skipped are told here only (an export would show their hidden cards).
+    """
     if not skipped:
         return ""
     damaged = sum(item["reason"] == DAMAGED for item in skipped)

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from scat_cli.typer_glue import PlainGroup
+from scat_cli.typer_glue import PlainGroup, ScatCommand
+
+if TYPE_CHECKING:
+    from scat_core.service.values import SigningKey
 
 key_app = typer.Typer(
     help="The key that signs each game's head.\n\nIt is kept outside the database, in a file of its own.\n\n"
@@ -20,19 +24,33 @@ key_app = typer.Typer(
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 
 
-@key_app.command("show")
-def show_command(as_json: JsonOption = False) -> None:
-    """Print this installation's public key and key id.
+@key_app.command("show", cls=ScatCommand)  # arguments shown by name, no type label
+def show_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
+    """Print this installation's public key (or a server's).
 
     The key is created on first use. The private key stays in its file (mode 0600; $SCAT_KEY_FILE, else your config
     folder): back it up with your database, and copy it along when you move the database
     to another machine. Give the public key to whoever should verify your exports: they run
-    `scat key trust PUBLIC_KEY`.
+    `scat key trust PUBLIC_KEY`. Given --server URL before the command, it prints that
+    server's public key, which signs the games played there (`scat key trust --server URL`
+    trusts it).
 
     Example: scat key show
     """
     from scat_core.records.keys import KeyRing, key_id_of
 
+    server = _server_flag(ctx)
+    if server is not None:
+        key = _server_key(server)
+        if as_json:
+            typer.echo(json.dumps({"algorithm": key.algorithm, "key_id": key.key_id, "public_key": key.public_key,
+                                   "server": server}))
+            return
+        typer.echo(f"public key  {key.public_key}")
+        typer.echo(f"key id      {key.key_id}")
+        typer.echo(f"server      {server}  (the server's key: `scat key trust --server {shlex.quote(server)}` "
+                   "trusts it)")
+        return
     keys = KeyRing.default()
     trusted = sorted(keys.trusted())
     if as_json:
@@ -49,14 +67,37 @@ def show_command(as_json: JsonOption = False) -> None:
                + (f", listed in {keys.trust_path}" if trusted else ""))
 
 
-@key_app.command("trust")
+def _server_flag(ctx: typer.Context) -> str | None:
+    """The server given with the global --server flag (not SCAT_SERVER or config.toml: the key is then this user's)."""
+    from scat_cli.context import state
+
+    given = state(ctx)
+    return given.server if given.server_given else None
+
+
+def _server_key(server: str) -> SigningKey:
+    """The public key of the server at `server` (`GET /key`)."""
+    from scat_cli.server.client import RemoteGames
+
+    with RemoteGames(server) as remote:
+        return remote.signing_key()
+
+
+@key_app.command("trust", cls=ScatCommand)
 def trust_command(
-    key: Annotated[str, typer.Argument(metavar="KEY|FILE", show_default=False,
-                                       help="A public key as `scat key show` prints it, or a file holding one "
-                                            "(its text, or the output of `scat key show --json`).")],
+    ctx: typer.Context,
+    key: Annotated[str | None, typer.Argument(metavar="KEY|FILE", show_default=False,
+                                              help="A public key as `scat key show` prints it, or a file holding one "
+                                                   "(its text, or the output of `scat key show --json`).")] = None,
+    server: Annotated[str | None, typer.Option("--server", metavar="URL", show_default=False,
+                                               help="Trust the key of the Scat server at URL, as it sends it "
+                                                    "(instead of KEY|FILE).")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Trust another installation's or a server's public key.
+
+    `scat key trust --server URL` trusts the key the server at URL sends (`GET /key`): check
+    its key id with the server's operator if the connection could be tampered with.
 
     Audits and imports then verify what it signed: its games and exports audit as "valid"
     instead of "unknown key", and moves may be made on a game whose head that key signed
@@ -68,19 +109,29 @@ def trust_command(
     from scat_core.domain.errors import BadInput
     from scat_core.records.keys import KeyRing, key_id_of
 
-    public_key = _read_key(key)
+    server = server.strip().rstrip("/") if server is not None else _server_flag(ctx) if key is None else None
+    if (key is None) == (server is None):
+        raise BadInput("give a KEY|FILE or --server URL (see `scat key trust --help`)")
+    if server is not None:
+        from scat_cli.config_file import server_problem
+
+        problem = server_problem(server)
+        if problem:
+            raise BadInput(f"--server: {problem}")
+    public_key = _server_key(server).public_key if server is not None else _read_key(str(key))
     key_id = key_id_of(public_key)  # BadInput when it is not a key
     keys = KeyRing.default()
     if public_key.strip() == keys.public_key:
         raise BadInput(f"{key_id} is this installation's own key: it is trusted already")
     added = keys.trust(public_key)
+    whose = f" of the server {server}" if server is not None else ""
     if as_json:
         typer.echo(json.dumps({"key_id": key_id, "public_key": public_key.strip(), "added": added,
-                               "trust_file": str(keys.trust_path)}))
+                               "trust_file": str(keys.trust_path), "server": server}))
     elif added:
-        typer.echo(f"trusted key {key_id} (listed in {keys.trust_path})")
+        typer.echo(f"trusted key {key_id}{whose} (listed in {keys.trust_path})")
     else:
-        typer.echo(f"key {key_id} was trusted already")
+        typer.echo(f"key {key_id}{whose} was trusted already")
 
 
 def _read_key(argument: str) -> str:

@@ -235,10 +235,16 @@ def convert_plainly(command: Any, ctx: Any) -> None:
     found = declared(command.callback)
     help_option = command.get_help_option(ctx)
     for param in command.get_params(ctx):
-        declaration = Declared(bool, None) if param is help_option else found.get(param.name)
+        flag = param is help_option or _completion_flag(param)
+        declaration = Declared(bool, None) if flag else found.get(param.name)
         converter = plain_value(declaration) if declaration is not None else None
         if converter is not None:
             typer_converts_with(param, converter)
+
+
+def _completion_flag(param: Any) -> bool:
+    """Whether `param` is Typer's --install-completion or --show-completion as a flag (the shell found by itself)."""
+    return param.name in ("install_completion", "show_completion") and bool(getattr(param, "is_flag", False))
 
 
 def typer_converts_with(param: Any, converter: PlainValue) -> bool:

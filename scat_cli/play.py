@@ -5,6 +5,7 @@ Each command calls one service method and renders its result; the rules live in 
 
 from __future__ import annotations
 
+import sys
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -20,6 +21,7 @@ from scat_cli.common import (
     Token,
     ViewerToken,
     command_line,
+    complete_card,
     print_json,
     recorded,
     runnable,
@@ -157,7 +159,7 @@ def new(
     report(ctx, outcome, as_json, extra)
     state = outcome.state
     if not as_json and viewer is None and humans and state.status != "finished" and state.turn is not None:
-        first, scat = state.players[state.turn].name, scat_prefix(ctx)
+        first, scat = state.players[state.turn].name, scat_prefix(ctx, others=True)  # maybe not the creator
         token = " (with --token or SCAT_TOKEN)" if protect else ""
 
         def act(*words: str) -> str:
@@ -278,7 +280,8 @@ def draw(ctx: typer.Context, game: GameArg,
 
 
 def discard(ctx: typer.Context, game: GameArg,
-            card: Annotated[str, typer.Argument(metavar="CARD", help="The card to discard: AS, 10H, qd, 7♣.")],
+            card: Annotated[str, typer.Argument(metavar="CARD", help="The card to discard: AS, 10H, qd, 7♣.",
+                                                autocompletion=complete_card)],
             player: AsName, token: Token = None, as_json: Json = False) -> None:
     """Discard a card from your hand (R12, R13).
 
@@ -328,16 +331,26 @@ def throw_down(ctx: typer.Context, game: GameArg, player: AsName, token: Token =
     _act(ctx, game, player, token, ThrowDown(player), as_json)
 
 
-def resign(ctx: typer.Context, game: GameArg, player: AsName, token: Token = None, as_json: Json = False) -> None:
+def resign(ctx: typer.Context, game: GameArg, player: AsName, token: Token = None, as_json: Json = False,
+           yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask first (it asks only on a terminal).")]
+           = False) -> None:
     """Leave the game for good, at any time, in turn or not (R27).
 
     You are out at once: your cards are set aside face down, your pennies stay yours, the
-    others play on without you (a knock you made stands). The last player left wins.
+    others play on without you (a knock you made stands). The last player left wins. On a
+    terminal it asks first; --yes does not ask.
 
     Example: scat resign 3f2a1b9c0d --as you
     """
     from scat_core.domain.commands import Resign
 
+    if not yes and sys.stdin.isatty():
+        from scat_cli.escape import terminal_safe
+
+        question = terminal_safe(f"Resign from game {game} as {player}? You leave it for good (R27).")
+        if not typer.confirm(question, default=False, err=True):
+            typer.echo("scat: not resigned: nothing was written", err=True)
+            raise typer.Exit(1)
     _act(ctx, game, player, token, Resign(player), as_json)
 
 

@@ -89,8 +89,10 @@ def render_stats(report: StatsReport) -> None:
     if longest is not None:
         out.line(f"Longest game: {longest.game_id}, {longest.hands} hand{'' if longest.hands == 1 else 's'}.")
     whose = f"{shown.name}: " if shown.name is not None else ""
+    lost = ("lost: hands lost (in the all row, a hand counts once under hands and once for each player who lost "
+            "it under lost: one hand can have several losers)." if len(report.players) != 1 else "lost: hands lost.")
     out.line(out.style(f"{whose}{_games(shown.games_played)} finished, {shown.games_in_progress} in progress "
-                       "(+N: only their finished hands count). lost: hands lost.", "dim"))
+                       f"(+N: only their finished hands count). {lost}", "dim"))
     out.line(out.style("saved, lost1, lost2: knocks after which the knocker lost 0, 1, 2 lives (R19). "
                        "tds: throw downs called (R23). res: games resigned (R27). avg: hand value at showdowns.",
                        "dim"))

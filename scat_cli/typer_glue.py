@@ -107,12 +107,24 @@ class LazyCommand(TyperCommand):
         ctx.args = list(args)
         return ctx.args
 
-    def invoke(self, ctx: Context) -> Any:
-        """Build the command's one-command Typer app and run it on the words given."""
+    def single(self) -> typer.Typer:
+        """The command's one-command Typer app."""
         single = typer.Typer(add_completion=False, pretty_exceptions_enable=False,
                              rich_markup_mode=self.rich_markup_mode)
         single.command(self.name, cls=ScatCommand)(self.function())
-        code = single(ctx.args, prog_name=self.name, standalone_mode=False, parent=ctx.parent)
+        return single
+
+    def make_context(self, info_name: str | None, args: list[str], parent: Context | None = None,
+                     **extra: Any) -> Context:
+        """The command's context; for shell completion (resilient parsing), the built command's, with its parameters."""
+        if extra.get("resilient_parsing"):
+            built = typer.main.get_command(self.single())
+            return built.make_context(info_name, args, parent=parent, **extra)
+        return super().make_context(info_name, args, parent=parent, **extra)
+
+    def invoke(self, ctx: Context) -> Any:
+        """Build the command's one-command Typer app and run it on the words given."""
+        code = self.single()(ctx.args, prog_name=self.name, standalone_mode=False, parent=ctx.parent)
         if isinstance(code, int) and code:  # a typer.Exit of the command (its return value is None)
             raise typer.Exit(code)
         return code
@@ -125,6 +137,7 @@ class ScatCommand(TyperCommand):
         """Parse the arguments; an empty file name ('' would become the current folder) is refused first."""
         with one_line_errors(ctx):
             params = self.get_params(ctx)
+            _default_as(ctx, params)
             ctx.meta[GIVEN] = typed = given(params, args)
             _refuse_empty_paths(self, typed)
             convert_plainly(self, ctx)
@@ -163,15 +176,26 @@ class ScatCommand(TyperCommand):
                     formatter.write_dl(rows)
 
 
+def _default_as(ctx: Context, params: list[Any]) -> None:
+    """The command's `--as` defaults to SCAT_AS or config.toml's `as` (see scat_cli.settings): click's default map."""
+    from scat_cli.context import state
+
+    default = state(ctx).as_default
+    acting = next((param for param in params if "--as" in getattr(param, "opts", ())), None)
+    if default and acting is not None:
+        ctx.default_map = {**(ctx.default_map or {}), acting.name: default}
+
+
 def _refuse_empty_paths(command: TyperCommand, typed: list[tuple[str | None, str | None]]) -> None:
     """BadInput when a file parameter (FILE, -o FILE) was given as '': "no file given", not "." used."""
     from pathlib import Path
+    from typing import get_args
 
     from scat_core.domain.errors import BadInput
 
     found = declared(command.callback)
     for name, value in typed:
-        if value == "" and name in found and found[name].kind is Path:
+        if value == "" and name in found and Path in (found[name].kind, *get_args(found[name].kind)):  # FILE...
             param = next(param for param in command.params if param.name == name)
             opts = [opt for opt in param.opts if opt.startswith("-")]
             raise BadInput(f"no file given: {opts[0] if opts else str(param.metavar or name).upper()} is empty")

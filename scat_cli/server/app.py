@@ -37,7 +37,7 @@ from scat_core.records.errors import ConcurrencyConflict, CorruptHistory
 from scat_core.records.stats import StatsReport
 from scat_core.service.accounts import RequestRefused, TooManyFailures
 from scat_core.service.games import GameService
-from scat_core.service.values import Export, Exports, GamesPage, History, Listing, Played, Shown
+from scat_core.service.values import Export, Exports, GamesPage, History, Listing, Played, Shown, SigningKey
 from scat_core.store.sql.database import masked_url
 
 #: How long an event stream sleeps without news before it sends a keep-alive comment (a waiting
@@ -83,6 +83,13 @@ STATUS_EXIT = {status: exit_code(kind) for kind, status in reversed(HTTP_STATUS.
 def http_status(error: ScatError) -> int:
     """The HTTP status of the refusal `error` (see HTTP_STATUS)."""
     return next(HTTP_STATUS[kind] for kind in type(error).__mro__ if kind in HTTP_STATUS)
+
+
+class SeatsFromOne(JSONResponse):
+    """Every response: JSON, each game state's seats counted from 1 (see `wire.seats_from_one`)."""
+
+    def render(self, content: Any) -> bytes:
+        return super().render(wire.seats_from_one(content))
 
 
 def _error(status: int, message: str, told_as: type[ScatError]) -> JSONResponse:
@@ -143,7 +150,10 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
         notifier.close()
         stop.set()
 
-    app = FastAPI(title="Scat", version="1", description="The Scat (Thirty-One) game backend.", lifespan=lifespan,
+    app = FastAPI(title="Scat", version="2", lifespan=lifespan, default_response_class=SeatsFromOne,
+                  description="The Scat (Thirty-One) game backend. Seats count from 1, as the CLI counts them: a "
+                  "game state's players[].seat, seats, dealer (0 before the first deal), turn, knocker, had_turn "
+                  "and looked; hands is a list in seat order (hands[0] is seat 1's).",
                   dependencies=[Depends(verifier)])  # a signed request proves its account first (verify.py)
     app.state.games, app.state.testing, app.state.notifier = games, testing, notifier
     app.state.accounts, app.state.verifier = accounts, verifier
@@ -177,6 +187,11 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
             return _error(503, "the server's database is unavailable: try again later", ScatError)
         LOG.exception("unexpected error on %s", request.url.path)
         return _error(500, "the server failed on this request (see its log)", ScatError)
+
+    @app.get("/key", response_model=SigningKey)
+    def signing_key() -> SigningKey:
+        """The server's public key, which signs its games' heads: `scat key trust --server URL` trusts it."""
+        return games.signing_key()
 
     @app.get("/health", response_model=wire.HealthOut)
     def health() -> wire.HealthOut:

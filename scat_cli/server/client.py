@@ -31,6 +31,7 @@ from scat_core.service.values import (
     Played,
     SeenEvent,
     Shown,
+    SigningKey,
     Skipped,
     Waited,
 )
@@ -76,7 +77,7 @@ class RemoteGames:
         except TransportError as error:
             raise BadInput(f"cannot reach the server {self.base_url}: {error}") from None
         if response.status < 400:
-            return response.json()
+            return wire.seats_from_zero(response.json())  # the server counts seats from 1
         self._raise(response)
 
     def _raise(self, response: Answer) -> NoReturn:
@@ -233,6 +234,10 @@ class RemoteGames:
     def export_all(self, running: bool = False, progress: Progress | None = None) -> Iterator[Export | Skipped]:
         """Every finished game on the server; the others skipped, with the reason."""
         return _told(Exports.model_validate(self.request("GET", "/export")).items, progress)
+
+    def signing_key(self) -> SigningKey:
+        """The server's public key (`GET /key`)."""
+        return SigningKey.model_validate(self.request("GET", "/key"))
 
     def import_records(self, records: Sequence[Mapping[str, Any]], strict: bool = False,
                        source: str = "the history") -> AuditReport:

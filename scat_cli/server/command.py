@@ -13,12 +13,12 @@ DEFAULT_PORT = 8031
 
 
 def refuse_server(ctx: typer.Context, command: str) -> None:
-    """Exit 2 when --server/SCAT_SERVER is set: `command` needs the database itself."""
+    """Exit 2 when a server is in force (--server, SCAT_SERVER, config.toml): `command` needs the database itself."""
     if state(ctx).server:
         from scat_core.domain.errors import BadInput
 
         raise BadInput(f"`scat {command}` works on a database, not through --server (unset --server/SCAT_SERVER, "
-                       "give --db URL)")
+                       "or give --db URL, which beats a server in config.toml)")
 
 
 def listen(host: str, port: int) -> socket.socket:

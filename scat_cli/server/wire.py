@@ -116,3 +116,49 @@ class HealthOut(BaseModel):
 
     status: Literal["ok"] = "ok"
     database: str
+
+
+#: The keys that make a JSON object a game's state (scat_core.domain.state.GameState as sent).
+_STATE_KEYS = frozenset({"players", "seats", "dealer", "turn", "knocker", "had_turn", "looked"})
+
+
+def seats_from_one(document: Any) -> Any:
+    """A response as sent: each game state's seats counted from 1, as the CLI counts them (no dealer yet: 0).
+
+    The service's states count seats from 0 (`players[].seat`, `seats`, `dealer`, `turn`,
+    `knocker`, `had_turn`, `looked`); `hands` stays a list in seat order.
+    """
+    return _shifted(document, 1)
+
+
+def seats_from_zero(document: Any) -> Any:
+    """A response as received (see `seats_from_one`), its seats counted from 0 again, as the service's values do."""
+    return _shifted(document, -1)
+
+
+def _shifted(document: Any, by: int) -> Any:
+    if isinstance(document, list):
+        return [_shifted(item, by) for item in document]
+    if not isinstance(document, dict):
+        return document
+    found = {key: _shifted(value, by) for key, value in document.items()}
+    if _STATE_KEYS <= found.keys():
+        _shift_state(found, by)
+    return found
+
+
+def _shift_state(state: dict[str, Any], by: int) -> None:
+    """Shift the seat fields of one game state (a JSON object) by `by`, in place."""
+    def seat(value: Any) -> Any:
+        return value + by if isinstance(value, int) and not isinstance(value, bool) else value
+
+    for player in state["players"]:
+        if isinstance(player, dict):
+            player["seat"] = seat(player.get("seat"))
+    if isinstance(state["seats"], dict):
+        state["seats"] = {name: seat(number) for name, number in state["seats"].items()}
+    for key in ("dealer", "turn", "knocker"):
+        state[key] = seat(state[key])
+    for key in ("had_turn", "looked"):
+        if isinstance(state[key], list):
+            state[key] = [seat(number) for number in state[key]]

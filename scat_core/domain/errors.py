@@ -62,6 +62,10 @@ class RuleViolation(ScatError):
     """The move is not allowed by the rules or the game's state; `rule` names the rule (e.g. R12)."""
 
 
+class AlreadyImported(RuleViolation):
+    """The game of an export is in this database already (`game_id` names it): nothing was imported."""
+
+
 class BadInput(ScatError):
     """Unreadable input: a malformed card, a bad option, an unusable URL."""
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from scat_core.domain import events as ev
 from scat_core.domain.audit import AuditReport
-from scat_core.domain.errors import BadInput, Hint, NotFound, RuleViolation
+from scat_core.domain.errors import AlreadyImported, BadInput, Hint, NotFound, RuleViolation
 from scat_core.domain.evolve import fold
 from scat_core.domain.names import GAME_ID_RE, HEX64_RE, SALT_RE, SEED_RE, is_game_id
 from scat_core.domain.state import GameState
@@ -206,7 +206,8 @@ class Archive:
             raise RuleViolation(f"refused: the history of game {report.game_id} {problem}: nothing imported")
         with self.store.transaction() as tx:
             if tx.head(report.game_id) is not None:
-                raise RuleViolation(f"game {report.game_id} is already in this database: nothing imported")
+                raise AlreadyImported(f"game {report.game_id} is already in this database: nothing imported",
+                                      game_id=report.game_id)
             tx.append_many([(records, summarize(state), snapshot_json(state))])
             if origin is not None:
                 tx.write_signature(report.game_id, ORIGIN, origin.seq, origin.hash, origin.signature)

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         Played,
         SeenEvent,
         Shown,
+        SigningKey,
         Skipped,
         Waited,
     )
@@ -87,6 +88,9 @@ class Games(Protocol):
 
     def export_all(self, running: bool = False, progress: Progress | None = None) -> Iterator[Export | Skipped]:
         """`scat export --all`."""
+
+    def signing_key(self) -> SigningKey:
+        """`scat key show` of a server: the public key that signs its games' heads."""
 
     def import_records(self, records: Sequence[Mapping[str, Any]], strict: bool = False,
                        source: str = "the history") -> AuditReport:

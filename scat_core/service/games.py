@@ -43,6 +43,7 @@ from scat_core.service.values import (
     Played,
     SeenEvent,
     Shown,
+    SigningKey,
     Skipped,
     Waited,
 )
@@ -251,6 +252,11 @@ class GameService(Generic[S]):
     def export_records(self, game_id: str, *, running: bool = False) -> list[dict[str, Any]]:
         """The full stored history of a game, one envelope per event (a running game only with `running`)."""
         return self.archive.export_records(game_id, running=running)
+
+    def signing_key(self) -> SigningKey:
+        """The public key that signs the heads of this service's games (its key file is created on first use)."""
+        keys = self.store.keys
+        return SigningKey(key_id=keys.key_id, public_key=keys.public_key)
 
     def import_records(self, records: Sequence[Mapping[str, Any]], strict: bool = False,
                        source: str = "the history") -> AuditReport:

@@ -151,6 +151,14 @@ class Export(_Value):
     running: bool  # still running: the records show every hidden card
 
 
+class SigningKey(_Value):
+    """The public half of the key that signs this service's game heads (`scat key show`; a server's `GET /key`)."""
+
+    algorithm: Literal["ed25519"] = "ed25519"
+    key_id: str
+    public_key: str
+
+
 SkipReason = Literal["invalid id", "running", "running and protected", "history damaged"]
 
 

@@ -65,7 +65,8 @@ def test_replay_of_a_finished_game_still_shows_only_what_the_player_saw_then(sca
     assert "hands" not in early and len(early["hand"]) == 3
 
 
-def test_audit_of_a_sound_game_says_ok_and_exits_0(scat: Scat, scat_json: Scat) -> None:
+def test_audit_of_a_sound_game_says_ok_and_exits_0(scat: Scat, scat_json: Scat,
+                                                   scat_env: dict[str, str | None]) -> None:
     game = finished_game(scat_json)
     result = scat("audit", game)
     assert result.exit_code == 0
@@ -77,7 +78,9 @@ def test_audit_of_a_sound_game_says_ok_and_exits_0(scat: Scat, scat_json: Scat) 
                       "seed_chosen": True,  # finished_game is created with --seed (#14 item 4)
                       "signature": "valid", "key_id": key_id, "signed_by": "this installation",
                       "origin_signature": None, "origin_key_id": None}
-    assert result.stdout.rstrip().endswith(f"; head signed by this installation's key {key_id}")
+    server = scat_env["SCAT_SERVER"]  # through a server, its key signs (and its key is not this installation's)
+    whose = f"the server's key (the key of {server})" if server else "this installation's key"
+    assert result.stdout.rstrip().endswith(f"; head signed by {whose} {key_id}")
 
 
 def test_audit_names_the_first_tampered_event_and_exits_1(scat: Scat, games_db: str, scat_json: Scat) -> None:

@@ -89,3 +89,48 @@ def test_r27_a_protected_game_needs_the_resigning_players_token(scat: Scat, scat
     refused = scat("resign", created["game_id"], "--as", "kay", env=elsewhere)
     assert refused.exit_code == 3
     assert scat("resign", game, "--as", "kay", "--token", tokens["kay"]).exit_code == 0
+
+
+def _resign_in_a_terminal(game: str, db: str, *more: str, answer: str | None) -> tuple[int, str]:
+    """The real `scat resign` in a pseudo-terminal, answering its question (None: expect none); exit status, output."""
+    import os
+
+    import pexpect
+
+    from tests.support.cli import SCAT
+
+    env = {**os.environ, "SCAT_DB_URL": db, "SCAT_SERVER": ""}  # the test's config dir: its key signed the game
+    child = pexpect.spawn(SCAT, ["resign", game, "--as", "kay", *more], env=env, encoding="utf-8", timeout=60)
+    try:
+        if answer is not None:
+            child.expect(r"Resign from game \S+ as kay\? You leave it for good \(R27\)\. \[y/N\]: ")
+            child.sendline(answer)
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    return int(child.exitstatus or 0), str(child.before)
+
+
+@pytest.mark.parametrize("cli_mode", ["local"])
+def test_r27_resign_asks_first_on_a_terminal_and_a_no_writes_nothing(
+        scat_json: Scat, games_db: str) -> None:
+    game = new_game(scat_json)
+    status, output = _resign_in_a_terminal(game, games_db, answer="n")
+    assert status == 1 and "not resigned: nothing was written" in output
+    assert next(p for p in scat_json("show", game)["players"] if p["name"] == "kay")["resigned"] is False
+    status, output = _resign_in_a_terminal(game, games_db, answer="y")
+    assert status == 0 and "kay resigned and is out of the game (R27)" in output, output
+
+
+@pytest.mark.parametrize("cli_mode", ["local"])
+def test_r27_resign_yes_does_not_ask_on_a_terminal(scat_json: Scat, games_db: str) -> None:
+    game = new_game(scat_json)
+    status, output = _resign_in_a_terminal(game, games_db, "--yes", answer=None)
+    assert status == 0 and "kay resigned" in output and "Resign from game" not in output
+
+
+def test_r27_resign_in_a_pipe_asks_nothing(scat: Scat, scat_json: Scat) -> None:
+    game = new_game(scat_json)
+    result = scat("resign", game, "--as", "kay", input="n\n")
+    assert result.exit_code == 0 and "Resign from game" not in result.output
+    assert "kay resigned and is out of the game (R27)" in result.stdout

@@ -126,3 +126,16 @@ def test_stats_for_one_player_ends_with_his_counts_not_the_whole_database(scat: 
     text = scat("stats", "--player", "you").stdout
     assert "you: 1 game finished, 0 in progress" in text, text
     assert "2 games" not in text
+
+
+def test_the_all_row_says_its_lost_hands_count_each_loser_so_they_may_exceed_the_hands(scat: Scat,
+                                                                                        scat_json: Scat) -> None:
+    bot_games(scat, ("ann", "bob", "cy"), ("ann", "bob", "cy", "dan"))
+    overall = scat_json("stats")["overall"]
+    players = scat_json("stats")["players"]
+    assert overall["hands_lost"] == sum(p["hands_lost"] for p in players)  # once per loser
+    assert overall["hands_played"] <= sum(p["hands_played"] for p in players)  # once per hand
+    legend = " ".join(scat("stats").stdout.split())
+    assert "in the all row, a hand counts once under hands and once for each player who lost it under lost" in legend
+    alone = " ".join(scat("stats", "--player", "ann").stdout.split())
+    assert "lost: hands lost." in alone and "in the all row" not in alone

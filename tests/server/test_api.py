@@ -148,3 +148,17 @@ def test_a_finished_game_exports_and_imports_through_the_server(api: httpx.Clien
     refused = api.post("/import", json={"records": forged})
     assert refused.status_code == 422 and "tampered" in refused.json()["error"]
     assert api.get(f"/games/{game}/audit").json()["ok"] is True
+
+
+def test_seats_count_from_1_in_every_state_sent_as_the_cli_counts_them(api: httpx.Client) -> None:
+    created = create(api, viewer="you")
+    state = created["state"]
+    assert [(player["name"], player["seat"]) for player in state["players"]] == [("you", 1), ("eve", 2), ("bob", 3)]
+    assert state["seats"] == {"you": 1, "eve": 2, "bob": 3}
+    assert (state["dealer"], state["turn"], state["knocker"]) == (3, 1, None)  # bob deals, you play first (R11)
+    assert created["before"]["dealer"] == 0  # before the first deal: no dealer yet
+    you = auth(created["tokens"]["you"])
+    api.post(f"/games/{created['game_id']}/draw", json={"player": "you", "source": "stock"}, headers=you)
+    api.post(f"/games/{created['game_id']}/discard", json={"player": "you", "card": "2C"}, headers=you)
+    shown = api.get(f"/games/{created['game_id']}", params={"as": "you"}, headers=you).json()["state"]
+    assert (shown["turn"], shown["had_turn"]) == (2, [1])

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 import schemathesis
+import schemathesis.specs.openapi.coverage._operation  # noqa: F401 - as the next
 import schemathesis.specs.openapi.schemas  # noqa: F401 - imported while collecting, not beside a test's threads
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error

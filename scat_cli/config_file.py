@@ -1,0 +1,123 @@
+"""The user's `config.toml` (keys `server`, `db`, `as`): its place, reading it, checking values, writing it atomically.
+
+It sits in the user's config directory, beside the installation key. Nothing here is
+imported by `scat --help`; tomllib is imported only when the file exists.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from scat_core.domain.errors import BadInput
+
+FILE_NAME = "config.toml"
+#: Each key of the file -> what it sets (for `scat config show` and the refusals).
+KEYS = {"server": "--server URL", "db": "--db URL", "as": "--as NAME"}
+#: Each key -> the environment variable that beats it (and is beaten by the flag).
+ENVIRONMENT = {"server": "SCAT_SERVER", "db": "SCAT_DB_URL", "as": "SCAT_AS"}
+
+
+def config_dir() -> Path:
+    """The user's config directory for scat (platformdirs' `user_config_dir("scat")`, as the installation key's).
+
+    On Linux it is worked out without importing platformdirs (the same rule: $XDG_CONFIG_HOME,
+    else ~/.config): every command reads the config file, and start-up time counts.
+    """
+    if sys.platform == "linux" and "ANDROID_DATA" not in os.environ:
+        base = os.environ.get("XDG_CONFIG_HOME", "")
+        return Path(base.strip() or os.path.expanduser("~/.config")) / "scat"
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("scat", appauthor=False))
+
+
+def config_path() -> Path:
+    """Where `config.toml` is (it may not exist)."""
+    return config_dir() / FILE_NAME
+
+
+def read_config(path: Path | None = None) -> dict[str, str]:
+    """The values of the config file (empty when there is none); a file scat cannot use is BadInput."""
+    path = path or config_path()
+    try:
+        raw = path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):  # no file, or no config folder at all
+        return {}
+    except OSError as error:
+        raise BadInput(f"cannot read the config file {path}: {error.strerror}") from None
+    import tomllib
+
+    try:
+        document = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise BadInput(f"the config file {path} is not valid TOML: {error}") from None
+    values: dict[str, str] = {}
+    for key, value in document.items():
+        if key not in KEYS:
+            raise BadInput(f"the config file {path} has an unknown key {key!r} (known: {', '.join(KEYS)})")
+        if not isinstance(value, str):
+            raise BadInput(f"the config file {path}: {key} must be a string, e.g. {key} = \"...\"")
+        problem = value_problem(key, value)
+        if problem:
+            raise BadInput(f"the config file {path}: {problem}")
+        values[key] = value
+    if "server" in values and "db" in values:
+        raise BadInput(f"the config file {path} sets both server and db: keep one (`scat config unset db`)")
+    return values
+
+
+def value_problem(key: str, value: str) -> str | None:
+    """What is wrong with `value` for `key`, or None."""
+    if key not in KEYS:
+        return f"{key!r} is not a config key: write one of {', '.join(KEYS)}"
+    if not value.strip():
+        return f"{key} needs a value"
+    if key == "server":
+        return server_problem(value)
+    if key == "db":
+        from scat_cli.urls import db_url_problem
+
+        return db_url_problem(value)
+    from scat_core.domain.names import name_problem, normalize_name
+
+    return name_problem(normalize_name(value))
+
+
+def server_problem(url: str) -> str | None:
+    """What is wrong with a server URL, or None."""
+    if not url.strip().lower().startswith(("http://", "https://")):
+        return f"a server URL starts with http:// or https://, e.g. http://{url.strip()}"
+    return None
+
+
+def write_config(values: dict[str, str], path: Path | None = None) -> Path:
+    """Write `values` as the config file, atomically (a temporary file renamed over it); its path."""
+    import tempfile
+
+    path = path or config_path()
+    lines = ["# scat's defaults: a flag beats the environment, which beats this file (`scat config --help`).\n"]
+    lines += [f"{key} = {_toml_string(values[key])}\n" for key in KEYS if key in values]
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=path.parent)
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as file:
+                file.writelines(lines)
+                file.flush()
+                os.fsync(file.fileno())
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+    except OSError as error:
+        raise BadInput(f"cannot write the config file {path}: {error.strerror}") from None
+    return path
+
+
+def _toml_string(value: str) -> str:
+    """`value` as a TOML basic string (JSON's escapes are TOML's; DEL must be escaped too)."""
+    import json
+
+    return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")

@@ -1,0 +1,152 @@
+"""config.toml: `scat config show|set|unset`, and a flag beating the environment, which beats the file."""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from scat_cli.config_file import config_path
+from tests.support.cli import Scat, one_line_error
+
+#: No database or server from the environment: the file's are the ones left.
+NO_ENV = {"SCAT_DB_URL": None, "SCAT_SERVER": None, "SCAT_AS": None}
+
+
+def _write(text: str) -> Path:
+    path = config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _game(scat: Scat, *players: str, db: str) -> str:
+    created = scat("--db", db, "new", *(word for name in players for word in ("--player", name)), "--bot", "ann",
+                   "--json", env=NO_ENV)
+    assert created.exit_code == 0, created.output
+    return str(json.loads(created.stdout)["game_id"])
+
+
+def test_config_set_show_and_unset_keep_a_toml_file_in_the_config_directory(scat: Scat) -> None:
+    assert scat("config", "set", "server", "https://scat.example.org", env=NO_ENV).exit_code == 0
+    assert scat("config", "set", "as", "you", env=NO_ENV).exit_code == 0
+    assert tomllib.loads(config_path().read_text(encoding="utf-8")) == {
+        "server": "https://scat.example.org", "as": "you"}
+    shown = json.loads(scat("config", "show", "--json", env=NO_ENV).stdout)
+    assert shown["file"] == str(config_path()) and shown["exists"] is True
+    assert shown["in_force"]["server"] == {"value": "https://scat.example.org", "from": "file"}
+    assert shown["in_force"]["as"] == {"value": "you", "from": "file"}
+    assert scat("config", "unset", "server", env=NO_ENV).exit_code == 0
+    assert tomllib.loads(config_path().read_text(encoding="utf-8")) == {"as": "you"}
+    human = scat("config", "show", env={**NO_ENV, "SCAT_AS": "bea"}).stdout
+    assert "as      bea  [environment]" in human and "server  (not set)  [default]" in human
+
+
+def test_config_file_sits_beside_the_installation_key() -> None:
+    from platformdirs import user_config_dir
+
+    from scat_core.records.keys import default_key_path
+
+    assert config_path().parent == default_key_path().parent == Path(user_config_dir("scat", appauthor=False))
+
+
+@pytest.mark.parametrize(("key", "value", "why"), [
+    ("sever", "http://x", "'sever' is not a config key: write one of server, db, as"),
+    ("server", "127.0.0.1:8731", "a server URL starts with http:// or https://"),
+    ("db", "postgres://me@host/scat", "write postgresql+psycopg:// instead of postgres://"),
+    ("as", "no/slashes", "is not a usable player name"),
+])
+def test_config_set_refuses_unknown_keys_and_bad_values_and_writes_nothing(scat: Scat, key: str, value: str,
+                                                                            why: str) -> None:
+    path = _write('as = "you"\n')
+    before = path.read_bytes()
+    refused = scat("config", "set", key, value, env=NO_ENV)
+    assert refused.exit_code == 2 and why in one_line_error(refused)
+    assert path.read_bytes() == before and os.listdir(path.parent) == ["config.toml"]
+
+
+def test_config_set_refuses_a_server_beside_a_database(scat: Scat) -> None:
+    _write('db = "sqlite:////tmp/scat.db"\n')
+    refused = scat("config", "set", "server", "http://127.0.0.1:8731", env=NO_ENV)
+    assert refused.exit_code == 2 and "run `scat config unset db` first" in one_line_error(refused)
+
+
+def test_server_comes_from_the_flag_then_the_environment_then_the_file(scat: Scat) -> None:
+    _write('server = "http://127.0.0.1:1"\n')
+
+    def reached(*flags: str, env: dict[str, str | None]) -> str:
+        result = scat(*flags, "games", env=env)
+        assert result.exit_code == 2
+        return one_line_error(result)
+
+    assert "cannot reach the server http://127.0.0.1:1" in reached(env=NO_ENV)
+    by_env = {**NO_ENV, "SCAT_SERVER": "http://127.0.0.1:2"}
+    assert "cannot reach the server http://127.0.0.1:2" in reached(env=by_env)
+    assert "cannot reach the server http://127.0.0.1:3" in reached("--server", "http://127.0.0.1:3", env=by_env)
+
+
+def test_database_comes_from_the_flag_then_the_environment_then_the_file(scat: Scat, cli_db: str,
+                                                                          tmp_path: Path) -> None:
+    other = f"sqlite:///{tmp_path / 'other.db'}"
+    in_file, in_other = _game(scat, "you", db=cli_db), _game(scat, "you", db=other)
+    _write(f"db = {json.dumps(cli_db)}\n")
+
+    def listed(*flags: str, env: dict[str, str | None]) -> list[str]:
+        result = scat(*flags, "games", "--json", env=env)
+        assert result.exit_code == 0, result.output
+        document = json.loads(result.stdout)
+        return [game["game_id"] for game in (document["games"] if isinstance(document, dict) else document)]
+
+    assert listed(env=NO_ENV) == [in_file]
+    assert listed(env={**NO_ENV, "SCAT_DB_URL": other}) == [in_other]
+    assert listed("--db", cli_db, env={**NO_ENV, "SCAT_DB_URL": other}) == [in_file]
+    _write('server = "http://127.0.0.1:1"\n')
+    assert listed("--db", other, env=NO_ENV) == [in_other]  # the flag --db beats the file's server
+
+
+def test_as_comes_from_the_flag_then_the_environment_then_the_file(scat: Scat, cli_db: str) -> None:
+    game = _game(scat, "you", "bea", db=cli_db)
+    _write(f'as = "you"\ndb = {json.dumps(cli_db)}\n')
+
+    def viewer(*words: str, env: dict[str, str | None]) -> str:
+        result = scat("show", game, *words, "--json", env=env)
+        assert result.exit_code == 0, result.output
+        return str(json.loads(result.stdout)["you"])
+
+    assert viewer(env=NO_ENV) == "you"
+    assert viewer(env={**NO_ENV, "SCAT_AS": "bea"}) == "bea"
+    assert viewer("--as", "you", env={**NO_ENV, "SCAT_AS": "bea"}) == "you"
+
+
+def test_as_in_the_file_is_the_default_of_as_only(scat: Scat, cli_db: str) -> None:
+    _game(scat, "you", "bea", db=cli_db)
+    _write(f'as = "you"\ndb = {json.dumps(cli_db)}\n')
+    stats = scat("stats", "--json", env=NO_ENV)
+    assert stats.exit_code == 0 and len(json.loads(stats.stdout)["players"]) == 3  # not `--player you`
+
+
+def test_a_database_from_the_file_is_not_repeated_in_hints(scat: Scat, cli_db: str) -> None:
+    _write(f"db = {json.dumps(cli_db)}\n")
+    missing = scat("show", "0000000000", env=NO_ENV)
+    assert missing.exit_code == 4 and "(see `scat games`)" in one_line_error(missing)
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ('sever = "http://x"\n', "has an unknown key 'sever' (known: server, db, as)"),
+    ("server = \n", "is not valid TOML"),
+    ('server = "http://a"\ndb = "sqlite:////tmp/x.db"\n', "sets both server and db"),
+    ('db = "postgres://me@host/scat"\n', "write postgresql+psycopg:// instead of postgres://"),
+])
+def test_a_config_file_scat_cannot_use_is_named_in_one_line(scat: Scat, text: str, why: str) -> None:
+    path = _write(text)
+    refused = scat("games", env=NO_ENV)
+    assert refused.exit_code == 2
+    assert str(path) in one_line_error(refused) and why in one_line_error(refused)
+
+
+def test_help_tells_the_order_of_flag_environment_and_file(scat: Scat) -> None:
+    text = " ".join(scat("--help").stdout.split())
+    assert "a flag beats the environment (SCAT_SERVER, SCAT_DB_URL, SCAT_AS), which beats the file" in text
