@@ -15,7 +15,18 @@ if TYPE_CHECKING:
     from scat_core.domain.audit import AuditReport
     from scat_core.domain.commands import PlayerCommand
     from scat_core.domain.options import GameOptions
-    from scat_core.service.values import Export, History, Listing, Played, SeenEvent, Shown, Skipped, Waited
+    from scat_core.service.values import (
+        Export,
+        History,
+        Listing,
+        Played,
+        SeenEvent,
+        Shown,
+        Skipped,
+        Told,
+        Waited,
+        WaitedAny,
+    )
     from scat_core.store.stats_projection import StatsReport
 
 #: Told (games done, games in all) as `audit_all` and `export_all` go.
@@ -50,6 +61,10 @@ class Games(Protocol):
     def wait_for_turn(self, game_id: str, player: str, token: str | None = None,
                       timeout: float | None = None) -> Waited:
         """`scat wait`."""
+
+    def wait_for_any_turn(self, player: str, tokens: Mapping[str, str] | None = None,
+                          timeout: float | None = None, told: Told | None = None) -> WaitedAny:
+        """`scat wait --any`."""
 
     def watch(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Iterator[SeenEvent]:
         """`scat watch`."""

@@ -5,7 +5,7 @@ Showing (one call per front-end command: new, a move, show, log, replay, games; 
 redacted for the viewer), Playing (create, act, look, bots), Reading (lists, histories,
 results), CatchingUp (a returning player's news), Finding (abbreviated ids), Archive
 (audit, export, import), Waiting (blocking until a game moves), Following (`wait` and
-`watch`) and Statistics. Each public method is one use case; those a front end calls (the
+`watch`), AnyTurn (`wait --any`) and Statistics. Each public method is one use case; those a front end calls (the
 Protocol of boundary.py) take and return plain typed values (scat_core.service.values),
 which the HTTP backend sends as they are.
 """
@@ -19,6 +19,7 @@ from scat_core.domain import events as ev
 from scat_core.domain.commands import PlayerCommand
 from scat_core.domain.options import GameOptions
 from scat_core.domain.state import GameState
+from scat_core.service.any_turn import AnyTurn
 from scat_core.service.archive import Archive
 from scat_core.service.boundary import Progress
 from scat_core.service.finding import Finding
@@ -32,7 +33,18 @@ from scat_core.service.read_model import summarize
 from scat_core.service.reading import Reading
 from scat_core.service.showing import Showing
 from scat_core.service.statistics import Statistics
-from scat_core.service.values import Export, History, Listing, Played, SeenEvent, Shown, Skipped, Waited
+from scat_core.service.values import (
+    Export,
+    History,
+    Listing,
+    Played,
+    SeenEvent,
+    Shown,
+    Skipped,
+    Told,
+    Waited,
+    WaitedAny,
+)
 from scat_core.service.waiting import Waiting
 from scat_core.store.games_list import GameRow
 from scat_core.store.records import StoredEvent
@@ -66,6 +78,7 @@ class GameService(Generic[S]):
         self.statistics = Statistics(store)
         self.showing = Showing(self.playing, self.reading, self.catching_up)
         self.following = Following(self.showing, self.waiting)
+        self.any_turn = AnyTurn(self.showing, self.waiting, clock)
 
     @staticmethod
     def open(url: str | None = None) -> GameService[EventStore]:
@@ -115,6 +128,12 @@ class GameService(Generic[S]):
                       timeout: float | None = None) -> Waited:
         """`scat wait`: what `show` gives `player` once it is his turn (or the game is over, or `timeout` passed)."""
         return self.following.wait_for_turn(game_id, player, token, timeout)
+
+    def wait_for_any_turn(self, player: str, tokens: Mapping[str, str] | None = None,
+                          timeout: float | None = None, told: Told | None = None) -> WaitedAny:
+        """`scat wait --any`: what `show` gives `player` of the first game that waits for him or
+        ended (leaving out what `told` holds), or nothing once `timeout` passed."""
+        return self.any_turn.wait_for_any_turn(player, tokens, timeout, told)
 
     def watch(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Iterator[SeenEvent]:
         """`scat watch`: every event as `viewer` may see it, each as it is appended, until the game is over."""

@@ -101,6 +101,12 @@ class GamesReadModel(Protocol):
         """Rows newest activity first, of one status, or whose player to act is `waiting_for` (any case)."""
         ...
 
+    def turns_and_ends(self, player: str, ended_since: str) -> list[GameRow]:
+        """The rows of the games `player` sits in (any case) where he is to act in a running game,
+        or that finished at or after `ended_since` (a recorded time), oldest activity first; one
+        query however many games there are (what `scat wait --any` looks at on each poll)."""
+        ...
+
     def game_ids(self) -> list[str]:
         """Every listed game id, oldest first."""
         ...
@@ -181,6 +187,11 @@ class Store(Protocol):
 
     def wait_for_head(self, game_id: str, head: Callable[[], int], after: int, timeout: float | None) -> bool:
         """Block until `head()` passes `after` (woken by appends); False once `timeout` seconds pass."""
+        ...
+
+    def wait_until(self, found: Callable[[], bool], timeout: float | None) -> bool:
+        """Block until `found()`, asked at once and again after appends to any game (each notice
+        on PostgreSQL, a few times a second on SQLite); False once `timeout` seconds pass."""
         ...
 
 

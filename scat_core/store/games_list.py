@@ -157,6 +157,33 @@ def list_games(conn: Connection, status: str | None = None, waiting_for: str | N
     return rows
 
 
+def turns_and_ends(conn: Connection, player: str, ended_since: str) -> list[GameRow]:
+    """The games `player` sits in (any case) where he is to act, or that finished at or after
+    `ended_since` (a recorded time), oldest activity first: one query, however many games.
+
+    The names are matched here, casefolded as `--as` matches them (see `list_games`): the
+    query keeps only the rows where someone is to act or that ended since.
+    """
+    games = t.games.c
+    query = select(t.games).where(
+        ((games.status == "active") & games.turn.is_not(None))
+        | ((games.status == "finished") & (games.last_activity >= ended_since))
+    ).order_by(games.last_activity, games.game_id)
+    return sits_and_waits([game_row(r._mapping) for r in conn.execute(query)], player)
+
+
+def sits_and_waits(rows: list[GameRow], player: str) -> list[GameRow]:
+    """Of `rows`, those of finished games `player` sat in and of running ones where he is to act."""
+    wanted = player.casefold()
+
+    def waits(row: GameRow) -> bool:
+        if row.status == "finished":
+            return any(name.casefold() == wanted for name in row.players)
+        return row.turn is not None and row.turn.casefold() == wanted
+
+    return [row for row in rows if waits(row)]
+
+
 def count_games(conn: Connection) -> int:
     """How many games the read model holds."""
     return int(conn.execute(select(func.count()).select_from(t.games)).scalar_one())
