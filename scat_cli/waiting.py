@@ -107,8 +107,11 @@ def _wait_any(ctx: typer.Context, player: str, timeout: float | None, as_json: b
         _hook(ctx, command, None, player, TIMEOUT)
         raise WaitTimedOut(f"no game waits for {player} after {_seconds(timeout)}")
     shown = waited.shown
+    over = shown.state.status == "finished"
+    if not as_json:  # which game, before its news and its table
+        render.print_lines([f"Game {shown.game_id} is over." if over else f"Your turn in game {shown.game_id}."])
     print_shown(ctx, shown, as_json)
-    _hook(ctx, command, shown.game_id, player, GAME_OVER if shown.state.status == "finished" else YOUR_TURN)
+    _hook(ctx, command, shown.game_id, player, GAME_OVER if over else YOUR_TURN)
 
 
 def _seconds(timeout: float | None) -> str:

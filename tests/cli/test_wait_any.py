@@ -117,8 +117,9 @@ def test_wait_any_new_tells_each_turn_once_and_exec_runs_with_what_happened(tmp_
     your_turn(env, *games[2])
     told = tmp_path / "told.txt"
     hook = f'echo "$SCAT_EVENT $SCAT_GAME $SCAT_PLAYER [$SCAT_SERVER]" >> {told}; exit 3'
-    for _ in range(2):
+    for game in (games[0][0], games[2][0]):
         done = run(env, "wait", "--any", "--new", "--as", "eve", "--timeout", "5", "--exec", hook)
+        assert done.stdout.startswith(f"Your turn in game {game}.\n")
         assert done.stderr == f"scat: note: --exec command exited 3: {hook}\n"  # scat's own exit stays 0
     run(env, "wait", "--any", "--new", "--as", "eve", "--timeout", "0.2", "--exec", hook, code=6)
     assert told.read_text().splitlines() == [
