@@ -74,3 +74,28 @@ def test_the_support_package_holds_helpers_not_fixtures() -> None:
         and any("fixture" in ast.unparse(decorator) for decorator in node.decorator_list)
     ]
     assert fixtures == [], "fixtures belong in a conftest.py"
+
+
+def cli_imports(source: str) -> list[int]:
+    """The lines of `source` that import the CLI (scat_cli), at any depth."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        names = ([node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
+                 else [alias.name for alias in node.names] if isinstance(node, ast.Import) else [])
+        if any(name == "scat_cli" or name.startswith("scat_cli.") for name in names):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_the_service_and_domain_tests_import_no_cli_code() -> None:
+    problems = [f"{path.relative_to(TESTS.parent)}:{line}"
+                for tier in ("domain", "service") for path in sorted((TESTS / tier).rglob("*.py"))
+                for line in cli_imports(path.read_text(encoding="utf-8"))]
+    assert problems == [], "a service or domain test reaches the CLI; move it to tests/cli or tests/server:\n" + \
+        "\n".join(problems)
+
+
+def test_the_cli_import_check_sees_from_and_plain_imports() -> None:
+    assert cli_imports("from scat_cli.app import app\nimport scat_cli.errors\nimport scat_core\n") == [1, 2]
+    assert cli_imports("def f():\n    from scat_cli import transcript\n") == [2]
+    assert cli_imports("from scat_clinic import x\nfrom .scat_cli import y\n") == []

@@ -7,6 +7,8 @@ Each function returns exactly the model that validation would: every field in or
 field counted as set (as for an event read back from its record), no extras, no private
 attributes. tests/domain/test_made_events.py checks every event of random games against
 `model_validate` of its own dump, and each function here against the validating constructor.
+Writing BaseModel's slots is a speed trick behind one switch (`speed_tricks.SLOT_WRITES`):
+where it does not hold, `model_construct` builds the same event.
 """
 
 from __future__ import annotations
@@ -16,16 +18,14 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel
 
 from . import events as ev
+from .speed_tricks import SLOT_WRITES
 
 E = TypeVar("E", bound=BaseModel)
 
 _new = object.__new__
-# BaseModel's four slots, set through their descriptors (a third cheaper than object.__setattr__).
-_SLOTS = BaseModel.__dict__
-_set_dict = _SLOTS["__dict__"].__set__
-_set_fields_set = _SLOTS["__pydantic_fields_set__"].__set__
-_set_extra = _SLOTS["__pydantic_extra__"].__set__
-_set_private = _SLOTS["__pydantic_private__"].__set__
+# BaseModel's four slots, set through their descriptors (a third cheaper than object.__setattr__);
+# looked up only where speed_tricks found them.
+_SLOTS: dict[str, Any] = dict(BaseModel.__dict__) if SLOT_WRITES else {}
 
 
 #: Each event class's field names: the fields set of every event made here (all of them, as for
@@ -34,13 +34,28 @@ _set_private = _SLOTS["__pydantic_private__"].__set__
 _ALL_SET: dict[type[BaseModel], set[str]] = {}
 
 
-def _made(cls: type[E], fields: dict[str, Any]) -> E:
+def _made_in_slots(cls: type[E], fields: dict[str, Any]) -> E:
     event = _new(cls)
     _set_dict(event, fields)
     _set_fields_set(event, _ALL_SET[cls])
     _set_extra(event, None)
     _set_private(event, None)
     return event
+
+
+if SLOT_WRITES:
+    _set_dict = _SLOTS["__dict__"].__set__
+    _set_fields_set = _SLOTS["__pydantic_fields_set__"].__set__
+    _set_extra = _SLOTS["__pydantic_extra__"].__set__
+    _set_private = _SLOTS["__pydantic_private__"].__set__
+
+
+def _made_constructed(cls: type[E], fields: dict[str, Any]) -> E:
+    return cls.model_construct(_fields_set=_ALL_SET[cls], **fields)
+
+
+#: How decide's events are built: BaseModel's slots written, or pydantic's public `model_construct`.
+_made = _made_in_slots if SLOT_WRITES else _made_constructed
 
 
 def hand_dealt(hand_number: int, dealer: str, deck: tuple[str, ...], stacked: bool = False) -> ev.HandDealt:

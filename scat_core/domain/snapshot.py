@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .options import GameOptions
+from .speed_tricks import built
 from .state import GameState, Player
 
 STATE_SCHEMA_VERSION = 1
@@ -97,9 +98,7 @@ def _hook(obj: dict[str, Any]) -> Any:
         values = dict(body)
         if tuple(values) != _FIELDS:
             raise ValueError("a snapshot of other fields")
-        state = object.__new__(GameState)
-        state.__dict__.update(values)
-        return state
+        return built(GameState, values)
     raise ValueError(f"unknown snapshot tag {tag!r}")
 
 

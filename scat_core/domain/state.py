@@ -8,6 +8,7 @@ from typing import Literal
 
 from .deal import deal_order
 from .options import GameOptions
+from .speed_tricks import replaced
 
 Phase = Literal["new", "draw", "discard", "settling", "finished"]
 
@@ -68,10 +69,7 @@ class GameState:
 
     def evolved(self, changes: dict[str, object]) -> GameState:
         """A copy with `changes` applied (a fast `dataclasses.replace`; self is untouched)."""
-        new = object.__new__(GameState)
-        new.__dict__.update(self.__dict__)
-        new.__dict__.update(changes)
-        return new
+        return replaced(self, changes)
 
     def seat_of(self, name: str) -> int | None:
         """The seat of the player called `name` (case-insensitive, and as normalised by `new`), or None."""

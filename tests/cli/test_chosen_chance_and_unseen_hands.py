@@ -7,8 +7,8 @@ import json
 from tests.support.cli import LOW, Scat, one_line_error
 
 
-def test_item4_a_game_created_with_seed_says_so_everywhere(scat: Scat, scat_json: Scat) -> None:
-    """#14 item 4: `--seed 271828` was found from one hand in 34 s; every player must be told."""
+def test_a_game_created_with_seed_says_so_everywhere(scat: Scat, scat_json: Scat) -> None:
+    """`--seed 271828` was found from one hand in 34 s; every player must be told."""
     game = scat_json("new", "--player", "you", "--bot", "ann", "--seed", "271828")["game_id"]
     fair = scat_json("new", "--player", "you", "--bot", "ann")["game_id"]
     assert scat_json("show", game)["seed_chosen"] is True
@@ -27,8 +27,8 @@ def test_item4_a_game_created_with_seed_says_so_everywhere(scat: Scat, scat_json
     assert json.loads(scat("audit", fair, "--json").stdout)["seed_chosen"] is False
 
 
-def test_item4_a_game_created_with_deck_says_so_in_show_and_games(scat: Scat, scat_json: Scat) -> None:
-    """#14 item 4: a stacked first deck is flagged like a chosen seed."""
+def test_a_game_created_with_deck_says_so_in_show_and_games(scat: Scat, scat_json: Scat) -> None:
+    """A stacked first deck is flagged like a chosen seed."""
     game = scat_json("new", "--player", "you", "--player", "eve", "--dealer", "eve", "--deck", LOW)["game_id"]
     view = scat_json("show", game)
     assert (view["seed_chosen"], view["first_deck_stacked"]) == (False, True)
@@ -37,8 +37,8 @@ def test_item4_a_game_created_with_deck_says_so_in_show_and_games(scat: Scat, sc
     assert "(chosen deck)" in scat("games").stdout
 
 
-def test_item3_r15_r23_a_knock_on_an_unseen_hand_never_tells_its_worth(scat: Scat, scat_json: Scat) -> None:
-    """#14 item 3: "your hand is worth 5" was the answer to a knock by a player who had not looked."""
+def test_r15_r23_a_knock_on_an_unseen_hand_never_tells_its_worth(scat: Scat, scat_json: Scat) -> None:
+    """"your hand is worth 5" was the answer to a knock by a player who had not looked."""
     game = scat_json("new", "--player", "you", "--player", "eve", "--dealer", "eve", "--deck", LOW,
                      "--throw-down", "--min-knock", "20")["game_id"]
     result = scat("knock", game, "--as", "you")

@@ -40,15 +40,15 @@ def assert_no_raw_controls(output: str) -> None:
     assert not any(line.startswith("scat: error: forged") for line in output.splitlines()), output
 
 
-def test_item2_terminal_safe_shows_every_control_character() -> None:
-    """#14 item 2: one escaping function; ESC, newlines, C1 and bidi overrides become visible."""
+def test_terminal_safe_shows_every_control_character() -> None:
+    """One escaping function; ESC, newlines, C1 and bidi overrides become visible."""
     assert terminal_safe(HOSTILE) == "ann\\x1b[2J\\x1b]0;owned\\x07\\nscat: error: forged\\u202e"
     assert terminal_safe("\x9b31m \u2066x\u2069 ok é ♠") == "\\x9b31m \\u2066x\\u2069 ok é ♠"
 
 
-def test_item2_names_from_a_damaged_history_reach_no_terminal_raw(scat: Scat, scat_json: Scat, cli_db: str,
+def test_names_from_a_damaged_history_reach_no_terminal_raw(scat: Scat, scat_json: Scat, cli_db: str,
                                                                   tmp_path: Path) -> None:
-    """#14 item 2: show, games, log, audit and the text export print hostile names escaped."""
+    """Show, games, log, audit and the text export print hostile names escaped."""
     game = finished_game(scat_json)
     rename_everywhere(cli_db, "ann", HOSTILE)
     for args in (("show", game), ("games",), ("log", game), ("audit", game), ("audit", "--all"),
@@ -61,16 +61,16 @@ def test_item2_names_from_a_damaged_history_reach_no_terminal_raw(scat: Scat, sc
     assert "\u202e" not in shown.stdout and "Traceback" not in shown.output
 
 
-def test_item2_an_error_naming_a_hostile_id_is_one_escaped_line(scat: Scat) -> None:
-    """#14 item 2: an error message never carries a newline or ESC from its input."""
+def test_an_error_naming_a_hostile_id_is_one_escaped_line(scat: Scat) -> None:
+    """An error message never carries a newline or ESC from its input."""
     result = scat("show", "x\x1b[2J\nscat: error: forged")
     assert result.exit_code == 4
     assert_no_raw_controls(one_line_error(result))
 
 
-def test_item1_export_all_never_writes_outside_its_folder(scat: Scat, scat_json: Scat, cli_db: str,
+def test_export_all_never_writes_outside_its_folder(scat: Scat, scat_json: Scat, cli_db: str,
                                                           tmp_path: Path) -> None:
-    """#14 item 1: a game id `../x` made export --all write DIR/../x.jsonl."""
+    """A game id `../x` made export --all write DIR/../x.jsonl."""
     game = finished_game(scat_json)
     honest = finished_game(scat_json)
     rename_everywhere(cli_db, game, "../escaped")
@@ -86,8 +86,8 @@ def test_item1_export_all_never_writes_outside_its_folder(scat: Scat, scat_json:
     assert [r["game_id"] for r in failed] == ["../escaped"]
 
 
-def test_item1_export_all_does_not_follow_a_planted_link(scat: Scat, scat_json: Scat, tmp_path: Path) -> None:
-    """#14 item 1: DIR/<id>.jsonl planted as a link to a file elsewhere is not written through."""
+def test_export_all_does_not_follow_a_planted_link(scat: Scat, scat_json: Scat, tmp_path: Path) -> None:
+    """DIR/<id>.jsonl planted as a link to a file elsewhere is not written through."""
     game = finished_game(scat_json)
     folder, victim = tmp_path / "out", tmp_path / "victim.txt"
     folder.mkdir()
@@ -102,16 +102,16 @@ def test_item1_export_all_does_not_follow_a_planted_link(scat: Scat, scat_json: 
     ("ann", "\u0430nn", "look alike"), ("ann", "Ann", "must differ"), ("bob", "b\u03bfb", "look alike"),
     ("Il", "ll", "look alike"), ("jo", "j\u043e", "look alike"),
 ])
-def test_item9_look_alike_names_are_refused(scat: Scat, first: str, second: str, why: str) -> None:
-    """#14 item 9: `ann` and Cyrillic `аnn` in one game could not be told apart."""
+def test_look_alike_names_are_refused(scat: Scat, first: str, second: str, why: str) -> None:
+    """`ann` and Cyrillic `аnn` in one game could not be told apart."""
     result = scat("new", "--player", first, "--player", second)
     assert result.exit_code == 2, result.output
     assert why in one_line_error(result)
     assert json.loads(scat("games", "--json").stdout) == {"games": []}
 
 
-def test_item9_names_are_normalised_nfkc_and_trimmed(scat_json: Scat, scat: Scat) -> None:
-    """#14 item 9: `ann ` was a second player beside `ann`; fullwidth `ａｎｎ` is `ann`."""
+def test_names_are_normalised_nfkc_and_trimmed(scat_json: Scat, scat: Scat) -> None:
+    """`ann ` was a second player beside `ann`; fullwidth `ａｎｎ` is `ann`."""
     assert scat("new", "--player", "ann", "--player", "ann ").exit_code == 2
     assert scat("new", "--player", "ann", "--player", "\uff41nn").exit_code == 2
     created = scat_json("new", "--player", "  \uff41nn ", "--bot", "bob", "--dealer", " bob")

@@ -28,8 +28,8 @@ def break_games_row(url: str, game_id: str) -> None:
     engine.dispose()
 
 
-def test_item7_a_games_row_with_broken_json_is_one_error_and_the_audit_blames_the_row(db_url: str) -> None:
-    """#14 item 7: JSONDecodeError from `games`, `show`, `export --all`; the audit blamed the history."""
+def test_a_games_row_with_broken_json_is_one_error_and_the_audit_blames_the_row(db_url: str) -> None:
+    """JSONDecodeError from `games`, `show`, `export --all`; the audit blamed the history."""
     service = GameService.open(db_url)
     game = running_game(db_url)
     break_games_row(db_url, game)
@@ -40,7 +40,7 @@ def test_item7_a_games_row_with_broken_json_is_one_error_and_the_audit_blames_th
     assert [r.ok for r in service.audit_all()] == [False]
 
 
-def test_item7_the_cli_says_one_line_for_a_broken_games_row(scat: Scat, scat_json: Scat, cli_db: str,
+def test_the_cli_says_one_line_for_a_broken_games_row(scat: Scat, scat_json: Scat, cli_db: str,
                                                             tmp_path: Path) -> None:
     game = new_game(scat_json)
     break_games_row(cli_db, game)
@@ -52,8 +52,8 @@ def test_item7_the_cli_says_one_line_for_a_broken_games_row(scat: Scat, scat_jso
     assert audit.exit_code == 1 and "games list entry" in audit.stdout and "replayed" not in audit.stdout
 
 
-def test_item7_a_non_integer_seq_is_one_error_and_a_failed_audit(scat: Scat, scat_json: Scat, cli_db: str) -> None:
-    """#14 item 7: a seq of 'x' (SQLite keeps text in an INTEGER column) gave an IndexError."""
+def test_a_non_integer_seq_is_one_error_and_a_failed_audit(scat: Scat, scat_json: Scat, cli_db: str) -> None:
+    """A seq of 'x' (SQLite keeps text in an INTEGER column) gave an IndexError."""
     game = finished_game(scat_json)
     tamper(cli_db, "UPDATE events SET seq = 'x' WHERE game_id = :g AND seq = 2", g=game)
     for args in (("show", game), ("log", game), ("replay", game), ("export", game)):
@@ -63,8 +63,8 @@ def test_item7_a_non_integer_seq_is_one_error_and_a_failed_audit(scat: Scat, sca
     assert audit.exit_code == 1 and "FAILED at event 2" in audit.stdout
 
 
-def test_item7_an_event_nested_3000_deep_is_a_failed_audit(scat: Scat, scat_json: Scat, cli_db: str) -> None:
-    """#14 item 7: RecursionError in `audit` (and `export`) of an event nested 3,000 deep."""
+def test_an_event_nested_3000_deep_is_a_failed_audit(scat: Scat, scat_json: Scat, cli_db: str) -> None:
+    """RecursionError in `audit` (and `export`) of an event nested 3,000 deep."""
     game = finished_game(scat_json)
     deep = '{"player": ' + "[" * 3000 + "]" * 3000 + "}"
     tamper(cli_db, "UPDATE events SET data = :d WHERE game_id = :g AND seq = 2", d=deep, g=game)
@@ -74,9 +74,9 @@ def test_item7_an_event_nested_3000_deep_is_a_failed_audit(scat: Scat, scat_json
     assert "Traceback" not in scat("show", game).output  # a snapshot may serve it: the audit names the event
 
 
-def test_item8_one_unreadable_row_fails_its_game_and_audit_all_goes_on(scat: Scat, scat_json: Scat,
+def test_one_unreadable_row_fails_its_game_and_audit_all_goes_on(scat: Scat, scat_json: Scat,
                                                                       cli_db: str) -> None:
-    """#14 item 8: a row SQLite cannot decode stopped `audit --all` with exit 2."""
+    """A row SQLite cannot decode stopped `audit --all` with exit 2."""
     broken, sound = finished_game(scat_json), finished_game(scat_json)
     tamper(cli_db, "UPDATE events SET data = CAST(x'7bff7d' AS TEXT) WHERE game_id = :g AND seq = 2", g=broken)
     result = scat("audit", "--all", "--json")
@@ -88,8 +88,8 @@ def test_item8_one_unreadable_row_fails_its_game_and_audit_all_goes_on(scat: Sca
     assert single.exit_code == 1 and "cannot be read" in one_line_error(single)
 
 
-def test_item7_xdg_data_home_pointing_at_a_file_is_one_line(tmp_path: Path) -> None:
-    """#14 item 7: NotADirectoryError when the default data folder cannot be made."""
+def test_xdg_data_home_pointing_at_a_file_is_one_line(tmp_path: Path) -> None:
+    """NotADirectoryError when the default data folder cannot be made."""
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     result = real_scat("games", XDG_DATA_HOME=str(blocker))
@@ -98,8 +98,8 @@ def test_item7_xdg_data_home_pointing_at_a_file_is_one_line(tmp_path: Path) -> N
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
-def test_item7_json_and_exports_to_a_full_stdout_are_one_line(tmp_path: Path) -> None:
-    """#14 item 7: `--json` or `export` to `> /dev/full` gave an OSError traceback."""
+def test_json_and_exports_to_a_full_stdout_are_one_line(tmp_path: Path) -> None:
+    """`--json` or `export` to `> /dev/full` gave an OSError traceback."""
     url = f"sqlite:///{tmp_path / 'full.db'}"
     game = finished_game_via_service(url)
     for args in (("show", game, "--json"), ("export", game), ("games",), ("log", game)):
@@ -116,8 +116,8 @@ def finished_game_via_service(url: str) -> str:
     return GameService.open(url).create_game(bots, options=GameOptions(lives=1)).game_id
 
 
-def test_item7_an_import_nested_100000_deep_is_exit_2(scat: Scat, tmp_path: Path) -> None:
-    """#14 item 7: `import` of `[[[...]]]` 100,000 deep raised RecursionError."""
+def test_an_import_nested_100000_deep_is_exit_2(scat: Scat, tmp_path: Path) -> None:
+    """`import` of `[[[...]]]` 100,000 deep raised RecursionError."""
     path = tmp_path / "deep.json"
     path.write_text("[" * 100_000 + "]" * 100_000)
     result = scat("import", str(path))

@@ -89,7 +89,7 @@ def test_a_game_created_now_records_rules_version_2() -> None:
 
 
 def test_a_game_created_v3_is_upcast_to_v4_with_seed_chosen_unknown() -> None:
-    """#14 item 4: v3 did not record whether the creator chose the seed."""
+    """V3 did not record whether the creator chose the seed."""
     stored = {**v1_game_created(), "shuffle": "scat-shuffle-v1", "protected": False, "first_deck_stacked": False,
               "rules_version": 2}
     event = ev.from_record("GameCreated", 3, stored)

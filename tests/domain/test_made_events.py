@@ -96,6 +96,18 @@ def test_each_maker_builds_what_the_validating_constructor_builds() -> None:
         assert json.loads(built.model_dump_json())["type"] == cls.__name__
 
 
+def test_model_construct_the_public_fallback_of_the_slot_writes_builds_the_same_events() -> None:
+    """speed_tricks.SLOT_WRITES off (SCAT_PUBLIC_API_ONLY=slots): pydantic's own constructor, same events."""
+    for cls, data in SAMPLES.items():
+        in_slots = made._made_in_slots(cls, dict(made.MADE[cls](**data).__dict__))
+        constructed = made._made_constructed(cls, dict(in_slots.__dict__))
+        assert constructed == in_slots == cls(**data)
+        assert constructed.model_fields_set == in_slots.model_fields_set == set(cls.model_fields)
+        assert shape(constructed.__dict__) == shape(in_slots.__dict__)
+        assert_as_validated(constructed)
+        assert constructed.model_dump_json() == in_slots.model_dump_json()
+
+
 def test_a_made_event_copies_like_a_validated_one_and_stays_frozen() -> None:
     drawn = made.card_drawn("Ann", "stock", "AS")
     hidden = drawn.model_copy(update={"card": "??"})  # as views.redact does

@@ -158,7 +158,7 @@ def test_r23_bots_look_at_their_hands_at_once_in_a_throw_down_game() -> None:
 
 
 def test_r15_r23_item3_a_knock_on_an_unseen_hand_is_refused_whatever_it_is_worth() -> None:
-    """#14 item 3: the refusal said "your hand is worth 10"; now it never depends on the unseen value."""
+    """The refusal said "your hand is worth 10"; now it never depends on the unseen value."""
     for hands in (HANDS, {"A": "2D 3D 4H", "B": "KH QH 2C", "C": "10D 2S 3C"}):  # A worth 25, then 5
         history = create(ABC, dealer="C", hands=hands, throw_down=True, min_knock=20)
         refused = given(history).when(Knock("A"))
@@ -174,7 +174,7 @@ def test_r15_r23_item3_a_knock_on_an_unseen_hand_is_refused_whatever_it_is_worth
 
 
 def test_r15_r23_item3_moves_offered_do_not_depend_on_an_unseen_hand() -> None:
-    """#14 item 3: the hints offered `knock` only when the unseen hand was worth enough."""
+    """The hints offered `knock` only when the unseen hand was worth enough."""
     from scat_core.domain.legal import play_moves
 
     offered = []

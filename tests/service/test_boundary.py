@@ -2,24 +2,11 @@
 
 from __future__ import annotations
 
-import inspect
-
-from scat_cli.server.client import RemoteGames
 from scat_core.domain.commands import Draw
 from scat_core.domain.events import PlayerSeat
 from scat_core.domain.views import HIDDEN
 from scat_core.service import GameService
-from scat_core.service.boundary import Games
 from scat_core.service.values import Export, Move, Played, Skipped
-
-
-def test_the_service_and_its_http_client_have_every_boundary_method_with_the_same_parameters() -> None:
-    methods = [name for name, _ in inspect.getmembers(Games, inspect.isfunction) if not name.startswith("_")]
-    assert len(methods) >= 15
-    for name in methods:
-        wanted = list(inspect.signature(getattr(Games, name)).parameters)
-        assert list(inspect.signature(getattr(GameService, name)).parameters) == wanted, name
-        assert list(inspect.signature(getattr(RemoteGames, name)).parameters) == wanted, name
 
 
 def test_a_move_comes_back_redacted_for_the_mover_with_his_moves_now(db_url: str) -> None:

@@ -57,8 +57,8 @@ def with_game_id(game_id: str) -> Callable[[dict[str, Any]], None]:
 
 
 @pytest.mark.parametrize("game_id", ["../x", "/tmp/abs", "", "a\x00b", "x" * 5000, "..", "0123456789\x1b[2J"])
-def test_item1_import_refuses_a_game_id_scat_does_not_make(service: GameService, game_id: str) -> None:
-    """#14 item 1: any id passed once the chain was recomputed; now only the form `new` makes."""
+def test_import_refuses_a_game_id_scat_does_not_make(service: GameService, game_id: str) -> None:
+    """Any id passed once the chain was recomputed; now only the form `new` makes."""
     forged = rechain(finished_records(service), with_game_id(game_id))
     target = service
     with pytest.raises(RuleViolation, match="not a game id scat makes"):
@@ -81,8 +81,8 @@ def forge_game(game_id: str, seed: str, salt: str) -> list[dict[str, Any]]:
     return rechain(envelopes, lambda record: None)
 
 
-def test_item2_import_refuses_a_revealed_seed_holding_an_escape_sequence(service: GameService) -> None:
-    """#14 item 2: the revealed seed reached the terminal raw; now it must be a decimal integer."""
+def test_import_refuses_a_revealed_seed_holding_an_escape_sequence(service: GameService) -> None:
+    """The revealed seed reached the terminal raw; now it must be a decimal integer."""
     forged = forge_game("abcdef0123", "\x1b]0;pwned\x07\x1b[2J", "0" * 32)
     target = service
     with pytest.raises(RuleViolation, match="not a decimal integer"):
@@ -91,7 +91,7 @@ def test_item2_import_refuses_a_revealed_seed_holding_an_escape_sequence(service
     assert target.import_records(forge_game("abcdef0123", "271828", "0" * 32)).ok  # the same, honest
 
 
-def test_item1_import_refuses_a_player_name_new_would_refuse(service: GameService) -> None:
+def test_import_refuses_a_player_name_new_would_refuse(service: GameService) -> None:
     """#14 items 1, 2: a name with a newline forging a `scat:` line is refused as `new` refuses it."""
     def edit(record: dict[str, Any]) -> None:
         for key in ("players",):
@@ -106,8 +106,8 @@ def test_item1_import_refuses_a_player_name_new_would_refuse(service: GameServic
         service.import_records(forged)
 
 
-def test_item9_a_jsonl_import_stops_at_the_first_bad_event_without_reading_on(service: GameService) -> None:
-    """#14 item 9: a 276 MB file took 2.1 GB before being refused at event 1; now line by line."""
+def test_a_jsonl_import_stops_at_the_first_bad_event_without_reading_on(service: GameService) -> None:
+    """A 276 MB file took 2.1 GB before being refused at event 1; now line by line."""
     records = finished_records(service)
     bad = dict(records[0], hash="0" * 64)
 
@@ -133,8 +133,8 @@ def test_item9_a_jsonl_import_stops_at_the_first_bad_event_without_reading_on(se
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "json"])
-def test_item9_an_import_larger_than_the_limit_is_refused(service: GameService, fmt: str) -> None:
-    """#14 item 9: imports are bounded in size."""
+def test_an_import_larger_than_the_limit_is_refused(service: GameService, fmt: str) -> None:
+    """Imports are bounded in size."""
     records = finished_records(service)
     text = to_jsonl(records) if fmt == "jsonl" else to_json(records)
     assert read_export(io.BytesIO(text.encode()), "ok") == records
@@ -142,8 +142,8 @@ def test_item9_an_import_larger_than_the_limit_is_refused(service: GameService, 
         read_export(io.BytesIO(text.encode() + b" " * 100), "big", limit=len(text) + 10)
 
 
-def test_item7_json_nested_100000_deep_is_bad_input_not_a_recursion_error() -> None:
-    """#14 item 7: `[[[...]]]` 100,000 deep raised RecursionError; now exit 2 (BadInput)."""
+def test_json_nested_100000_deep_is_bad_input_not_a_recursion_error() -> None:
+    """`[[[...]]]` 100,000 deep raised RecursionError; now exit 2 (BadInput)."""
     deep = "[" * 100_000 + "]" * 100_000
     with pytest.raises(BadInput, match="deeper"):
         read_export(io.BytesIO(deep.encode()), "deep")

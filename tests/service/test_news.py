@@ -12,13 +12,13 @@ import random
 
 import pytest
 
-from scat_cli.transcript import PublicTable
 from scat_core.domain.commands import Resign
 from scat_core.domain.errors import ScatError
 from scat_core.domain.events import PlayerSeat
 from scat_core.domain.evolve import fold
 from scat_core.domain.legal import play_moves
 from scat_core.domain.options import GameOptions
+from scat_core.domain.public import public_of
 from scat_core.service import GameService
 from scat_core.service.outcomes import last_action_index
 
@@ -37,7 +37,7 @@ def whole_game_news(service: GameService, game_id: str, viewer: str) -> tuple[ob
 
 def public(state: object) -> tuple[object, ...]:
     assert hasattr(state, "players")
-    table = PublicTable.of(state)  # type: ignore[arg-type]
+    table = public_of(state)  # type: ignore[arg-type]
     return table, state.hand_number, state.dealer, [p.resigned for p in state.players]  # type: ignore[attr-defined]
 
 

@@ -97,7 +97,7 @@ def test_a_connection_keeps_one_cursor_for_these_statements_until_it_goes(engine
 
 
 def test_an_unreadable_row_is_corrupt_history_not_a_driver_error(sqlite_url: str) -> None:
-    """#14 item 8: a row SQLite cannot decode (not UTF-8) is named damaged, through the driver's cursor too."""
+    """A row SQLite cannot decode (not UTF-8) is named damaged, through the driver's cursor too."""
     service = GameService.open(sqlite_url)
     game_id = service.create_game(BOTS, seed=2).game_id
     tamper(sqlite_url, "UPDATE events SET data = CAST(x'7bff7d' AS TEXT) WHERE game_id = :g AND seq = 2", g=game_id)

@@ -1,4 +1,4 @@
-"""#14 item 9: a dropped trigger is found and restored, a downgrade never drops games unasked,
+"""A dropped trigger is found and restored, a downgrade never drops games unasked,
 a password holding an `@` is masked whole."""
 
 from __future__ import annotations
@@ -39,16 +39,16 @@ def defuse_a_trigger(engine: Engine) -> str:
         return "scat_events_immutable()"
 
 
-def test_item9_a_fresh_schema_has_every_trigger(engine: Engine) -> None:
+def test_a_fresh_schema_has_every_trigger(engine: Engine) -> None:
     with engine.connect() as conn:
         assert trigger_problems(conn) == {}
 
 
 @pytest.mark.parametrize("damage", [drop_a_trigger, defuse_a_trigger])
-def test_item9_db_check_finds_and_db_upgrade_restores_a_missing_or_defused_trigger(
+def test_db_check_finds_and_db_upgrade_restores_a_missing_or_defused_trigger(
     engine: Engine, db_url: str, damage: object
 ) -> None:
-    """#14 item 9: `db upgrade` said "newest" while DELETE on events went through."""
+    """`db upgrade` said "newest" while DELETE on events went through."""
     name = damage(engine)  # type: ignore[operator]
     runner = CliRunner()
     check = runner.invoke(app, ["--db", db_url, "db", "check"])
@@ -65,13 +65,13 @@ def test_item9_db_check_finds_and_db_upgrade_restores_a_missing_or_defused_trigg
         conn.execute(text("UPDATE events SET seq = seq"))
 
 
-def test_item9_restoring_when_nothing_is_missing_changes_nothing(engine: Engine) -> None:
+def test_restoring_when_nothing_is_missing_changes_nothing(engine: Engine) -> None:
     with engine.begin() as conn:
         assert restore_triggers(conn) == []
 
 
-def test_item9_alembic_downgrade_base_refuses_to_drop_a_schema_holding_games(engine: Engine) -> None:
-    """#14 item 9: `alembic downgrade base` dropped every game without a word."""
+def test_alembic_downgrade_base_refuses_to_drop_a_schema_holding_games(engine: Engine) -> None:
+    """`alembic downgrade base` dropped every game without a word."""
     from alembic import command
 
     game = GameService.open(engine.url.render_as_string(hide_password=False)).create_game(BOTS).game_id
@@ -93,8 +93,8 @@ def test_item9_alembic_downgrade_base_refuses_to_drop_a_schema_holding_games(eng
     ("postgresql://u:a/b@c@host/db", "postgresql://u:***@host/db"),
     ("postgresql+psycopg://u:s3cret@host/db", "postgresql+psycopg://u:***@host/db"),
 ])
-def test_item9_a_password_holding_an_at_sign_is_masked_whole(url: str, expected: str) -> None:
-    """#14 item 9: `u:p@ss@host` was shown as `u:***@ss@host`."""
+def test_a_password_holding_an_at_sign_is_masked_whole(url: str, expected: str) -> None:
+    """`u:p@ss@host` was shown as `u:***@ss@host`."""
     masked = masked_url(url)
     assert masked == expected
     for secret in ("p@ss", "ss@", "ss:x", "a/b", "c@", "s3cret"):

@@ -1,0 +1,102 @@
+"""Exit codes that tell the truth about a busy, lost or read-only database and what was recorded."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from scat_cli.app import app
+from scat_core.service.games import GameService
+from scat_core.service.playing import Playing
+from scat_core.store.errors import StoreUnavailable
+from tests.support.cli import SCAT
+from tests.support.read_only import YOU_AND_BOB, stats_behind_their_events
+
+
+def test_the_cli_says_the_move_was_recorded_and_exits_0(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One note that the move stands and the next command plays the bots."""
+    cli_db = f"sqlite:///{tmp_path / 'cli.db'}"
+    game = GameService.open(cli_db).create_game(YOU_AND_BOB, seed=5, dealer="bob").game_id
+
+    def lost(*args: Any, **kwargs: Any) -> Any:
+        raise StoreUnavailable("cannot use database X: server closed the connection unexpectedly")
+
+    monkeypatch.setattr(Playing, "_run_bots", lost)
+    result = CliRunner().invoke(app, ["draw", game, "--as", "you", "stock"], env={"SCAT_DB_URL": cli_db},
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "your move was recorded" in result.stderr and "next command" in result.stderr
+
+
+def hold_the_lock(path: Path) -> sqlite3.Connection:
+    """Another program holding an exclusive lock on the SQLite file (readers wait too)."""
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("PRAGMA locking_mode = EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")
+    holder.execute("CREATE TABLE IF NOT EXISTS held (x)")
+    holder.execute("COMMIT")  # the exclusive lock stays until the connection closes
+    return holder
+
+
+@pytest.mark.parametrize("args", [("show", "{game}"), ("draw", "{game}", "--as", "you", "stock"), ("games",)])
+def test_a_locked_sqlite_file_is_database_busy_exit_5_after_a_bounded_wait(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    """A locked file waited 31 s then exited 2; now "database busy", exit 5, SCAT_BUSY_TIMEOUT s."""
+    path = tmp_path / "locked.db"
+    service = GameService.open(f"sqlite:///{path}")
+    game = service.create_game(YOU_AND_BOB, seed=5, dealer="bob").game_id
+    service.store.engine.dispose()
+    holder = hold_the_lock(path)
+    try:
+        result = CliRunner().invoke(app, [arg.format(game=game) for arg in args],
+                                    env={"SCAT_DB_URL": f"sqlite:///{path}", "SCAT_BUSY_TIMEOUT": "0.5"})
+    finally:
+        holder.close()
+    assert result.exit_code == 5, result.output
+    assert result.stderr.startswith("scat: error: database busy") and result.stderr.count("\n") == 1
+
+
+def read_only_mount_works() -> bool:
+    try:
+        return subprocess.run(["unshare", "-m", "true"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+@pytest.mark.skipif(not read_only_mount_works(), reason="needs `unshare -m` to mount a folder read-only")
+def test_reads_work_on_a_read_only_medium_and_writes_say_why_they_cannot(tmp_path: Path) -> None:
+    """A read-only database or medium refused even `show` (and `stats`, which caught its
+    projection up by writing: now it shows what a writable copy shows)."""
+    folder = tmp_path / "medium"
+    folder.mkdir()
+    url = f"sqlite:///{folder / 'scat.db'}"
+    game = stats_behind_their_events(folder / "scat.db")  # closed cleanly, as a file copied to a read-only medium is
+    shutil.copyfile(folder / "scat.db", tmp_path / "copy.db")
+    stats = ("stats", "stats --json", "stats --player bob")
+    script = "\n".join([
+        f"mount --bind {folder} {folder} && mount -o remount,ro,bind {folder} || exit 99",
+        *(f"{SCAT} --db {url} {command}; echo \"rc=$?\"" for command in (
+            f"show {game}", "games", f"log {game}", f"audit {game}", f"export {game} --running",
+            f"draw {game} --as you stock",
+        )),
+        *(f"{SCAT} --db {url} {command} > {tmp_path / f'ro-{n}.txt'}; echo \"rc=$?\""
+          for n, command in enumerate(stats)),
+    ])
+    result = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=120)
+    if "rc=" not in result.stdout:
+        pytest.skip(f"cannot mount read-only here: {result.stderr}")
+    codes = [line for line in result.stdout.splitlines() if line.startswith("rc=")]
+    assert codes == ["rc=0"] * 5 + ["rc=2"] + ["rc=0"] * len(stats), result.stdout + result.stderr
+    assert "read-only" in result.stderr and "Traceback" not in result.stderr
+    for n, command in enumerate(stats):
+        writable = subprocess.run([SCAT, "--db", f"sqlite:///{tmp_path / 'copy.db'}", *command.split()],
+                                  capture_output=True, text=True, timeout=60)
+        assert writable.returncode == 0 and "Bob" in writable.stdout, writable.stderr
+        assert (tmp_path / f"ro-{n}.txt").read_text() == writable.stdout, command
