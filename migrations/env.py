@@ -3,7 +3,7 @@
 URL: `alembic -x db=URL ...`, else $SCAT_DB_URL, else the default SQLite file. When the
 application runs the migrations itself it passes its open connection in
 `config.attributes["connection"]` and owns the transaction. The target schema is the store's
-own (scat_core/store/tables.py), so `alembic check` and `alembic revision --autogenerate`
+own (scat_core/store/sql/tables.py), so `alembic check` and `alembic revision --autogenerate`
 compare with it.
 """
 
@@ -14,9 +14,9 @@ import logging.config
 from alembic import context
 from sqlalchemy.engine import Connection
 
-from scat_core.store.database import WRITE_OPTION, make_engine, resolve_url
-from scat_core.store.locks import MIGRATION_LOCK, advisory_lock
-from scat_core.store.schema import comparison_options
+from scat_core.store.sql.database import WRITE_OPTION, make_engine, resolve_url
+from scat_core.store.sql.locks import MIGRATION_LOCK, advisory_lock
+from scat_core.store.sql.schema import comparison_options
 
 config = context.config
 

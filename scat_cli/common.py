@@ -160,7 +160,7 @@ def database_error(error: Exception, ctx: typer.Context) -> ScatError | None:
     from sqlalchemy import exc
 
     from scat_core.domain.errors import BadInput, RuleViolation
-    from scat_core.store.database import masked_url, resolve_url
+    from scat_core.store.sql.database import masked_url, resolve_url
 
     given = ctx.find_root().obj
     try:

@@ -28,8 +28,8 @@ def upgrade_command(
     Example: scat --db sqlite:///scat.db db upgrade
     """
     from scat_cli.server.command import refuse_server
-    from scat_core.store.database import make_engine, resolve_url, safe_url, upgrade
-    from scat_core.store.triggers import restore_triggers
+    from scat_core.store.sql.database import make_engine, resolve_url, safe_url, upgrade
+    from scat_core.store.sql.triggers import restore_triggers
 
     refuse_server(ctx, "db upgrade")
     engine = make_engine(resolve_url(state(ctx).db_url))
@@ -62,7 +62,7 @@ def check_command(
     """
     from scat_cli.common import runnable
     from scat_cli.server.command import refuse_server
-    from scat_core.store.database import (
+    from scat_core.store.sql.database import (
         HEAD_REVISION,
         _connect,
         current_revision,
@@ -71,7 +71,7 @@ def check_command(
         resolve_url,
         safe_url,
     )
-    from scat_core.store.triggers import trigger_problems
+    from scat_core.store.sql.triggers import trigger_problems
 
     refuse_server(ctx, "db check")
     engine = make_engine(resolve_url(state(ctx).db_url))

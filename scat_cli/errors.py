@@ -11,7 +11,7 @@ from __future__ import annotations
 import shlex
 
 from scat_core.domain.errors import AuthFailed, BadInput, Hint, NotFound, RuleViolation, ScatError
-from scat_core.store.errors import (
+from scat_core.records.errors import (
     BusyWaitUnreadable,
     ConcurrencyConflict,
     CorruptHistory,

@@ -31,7 +31,7 @@ def show_command(as_json: JsonOption = False) -> None:
 
     Example: scat key show
     """
-    from scat_core.store.keys import KeyRing, key_id_of
+    from scat_core.records.keys import KeyRing, key_id_of
 
     keys = KeyRing.default()
     trusted = sorted(keys.trusted())
@@ -66,7 +66,7 @@ def trust_command(
     Example: scat key trust 3q2+7wABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij0=
     """
     from scat_core.domain.errors import BadInput
-    from scat_core.store.keys import KeyRing, key_id_of
+    from scat_core.records.keys import KeyRing, key_id_of
 
     public_key = _read_key(key)
     key_id = key_id_of(public_key)  # BadInput when it is not a key

@@ -9,7 +9,7 @@ import typer
 from scat_cli.common import Json, print_json, runnable, service
 
 if TYPE_CHECKING:
-    from scat_core.store.stats_projection import StatsFigures, StatsReport
+    from scat_core.records.stats import StatsFigures, StatsReport
 
 
 def stats(

@@ -26,7 +26,7 @@ def where(ctx: typer.Context) -> str:
     given = state(ctx)
     if given.server:
         return given.server
-    from scat_core.store.database import resolve_url
+    from scat_core.store.sql.database import resolve_url
 
     return resolve_url(given.db_url)
 

@@ -15,8 +15,8 @@ import pytest
 from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import make_url
 
-from scat_core.store.database import ensure_schema, make_engine
-from scat_core.store.event_store import EventStore
+from scat_core.store.sql.database import ensure_schema, make_engine
+from scat_core.store.sql.event_store import EventStore
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 PG_ENV = "SCAT_TEST_POSTGRES_URL"

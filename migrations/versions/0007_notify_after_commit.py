@@ -9,7 +9,7 @@ notice queue is held from the notice's queuing through the commit's flush to dis
 0006's trigger (a NOTIFY inside every write transaction) concurrent writers on different
 games committed one at a time (8 writers reached ~1.1-1.8x one writer's rate). The store now
 sends the same notice (`pg_notify('scat_events', 'GAME:SEQ')`) after the commit, in a short
-transaction of its own that does not wait for the disk (scat_core/store/notify.py): the lock
+transaction of its own that does not wait for the disk (scat_core/store/sql/notify.py): the lock
 is held for microseconds, and a notice lost in a crash only delays waiters, which also look
 at the head every few seconds. A scat older than this revision still writing to the database
 sends no notice after the upgrade (its moves reach waiters by that look).

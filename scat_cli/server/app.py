@@ -32,11 +32,11 @@ from scat_cli.server.push import ANY, Notifier, listen
 from scat_core.domain import commands as cmd
 from scat_core.domain.audit import AuditReport
 from scat_core.domain.errors import AuthFailed, BadInput, NotFound, RuleViolation, ScatError
+from scat_core.records.errors import ConcurrencyConflict, CorruptHistory
+from scat_core.records.stats import StatsReport
 from scat_core.service.games import GameService
 from scat_core.service.values import Export, Exports, History, Listing, Played, Shown
-from scat_core.store.database import masked_url
-from scat_core.store.errors import ConcurrencyConflict, CorruptHistory
-from scat_core.store.stats_projection import StatsReport
+from scat_core.store.sql.database import masked_url
 
 #: How long an event stream sleeps without news before it sends a keep-alive comment (a waiting
 #: client checks its deadline on each line) and looks at the database itself (a move written by

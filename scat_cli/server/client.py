@@ -39,7 +39,7 @@ from scat_core.service.values import (
 )
 
 if TYPE_CHECKING:
-    from scat_core.store.stats_projection import StatsReport
+    from scat_core.records.stats import StatsReport
 
 _MOVES = {cmd.Draw: "draw", cmd.Discard: "discard", cmd.Knock: "knock", cmd.Declare31: "declare",
           cmd.ThrowDown: "throw-down", cmd.Resign: "resign"}
@@ -288,7 +288,7 @@ class RemoteGames:
 
     def stats(self, player: str | None = None, rebuild: bool = False) -> StatsReport:
         """The server's statistics; rebuilding them is for its operator."""
-        from scat_core.store.stats_projection import StatsReport
+        from scat_core.records.stats import StatsReport
 
         if rebuild:
             raise BadInput("`stats --rebuild` rebuilds a database's projection: run it on the server with --db URL")

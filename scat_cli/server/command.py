@@ -80,7 +80,7 @@ def serve(
     import uvicorn
 
     from scat_cli.server.app import create_app
-    from scat_core.store.database import resolve_url
+    from scat_core.store.sql.database import resolve_url
 
     refuse_server(ctx, "serve")
     url = resolve_url(db if db is not None else state(ctx).db_url)

@@ -10,7 +10,7 @@ from collections import defaultdict
 from sqlalchemy import Engine
 
 from scat_cli.server.limits import LOG
-from scat_core.store.notify import Listener
+from scat_core.store.sql.notify import Listener
 
 #: The key of the change counter of every game at once (no game id is empty): `wait --any`'s.
 ANY = ""

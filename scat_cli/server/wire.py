@@ -14,8 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from scat_cli.errors import BY_EXIT_CODE, ERROR_TYPES, exit_code, wording
 from scat_core.domain.errors import Hint, RuleViolation, ScatError
 from scat_core.domain.options import GameOptions
+from scat_core.records.errors import CorruptHistory, HistoryDamaged
 from scat_core.service.values import Told
-from scat_core.store.errors import CorruptHistory, HistoryDamaged
 
 #: Longest name, card or token a request may carry; bodies are limited by the app too.
 SHORT = 200

@@ -3,7 +3,7 @@
 An error knows nothing of exit codes, HTTP statuses or command lines: `scat_cli.errors` maps
 each error type to the CLI contract's exit code and words each suggested next step (`Hint`)
 as a `scat ...` command; the server maps types to HTTP statuses and sends the fields along.
-The storage errors (a damaged history, a conflict) are the store's: `scat_core.store.errors`.
+The storage errors (a damaged history, a conflict) are the store's: `scat_core.records.errors`.
 """
 
 from __future__ import annotations

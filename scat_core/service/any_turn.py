@@ -6,13 +6,13 @@ from collections.abc import Mapping
 
 from scat_core.domain.errors import AuthFailed, NotFound
 from scat_core.domain.move_time import recorded_text
+from scat_core.records.games import GameRow
+from scat_core.records.tokens import verify_token
 from scat_core.service.following import turn_has_come
 from scat_core.service.move_times import Clock
 from scat_core.service.showing import Showing
 from scat_core.service.values import Shown, Told, WaitedAny
 from scat_core.service.waiting import Waiting
-from scat_core.store.games_list import GameRow
-from scat_core.store.tokens import verify_token
 
 
 class AnyTurn:

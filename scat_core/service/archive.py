@@ -11,15 +11,15 @@ from scat_core.domain.errors import BadInput, Hint, NotFound, RuleViolation
 from scat_core.domain.evolve import fold
 from scat_core.domain.names import GAME_ID_RE, HEX64_RE, SALT_RE, SEED_RE, is_game_id
 from scat_core.domain.state import GameState
+from scat_core.records.chain import audit_records
+from scat_core.records.errors import CorruptHistory, HistoryDamaged
+from scat_core.records.games import GameRow
+from scat_core.records.signatures import HEAD, ORIGIN
 from scat_core.service.boundary import Progress
 from scat_core.service.ports import Store
 from scat_core.service.read_model import snapshot_json, summarize
 from scat_core.service.signatures import check_import, load_signed, origin_of, with_export_signature, with_signatures
 from scat_core.service.values import Export, Skipped
-from scat_core.store.chain import audit_records
-from scat_core.store.errors import CorruptHistory, HistoryDamaged
-from scat_core.store.games_list import GameRow
-from scat_core.store.signed_heads import HEAD, ORIGIN
 
 #: What replaying a forged history may raise instead of a verdict; such a history fails.
 UNREPLAYABLE = (IndexError, KeyError, TypeError, ValueError)

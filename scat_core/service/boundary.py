@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from scat_core.domain.audit import AuditReport
     from scat_core.domain.commands import PlayerCommand
     from scat_core.domain.options import GameOptions
+    from scat_core.records.stats import StatsReport
     from scat_core.service.values import (
         Export,
         History,
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
         Waited,
         WaitedAny,
     )
-    from scat_core.store.stats_projection import StatsReport
 
 #: Told (games done, games in all) as `audit_all` and `export_all` go.
 Progress = Callable[[int, int], None]

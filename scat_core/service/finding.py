@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from scat_core.domain.errors import BadInput, Hint, NotFound
+from scat_core.records.errors import CorruptHistory
 from scat_core.service.ports import Store
-from scat_core.store.errors import CorruptHistory
 
 MAX_LISTED = 8
 

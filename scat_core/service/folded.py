@@ -7,14 +7,14 @@ seq), the head the snapshot records, and a command uses it only when the snapsho
 from the database, in the same query as the events, records that very head: the events read
 chain to that hash, and the hash chains every event before it, so those events are exactly
 the ones the state was folded from (or, decoded, trusted for). No other condition of the
-snapshot's use changes (verified.py: its rules tag, its event re-hashed and chained to the
+snapshot's use changes (records/verified.py: its rules tag, its event re-hashed and chained to the
 games row's head). Bounded, oldest forgotten first; lock-free (BoundedMemo).
 """
 
 from __future__ import annotations
 
 from scat_core.domain.state import GameState
-from scat_core.store.memo import BoundedMemo
+from scat_core.records.memo import BoundedMemo
 
 FOLDED_KEPT = 1024
 _states: BoundedMemo[tuple[str, int, str], GameState] = BoundedMemo(FOLDED_KEPT)

@@ -19,6 +19,8 @@ from scat_core.domain import events as ev
 from scat_core.domain.commands import PlayerCommand
 from scat_core.domain.options import GameOptions
 from scat_core.domain.state import GameState
+from scat_core.records.games import GameRow
+from scat_core.records.stored import StoredEvent
 from scat_core.service.any_turn import AnyTurn
 from scat_core.service.archive import Archive
 from scat_core.service.boundary import Progress
@@ -46,14 +48,12 @@ from scat_core.service.values import (
     WaitedAny,
 )
 from scat_core.service.waiting import Waiting
-from scat_core.store.games_list import GameRow
-from scat_core.store.records import StoredEvent
 
 if TYPE_CHECKING:
     from scat_core.domain.audit import AuditReport
+    from scat_core.records.stats import StatsReport
     from scat_core.service.outcomes import GameResult
-    from scat_core.store.event_store import EventStore
-    from scat_core.store.stats_projection import StatsReport
+    from scat_core.store.sql.event_store import EventStore
 
 S = TypeVar("S", bound=Store)  # the store adapter a service runs on
 
@@ -83,8 +83,8 @@ class GameService(Generic[S]):
     @staticmethod
     def open(url: str | None = None) -> GameService[EventStore]:
         """The service over the database at `url` (or $SCAT_DB_URL, or the default file): the SQLAlchemy adapter."""
-        from scat_core.store.database import open_engine
-        from scat_core.store.event_store import EventStore
+        from scat_core.store.sql.database import open_engine
+        from scat_core.store.sql.event_store import EventStore
 
         return GameService(EventStore(open_engine(url)))
 

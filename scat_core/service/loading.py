@@ -10,12 +10,12 @@ from scat_core.domain.errors import AuthFailed, BadInput, Hint, NotFound, RuleVi
 from scat_core.domain.evolve import fold
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
+from scat_core.records.errors import CorruptHistory
+from scat_core.records.stored import GameSecret, StoredEvent
+from scat_core.records.tokens import verify_token
 from scat_core.service import folded
 from scat_core.service.ports import UnitOfWork
 from scat_core.service.read_model import snapshot_json, summarize
-from scat_core.store.errors import CorruptHistory
-from scat_core.store.records import GameSecret, StoredEvent
-from scat_core.store.tokens import verify_token
 
 #: What folding a history damaged outside scat may raise (a forged event no rule makes).
 UNPLAYABLE = (IndexError, KeyError, TypeError, ValueError, StopIteration)

@@ -10,12 +10,12 @@ from scat_core.domain.evolve import fold
 from scat_core.domain.public import PUBLIC_TYPES, PublicState, public_evolve, with_public
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
+from scat_core.records.errors import CorruptHistory
+from scat_core.records.stored import StoredEvent
 from scat_core.service.loading import load_for_command, refuse_bot_viewer, require_player
 from scat_core.service.outcomes import ACTIONS
 from scat_core.service.playing import Playing
 from scat_core.service.ports import Store
-from scat_core.store.errors import CorruptHistory
-from scat_core.store.records import StoredEvent
 
 NEWS_PAGE = 24  # actions read per step back through the log (a few rounds of a full table)
 ACTION_TYPES = tuple(kind.__name__ for kind in ACTIONS)

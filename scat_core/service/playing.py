@@ -23,13 +23,13 @@ from scat_core.domain.options import GameOptions
 from scat_core.domain.shuffle import SeededChance, new_salt, new_seed
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
+from scat_core.records.errors import ConcurrencyConflict, StoreUnavailable
+from scat_core.records.stored import StoredEvent
+from scat_core.records.tokens import hash_token, new_token
 from scat_core.service.loading import append, authorize, chance_of, load_for_command, refuse_bot_viewer, require_player
 from scat_core.service.move_times import Clock, system_clock, turn_began_at
 from scat_core.service.ports import Store
 from scat_core.service.read_model import snapshot_json, summarize
-from scat_core.store.errors import ConcurrencyConflict, StoreUnavailable
-from scat_core.store.records import StoredEvent
-from scat_core.store.tokens import hash_token, new_token
 
 BOT_MOVES_PER_CALL = 100_000  # a safety bound: a bot-only game ends long before
 BOT_RETRIES = 5

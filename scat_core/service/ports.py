@@ -1,9 +1,10 @@
 """The ports of the game service: exactly what it needs of a store, as Protocols it owns.
 
-An adapter is any class with these methods: `scat_core.store.event_store.EventStore` over
+An adapter is any class with these methods: `scat_core.store.sql.event_store.EventStore` over
 SQLAlchemy (SQLite, PostgreSQL) and `scat_core.store.memory.MemoryStore` (plain dicts, for
-tests); mypy checks that both satisfy `Store` (see the assignments at the end of their
-modules), and tests/store/test_store_contract.py holds both to the same behaviour.
+tests); mypy checks that both satisfy `Store` (see the checks at the end of their modules),
+and tests/store/test_store_contract.py holds both to the same behaviour. The types they speak
+are `scat_core.records`'; nothing here imports an adapter.
 
 A unit of work (`transaction()`, `command()`, `read()`) is all or nothing: it commits on a
 clean exit and rolls back on any exception. Every write of a command happens in one.
@@ -11,24 +12,20 @@ clean exit and rolls back on any exception. Every write of a command happens in 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from scat_core.store.event_store import EventStore
-    from scat_core.store.games_list import GameRow, GameSummary
-    from scat_core.store.keys import HeadSignature, KeyRing
-    from scat_core.store.memory import MemoryStore
-    from scat_core.store.records import GameSecret, StoredEvent
-    from scat_core.store.signed_heads import StoredSignature
-    from scat_core.store.stats_projection import StatsReport
-    from scat_core.store.verified import CommandLoad
+    from scat_core.records.games import GameRow, GameSummary, NewGame
+    from scat_core.records.keys import HeadSignature, KeyRing
+    from scat_core.records.signatures import StoredSignature
+    from scat_core.records.stats import StatsReport
+    from scat_core.records.stored import GameSecret, StoredEvent
+    from scat_core.records.verified import CommandLoad
 
-#: One whole exported history to add (records, its games-row summary, its snapshot or None).
-NewGame = tuple[Sequence[Mapping[str, Any]], "GameSummary", "str | None"]
 
 
 class EventLog(Protocol):
@@ -194,9 +191,3 @@ class Store(Protocol):
         on PostgreSQL, a few times a second on SQLite); False once `timeout` seconds pass."""
         ...
 
-
-if TYPE_CHECKING:
-
-    def _adapters(sql: EventStore, memory: MemoryStore) -> tuple[Store, Store]:
-        """Both adapters are Stores (mypy checks this; it never runs)."""
-        return sql, memory

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scat_core.domain import snapshot
 from scat_core.domain.state import GameState
-from scat_core.store.event_store import GameSummary
+from scat_core.records.games import GameSummary
 
 
 def summarize(state: GameState) -> GameSummary:

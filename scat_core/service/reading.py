@@ -9,12 +9,12 @@ from scat_core.domain.errors import RuleViolation
 from scat_core.domain.evolve import evolve
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
+from scat_core.records.games import GameRow
+from scat_core.records.stored import StoredEvent
 from scat_core.service.loading import authorize, check_up_to, refuse_bot_viewer, replay, require_player
 from scat_core.service.outcomes import GameResult, game_result
 from scat_core.service.playing import Playing
 from scat_core.service.ports import Store
-from scat_core.store.games_list import GameRow
-from scat_core.store.records import StoredEvent
 
 
 class Reading:

@@ -16,11 +16,11 @@ from typing import Any
 
 from scat_core.domain.audit import AuditReport
 from scat_core.domain.errors import BadInput, RuleViolation
+from scat_core.records.errors import NotStrictlySigned
+from scat_core.records.keys import INVALID, UNKNOWN_KEY, UNSIGNED, VALID, HeadSignature, KeyRing
+from scat_core.records.signatures import HEAD, ORIGIN, SignatureCheck, StoredSignature, check_signature
 from scat_core.service.exports import SIGNATURE_FIELD as EXPORT_FIELD
 from scat_core.service.ports import UnitOfWork
-from scat_core.store.errors import NotStrictlySigned
-from scat_core.store.keys import INVALID, UNKNOWN_KEY, UNSIGNED, VALID, HeadSignature, KeyRing
-from scat_core.store.signed_heads import HEAD, ORIGIN, SignatureCheck, StoredSignature, check_signature
 
 _RACE_RETRIES = 3
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from scat_core.domain.errors import Hint, NotFound
+from scat_core.records.errors import DatabaseReadOnly
 from scat_core.service.ports import Store
-from scat_core.store.errors import DatabaseReadOnly
 
 if TYPE_CHECKING:
-    from scat_core.store.stats_projection import StatsReport
+    from scat_core.records.stats import StatsReport
 
 
 class Statistics:

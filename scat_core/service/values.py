@@ -15,8 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from scat_core.domain import events as ev
 from scat_core.domain.audit import AuditReport
 from scat_core.domain.state import GameState
+from scat_core.records.stored import StoredEvent
 from scat_core.service.outcomes import GameResult
-from scat_core.store.records import StoredEvent
 
 
 class _Value(BaseModel):

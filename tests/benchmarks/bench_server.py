@@ -43,7 +43,7 @@ def serve_floor(url: str, port: int) -> None:
     from fastapi import FastAPI
     from sqlalchemy import Column, Integer, MetaData, Table, Text
 
-    from scat_core.store.database import make_engine
+    from scat_core.store.sql.database import make_engine
 
     engine = make_engine(url)
     table = Table("bench_floor", MetaData(), Column("id", Integer, primary_key=True), Column("payload", Text))
@@ -225,7 +225,7 @@ def main() -> None:
     if args.serve_floor:
         serve_floor(args.serve_floor[0], int(args.serve_floor[1]))
         return
-    from scat_core.store.database import ensure_schema, make_engine
+    from scat_core.store.sql.database import ensure_schema, make_engine
 
     databases = {"sqlite": f"sqlite:///{tempfile.mkdtemp()}/bench.db"}
     if args.pg:

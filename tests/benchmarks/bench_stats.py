@@ -40,11 +40,11 @@ from sqlalchemy.engine import make_url
 from scat_core.domain.evolve import fold
 from scat_core.domain.stats import HANDLED_TYPES
 from scat_core.service import GameService
-from scat_core.store import tables as t
-from scat_core.store.database import ensure_schema, make_engine
-from scat_core.store.event_store import EventStore
-from scat_core.store.projections import catch_up
-from scat_core.store.stats_projection import STATS
+from scat_core.store.sql import tables as t
+from scat_core.store.sql.database import ensure_schema, make_engine
+from scat_core.store.sql.event_store import EventStore
+from scat_core.store.sql.projections import catch_up
+from scat_core.store.sql.stats_projection import STATS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from populate import bulk_append, clone_id, clones, play_bot_games  # noqa: E402

@@ -46,8 +46,8 @@ from scat_core.domain.bots import heuristic_move
 from scat_core.domain.events import PlayerSeat
 from scat_core.domain.evolve import fold
 from scat_core.service import GameService
-from scat_core.store.database import ensure_schema, make_engine
-from scat_core.store.event_store import EventStore
+from scat_core.store.sql.database import ensure_schema, make_engine
+from scat_core.store.sql.event_store import EventStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from populate import bulk_append, clone_id, clones, play_bot_games  # noqa: E402

@@ -16,10 +16,10 @@ from typing import Any
 from scat_core.domain.events import PlayerSeat
 from scat_core.domain.options import GameOptions
 from scat_core.domain.state import GameState
+from scat_core.records.games import GameSummary
+from scat_core.records.hashing import GENESIS_HASH, canonical_json
 from scat_core.service import GameService
 from scat_core.service.read_model import snapshot_json, summarize
-from scat_core.store.event_store import GameSummary
-from scat_core.store.hashing import GENESIS_HASH, canonical_json
 
 Record = dict[str, Any]
 _PLACEHOLDER = "@@game@@"

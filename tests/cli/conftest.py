@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from scat_cli.app import app
-from scat_core.store.database import ensure_schema, make_engine
+from scat_core.store.sql.database import ensure_schema, make_engine
 from tests.support.cli import Scat
 from tests.support.live_server import server_process
 from tests.support.schema import migrated

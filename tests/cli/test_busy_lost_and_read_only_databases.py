@@ -12,9 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from scat_cli.app import app
+from scat_core.records.errors import StoreUnavailable
 from scat_core.service.games import GameService
 from scat_core.service.playing import Playing
-from scat_core.store.errors import StoreUnavailable
 from tests.support.cli import SCAT
 from tests.support.read_only import YOU_AND_BOB, stats_behind_their_events
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from sqlalchemy import inspect
 
-from scat_core.store.database import HEAD_REVISION, make_engine
+from scat_core.store.sql.database import HEAD_REVISION, make_engine
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent

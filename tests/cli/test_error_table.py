@@ -16,7 +16,7 @@ from scat_cli.errors import EXIT_CODES, HINTS, WaitTimedOut, exit_code, wording
 from scat_cli.server.app import HTTP_STATUS, http_status
 from scat_cli.server.wire import ErrorOut
 from scat_core.domain.errors import AuthFailed, BadInput, Hint, NotFound, RuleViolation, ScatError
-from scat_core.store.errors import (
+from scat_core.records.errors import (
     BusyWaitUnreadable,
     ConcurrencyConflict,
     CorruptHistory,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from scat_core.store.errors import ConcurrencyConflict
+from scat_core.records.errors import ConcurrencyConflict
 from tests.support.cli import CLI_MODES, Scat, new_game, one_line_error
 
 

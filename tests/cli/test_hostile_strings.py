@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import text
 
 from scat_cli.escape import terminal_safe
-from scat_core.store.database import make_engine
+from scat_core.store.sql.database import make_engine
 from tests.support.cli import Scat, finished_game, one_line_error
 
 HOSTILE = "ann\x1b[2J\x1b]0;owned\x07\nscat: error: forged\u202e"

@@ -10,9 +10,9 @@ import pytest
 from sqlalchemy import text
 
 from scat_core.domain.events import PlayerSeat
+from scat_core.records.errors import CorruptHistory
 from scat_core.service.games import GameService
-from scat_core.store.database import make_engine
-from scat_core.store.errors import CorruptHistory
+from scat_core.store.sql.database import make_engine
 from tests.support.cli import Scat, finished_game, new_game, one_line_error, real_scat
 from tests.support.store import tamper
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from scat_core.domain.cards import DECK
+from scat_core.records.hashing import chain_hash
 from scat_core.service.games import GameService
-from scat_core.store.hashing import chain_hash
 from tests.support.cli import (
     CLI_MODES,
     YOUR_CARDS,

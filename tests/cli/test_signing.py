@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from scat_core.store.database import make_engine
+from scat_core.store.sql.database import make_engine
 from tests.support.cli import CLI_MODES, Scat, finished_game, one_line_error
 
 SIGNATURE_FIELDS = {"scheme", "key_id", "public_key", "signature"}

@@ -7,8 +7,8 @@ import json
 import pytest
 from sqlalchemy import func, select
 
-from scat_core.store import tables as t
-from scat_core.store.database import make_engine
+from scat_core.store.sql import tables as t
+from scat_core.store.sql.database import make_engine
 from tests.support.cli import CLI_MODES, Scat, one_line_error
 
 FIELDS = {

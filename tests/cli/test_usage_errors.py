@@ -7,7 +7,7 @@ import os
 import pytest
 from sqlalchemy import text
 
-from scat_core.store.database import HEAD_REVISION, make_engine
+from scat_core.store.sql.database import HEAD_REVISION, make_engine
 from tests.support.cli import Scat, new_game, one_line_error
 
 LEAKED_WORDING = ("Value error", "Input should", "Choose from", "\t")
@@ -154,7 +154,7 @@ def test_a_read_only_database_is_named_by_the_url_given(
     scat: Scat, scat_json: Scat, cli_db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     game = new_game(scat_json)
-    from scat_core.store import database
+    from scat_core.store.sql import database
 
     real_access = os.access
     monkeypatch.setattr(database.os, "access", lambda path, mode: mode != os.W_OK and real_access(path, mode))

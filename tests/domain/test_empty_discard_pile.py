@@ -25,7 +25,7 @@ from scat_core.domain.invariants import invariant_problems
 from scat_core.domain.legal import play_moves
 from scat_core.domain.options import GameOptions
 from scat_core.domain.state import GameState
-from scat_core.store.chain import audit_records
+from scat_core.records.chain import audit_records
 from tests.support.domain import CHANCE, create, given, play, records_for
 from tests.support.random_games import NAMES, Setup, play_checked
 

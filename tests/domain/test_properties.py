@@ -24,7 +24,7 @@ from scat_core.domain.public import PUBLIC_TYPES, PublicState, public_evolve, pu
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
-from scat_core.store.chain import audit_records
+from scat_core.records.chain import audit_records
 from tests.support.domain import records_for
 from tests.support.random_games import MAX_MOVES, NAMES, Setup, pick_move, play_checked, setups
 

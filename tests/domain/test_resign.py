@@ -10,7 +10,7 @@ from scat_core.domain.errors import RuleViolation
 from scat_core.domain.evolve import fold
 from scat_core.domain.invariants import invariant_problems
 from scat_core.domain.views import HIDDEN, redact, redact_state
-from scat_core.store.chain import audit_records
+from scat_core.records.chain import audit_records
 from tests.support.decks import cards
 from tests.support.domain import CHANCE, SALT, SEED, create, given, play, records_for
 

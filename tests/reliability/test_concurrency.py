@@ -18,10 +18,10 @@ import pytest
 from sqlalchemy import text
 
 from scat_core.domain.events import Knocked, PlayerSeat
+from scat_core.records.errors import ConcurrencyConflict
 from scat_core.service import GameService
-from scat_core.store.database import make_engine
-from scat_core.store.errors import ConcurrencyConflict
-from scat_core.store.event_store import EventStore, StoreTransaction
+from scat_core.store.sql.database import make_engine
+from scat_core.store.sql.event_store import EventStore, StoreTransaction
 from tests.support import workers
 from tests.support.checks import audit_problems, commands_in_log, structural_problems
 from tests.support.workers import Tally

@@ -16,8 +16,8 @@ from sqlalchemy import Engine, text
 
 from scat_cli.errors import exit_code
 from scat_core.domain.events import PlayerSeat
+from scat_core.records.errors import HistoryDamaged
 from scat_core.service import GameService
-from scat_core.store.errors import HistoryDamaged
 from tests.support.services import a_game_in_play, next_move
 from tests.support.store import drop_event_triggers
 

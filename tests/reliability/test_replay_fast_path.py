@@ -12,9 +12,9 @@ import pickle
 from typing import Any
 
 from scat_core.domain.events import Knocked, PlayerSeat, from_record
+from scat_core.records.hashing import GENESIS_HASH, chain_hash
 from scat_core.service import GameService
-from scat_core.store.event_store import EventStore
-from scat_core.store.hashing import GENESIS_HASH, chain_hash
+from scat_core.store.sql.event_store import EventStore
 
 
 def test_loaded_events_equal_the_appended_ones_field_by_field_and_as_domain_events(

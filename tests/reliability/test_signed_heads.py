@@ -22,12 +22,12 @@ from scat_core.domain.events import PlayerSeat, to_record
 from scat_core.domain.options import GameOptions
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
+from scat_core.records.errors import HistoryDamaged
+from scat_core.records.hashing import GENESIS_HASH, canonical_json, chain_hash
+from scat_core.records.keys import KeyRing
+from scat_core.records.stored import utc_now
 from scat_core.service import GameService
-from scat_core.store.errors import HistoryDamaged
-from scat_core.store.event_store import EventStore
-from scat_core.store.hashing import GENESIS_HASH, canonical_json, chain_hash
-from scat_core.store.keys import KeyRing
-from scat_core.store.records import utc_now
+from scat_core.store.sql.event_store import EventStore
 from tests.support.services import a_game_in_play
 from tests.support.store import drop_event_triggers
 
@@ -170,7 +170,7 @@ def test_a_database_moved_to_another_key_audits_unknown_key_and_refuses_moves_un
 def test_a_game_stored_before_signing_existed_audits_clean_as_unsigned_after_the_upgrade(db_url: str) -> None:
     from alembic import command
 
-    from scat_core.store.database import alembic_config, ensure_schema, make_engine
+    from scat_core.store.sql.database import alembic_config, ensure_schema, make_engine
 
     engine = make_engine(db_url)
     with engine.begin() as conn:

@@ -18,12 +18,12 @@ from scat_core.domain.bots import heuristic_move
 from scat_core.domain.errors import RuleViolation
 from scat_core.domain.events import PlayerSeat
 from scat_core.domain.stats import HANDLED_TYPES
+from scat_core.records.errors import ConcurrencyConflict
 from scat_core.service import GameService
-from scat_core.store import tables as t
-from scat_core.store.errors import ConcurrencyConflict
-from scat_core.store.event_store import EventStore
-from scat_core.store.projections import catch_up
-from scat_core.store.stats_projection import STATS
+from scat_core.store.sql import tables as t
+from scat_core.store.sql.event_store import EventStore
+from scat_core.store.sql.projections import catch_up
+from scat_core.store.sql.stats_projection import STATS
 from tests.support.store import projection_rows
 
 WRITERS = 3
@@ -101,7 +101,7 @@ def test_racing_writers_and_projectors_fold_every_event_exactly_once(store: Even
 def test_a_writer_still_running_with_earlier_positions_is_read_later_not_skipped(postgres_url: str) -> None:
     """PostgreSQL: positions come from a sequence before commit, so a later position can commit
     first; a checkpoint moved past it would skip the earlier one for ever."""
-    from scat_core.store.database import ensure_schema, make_engine
+    from scat_core.store.sql.database import ensure_schema, make_engine
 
     engine = make_engine(postgres_url)
     ensure_schema(engine)
@@ -131,7 +131,7 @@ def test_a_writer_still_running_with_earlier_positions_is_read_later_not_skipped
 @pytest.mark.postgres
 def test_a_long_transaction_elsewhere_does_not_hold_back_a_finished_game(postgres_url: str) -> None:
     """An unrelated transaction that began before a game was written does not hide that game."""
-    from scat_core.store.database import ensure_schema, make_engine
+    from scat_core.store.sql.database import ensure_schema, make_engine
 
     engine = make_engine(postgres_url)
     ensure_schema(engine)
@@ -146,8 +146,8 @@ def test_a_long_transaction_elsewhere_does_not_hold_back_a_finished_game(postgre
 @pytest.mark.postgres
 def test_writers_never_wait_for_a_catch_up_in_progress(postgres_url: str) -> None:
     """PostgreSQL: a projector holds its lock and snapshot while games are written and read."""
-    from scat_core.store.database import ensure_schema, make_engine
-    from scat_core.store.projections import _projector
+    from scat_core.store.sql.database import ensure_schema, make_engine
+    from scat_core.store.sql.projections import _projector
 
     engine = make_engine(postgres_url)
     ensure_schema(engine)

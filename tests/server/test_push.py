@@ -53,7 +53,7 @@ def test_the_stream_finds_a_move_whose_notice_was_lost(pg_db: str, monkeypatch: 
     monkeypatch.setattr("scat_cli.server.app.PUSHED_POLL_SECONDS", 0.5)
     mover = GameService.open(pg_db)
     game_id = mover.create_game(HUMAN_AND_BOT, seed=3).game_id
-    monkeypatch.setattr("scat_core.store.event_store.announce", lambda conn, heads: None)  # the notice is lost
+    monkeypatch.setattr("scat_core.store.sql.event_store.announce", lambda conn, heads: None)  # the notice is lost
     with server_in_thread(pg_db) as url:
         assert wait_through_the_server(url, mover, game_id) is True  # by looking: no notice went out
     mover.store.engine.dispose()

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from scat_core.service import GameService
-from scat_core.store.memory import MemoryStore
+from scat_core.store.memory.memory import MemoryStore
 
 
 @pytest.fixture

@@ -140,7 +140,7 @@ def test_an_audit_fails_when_the_games_list_no_longer_has_the_game(db_url: str) 
 def test_a_history_damaged_outside_scat_is_one_clear_error_and_its_audit_names_the_event(sqlite_url: str) -> None:
     from sqlalchemy import text
 
-    from scat_core.store.errors import CorruptHistory
+    from scat_core.records.errors import CorruptHistory
 
     service = GameService.open(sqlite_url)
     created = service.create_game([PlayerSeat(name="ann"), PlayerSeat(name="bob")], seed=1, dealer="bob")

@@ -21,9 +21,9 @@ from scat_core.domain.errors import BadInput, RuleViolation
 from scat_core.domain.options import GameOptions
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
+from scat_core.records.hashing import GENESIS_HASH, chain_hash
 from scat_core.service.exports import read_export, to_json, to_jsonl
 from scat_core.service.games import GameService
-from scat_core.store.hashing import GENESIS_HASH, chain_hash
 
 SEATS = [ev.PlayerSeat(name="ann", is_bot=True), ev.PlayerSeat(name="bob", is_bot=True)]
 

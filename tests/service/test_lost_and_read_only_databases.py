@@ -10,8 +10,8 @@ import pytest
 from sqlalchemy.exc import OperationalError
 
 from scat_core.domain.commands import Discard, Draw
+from scat_core.records.errors import DatabaseReadOnly
 from scat_core.service.games import GameService
-from scat_core.store.errors import DatabaseReadOnly
 from tests.support.read_only import YOU_AND_BOB, stats_behind_their_events
 
 

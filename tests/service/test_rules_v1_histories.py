@@ -15,8 +15,8 @@ import pytest
 
 from scat_core.domain import events as ev
 from scat_core.domain.evolve import fold
+from scat_core.records.chain import audit_records
 from scat_core.service import GameService
-from scat_core.store.chain import audit_records
 from tests.support.domain import records_for
 from tests.support.v1_play import play
 

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import scat_core.domain.audit as domain_audit
 from scat_core.domain.audit import audit_events
-from scat_core.store.chain import audit_records, verify_chain
+from scat_core.records.chain import audit_records, verify_chain
 from tests.support.domain import create, records_for
 
 
 def test_the_domain_audit_takes_events_and_knows_no_record_format() -> None:
     tree = ast.parse(Path(domain_audit.__file__).read_text(encoding="utf-8"))
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    assert not imported & {"hashing", "pydantic", "scat_core.store.hashing"}
+    assert not imported & {"hashing", "pydantic", "scat_core.records.hashing"}
     names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
     assert not names & {"RECORD_FIELDS", "chain_hash", "GENESIS_HASH", "ValidationError"}
 

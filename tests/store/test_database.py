@@ -10,8 +10,9 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, inspect, text
 
 from scat_core.domain.errors import BadInput
-from scat_core.store import database
-from scat_core.store.database import (
+from scat_core.records.errors import DatabaseNotGiven
+from scat_core.store.sql import database
+from scat_core.store.sql.database import (
     HEAD_REVISION,
     alembic_config,
     current_revision,
@@ -20,7 +21,6 @@ from scat_core.store.database import (
     resolve_url,
     upgrade,
 )
-from scat_core.store.errors import DatabaseNotGiven
 
 
 def test_the_head_revision_constant_matches_the_alembic_scripts() -> None:

@@ -16,12 +16,12 @@ from sqlalchemy.exc import DBAPIError
 from scat_core.domain.bots import heuristic_move
 from scat_core.domain.errors import NotFound
 from scat_core.domain.events import Knocked, PlayerSeat
+from scat_core.records.errors import ConcurrencyConflict, CorruptHistory, DatabaseReadOnly, StoreUnavailable
+from scat_core.records.stored import RECORD_KEYS, StoredEvent
 from scat_core.service import GameService
-from scat_core.store import tables as t
-from scat_core.store.driver_sql import execute, fetch_all, placeholder
-from scat_core.store.errors import ConcurrencyConflict, CorruptHistory, DatabaseReadOnly, StoreUnavailable
-from scat_core.store.event_store import EventStore
-from scat_core.store.records import RECORD_KEYS, StoredEvent
+from scat_core.store.sql import tables as t
+from scat_core.store.sql.driver_sql import execute, fetch_all, placeholder
+from scat_core.store.sql.event_store import EventStore
 from tests.support.store import SUMMARY, a_turn, new_game, tamper
 
 BOTS = [PlayerSeat(name=n, is_bot=True) for n in ("ann", "bob", "cy")]

@@ -12,8 +12,9 @@ from typer.testing import CliRunner
 from scat_cli.app import app
 from scat_core.domain.events import PlayerSeat
 from scat_core.service.games import GameService
-from scat_core.store.database import alembic_config, masked_url, safe_url
-from scat_core.store.triggers import restore_triggers, trigger_problems
+from scat_core.store.sql.database import alembic_config, masked_url, safe_url
+from scat_core.store.sql.event_store import EventStore
+from scat_core.store.sql.triggers import restore_triggers, trigger_problems
 
 BOTS = [PlayerSeat(name="ann", is_bot=True), PlayerSeat(name="bob", is_bot=True)]
 
@@ -58,7 +59,7 @@ def test_db_check_finds_and_db_upgrade_restores_a_missing_or_defused_trigger(
     with engine.connect() as conn:
         assert trigger_problems(conn) == {}
     assert runner.invoke(app, ["--db", db_url, "db", "check"]).exit_code == 0
-    GameService(__import__("scat_core.store.event_store", fromlist=["EventStore"]).EventStore(engine)).create_game(BOTS)
+    GameService(EventStore(engine)).create_game(BOTS)
     with pytest.raises(Exception, match="immutable"), engine.begin() as conn:
         conn.execute(text("DELETE FROM events"))
     with pytest.raises(Exception, match="immutable"), engine.begin() as conn:

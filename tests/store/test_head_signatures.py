@@ -6,10 +6,11 @@ import pytest
 from sqlalchemy import text
 
 from scat_core.domain.events import Knocked
-from scat_core.store.errors import HistoryDamaged
-from scat_core.store.event_store import EventStore
-from scat_core.store.keys import VALID
-from scat_core.store.signed_heads import check_signature, read_signature
+from scat_core.records.errors import HistoryDamaged
+from scat_core.records.keys import VALID
+from scat_core.records.signatures import check_signature
+from scat_core.store.sql.event_store import EventStore
+from scat_core.store.sql.signed_heads import read_signature
 
 
 def head_check(store: EventStore, game_id: str) -> tuple[int, str]:
@@ -68,18 +69,18 @@ def test_a_command_load_reads_the_signature_by_its_columns_names_wherever_they_a
 ) -> None:
     """The signature's columns are found once, by name, in the statement's SELECT list: one more
     column before them changes nothing (read by position, it would read the wrong columns)."""
-    from scat_core.store import verified
+    from scat_core.store.sql import command_load
 
     with store.transaction() as tx:
         tx.append("g", 0, [Knocked(player="ann")])
     with store.read() as tx:
         expected = read_signature(tx.connection, "g")
-        assert expected is not None and verified.load_for_command(tx.connection, "g")[1] == expected
-        columns = verified._COLUMNS
+        assert expected is not None and command_load.load_for_command(tx.connection, "g")[1] == expected
+        columns = command_load._COLUMNS
         at = columns.index("hs.seq")
-        statement, where = verified._command_load((*columns[:at], "'padding'", *columns[at:]))
-        monkeypatch.setattr(verified, "_COMMAND_LOAD", statement)
-        monkeypatch.setattr(verified, "_SIGNATURE", where)
-        assert verified.load_for_command(tx.connection, "g")[1] == expected
+        statement, where = command_load._command_load((*columns[:at], "'padding'", *columns[at:]))
+        monkeypatch.setattr(command_load, "_COMMAND_LOAD", statement)
+        monkeypatch.setattr(command_load, "_SIGNATURE", where)
+        assert command_load.load_for_command(tx.connection, "g")[1] == expected
     with pytest.raises(ValueError, match="together"):
-        verified._command_load((*columns[:at + 1], "'padding'", *columns[at + 1:]))
+        command_load._command_load((*columns[:at + 1], "'padding'", *columns[at + 1:]))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from scat_core.store.keys import VERIFIED_KEPT, KeyRing
-from scat_core.store.memo import BoundedMemo
-from scat_core.store.signed_heads import UNREAD, KnownHeads
+from scat_core.records.keys import VERIFIED_KEPT, KeyRing
+from scat_core.records.memo import BoundedMemo
+from scat_core.store.sql.signed_heads import UNREAD, KnownHeads
 
 
 def test_a_full_memo_forgets_its_oldest_entry_and_a_remembered_key_becomes_the_newest() -> None:

@@ -16,12 +16,12 @@ from sqlalchemy.engine import Connection
 from scat_core.domain.bots import heuristic_move
 from scat_core.domain.commands import Draw, Resign
 from scat_core.domain.events import PlayerSeat
+from scat_core.records.errors import ConcurrencyConflict
 from scat_core.service.games import GameService
-from scat_core.store import notify
-from scat_core.store.errors import ConcurrencyConflict
-from scat_core.store.event_store import EventStore
-from scat_core.store.memory import MemoryStore
-from scat_core.store.notify import Listener, wait_for_head
+from scat_core.store.memory.memory import MemoryStore
+from scat_core.store.sql import notify
+from scat_core.store.sql.event_store import EventStore
+from scat_core.store.sql.notify import Listener, wait_for_head
 from tests.support.store import a_turn
 
 HUMAN_AND_BOT = [PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)]
@@ -31,7 +31,7 @@ BOTS = [PlayerSeat(name="ann", is_bot=True), PlayerSeat(name="bob", is_bot=True)
 @pytest.fixture
 def pg_engine(postgres_url: str) -> Iterator[Engine]:
     """A PostgreSQL engine on a freshly migrated schema."""
-    from scat_core.store.database import ensure_schema, make_engine
+    from scat_core.store.sql.database import ensure_schema, make_engine
 
     engine = make_engine(postgres_url)
     ensure_schema(engine)
@@ -138,7 +138,7 @@ def test_the_notice_is_sent_after_the_commit_not_inside_the_write(
 @pytest.mark.postgres
 def test_a_notice_wakes_a_waiter_at_once(pg_engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     # the waiter looks at the head only every hour: only the notice can wake it within its 30 s
-    monkeypatch.setattr("scat_core.store.notify.PUSHED_POLL_SECONDS", 3600.0)
+    monkeypatch.setattr("scat_core.store.sql.notify.PUSHED_POLL_SECONDS", 3600.0)
     games = GameService(EventStore(pg_engine))
     created = games.create_game(HUMAN_AND_BOT, seed=3)
     before = games.head_seq(created.game_id)
@@ -155,12 +155,12 @@ def test_a_committed_move_whose_notice_was_lost_still_reaches_the_waiter(
     pg_engine: Engine, listener: Listener, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A crash between the commit and its notice: the waiter finds the move by looking at the head."""
-    monkeypatch.setattr("scat_core.store.notify.PUSHED_POLL_SECONDS", 0.5)
+    monkeypatch.setattr("scat_core.store.sql.notify.PUSHED_POLL_SECONDS", 0.5)
     games = GameService(EventStore(pg_engine))
     created = games.create_game(HUMAN_AND_BOT, seed=3)
     before = games.head_seq(created.game_id)
     heard(listener, created.game_id, seconds=0.5)
-    monkeypatch.setattr("scat_core.store.event_store.announce", lambda conn, heads: None)  # every notice lost
+    monkeypatch.setattr("scat_core.store.sql.event_store.announce", lambda conn, heads: None)  # every notice lost
     with ThreadPoolExecutor(1) as pool:
         waiter = pool.submit(games.wait_for_event, created.game_id, before, 30.0)
         time.sleep(0.3)
@@ -176,7 +176,7 @@ def test_a_notice_that_cannot_be_sent_leaves_the_move_standing(
 ) -> None:
     games = GameService(EventStore(pg_engine))
     created = games.create_game(HUMAN_AND_BOT, seed=3)
-    monkeypatch.setattr("scat_core.store.notify._ANNOUNCE_ONE", "SELECT pg_notify(%s, no_such_column)")
+    monkeypatch.setattr("scat_core.store.sql.notify._ANNOUNCE_ONE", "SELECT pg_notify(%s, no_such_column)")
     outcome = games.act(created.game_id, Draw("you", "stock"))
     assert head(pg_engine, created.game_id) == outcome.state.version
     assert "could not announce new events of " + created.game_id in caplog.text
@@ -211,7 +211,7 @@ def notify_objects(engine: Engine) -> list[str]:
 def test_migration_0007_drops_the_trigger_and_a_downgrade_restores_it_exactly(postgres_url: str) -> None:
     from alembic import command
 
-    from scat_core.store.database import alembic_config, make_engine
+    from scat_core.store.sql.database import alembic_config, make_engine
 
     engine = make_engine(postgres_url)
     with engine.begin() as conn:

@@ -10,10 +10,10 @@ from scat_core.domain.bots import heuristic_move
 from scat_core.domain.errors import NotFound
 from scat_core.domain.events import PlayerSeat
 from scat_core.service import GameService
-from scat_core.store.database import ensure_schema, make_engine
-from scat_core.store.event_store import EventStore
-from scat_core.store.projections import catch_up, checkpoint, is_behind
-from scat_core.store.stats_projection import STATS
+from scat_core.store.sql.database import ensure_schema, make_engine
+from scat_core.store.sql.event_store import EventStore
+from scat_core.store.sql.projections import catch_up, checkpoint, is_behind
+from scat_core.store.sql.stats_projection import STATS
 from tests.support.store import projection_rows
 
 
@@ -156,14 +156,14 @@ def test_games_from_before_the_projection_migration_are_counted_after_it(
     from sqlalchemy import text
     from sqlalchemy.exc import DBAPIError
 
-    from scat_core.store.database import alembic_config
+    from scat_core.store.sql.database import alembic_config
 
     engine = make_engine(db_url)
     with engine.begin() as conn:
         command.upgrade(alembic_config(conn), "0001")
     old = GameService(EventStore(engine))
     with monkeypatch.context() as unsigned:  # revision 0001 had no head_signatures table either
-        unsigned.setattr("scat_core.store.appending.sign_appended_head", lambda *_: None)
+        unsigned.setattr("scat_core.store.sql.appending.sign_appended_head", lambda *_: None)
         _old_bot_game(old, bots("ann", "bob"))  # written by a scat without projections (nor snapshots)
     ensure_schema(engine)
     assert old.stats().overall.games_played == 1

@@ -23,16 +23,16 @@ from scat_core.domain.decide import decide_and_evolve
 from scat_core.domain.errors import NotFound
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
+from scat_core.records.chain import audit_records
+from scat_core.records.errors import ConcurrencyConflict
+from scat_core.records.hashing import GENESIS_HASH, canonical_json, chain_hash_raw
+from scat_core.records.keys import VALID
+from scat_core.records.signatures import ORIGIN
 from scat_core.service.ports import Store, UnitOfWork
 from scat_core.service.read_model import snapshot_json, summarize
-from scat_core.store.chain import audit_records
-from scat_core.store.database import ensure_schema, make_engine
-from scat_core.store.errors import ConcurrencyConflict
-from scat_core.store.event_store import EventStore
-from scat_core.store.hashing import GENESIS_HASH, canonical_json, chain_hash_raw
-from scat_core.store.keys import VALID
-from scat_core.store.memory import MemoryStore
-from scat_core.store.signed_heads import ORIGIN
+from scat_core.store.memory.memory import MemoryStore
+from scat_core.store.sql.database import ensure_schema, make_engine
+from scat_core.store.sql.event_store import EventStore
 
 SALT = "0" * 32
 

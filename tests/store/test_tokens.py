@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scat_core.store.tokens import hash_token, new_token, verify_token
+from scat_core.records.tokens import hash_token, new_token, verify_token
 
 
 def test_a_token_verifies_against_its_hash_and_a_wrong_one_does_not() -> None:

@@ -10,8 +10,8 @@ from collections.abc import Iterable
 
 from sqlalchemy import Engine, text
 
+from scat_core.records.chain import verify_chain
 from scat_core.service import GameService
-from scat_core.store.chain import verify_chain
 
 #: Event types that only a player's command produces, one per command (a draw may be
 #: preceded by a StockReshuffled, a discard or a declaration followed by consequences).

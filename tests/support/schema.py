@@ -15,9 +15,9 @@ from alembic.migration import MigrationContext
 from sqlalchemy import CheckConstraint, MetaData, inspect, text
 from sqlalchemy.engine import Connection
 
-from scat_core.store.database import ensure_schema, make_engine
-from scat_core.store.schema import FUNCTIONS, TRIGGERS, comparison_options, on_dialect
-from scat_core.store.tables import metadata
+from scat_core.store.sql.database import ensure_schema, make_engine
+from scat_core.store.sql.schema import FUNCTIONS, TRIGGERS, comparison_options, on_dialect
+from scat_core.store.sql.tables import metadata
 
 
 def autogenerate_drift(conn: Connection, target: MetaData = metadata) -> list[Any]:

@@ -9,9 +9,10 @@ from sqlalchemy import Engine, select, text
 
 from scat_core.domain.events import CardDiscarded, CardDrawn, GameCreated, Knocked, PlayerSeat
 from scat_core.domain.options import GameOptions
-from scat_core.store import tables as t
-from scat_core.store.database import make_engine
-from scat_core.store.event_store import EventStore, GameSummary
+from scat_core.records.games import GameSummary
+from scat_core.store.sql import tables as t
+from scat_core.store.sql.database import make_engine
+from scat_core.store.sql.event_store import EventStore
 
 
 def game_created(game_id: str = "g1") -> GameCreated:

@@ -20,10 +20,10 @@ from sqlalchemy.engine import Connection as SAConnection
 from scat_core.domain.bots import heuristic_move, next_bot_command
 from scat_core.domain.errors import RuleViolation
 from scat_core.domain.events import Knocked, PlayerSeat
+from scat_core.records.errors import ConcurrencyConflict
 from scat_core.service import GameService, Outcome
-from scat_core.store.database import WRITE_OPTION, make_engine
-from scat_core.store.errors import ConcurrencyConflict
-from scat_core.store.event_store import EventStore
+from scat_core.store.sql.database import WRITE_OPTION, make_engine
+from scat_core.store.sql.event_store import EventStore
 
 BARRIER_TIMEOUT_S = 60.0
 START_TIMEOUT_S = 60.0

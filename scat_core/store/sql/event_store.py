@@ -13,10 +13,11 @@ On SQLite write transactions start with BEGIN IMMEDIATE so writers queue (busy t
 instead of deadlocking; on PostgreSQL the UNIQUE(game_id, seq) decides every race.
 
 This module is the unit of work; the work is done in: log_reads.py (reading the log),
-verified.py (a command's load), appending.py and lean.py (appends), bulk.py (whole games at
-once), games_list.py (the games read model and snapshots), game_secrets.py (seeds, tokens)
-and db_failures.py (database errors as scat's); the hot path's statements (a command's load
-and lean append, a replay) run on the driver's own cursor, through driver_sql.py.
+command_load.py (a command's load, checked by scat_core/records/verified.py), appending.py
+and lean.py (appends), bulk.py (whole games at once), games_list.py (the games read model and
+snapshots), game_secrets.py (seeds, tokens) and db_failures.py (database errors as scat's);
+the hot path's statements (a command's load and lean append, a replay) run on the driver's
+own cursor, through driver_sql.py.
 """
 
 from __future__ import annotations
@@ -29,19 +30,21 @@ from pydantic import BaseModel
 from sqlalchemy import Engine
 from sqlalchemy.engine import Connection
 
-from scat_core.store import appending, bulk, game_secrets, games_list, log_reads
-from scat_core.store.database import WRITE_OPTION
-from scat_core.store.db_failures import races_as_conflicts
-from scat_core.store.driver_sql import autocommit
-from scat_core.store.games_list import GameRow, GameSummary
-from scat_core.store.keys import HeadSignature, KeyRing
-from scat_core.store.notify import announce
-from scat_core.store.records import RECORD_KEYS, GameSecret, StoredEvent, utc_now
-from scat_core.store.signed_heads import HEAD, KnownHeads, StoredSignature, read_signature, write_signature
-from scat_core.store.verified import CommandLoad, load_for_command
+from scat_core.records.games import GameRow, GameSummary
+from scat_core.records.keys import HeadSignature, KeyRing
+from scat_core.records.signatures import HEAD, StoredSignature
+from scat_core.records.stored import RECORD_KEYS, GameSecret, StoredEvent, utc_now
+from scat_core.records.verified import CommandLoad
+from scat_core.store.sql import appending, bulk, game_secrets, games_list, log_reads
+from scat_core.store.sql.command_load import load_for_command
+from scat_core.store.sql.database import WRITE_OPTION
+from scat_core.store.sql.db_failures import races_as_conflicts
+from scat_core.store.sql.driver_sql import autocommit
+from scat_core.store.sql.notify import announce
+from scat_core.store.sql.signed_heads import KnownHeads, read_signature, write_signature
 
 if TYPE_CHECKING:
-    from scat_core.store.stats_projection import StatsReport
+    from scat_core.records.stats import StatsReport
 
 __all__ = ["RECORD_KEYS", "EventStore", "GameRow", "GameSecret", "GameSummary", "StoreTransaction", "StoredEvent",
            "utc_now"]
@@ -81,7 +84,7 @@ class StoreTransaction:
         self._may_write()
         write_signature(self._conn, game_id, kind, seq, head_hash, signature)
 
-    # ---- the log (log_reads.py, verified.py) --------------------------------------------------
+    # ---- the log (log_reads.py, command_load.py) ----------------------------------------------
 
     def load(self, game_id: str, up_to: int | None = None) -> list[StoredEvent]:
         """The game's events in seq order, up to seq `up_to` inclusive; NotFound if none."""
@@ -276,8 +279,8 @@ class EventStore:
 
     def catch_up_stats(self, rebuild: bool = False) -> int:
         """Fold the events the stats projection has not seen into it (all, with `rebuild`); how many."""
-        from scat_core.store.projections import catch_up, is_behind
-        from scat_core.store.stats_projection import STATS
+        from scat_core.store.sql.projections import catch_up, is_behind
+        from scat_core.store.sql.stats_projection import STATS
 
         if not rebuild and not is_behind(self.engine, STATS):
             return 0  # nothing new: no write transaction (no lock on SQLite)
@@ -286,14 +289,14 @@ class EventStore:
 
     def read_stats(self, player: str | None = None) -> StatsReport:
         """The stats projection's report; with `player`, only his line (if he has one)."""
-        from scat_core.store.stats_projection import read_stats
+        from scat_core.store.sql.stats_projection import read_stats
 
         with self.engine.connect() as conn, conn.begin():
             return read_stats(conn, player)
 
     def read_stats_unsaved(self, player: str | None = None, rebuild: bool = False) -> StatsReport:
         """`read_stats` with what the projection has not seen folded in memory; writes nothing."""
-        from scat_core.store.stats_projection import read_stats_unsaved
+        from scat_core.store.sql.stats_projection import read_stats_unsaved
 
         with races_as_conflicts(self.engine), self.engine.connect() as conn:
             if conn.dialect.name == "postgresql":  # the fold and the rows it adds to: one snapshot
@@ -303,14 +306,14 @@ class EventStore:
 
     def wait_for_head(self, game_id: str, head: Callable[[], int], after: int, timeout: float | None) -> bool:
         """Block until `head()` passes `after`: PostgreSQL pushes (LISTEN/NOTIFY), SQLite polls."""
-        from scat_core.store.notify import wait_for_head
+        from scat_core.store.sql.notify import wait_for_head
 
         return wait_for_head(self.engine, head, after, game_id, timeout)
 
     def wait_until(self, found: Callable[[], bool], timeout: float | None) -> bool:
         """Block until `found()`, asked again on each new event of any game: PostgreSQL pushes
         (LISTEN/NOTIFY), SQLite polls."""
-        from scat_core.store.notify import wait_until
+        from scat_core.store.sql.notify import wait_until
 
         return wait_until(self.engine, found, timeout)
 
@@ -327,3 +330,11 @@ class EventStore:
     def _autocommit_reads(self) -> Iterator[StoreTransaction]:
         with races_as_conflicts(self.engine), self.engine.connect() as conn, autocommit(conn):
             yield StoreTransaction(conn, writes="none", keys=self.keys, heads=self._heads)
+
+
+if TYPE_CHECKING:
+    from scat_core.service.ports import Store
+
+    def _is_a_store(store: EventStore) -> Store:
+        """A EventStore is a Store (mypy checks this; it never runs)."""
+        return store

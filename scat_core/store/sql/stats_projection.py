@@ -8,16 +8,17 @@ overall are sums over those rows, grouped by the player's key (his name, ignorin
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from sqlalchemy import Row, case, func, select
 from sqlalchemy.engine import Connection
 
 from scat_core.domain.events import Event
-from scat_core.domain.stats import HANDLED_TYPES, GameLine, PlayerLine, changed, evolve_line, player_key
-from scat_core.store import tables as t
-from scat_core.store.projections import GameProjection
+from scat_core.domain.stats import HANDLED_TYPES, GameLine, PlayerLine, player_key
+from scat_core.records.stats import LongestGame, StatsFigures, StatsReport, fold_line, report
+from scat_core.store.sql import tables as t
+from scat_core.store.sql.projections import GameProjection
 
 _CHUNK = 500  # rows or ids per statement (SQLite's variable limit)
 
@@ -34,7 +35,7 @@ class StatsProjection(GameProjection[GameLine]):
 
     def evolve(self, state: GameLine, event: Event, seq: int) -> GameLine:
         """The pure fold, recording `seq` as the game's checkpoint."""
-        return changed(evolve_line(state, event), last_seq=seq)
+        return fold_line(state, event, seq)
 
     def last_seq(self, state: GameLine) -> int:
         """The game's checkpoint."""
@@ -98,50 +99,6 @@ def _player_values(game_id: str, line: PlayerLine) -> dict[str, Any]:
 # ---- reading ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class LongestGame:
-    """The finished game with the most hands (the earliest id on a tie)."""
-
-    game_id: str
-    hands: int
-
-
-@dataclass(frozen=True)
-class StatsFigures:
-    """The figures of one player, or of everyone together (`name` None)."""
-
-    name: str | None
-    games_played: int  # finished games
-    games_won: int
-    games_in_progress: int
-    hands_played: int
-    hands_lost: int
-    lives_lost: int
-    knocks: int
-    knocks_saved: int
-    knocks_lost_one: int
-    knocks_lost_two: int
-    throw_downs: int
-    thirty_ones: int
-    showdowns: int
-    showdown_total: int
-    resigned: int
-    longest_game: LongestGame | None
-
-    @property
-    def average_showdown_value(self) -> float | None:
-        """The mean value of the hands shown at showdowns, or None without any."""
-        return None if self.showdowns == 0 else self.showdown_total / self.showdowns
-
-
-@dataclass(frozen=True)
-class StatsReport:
-    """Figures per player (most games won first) and overall."""
-
-    players: tuple[StatsFigures, ...]
-    overall: StatsFigures
-
-
 def _sums() -> list[Any]:
     p = t.stats_players.c
     return [func.coalesce(func.sum(p[k]), 0).label(k) for k in t.STATS_COUNTERS] + [
@@ -187,8 +144,7 @@ def read_stats(conn: Connection, player: str | None = None) -> StatsReport:
 def read_stats_unsaved(conn: Connection, player: str | None = None, rebuild: bool = False) -> StatsReport:
     """`read_stats` with the events the projection has not seen folded in memory (with `rebuild`:
     every event, into no stored rows), writing nothing: the figures of a read-only database."""
-    from scat_core.store.memory_stats import report
-    from scat_core.store.projections import fold_unseen
+    from scat_core.store.sql.projections import fold_unseen
 
     behind = fold_unseen(conn, STATS, rebuild=rebuild)
     if not behind and not rebuild:

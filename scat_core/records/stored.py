@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from scat_core.domain.errors import Hint
 from scat_core.domain.events import EVENT_TYPES, Event, current_version, from_record
-from scat_core.store.errors import CorruptHistory
-from scat_core.store.hashing import RECORD_FIELDS
+from scat_core.records.errors import CorruptHistory
+from scat_core.records.hashing import RECORD_FIELDS
 
 RECORD_KEYS = tuple(RECORD_FIELDS)  # the columns of a stored event, in this order
 # `StoredEvent.from_rows` names them in this order (data kept as its JSON text).

@@ -1,6 +1,6 @@
 """Reading the log: a game's events whole, in part, or only its head, by the (game_id, seq) key.
 
-Commands read through verified.py (snapshot + tail, checked against the games row's head);
+Commands read through command_load.py (snapshot + tail, checked against the games row's head);
 these are the plain reads of exports, audits, views and the stats projection.
 """
 
@@ -14,10 +14,10 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.engine import Connection
 
 from scat_core.domain.errors import Hint, NotFound
-from scat_core.store import tables as t
-from scat_core.store.driver_sql import fetch_all, placeholder
-from scat_core.store.errors import CorruptHistory
-from scat_core.store.records import RECORD_KEYS, StoredEvent
+from scat_core.records.errors import CorruptHistory
+from scat_core.records.stored import RECORD_KEYS, StoredEvent
+from scat_core.store.sql import tables as t
+from scat_core.store.sql.driver_sql import fetch_all, placeholder
 
 IDS_CHUNK = 500  # ids or rows per statement: well under SQLite's 32,766 variables
 # Built once: building and cache-keying a select costs more than fetching a short game.

@@ -11,40 +11,17 @@ their first event on; the signature the export carried is kept as the game's "or
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
 
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from scat_core.domain.errors import Hint, RuleViolation
-from scat_core.store import tables as t
-from scat_core.store.errors import ConcurrencyConflict, HistoryDamaged
-from scat_core.store.keys import INVALID, UNKNOWN_KEY, UNSIGNED, VALID, HeadSignature, KeyRing
-from scat_core.store.memo import BoundedMemo
+from scat_core.records.keys import HeadSignature, KeyRing
+from scat_core.records.memo import BoundedMemo
+from scat_core.records.signatures import HEAD, StoredSignature, next_signature
+from scat_core.store.sql import tables as t
 
-HEAD, ORIGIN = "head", "origin"
 _COLUMNS = (t.head_signatures.c.seq, t.head_signatures.c.hash, t.head_signatures.c.key_id,
             t.head_signatures.c.public_key, t.head_signatures.c.signature)
-
-
-@dataclass(frozen=True)
-class StoredSignature:
-    """A signature row: the head (seq, hash) it claims to sign and the signature itself."""
-
-    seq: int
-    hash: str
-    signature: HeadSignature
-
-
-@dataclass(frozen=True)
-class SignatureCheck:
-    """The verdict on one game's signature: status (VALID, INVALID, ...), by whom, and why."""
-
-    status: str
-    key_id: str | None = None
-    signer: str | None = None  # "this installation", "trusted" or None (unknown or unsigned)
-    problem: str | None = None
 
 
 #: What KnownHeads.prior says when it holds nothing for that head: read the database.
@@ -107,24 +84,6 @@ def write_signature(conn: Connection, game_id: str, kind: str, seq: int, head_ha
         conn.execute(t.head_signatures.insert().values(game_id=game_id, kind=kind, **values))
 
 
-def check_signature(keys: KeyRing, stored: StoredSignature | None, game_id: str, seq: int,
-                    head_hash: str) -> SignatureCheck:
-    """Judge a stored signature against the head the LOG has (seq, hash), not the row's own."""
-    if stored is None:
-        return SignatureCheck(UNSIGNED)
-    signature = stored.signature
-    status = keys.check(signature, game_id, seq, head_hash)
-    signer = keys.who(signature.public_key) if status != INVALID else None
-    problem = None
-    if status == INVALID:
-        if (stored.seq, stored.hash) != (seq, head_hash):
-            problem = (f"the head signature is of event {stored.seq} but the log ends at event {seq}: "
-                       "the history was rewritten or cut outside scat")
-        else:
-            problem = "the head signature does not verify: the history was rewritten or the signature altered"
-    return SignatureCheck(status, signature.key_id, signer, problem)
-
-
 def signature_for_append(conn: Connection, keys: KeyRing, game_id: str, prior_seq: int, prior_hash: str,
                          seq: int, head_hash: str, before_insert: bool = True,
                          known: StoredSignature | None | str = UNREAD,
@@ -147,34 +106,6 @@ def signature_for_append(conn: Connection, keys: KeyRing, game_id: str, prior_se
         prior = known
     return next_signature(keys, prior, game_id, prior_seq, prior_hash, seq, head_hash,
                           lambda: before_insert and _log_moved(conn, game_id, prior_seq, prior_hash))
-
-
-def next_signature(keys: KeyRing, prior: StoredSignature | None, game_id: str, prior_seq: int, prior_hash: str,
-                   seq: int, head_hash: str, raced: Callable[[], bool] = lambda: False,
-                   ) -> tuple[StoredSignature | None, HeadSignature] | None:
-    """`signature_for_append` given the prior head's stored signature (`prior`, None when unsigned):
-    the rule every store applies. `raced()` says whether the log moved past (prior_seq, prior_hash)
-    meanwhile, which makes a stale prior signature a lost race (ConcurrencyConflict), not damage."""
-    stored = None
-    if prior_seq > 0:
-        stored = prior
-        if stored is None:
-            return None
-        check = check_signature(keys, stored, game_id, prior_seq, prior_hash)
-        if check.status == INVALID:
-            stale = (stored.seq, stored.hash) != (prior_seq, prior_hash)
-            if stale and raced():
-                raise ConcurrencyConflict(f"game {game_id} changed meanwhile (it is no longer at event {prior_seq}): "
-                                          "look again and retry")
-            raise HistoryDamaged(game_id, check.problem or "its head signature does not verify")
-        if check.status == UNKNOWN_KEY:
-            raise RuleViolation(
-                f"game {game_id} was last signed by key {check.key_id}, which this installation does not "
-                "trust: if that is where the database came from, bring that key file along", game_id=game_id,
-                hint=Hint.TRUST_KEY, after="; nothing was recorded",
-            )
-        assert check.status == VALID
-    return stored, keys.sign_head(game_id, seq, head_hash)
 
 
 def _log_moved(conn: Connection, game_id: str, prior_seq: int, prior_hash: str) -> bool:

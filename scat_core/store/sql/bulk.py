@@ -14,13 +14,14 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from scat_core.domain.snapshot import SNAPSHOT_TAG
-from scat_core.store.driver_sql import named
-from scat_core.store.errors import ConcurrencyConflict
-from scat_core.store.games_list import GameSummary, games_values
-from scat_core.store.hashing import canonical_json
-from scat_core.store.keys import KeyRing
-from scat_core.store.lean import EVENT_COLUMNS, SNAPSHOT_COLUMNS, SNAPSHOT_VALUES, SQLITE_EVENTS
-from scat_core.store.signed_heads import sign_new_heads
+from scat_core.records.errors import ConcurrencyConflict
+from scat_core.records.games import GameSummary
+from scat_core.records.hashing import canonical_json
+from scat_core.records.keys import KeyRing
+from scat_core.store.sql.driver_sql import named
+from scat_core.store.sql.games_list import games_values
+from scat_core.store.sql.lean import EVENT_COLUMNS, SNAPSHOT_COLUMNS, SNAPSHOT_VALUES, SQLITE_EVENTS
+from scat_core.store.sql.signed_heads import sign_new_heads
 
 #: One new game: its records (as exported), its games-row summary, its snapshot (or None).
 NewGame = tuple[Sequence[Mapping[str, Any]], GameSummary, str | None]

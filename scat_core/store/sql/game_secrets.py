@@ -5,8 +5,8 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from scat_core.store import tables as t
-from scat_core.store.records import GameSecret
+from scat_core.records.stored import GameSecret
+from scat_core.store.sql import tables as t
 
 
 def put_secret(conn: Connection, game_id: str, seed: str, salt: str) -> None:

@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scat_core.domain.errors import BadInput, Hint
-from scat_core.store.errors import KeyFileUnusable
-from scat_core.store.hashing import canonical_json
-from scat_core.store.memo import BoundedMemo
+from scat_core.records.errors import KeyFileUnusable
+from scat_core.records.hashing import canonical_json
+from scat_core.records.memo import BoundedMemo
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey

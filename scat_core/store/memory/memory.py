@@ -26,17 +26,16 @@ from scat_core.domain.errors import Hint, NotFound
 from scat_core.domain.events import to_record
 from scat_core.domain.snapshot import SNAPSHOT_TAG
 from scat_core.domain.stats import GameLine
-from scat_core.store.errors import ConcurrencyConflict, CorruptHistory, HistoryDamaged
-from scat_core.store.games_list import GameRow, GameSummary, sits_and_waits
-from scat_core.store.hashing import GENESIS_HASH, canonical_json, chain_hash_raw
-from scat_core.store.keys import HeadSignature, KeyRing
-from scat_core.store.records import GameSecret, StoredEvent, utc_now
-from scat_core.store.signed_heads import HEAD, StoredSignature, next_signature
-from scat_core.store.verified import CommandLoad, verified_load
+from scat_core.records.errors import ConcurrencyConflict, CorruptHistory, HistoryDamaged
+from scat_core.records.games import GameRow, GameSummary, NewGame, sits_and_waits
+from scat_core.records.hashing import GENESIS_HASH, canonical_json, chain_hash_raw
+from scat_core.records.keys import HeadSignature, KeyRing
+from scat_core.records.signatures import HEAD, StoredSignature, next_signature
+from scat_core.records.stored import GameSecret, StoredEvent, utc_now
+from scat_core.records.verified import CommandLoad, verified_load
 
 if TYPE_CHECKING:
-    from scat_core.service.ports import NewGame
-    from scat_core.store.stats_projection import StatsReport
+    from scat_core.records.stats import StatsReport
 
 #: One stored event in RECORD_KEYS order: game_id, seq, type, schema_version, recorded_at, data (JSON), prev, hash.
 Row = tuple[str, int, str, int, str, str, str, str]
@@ -337,7 +336,7 @@ class MemoryStore:
 
     def catch_up_stats(self, rebuild: bool = False) -> int:
         """Fold the events the stats have not seen into them (all, with `rebuild`); how many were folded."""
-        from scat_core.store.memory_stats import fold_into
+        from scat_core.store.memory.memory_stats import fold_into
 
         with self._writer:
             tables = self._tables.copy()
@@ -350,13 +349,14 @@ class MemoryStore:
 
     def read_stats(self, player: str | None = None) -> StatsReport:
         """The statistics as of the last catch-up; with `player`, his line only (if he has one)."""
-        from scat_core.store.memory_stats import report
+        from scat_core.records.stats import report
 
         return report(list(self._tables.stats.values()), player)
 
     def read_stats_unsaved(self, player: str | None = None, rebuild: bool = False) -> StatsReport:
         """`read_stats` with what the stats have not seen folded into a copy of them; changes nothing."""
-        from scat_core.store.memory_stats import fold_into, report
+        from scat_core.records.stats import report
+        from scat_core.store.memory.memory_stats import fold_into
 
         tables = self._tables
         lines = {} if rebuild else dict(tables.stats)
@@ -384,3 +384,11 @@ class MemoryStore:
                     return False
                 self._changed.wait(left)
         return True
+
+
+if TYPE_CHECKING:
+    from scat_core.service.ports import Store
+
+    def _is_a_store(store: MemoryStore) -> Store:
+        """A MemoryStore is a Store (mypy checks this; it never runs)."""
+        return store

@@ -28,11 +28,11 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
 from scat_core.domain.events import Event
-from scat_core.store import tables as t
-from scat_core.store.database import WRITE_OPTION
-from scat_core.store.errors import ConcurrencyConflict
-from scat_core.store.locks import advisory_lock, lock_key
-from scat_core.store.records import RECORD_KEYS, StoredEvent
+from scat_core.records.errors import ConcurrencyConflict
+from scat_core.records.stored import RECORD_KEYS, StoredEvent
+from scat_core.store.sql import tables as t
+from scat_core.store.sql.database import WRITE_OPTION
+from scat_core.store.sql.locks import advisory_lock, lock_key
 
 S = TypeVar("S")
 

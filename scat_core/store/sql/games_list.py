@@ -8,7 +8,6 @@ its own; the snapshot of the folded state at the head is kept beside it (README 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import func, select
@@ -16,42 +15,10 @@ from sqlalchemy.engine import Connection
 
 from scat_core.domain.errors import Hint
 from scat_core.domain.snapshot import SNAPSHOT_TAG
-from scat_core.store import tables as t
-from scat_core.store.errors import CorruptHistory, HistoryDamaged
-from scat_core.store.records import StoredEvent
-
-
-@dataclass(frozen=True)
-class GameSummary:
-    """What the games read model needs to know after an append (computed by the caller)."""
-
-    status: str
-    players: tuple[str, ...]
-    turn: str | None = None
-    hand_number: int = 1
-    dealer: str | None = None
-    winner: str | None = None
-    protected: bool = False
-    bots: tuple[str, ...] = field(default=())
-
-
-@dataclass(frozen=True)
-class GameRow:
-    """One row of the games read model."""
-
-    game_id: str
-    status: str
-    players: tuple[str, ...]
-    bots: tuple[str, ...]
-    turn: str | None
-    hand_number: int
-    dealer: str | None
-    created_at: str
-    last_activity: str
-    winner: str | None
-    head_seq: int
-    head_hash: str
-    protected: bool
+from scat_core.records.errors import CorruptHistory, HistoryDamaged
+from scat_core.records.games import GameRow, GameSummary, sits_and_waits
+from scat_core.records.stored import StoredEvent
+from scat_core.store.sql import tables as t
 
 
 def games_values(summary: GameSummary) -> dict[str, Any]:
@@ -170,18 +137,6 @@ def turns_and_ends(conn: Connection, player: str, ended_since: str) -> list[Game
         | ((games.status == "finished") & (games.last_activity >= ended_since))
     ).order_by(games.last_activity, games.game_id)
     return sits_and_waits([game_row(r._mapping) for r in conn.execute(query)], player)
-
-
-def sits_and_waits(rows: list[GameRow], player: str) -> list[GameRow]:
-    """Of `rows`, those of finished games `player` sat in and of running ones where he is to act."""
-    wanted = player.casefold()
-
-    def waits(row: GameRow) -> bool:
-        if row.status == "finished":
-            return any(name.casefold() == wanted for name in row.players)
-        return row.turn is not None and row.turn.casefold() == wanted
-
-    return [row for row in rows if waits(row)]
 
 
 def count_games(conn: Connection) -> int:

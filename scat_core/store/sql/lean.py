@@ -19,8 +19,8 @@ from typing import Any
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
-from scat_core.store.driver_sql import execute, execute_many, fetch_all, named
-from scat_core.store.errors import ConcurrencyConflict
+from scat_core.records.errors import ConcurrencyConflict
+from scat_core.store.sql.driver_sql import execute, execute_many, fetch_all, named
 
 #: One stored row, in the column order of EVENT_COLUMNS.
 Row = tuple[int, str, int, str, str, str, str]  # seq, type, schema_version, data, recorded_at, prev_hash, hash

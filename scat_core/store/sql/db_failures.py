@@ -8,8 +8,8 @@ from contextlib import contextmanager
 from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
-from scat_core.store.database import busy_error, is_busy, safe_url
-from scat_core.store.errors import ConcurrencyConflict, CorruptHistory, DatabaseReadOnly, StoreUnavailable
+from scat_core.records.errors import ConcurrencyConflict, CorruptHistory, DatabaseReadOnly, StoreUnavailable
+from scat_core.store.sql.database import busy_error, is_busy, safe_url
 
 
 def is_lock_error(exc: DBAPIError) -> bool:

@@ -1,33 +1,74 @@
-"""The statistics of the in-memory store: the stats projection's fold, and its report computed
-as `stats_projection.read_stats` computes it in SQL (the contract tests compare the two)."""
+"""The statistics every store reports: the figures, the report computed from the per-game lines, one event's fold.
+
+The SQL store computes the same report in SQL (`scat_core/store/sql/stats_projection.py`);
+the contract tests compare the two.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, MutableMapping, Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
-from scat_core.domain.stats import GameLine, PlayerLine, player_key
-from scat_core.store.records import StoredEvent
-from scat_core.store.stats_projection import STATS, LongestGame, StatsFigures, StatsReport
-from scat_core.store.tables import STATS_COUNTERS
+from scat_core.domain.events import Event
+from scat_core.domain.stats import GameLine, PlayerLine, changed, evolve_line, player_key
+
+#: The counters of a player's line in one game (stats_players columns besides the keys).
+STATS_COUNTERS = (
+    "hands_played", "hands_lost", "lives_lost", "knocks", "knocks_saved", "knocks_lost_one",
+    "knocks_lost_two", "throw_downs", "thirty_ones", "showdowns", "showdown_total",
+)
 
 #: The counters summed per player (and overall, except hands_played: that is counted per game).
 _COUNTERS = (*STATS_COUNTERS, "resigned")
 
 
-def fold_into(lines: MutableMapping[str, GameLine], events: Mapping[str, Sequence[Sequence[object]]],
-              unseen: Iterable[tuple[str, int]]) -> int:
-    """Fold the `unseen` events (game_id, seq; in commit order) of the projection's types into `lines`."""
-    folded = 0
-    for game_id, seq in unseen:
-        row = events[game_id][seq - 1]
-        if row[2] not in STATS.event_types:
-            continue
-        line = lines.get(game_id) or STATS.empty(game_id)
-        if seq <= STATS.last_seq(line):
-            continue  # folded in already: an event is never counted twice
-        lines[game_id] = STATS.evolve(line, StoredEvent.from_row(row).event, seq)
-        folded += 1
-    return folded
+def fold_line(line: GameLine, event: Event, seq: int) -> GameLine:
+    """`line` with `event` (event `seq` of its game) folded in, `seq` recorded as its checkpoint."""
+    return changed(evolve_line(line, event), last_seq=seq)
+
+
+@dataclass(frozen=True)
+class LongestGame:
+    """The finished game with the most hands (the earliest id on a tie)."""
+
+    game_id: str
+    hands: int
+
+
+@dataclass(frozen=True)
+class StatsFigures:
+    """The figures of one player, or of everyone together (`name` None)."""
+
+    name: str | None
+    games_played: int  # finished games
+    games_won: int
+    games_in_progress: int
+    hands_played: int
+    hands_lost: int
+    lives_lost: int
+    knocks: int
+    knocks_saved: int
+    knocks_lost_one: int
+    knocks_lost_two: int
+    throw_downs: int
+    thirty_ones: int
+    showdowns: int
+    showdown_total: int
+    resigned: int
+    longest_game: LongestGame | None
+
+    @property
+    def average_showdown_value(self) -> float | None:
+        """The mean value of the hands shown at showdowns, or None without any."""
+        return None if self.showdowns == 0 else self.showdown_total / self.showdowns
+
+
+@dataclass(frozen=True)
+class StatsReport:
+    """Figures per player (most games won first) and overall."""
+
+    players: tuple[StatsFigures, ...]
+    overall: StatsFigures
 
 
 def _longest(lines: Iterable[GameLine]) -> LongestGame | None:

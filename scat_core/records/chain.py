@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from scat_core.domain import events as ev
 from scat_core.domain.audit import AuditReport, audit_events
-from scat_core.store.hashing import GENESIS_HASH, RECORD_FIELDS, chain_hash, invalid_field
+from scat_core.records.hashing import GENESIS_HASH, RECORD_FIELDS, chain_hash, invalid_field
 
 #: recorded_at as the store writes it: UTC, microseconds, a Z (sorts as it reads).
 _RECORDED_AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")

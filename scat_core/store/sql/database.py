@@ -19,8 +19,8 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError, ProgrammingError
 
 from scat_core.domain.errors import BadInput
-from scat_core.store.errors import BusyWaitUnreadable, DatabaseBusy, DatabaseNotGiven
-from scat_core.store.locks import MIGRATION_LOCK, advisory_lock
+from scat_core.records.errors import BusyWaitUnreadable, DatabaseBusy, DatabaseNotGiven
+from scat_core.store.sql.locks import MIGRATION_LOCK, advisory_lock
 
 if TYPE_CHECKING:
     from alembic.config import Config

@@ -16,8 +16,8 @@ from typing import Any
 from sqlalchemy import Column
 from sqlalchemy.schema import SchemaItem
 
-from scat_core.store.tables import metadata
-from scat_core.store.triggers import IMMUTABILITY_FUNCTION, immutability_triggers
+from scat_core.store.sql.tables import metadata
+from scat_core.store.sql.triggers import IMMUTABILITY_FUNCTION, immutability_triggers
 
 #: The triggers each table carries, per engine: the immutability ones of the events table
 #: (migration 0001, restored by triggers.py). The push of each new head of a game is no

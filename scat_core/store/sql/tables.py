@@ -22,6 +22,8 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
+from scat_core.records.stats import STATS_COUNTERS
+
 metadata = MetaData()
 
 # BIGINT on PostgreSQL; plain INTEGER on SQLite so the column is the autoincrementing rowid.
@@ -104,12 +106,6 @@ stats_games = Table(
     Column("winner_key", String(256), nullable=True),
     Column("hands", Integer, nullable=False),
     Column("knocker_key", String(256), nullable=True),
-)
-
-#: The counters of a player's line in one game (stats_players columns besides the keys).
-STATS_COUNTERS = (
-    "hands_played", "hands_lost", "lives_lost", "knocks", "knocks_saved", "knocks_lost_one",
-    "knocks_lost_two", "throw_downs", "thirty_ones", "showdowns", "showdown_total",
 )
 
 stats_players = Table(

@@ -17,18 +17,19 @@ from sqlalchemy.exc import IntegrityError
 
 from scat_core.domain.events import to_record
 from scat_core.domain.snapshot import SNAPSHOT_TAG
-from scat_core.store import tables as t
-from scat_core.store.errors import ConcurrencyConflict
-from scat_core.store.games_list import GameSummary, games_values, put_snapshot, update_games_row
-from scat_core.store.hashing import GENESIS_HASH, canonical_json, chain_hash_raw
-from scat_core.store.keys import KeyRing
-from scat_core.store.lean import Row, append_after_head
-from scat_core.store.log_reads import IDS_CHUNK, head
-from scat_core.store.records import StoredEvent, utc_now
-from scat_core.store.signed_heads import (
+from scat_core.records.errors import ConcurrencyConflict
+from scat_core.records.games import GameSummary
+from scat_core.records.hashing import GENESIS_HASH, canonical_json, chain_hash_raw
+from scat_core.records.keys import KeyRing
+from scat_core.records.signatures import StoredSignature
+from scat_core.records.stored import StoredEvent, utc_now
+from scat_core.store.sql import tables as t
+from scat_core.store.sql.games_list import games_values, put_snapshot, update_games_row
+from scat_core.store.sql.lean import Row, append_after_head
+from scat_core.store.sql.log_reads import IDS_CHUNK, head
+from scat_core.store.sql.signed_heads import (
     UNREAD,
     KnownHeads,
-    StoredSignature,
     lean_signature_params,
     sign_appended_head,
     signature_for_append,

@@ -1,0 +1,56 @@
+"""The games list's values: a row of the `games` read model, the summary an append writes, a new game."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """What the games read model needs to know after an append (computed by the caller)."""
+
+    status: str
+    players: tuple[str, ...]
+    turn: str | None = None
+    hand_number: int = 1
+    dealer: str | None = None
+    winner: str | None = None
+    protected: bool = False
+    bots: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One row of the games read model."""
+
+    game_id: str
+    status: str
+    players: tuple[str, ...]
+    bots: tuple[str, ...]
+    turn: str | None
+    hand_number: int
+    dealer: str | None
+    created_at: str
+    last_activity: str
+    winner: str | None
+    head_seq: int
+    head_hash: str
+    protected: bool
+
+
+#: One whole exported history to add (records, its games-row summary, its snapshot or None).
+NewGame = tuple[Sequence[Mapping[str, Any]], GameSummary, "str | None"]
+
+
+def sits_and_waits(rows: list[GameRow], player: str) -> list[GameRow]:
+    """Of `rows`, those of finished games `player` sat in and of running ones where he is to act."""
+    wanted = player.casefold()
+
+    def waits(row: GameRow) -> bool:
+        if row.status == "finished":
+            return any(name.casefold() == wanted for name in row.players)
+        return row.turn is not None and row.turn.casefold() == wanted
+
+    return [row for row in rows if waits(row)]
