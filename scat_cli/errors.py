@@ -31,6 +31,10 @@ class WaitTimedOut(ScatError):
     """`scat wait --timeout` ran out before the player's turn came."""
 
 
+class ServerLost(BadInput):
+    """The `--server` could not be reached, or the connection to it broke (a wait tries again)."""
+
+
 #: Error type -> the exit code the CLI contract gives it (/shared/spec/cli.md). A type not
 #: listed takes the code of its nearest listed base class; the first type listed with a code
 #: is the one a refusal from the server that names no type is raised as.
@@ -41,6 +45,7 @@ EXIT_CODES: dict[type[ScatError], int] = {
     NotFound: 4,
     ConcurrencyConflict: 5,
     WaitTimedOut: 6,
+    ServerLost: 2,
     CorruptHistory: 1,
     HistoryDamaged: 1,
     StoreUnavailable: 2,

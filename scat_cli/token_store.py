@@ -21,7 +21,8 @@ def _path() -> Path:
     return Path(user_config_dir("scat")) / "tokens.json"
 
 
-def _where(ctx: typer.Context) -> str:
+def where(ctx: typer.Context) -> str:
+    """Where the games live: the server URL, or the database URL."""
     given = state(ctx)
     if given.server:
         return given.server
@@ -31,7 +32,7 @@ def _where(ctx: typer.Context) -> str:
 
 
 def _key(ctx: typer.Context, game: str, player: str) -> str:
-    return "\t".join((_where(ctx), game, player.casefold()))
+    return "\t".join((where(ctx), game, player.casefold()))
 
 
 def _load(path: Path) -> dict[str, str]:
@@ -47,6 +48,17 @@ def token_for(ctx: typer.Context, game: str, player: str | None, given: str | No
     if given or player is None:
         return given or None
     return _load(_path()).get(_key(ctx, game, player))
+
+
+def tokens_of(ctx: typer.Context, player: str) -> dict[str, str]:
+    """Every token remembered for `player` here (this server or database): game -> token."""
+    here, wanted = where(ctx), player.casefold()
+    tokens = {}
+    for key, token in _load(_path()).items():
+        parts = key.split("\t")
+        if len(parts) == 3 and parts[0] == here and parts[2] == wanted:
+            tokens[parts[1]] = token
+    return tokens
 
 
 def remember(ctx: typer.Context, game: str, tokens: dict[str, str]) -> None:

@@ -8,7 +8,9 @@ import typer
 
 from scat_cli import render
 from scat_cli.common import AsName, AsViewer, GameArg, Json, Token, ViewerToken, service
-from scat_cli.token_store import remember, token_for
+from scat_cli.context import state
+from scat_cli.hook import GAME_OVER, TIMEOUT, YOUR_TURN, run_hook
+from scat_cli.token_store import remember, token_for, tokens_of
 
 if TYPE_CHECKING:
     from scat_core.service.values import SeenEvent
@@ -19,16 +21,59 @@ Timeout = Annotated[float | None, typer.Option(
     help="Give up after this many seconds (exit 6). Default: wait for as long as it takes.")]
 
 
-def wait(ctx: typer.Context, game: GameArg, player: AsName, token: Token = None, timeout: Timeout = None,
-         as_json: Json = False) -> None:
+OptionalGame = Annotated[str | None, typer.Argument(
+    metavar="[GAME]", show_default=False,
+    help="The game id, or any unique start of it (see `scat games`); leave it out with --any.")]
+Any_ = Annotated[bool, typer.Option(
+    "--any", help="Wait for NAME's turn in any running game he sits in (or for one of them to end).")]
+New = Annotated[bool, typer.Option(
+    "--new", help="With --any: leave out what an earlier `wait --any --new` as NAME told (each turn and "
+                  "each end is told once; remembered in your config directory), for a loop of waits.")]
+Exec = Annotated[str | None, typer.Option(
+    "--exec", metavar="CMD", show_default=False,
+    help="When the wait returns (or times out), run CMD through `/bin/sh -c` with SCAT_GAME (the game's "
+         "id; empty on a timeout of --any), SCAT_PLAYER, SCAT_EVENT (your-turn, game-over or timeout) "
+         "and SCAT_SERVER (the --server URL, or empty) in its environment. The exit code stays "
+         "scat's own; a CMD that fails is a note on stderr.")]
+
+
+def wait(ctx: typer.Context, game: OptionalGame = None, player: AsName = "", token: Token = None,
+         timeout: Timeout = None, as_json: Json = False, any_game: Any_ = False, new: New = False,
+         command: Exec = None) -> None:
     """Wait for NAME's turn (or the game's end), then show it.
 
     Prints what `scat show GAME --as NAME` would. On PostgreSQL and through --server it is
     woken by the move itself (push); on SQLite it looks a few times a second. Exit 6 when
     --timeout runs out first.
 
+    With --any instead of GAME: returns as soon as any running game NAME sits in waits for
+    him, or one of them ends (at once if one waits already), and prints that game as
+    `scat show GAME --as NAME` would (its id first). Protected games count with the tokens
+    scat remembers for NAME. Through --server one stream carries all of them, and a wait
+    outlives a server restart within its timeout.
+
     Example: scat wait 3f2a1b9c0d --as you --timeout 3600
+
+    Example: scat wait --any --new --as you --exec 'notify-send Scat "$SCAT_EVENT in $SCAT_GAME"'
     """
+    from scat_core.domain.errors import BadInput
+
+    if not player:
+        raise BadInput("wait needs --as NAME: the player whose turn to wait for")
+    if any_game == (game is not None):
+        raise BadInput("give either a GAME or --any (any game NAME sits in), not both" if any_game
+                       else "give the GAME to wait in, or --any for any game NAME sits in")
+    if new and not any_game:
+        raise BadInput("--new goes with --any")
+    if any_game:
+        _wait_any(ctx, player, timeout, as_json, new, command)
+        return
+    assert game is not None
+    _wait_one(ctx, game, player, token, timeout, as_json, command)
+
+
+def _wait_one(ctx: typer.Context, game: str, player: str, token: str | None, timeout: float | None,
+              as_json: bool, command: str | None) -> None:
     from scat_cli.errors import WaitTimedOut
     from scat_cli.play import print_shown
 
@@ -39,11 +84,44 @@ def wait(ctx: typer.Context, game: GameArg, player: AsName, token: Token = None,
     if waited.timed_out:
         seat = state.seat_of(player)
         name = state.players[seat].name if seat is not None else player
-        seconds = "second" if timeout == 1 else "seconds"
-        raise WaitTimedOut(f"still not the turn of {name} in game {game} after {timeout:g} {seconds}")
+        _hook(ctx, command, game, name, TIMEOUT)
+        raise WaitTimedOut(f"still not the turn of {name} in game {game} after {_seconds(timeout)}")
     print_shown(ctx, waited.shown, as_json)
     if token and state.protected:
         remember(ctx, game, {player: token})
+    _hook(ctx, command, game, player, GAME_OVER if state.status == "finished" else YOUR_TURN)
+
+
+def _wait_any(ctx: typer.Context, player: str, timeout: float | None, as_json: bool, new: bool,
+              command: str | None) -> None:
+    from scat_cli.errors import WaitTimedOut
+    from scat_cli.play import print_shown
+    from scat_cli.told import keep_told, told_before
+
+    with service(ctx) as games:
+        waited = games.wait_for_any_turn(player, tokens_of(ctx, player), timeout,
+                                         told_before(ctx, player) if new else None)
+    if new:
+        keep_told(ctx, player, waited.told)
+    if waited.shown is None:
+        _hook(ctx, command, None, player, TIMEOUT)
+        raise WaitTimedOut(f"no game waits for {player} after {_seconds(timeout)}")
+    shown = waited.shown
+    over = shown.state.status == "finished"
+    if not as_json:  # which game, before its news and its table
+        render.print_lines([f"Game {shown.game_id} is over." if over else f"Your turn in game {shown.game_id}."])
+    print_shown(ctx, shown, as_json)
+    _hook(ctx, command, shown.game_id, player, GAME_OVER if over else YOUR_TURN)
+
+
+def _seconds(timeout: float | None) -> str:
+    return f"{timeout:g} {'second' if timeout == 1 else 'seconds'}"
+
+
+def _hook(ctx: typer.Context, command: str | None, game: str | None, player: str, event: str) -> None:
+    """Run the --exec command, if any (see scat_cli.hook)."""
+    if command is not None:
+        run_hook(command, game=game, player=player, event=event, server=state(ctx).server)
 
 
 def watch(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: ViewerToken = None,

@@ -28,7 +28,7 @@ from starlette.requests import ClientDisconnect
 from scat_cli.errors import exit_code
 from scat_cli.server import wire
 from scat_cli.server.limits import LOG, LimitAndLog
-from scat_cli.server.push import Notifier, listen
+from scat_cli.server.push import ANY, Notifier, listen
 from scat_cli.server.sweep import start_sweeping
 from scat_core.domain import commands as cmd
 from scat_core.domain.audit import AuditReport
@@ -125,6 +125,16 @@ def on_exit_signal(action: Callable[[], None]) -> None:
         previous = signal.getsignal(number)
         if callable(previous):
             signal.signal(number, first_ours(previous))  # uvicorn puts back its saved handlers when done
+
+
+def waiting_as(games: GameService, body: wire.WaitAnyIn) -> tuple[str, dict[str, str]]:
+    """Who a `wait --any` waits as, and the games it may wait in: today those of the player's
+    per-game tokens that are his (AuthFailed when none is); server accounts will answer here."""
+    proven = games.any_turn.proven(body.player, body.tokens)
+    if not proven:
+        raise AuthFailed(f"none of the tokens sent is {body.player}'s in a game of this server: scat sends "
+                         "those it remembers for him (from `new`, or given once with --token)", player=body.player)
+    return body.player, proven
 
 
 def create_app(db_url: str | None = None, *, testing: bool = False, claim_every: float | None = None) -> FastAPI:
@@ -324,6 +334,45 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
                         continue
                 seen = notifier.version(game_id)
                 current = await run_in_threadpool(games.log, game_id, viewer, token)
+                looked = time.monotonic()
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
+
+    @app.post("/waiting", response_class=StreamingResponse,
+              responses={200: {"content": {"text/event-stream": {}}}})
+    async def waiting(request: Request, body: wire.WaitAnyIn) -> StreamingResponse:
+        """Server-sent events for `wait --any`, one stream for all of a player's games: first
+        `told` (the cursor to send again when reconnecting), then, once a game waits for him
+        or ended, `found` (a WaitedAny) and the end; a comment each second until then."""
+        player, tokens = await run_in_threadpool(waiting_as, games, body)
+        seen = notifier.version(ANY)
+        poll = PUSHED_POLL_SECONDS if games.store.engine.dialect.name == "postgresql" else POLL_SECONDS
+        looking = games.any_turn.looking(player, tokens, body.told)
+        first = await run_in_threadpool(looking.look)
+
+        async def stream() -> AsyncIterator[str]:
+            nonlocal seen
+            yield f"event: told\ndata: {looking.told.model_dump_json()}\n\n"
+            current, looked = first, time.monotonic()
+            while True:
+                if current is not None:
+                    yield f"event: found\ndata: {current.model_dump_json()}\n\n"
+                    return
+                if notifier.closed:
+                    yield STOPPING
+                    return
+                woke = await notifier.wait(ANY, seen, POLL_SECONDS)
+                if await request.is_disconnected():
+                    return
+                if notifier.closed:
+                    continue
+                if not woke:
+                    yield ": still here\n\n"
+                    if time.monotonic() - looked < poll:
+                        continue
+                seen = notifier.version(ANY)
+                current = await run_in_threadpool(looking.look)
                 looked = time.monotonic()
 
         return StreamingResponse(stream(), media_type="text/event-stream",

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from pydantic import TypeAdapter
 
+from scat_cli.errors import ServerLost
 from scat_cli.server import wire
+from scat_cli.server.backoff import Backoff
 from scat_cli.server.transport import Answer, Connection, TransportError, TransportTimeout
 from scat_core.domain import commands as cmd
 from scat_core.domain import events as ev
@@ -33,7 +35,9 @@ from scat_core.service.values import (
     Shown,
     SigningKey,
     Skipped,
+    Told,
     Waited,
+    WaitedAny,
 )
 
 if TYPE_CHECKING:
@@ -73,9 +77,9 @@ class RemoteGames:
         try:
             response = self.http.request(method, path, params=query, json=json, headers=headers)
         except TransportTimeout:
-            raise BadInput(f"the server {self.base_url} did not answer in time") from None
+            raise ServerLost(f"the server {self.base_url} did not answer in time") from None
         except TransportError as error:
-            raise BadInput(f"cannot reach the server {self.base_url}: {error}") from None
+            raise ServerLost(f"cannot reach the server {self.base_url}: {error}") from None
         if response.status < 400:
             return wire.seats_from_zero(response.json())  # the server counts seats from 1
         self._raise(response)
@@ -160,10 +164,11 @@ class RemoteGames:
 
     # ---- waiting -------------------------------------------------------------------------
 
-    def _events(self, game_id: str, after: int, viewer: str | None = None,
-                token: str | None = None) -> Generator[str, None, None]:
+    def _events(self, game_id: str, after: int, viewer: str | None = None, token: str | None = None,
+                advice: str = "; run the command again") -> Generator[str, None, None]:
         """The lines of the game's event stream (server-sent events) after seq `after`, as `viewer`
-        may see them; it ends when the game is over (BadInput when the server stops first)."""
+        may see them; it ends when the game is over (ServerLost, with `advice`, when the server
+        stops first)."""
         headers = {"authorization": f"Bearer {token}"} if token else {}
         params: dict[str, str | int] = {"after": after, **({"as": viewer} if viewer is not None else {})}
         try:  # the server says something each second, so a read timeout means it is gone
@@ -173,18 +178,18 @@ class RemoteGames:
                     self._raise(response)
                 for line in lines:
                     if line == "event: stopping":  # the server's last word before it exits
-                        raise BadInput(f"the server {self.base_url} is stopping; run the command again")
+                        raise ServerLost(f"the server {self.base_url} is stopping{advice}")
                     yield line
         except TransportTimeout:
-            raise BadInput(f"the server {self.base_url} stopped answering") from None
+            raise ServerLost(f"the server {self.base_url} stopped answering") from None
         except TransportError as error:
-            raise BadInput(f"lost the server {self.base_url}: {error}") from None
+            raise ServerLost(f"lost the server {self.base_url}: {error}") from None
 
     def wait_for_event(self, game_id: str, after: int, timeout: float | None = None) -> bool:
         """Block until the game has an event after seq `after` (the server's event stream pushes
         it); False when `timeout` seconds pass first."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        lines = self._events(game_id, after)
+        lines = self._events(game_id, after, advice="")  # the waits try again
         try:
             for line in lines:
                 if line.startswith("id:") and int(line[3:].strip() or 0) > after:
@@ -197,17 +202,70 @@ class RemoteGames:
 
     def wait_for_turn(self, game_id: str, player: str, token: str | None = None,
                       timeout: float | None = None) -> Waited:
-        """What `show` gives `player` once it is his turn or the game is over (woken by the event stream)."""
+        """What `show` gives `player` once it is his turn or the game is over (woken by the event
+        stream); a lost server is tried again (Backoff) within `timeout`, from the last seq seen."""
         from scat_core.service.following import turn_has_come
 
         deadline = None if timeout is None else time.monotonic() + timeout
+        backoff = Backoff(deadline)
         while True:
-            shown = self.show(game_id, player, token)
-            if turn_has_come(shown.state, player):
-                return Waited(shown=shown, timed_out=False)
-            left = None if deadline is None else deadline - time.monotonic()
-            if (left is not None and left <= 0) or not self.wait_for_event(game_id, shown.state.version, left):
-                return Waited(shown=shown, timed_out=True)
+            try:
+                shown = self.show(game_id, player, token)
+                backoff.reset()
+                if turn_has_come(shown.state, player):
+                    return Waited(shown=shown, timed_out=False)
+                left = None if deadline is None else deadline - time.monotonic()
+                if (left is not None and left <= 0) or not self.wait_for_event(game_id, shown.state.version, left):
+                    return Waited(shown=shown, timed_out=True)
+            except ServerLost as lost:
+                backoff.after(lost)
+
+    def wait_for_any_turn(self, player: str, tokens: Mapping[str, str] | None = None,
+                          timeout: float | None = None, told: Told | None = None) -> WaitedAny:
+        """The first game that waits for `player` or ended (leaving out what `told` holds), from
+        one server stream for all his games; None after `timeout`. A lost server is tried again
+        (Backoff) within `timeout`, sending the cursor the stream began with, so nothing is
+        missed and nothing told twice."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        backoff = Backoff(deadline)
+        while True:
+            try:
+                found, told = self._waiting(player, dict(tokens or {}), told, deadline, backoff)
+            except ServerLost as lost:
+                backoff.after(lost)
+                continue
+            if found is not None:
+                return found
+            if told is None:  # the deadline came before the server's first word
+                raise ServerLost(f"the server {self.base_url} did not answer in time")
+            return WaitedAny(shown=None, told=told)
+
+    def _waiting(self, player: str, tokens: dict[str, str], told: Told | None, deadline: float | None,
+                 backoff: Backoff) -> tuple[WaitedAny | None, Told | None]:
+        """One `POST /waiting` stream: (what it found or None at the deadline, the cursor it began with)."""
+        body = {"player": player, "tokens": tokens, "told": told.model_dump() if told is not None else None}
+        kind = ""
+        try:  # the server says something each second, so a read timeout means it is gone
+            with self.http.stream("POST", "/waiting", json=body) as (response, lines):
+                if response.status >= 400:
+                    self._raise(response)
+                backoff.reset()
+                for line in lines:
+                    if line.startswith("event:"):
+                        kind = line[6:].strip()
+                        if kind == "stopping":
+                            raise ServerLost(f"the server {self.base_url} is stopping")
+                    elif line.startswith("data:") and kind == "told":
+                        told = Told.model_validate_json(line[5:].strip())
+                    elif line.startswith("data:") and kind == "found":
+                        return WaitedAny.model_validate_json(line[5:].strip()), told
+                    if deadline is not None and time.monotonic() >= deadline and told is not None:
+                        return None, told  # (a fresh wait first reads the cursor the server began with)
+        except TransportTimeout:
+            raise ServerLost(f"the server {self.base_url} stopped answering") from None
+        except TransportError as error:
+            raise ServerLost(f"lost the server {self.base_url}: {error}") from None
+        raise ServerLost(f"the server {self.base_url} ended the stream early")
 
     def watch(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Iterator[SeenEvent]:
         """Every event as `viewer` may see it, from the server's event stream, until the game is over."""

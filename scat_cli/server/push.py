@@ -12,9 +12,12 @@ from sqlalchemy import Engine
 from scat_cli.server.limits import LOG
 from scat_core.store.sql.notify import Listener
 
+#: The key of the change counter of every game at once (no game id is empty): `wait --any`'s.
+ANY = ""
+
 
 class Notifier:
-    """A change counter per game and the asyncio waiters on it (thread-safe `changed`)."""
+    """A change counter per game, one of all games (ANY), and the asyncio waiters on them (thread-safe `changed`)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -36,10 +39,11 @@ class Notifier:
             return self._versions[game_id]
 
     def changed(self, game_id: str) -> None:
-        """The game has new events: wake its waiters (from any thread)."""
+        """The game has new events: wake its waiters and those of any game (from any thread)."""
         with self._lock:
             self._versions[game_id] += 1
-            waiters = list(self._waiters.get(game_id, ()))
+            self._versions[ANY] += 1
+            waiters = [*self._waiters.get(game_id, ()), *self._waiters.get(ANY, ())]
         for loop, event in waiters:
             loop.call_soon_threadsafe(event.set)
 

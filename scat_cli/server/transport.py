@@ -150,12 +150,12 @@ class Connection:
         return Answer(response.status, response.reason, body)
 
     @contextmanager
-    def stream(self, method: str, path: str, *, params: Mapping[str, Any] | None = None,
+    def stream(self, method: str, path: str, *, params: Mapping[str, Any] | None = None, json: Any = None,
                headers: Mapping[str, str] | None = None,
                read_timeout: float = READ_TIMEOUT) -> Iterator[tuple[Answer, Iterator[str]]]:
         """Within: the answer's status (with the whole body when it is a refusal, >= 400) and
         an iterator over the lines of its body as they arrive. The connection is closed after."""
-        response = self._send(method, path, params, None, headers, read_timeout)
+        response = self._send(method, path, params, json, headers, read_timeout)
         try:
             if response.status >= 400:
                 yield Answer(response.status, response.reason, response.read()), iter(())

@@ -15,12 +15,14 @@ from scat_cli.errors import BY_EXIT_CODE, ERROR_TYPES, exit_code, wording
 from scat_core.domain.errors import Hint, RuleViolation, ScatError
 from scat_core.domain.options import GameOptions
 from scat_core.records.errors import CorruptHistory, HistoryDamaged
+from scat_core.service.values import Told
 
 #: Longest name, card or token a request may carry; bodies are limited by the app too.
 SHORT = 200
 MAX_SEATS = 16
 #: The most games one page of `scat games` may ask for (`--all` asks for no limit).
 MAX_PAGE = 1_000_000
+MAX_TOKENS = 10_000  # the games one `wait --any` may cover
 
 
 class _Body(BaseModel):
@@ -57,6 +59,15 @@ class ClaimIn(_Body):
     """A claim of a turn whose move time ran out (R28): who claims (none: a protected game refuses it)."""
 
     player: str | None = Field(default=None, min_length=1, max_length=SHORT)
+
+
+class WaitAnyIn(_Body):
+    """`scat wait --any`: the player, the tokens his client holds for him (game -> token: who he
+    is, until accounts), and what earlier waits told him (None: a fresh wait)."""
+
+    player: str = Field(min_length=1, max_length=SHORT)
+    tokens: dict[str, str] = Field(default_factory=dict, max_length=MAX_TOKENS)
+    told: Told | None = None
 
 
 class ImportIn(_Body):

@@ -45,3 +45,15 @@ class GameRow:
 
 #: One whole exported history to add (records, its games-row summary, its snapshot or None).
 NewGame = tuple[Sequence[Mapping[str, Any]], GameSummary, "str | None"]
+
+
+def sits_and_waits(rows: list[GameRow], player: str) -> list[GameRow]:
+    """Of `rows`, those of finished games `player` sat in and of running ones where he is to act."""
+    wanted = player.casefold()
+
+    def waits(row: GameRow) -> bool:
+        if row.status == "finished":
+            return any(name.casefold() == wanted for name in row.players)
+        return row.turn is not None and row.turn.casefold() == wanted
+
+    return [row for row in rows if waits(row)]

@@ -26,7 +26,9 @@ if TYPE_CHECKING:
         Shown,
         SigningKey,
         Skipped,
+        Told,
         Waited,
+        WaitedAny,
     )
 
 #: Told (games done, games in all) as `audit_all` and `export_all` go.
@@ -61,6 +63,10 @@ class Games(Protocol):
     def wait_for_turn(self, game_id: str, player: str, token: str | None = None,
                       timeout: float | None = None) -> Waited:
         """`scat wait`."""
+
+    def wait_for_any_turn(self, player: str, tokens: Mapping[str, str] | None = None,
+                          timeout: float | None = None, told: Told | None = None) -> WaitedAny:
+        """`scat wait --any`."""
 
     def watch(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Iterator[SeenEvent]:
         """`scat watch`."""

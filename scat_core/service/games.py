@@ -5,7 +5,7 @@ Showing (one call per front-end command: new, a move, show, log, replay, games; 
 redacted for the viewer), Playing (create, act, look, bots), Reading (lists, histories,
 results), CatchingUp (a returning player's news), Finding (abbreviated ids), Archive
 (audit, export, import), Waiting (blocking until a game moves), Following (`wait` and
-`watch`) and Statistics. Each public method is one use case; those a front end calls (the
+`watch`), AnyTurn (`wait --any`) and Statistics. Each public method is one use case; those a front end calls (the
 Protocol of boundary.py) take and return plain typed values (scat_core.service.values),
 which the HTTP backend sends as they are.
 """
@@ -22,6 +22,7 @@ from scat_core.domain.options import GameOptions
 from scat_core.domain.state import GameState
 from scat_core.records.games import GameRow
 from scat_core.records.stored import StoredEvent
+from scat_core.service.any_turn import AnyTurn
 from scat_core.service.archive import Archive
 from scat_core.service.boundary import Progress
 from scat_core.service.finding import Finding
@@ -45,7 +46,9 @@ from scat_core.service.values import (
     Shown,
     SigningKey,
     Skipped,
+    Told,
     Waited,
+    WaitedAny,
 )
 from scat_core.service.waiting import Waiting
 
@@ -78,6 +81,7 @@ class GameService(Generic[S]):
         self.statistics = Statistics(store)
         self.showing = Showing(self.playing, self.reading, self.catching_up)
         self.following = Following(self.showing, self.waiting)
+        self.any_turn = AnyTurn(self.showing, self.waiting, clock)
 
     @staticmethod
     def open(url: str | None = None) -> GameService[EventStore]:
@@ -138,6 +142,12 @@ class GameService(Generic[S]):
                       timeout: float | None = None) -> Waited:
         """`scat wait`: what `show` gives `player` once it is his turn (or the game is over, or `timeout` passed)."""
         return self.following.wait_for_turn(game_id, player, token, timeout)
+
+    def wait_for_any_turn(self, player: str, tokens: Mapping[str, str] | None = None,
+                          timeout: float | None = None, told: Told | None = None) -> WaitedAny:
+        """`scat wait --any`: what `show` gives `player` of the first game that waits for him or
+        ended (leaving out what `told` holds), or nothing once `timeout` passed."""
+        return self.any_turn.wait_for_any_turn(player, tokens, timeout, told)
 
     def watch(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Iterator[SeenEvent]:
         """`scat watch`: every event as `viewer` may see it, each as it is appended, until the game is over."""

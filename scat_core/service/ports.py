@@ -109,6 +109,12 @@ class GamesReadModel(Protocol):
         longest out first: found in the read model, no event log read."""
         ...
 
+    def turns_and_ends(self, player: str, ended_since: str) -> list[GameRow]:
+        """The rows of the games `player` sits in (any case) where he is to act in a running game,
+        or that finished at or after `ended_since` (a recorded time), oldest activity first; one
+        query however many games there are (what `scat wait --any` looks at on each poll)."""
+        ...
+
     def game_ids(self) -> list[str]:
         """Every listed game id, oldest first."""
         ...
@@ -189,5 +195,10 @@ class Store(Protocol):
 
     def wait_for_head(self, game_id: str, head: Callable[[], int], after: int, timeout: float | None) -> bool:
         """Block until `head()` passes `after` (woken by appends); False once `timeout` seconds pass."""
+        ...
+
+    def wait_until(self, found: Callable[[], bool], timeout: float | None) -> bool:
+        """Block until `found()`, asked at once and again after appends to any game (each notice
+        on PostgreSQL, a few times a second on SQLite); False once `timeout` seconds pass."""
         ...
 

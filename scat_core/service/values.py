@@ -103,6 +103,29 @@ class Waited(_Value):
     timed_out: bool
 
 
+class Told(_Value):
+    """What `wait --any` has told a player already, so that a loop of them tells each thing once:
+    the turns (game -> the seq that began it), the games whose end was told, and the recorded time
+    from which a game's end is news."""
+
+    since: str
+    turns: dict[str, int] = Field(default_factory=dict)
+    ended: list[str] = Field(default_factory=list)
+
+
+class WaitedAny(_Value):
+    """`scat wait --any`: the first game that waits for the player (or ended), as `show` gives
+    it to him, or None when the wait timed out; and `told` with it added."""
+
+    shown: Shown | None
+    told: Told
+
+    @property
+    def timed_out(self) -> bool:
+        """Whether the wait ran out before any game waited for the player."""
+        return self.shown is None
+
+
 class History(_Value):
     """`scat log` / `scat replay`: the state at the end and each event as the viewer may see it."""
 

@@ -7,8 +7,10 @@ database and returns the result; `scat_json(*args)` adds --json and parses stdou
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,8 @@ from typer.testing import CliRunner
 from scat_cli.app import app
 from scat_core.store.sql.database import ensure_schema, make_engine
 from tests.support.cli import Scat
+from tests.support.live_server import server_process
+from tests.support.schema import migrated
 
 
 @pytest.fixture(scope="session")
@@ -92,3 +96,22 @@ def scat_json(scat: Scat) -> Scat:
     return run
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres),
+                        "server-sqlite", pytest.param("server-postgres", marks=pytest.mark.postgres)])
+def places(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[dict[str, str], dict[str, str]]]:
+    """The environments of the waiting process and of the moving one (two servers on PostgreSQL)."""
+    kind = str(request.param)
+    db = f"sqlite:///{tmp_path / 'games.db'}" if kind.endswith("sqlite") else str(
+        request.getfixturevalue("postgres_url"))
+    migrated(db)
+    base = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "SCAT_TOKEN": ""}
+    if not kind.startswith("server"):
+        env = {**base, "SCAT_DB_URL": db, "SCAT_SERVER": ""}
+        yield env, env
+        return
+    with ExitStack() as stack:
+        first, _ = stack.enter_context(server_process(db, "--testing"))
+        second = first
+        if kind == "server-postgres":
+            second, _ = stack.enter_context(server_process(db, "--testing"))
+        yield {**base, "SCAT_SERVER": first}, {**base, "SCAT_SERVER": second}

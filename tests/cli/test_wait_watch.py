@@ -5,48 +5,22 @@ server and the mover's are two processes)."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 
 from tests.support.cli import Scat, imported_into_a_fresh_database, new_game, one_line_error
 from tests.support.decks import stacked
-from tests.support.live_server import server_process
-from tests.support.schema import migrated
 
 SCAT = str(Path(sys.executable).parent / "scat")
 # you are dealt first (bob deals): you 2C 5D 9H, eve KS QS 4D; discard 7C; stock 8C 3H ...
 DEAL = stacked([["2C", "5D", "9H"], ["KS", "QS", "4D"], ["6H", "6D", "2S"]], "7C", ["8C", "3H", "6S", "JD"])
 # you hold 31 at once; one life each and no dole: declaring ends the game
 THIRTY_ONE = stacked([["AS", "KS", "QS"], ["2D", "3D", "4H"]], "7C", ["8C", "3H"])
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres),
-                        "server-sqlite", pytest.param("server-postgres", marks=pytest.mark.postgres)])
-def places(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[dict[str, str], dict[str, str]]]:
-    """The environments of the waiting process and of the moving one (two servers on PostgreSQL)."""
-    kind = str(request.param)
-    db = f"sqlite:///{tmp_path / 'games.db'}" if kind.endswith("sqlite") else str(
-        request.getfixturevalue("postgres_url"))
-    migrated(db)
-    base = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "SCAT_TOKEN": ""}
-    if not kind.startswith("server"):
-        env = {**base, "SCAT_DB_URL": db, "SCAT_SERVER": ""}
-        yield env, env
-        return
-    with ExitStack() as stack:
-        first, _ = stack.enter_context(server_process(db, "--testing"))
-        second = first
-        if kind == "server-postgres":
-            second, _ = stack.enter_context(server_process(db, "--testing"))
-        yield {**base, "SCAT_SERVER": first}, {**base, "SCAT_SERVER": second}
 
 
 def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

@@ -347,6 +347,45 @@ def test_waiting_for_the_head_wakes_on_an_append(store: Store) -> None:
     mover.join()
 
 
+def test_turns_and_ends_are_the_games_a_player_is_to_act_in_or_that_ended_since_oldest_first(store: Store) -> None:
+    first, _, _ = start(store, "c0ffee0001")
+    start(store, "c0ffee0002")
+    turn = first.name(first.turn)
+    other = next(name for name in ("ann", "bob") if name != turn)
+    assert turn is not None
+    events, state, _ = created("c0ffee0003")
+    with store.transaction() as tx:
+        tx.append("c0ffee0003", 0, events, replace(summarize(state), status="finished", turn=None),
+                  recorded_at="2026-01-01T00:00:00.000000Z")
+        row = tx.get_game("c0ffee0002")
+        assert row is not None
+        since = row.last_activity
+    with store.read() as tx:
+        to_act = tx.turns_and_ends(turn.upper(), since)
+        assert [(r.game_id, r.turn) for r in to_act] == [("c0ffee0001", turn), ("c0ffee0002", turn)]
+        assert tx.turns_and_ends(other, since) == []  # not his turn; the end was before `since`
+        ended = tx.turns_and_ends(other, "2025-12-31T00:00:00.000000Z")
+        assert [(r.game_id, r.status) for r in ended] == [("c0ffee0003", "finished")]
+        assert tx.turns_and_ends("nobody", "2025-12-31T00:00:00.000000Z") == []
+
+
+def test_waiting_until_a_look_finds_it_asks_again_after_an_append_to_any_game(store: Store) -> None:
+    start(store)
+    looks: list[int] = []
+
+    def found() -> bool:
+        with store.read() as tx:
+            looks.append(len(tx.game_ids()))
+        return looks[-1] > 1
+
+    assert not store.wait_until(found, 0.0) and looks == [1]
+    assert not store.wait_until(found, 0.05)
+    adder = threading.Timer(0.1, lambda: start(store, "c0ffee0002"))
+    adder.start()
+    assert store.wait_until(found, 10.0) and looks[-1] == 2
+    adder.join()
+
+
 def test_a_command_writes_only_by_the_lean_append_and_a_read_not_at_all(store: Store) -> None:
     """PostgreSQL runs a command without a transaction around it: only the one-statement append may write."""
     state, chance, head = start(store)

@@ -27,7 +27,7 @@ from scat_core.domain.events import to_record
 from scat_core.domain.snapshot import SNAPSHOT_TAG
 from scat_core.domain.stats import GameLine
 from scat_core.records.errors import ConcurrencyConflict, CorruptHistory, HistoryDamaged
-from scat_core.records.games import GameRow, GameSummary, NewGame
+from scat_core.records.games import GameRow, GameSummary, NewGame, sits_and_waits
 from scat_core.records.hashing import GENESIS_HASH, canonical_json, chain_hash_raw
 from scat_core.records.keys import HeadSignature, KeyRing
 from scat_core.records.signatures import HEAD, StoredSignature, next_signature
@@ -242,6 +242,13 @@ class MemoryTransaction:
                       key=lambda row: row.move_deadline or "")
         return [row.game_id for row in rows[:limit]]
 
+    def turns_and_ends(self, player: str, ended_since: str) -> list[GameRow]:
+        """The games `player` sits in where he is to act, or that finished at or after `ended_since`,
+        oldest activity first."""
+        rows = sorted(self._t.games.values(), key=lambda row: (row.last_activity, row.game_id))
+        return sits_and_waits([row for row in rows if row.status == "active" or row.last_activity >= ended_since],
+                              player)
+
     def game_ids(self) -> list[str]:
         """Every listed game id, oldest first."""
         return [row.game_id for row in sorted(self._t.games.values(), key=lambda row: (row.created_at, row.game_id))]
@@ -373,6 +380,17 @@ class MemoryStore:
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._changed:
             while head() <= after:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._changed.wait(left)
+        return True
+
+    def wait_until(self, found: Callable[[], bool], timeout: float | None) -> bool:
+        """Block until `found()`, asked again after every commit; False once `timeout` seconds pass."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._changed:
+            while not found():
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
                     return False

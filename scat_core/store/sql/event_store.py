@@ -205,6 +205,11 @@ class StoreTransaction:
         """Running games whose player to act ran out of move time by `now` (recorded_at text, R28)."""
         return games_list.expired_games(self._conn, now, limit)
 
+    def turns_and_ends(self, player: str, ended_since: str) -> list[GameRow]:
+        """The games `player` sits in where he is to act, or that finished at or after
+        `ended_since`, oldest activity first (one query)."""
+        return games_list.turns_and_ends(self._conn, player, ended_since)
+
     def count_games(self) -> int:
         """How many games the read model holds."""
         return games_list.count_games(self._conn)
@@ -313,6 +318,13 @@ class EventStore:
         from scat_core.store.sql.notify import wait_for_head
 
         return wait_for_head(self.engine, head, after, game_id, timeout)
+
+    def wait_until(self, found: Callable[[], bool], timeout: float | None) -> bool:
+        """Block until `found()`, asked again on each new event of any game: PostgreSQL pushes
+        (LISTEN/NOTIFY), SQLite polls."""
+        from scat_core.store.sql.notify import wait_until
+
+        return wait_until(self.engine, found, timeout)
 
     def read(self) -> AbstractContextManager[StoreTransaction]:
         """A read-only unit of work: a read transaction on SQLite (no write lock; one snapshot of

@@ -16,7 +16,7 @@ from sqlalchemy.engine import Connection
 from scat_core.domain.errors import Hint
 from scat_core.domain.snapshot import SNAPSHOT_TAG
 from scat_core.records.errors import CorruptHistory, HistoryDamaged
-from scat_core.records.games import GameRow, GameSummary
+from scat_core.records.games import GameRow, GameSummary, sits_and_waits
 from scat_core.records.stored import StoredEvent
 from scat_core.store.sql import tables as t
 
@@ -144,6 +144,21 @@ def expired_games(conn: Connection, now: str, limit: int) -> list[str]:
     query = (select(t.games.c.game_id).where(t.games.c.move_deadline <= now, t.games.c.status == "active")
              .order_by(t.games.c.move_deadline).limit(limit))
     return [str(r[0]) for r in conn.execute(query)]
+
+
+def turns_and_ends(conn: Connection, player: str, ended_since: str) -> list[GameRow]:
+    """The games `player` sits in (any case) where he is to act, or that finished at or after
+    `ended_since` (a recorded time), oldest activity first: one query, however many games.
+
+    The names are matched here, casefolded as `--as` matches them (see `list_games`): the
+    query keeps only the rows where someone is to act or that ended since.
+    """
+    games = t.games.c
+    query = select(t.games).where(
+        ((games.status == "active") & games.turn.is_not(None))
+        | ((games.status == "finished") & (games.last_activity >= ended_since))
+    ).order_by(games.last_activity, games.game_id)
+    return sits_and_waits([game_row(r._mapping) for r in conn.execute(query)], player)
 
 
 def count_games(conn: Connection) -> int:

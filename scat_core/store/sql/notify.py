@@ -109,11 +109,20 @@ def wait_for_head(engine: Engine, head: Callable[[], int], after: int, game_id: 
     the head is read again after each notice of the game and at least every
     PUSHED_POLL_SECONDS (a lost notice delays the waiter, never strands it); on SQLite it polls.
     """
+    return wait_until(engine, lambda: head() > after, timeout, game_id)
+
+
+def wait_until(engine: Engine, found: Callable[[], bool], timeout: float | None, game_id: str | None = None) -> bool:
+    """Block until `found()`; False once `timeout` is over. It is asked at once, then on
+    PostgreSQL after each notice (of `game_id`, or of any game without one) and at least every
+    PUSHED_POLL_SECONDS, on SQLite every POLL_SECONDS (so `found` should be one cheap query)."""
+    if timeout is not None and timeout <= 0:
+        return found()  # one look, without a LISTEN connection
     deadline = None if timeout is None else time.monotonic() + timeout
     listener = Listener(engine) if engine.dialect.name == "postgresql" else None
     try:
         while True:
-            if head() > after:
+            if found():
                 return True
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
@@ -123,7 +132,7 @@ def wait_for_head(engine: Engine, head: Callable[[], int], after: int, game_id: 
                 continue
             look_again = PUSHED_POLL_SECONDS if left is None else min(PUSHED_POLL_SECONDS, left)
             for notified, _ in listener.notices(look_again):
-                if notified == game_id:
+                if game_id is None or notified == game_id:
                     break
     finally:
         if listener is not None:

@@ -1,0 +1,123 @@
+"""Waiting for a player's turn in any of his games (`scat wait --any`): one query per look."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from scat_core.domain.errors import AuthFailed, NotFound
+from scat_core.domain.move_time import recorded_text
+from scat_core.records.games import GameRow
+from scat_core.records.tokens import verify_token
+from scat_core.service.following import turn_has_come
+from scat_core.service.move_times import Clock
+from scat_core.service.showing import Showing
+from scat_core.service.values import Shown, Told, WaitedAny
+from scat_core.service.waiting import Waiting
+
+
+class AnyTurn:
+    """Blocks until any running game where a player sits waits for him, or one of them ends."""
+
+    def __init__(self, showing: Showing, waiting: Waiting, clock: Clock) -> None:
+        self.showing, self.waiting, self.clock = showing, waiting, clock
+
+    def start(self) -> Told:
+        """A fresh `told`: nothing told yet, and only games that end from now on are news."""
+        return Told(since=recorded_text(self.clock()))
+
+    def proven(self, player: str, tokens: Mapping[str, str]) -> dict[str, str]:
+        """Of `tokens` (game -> token), those that are `player`'s own in a game he sits in as a
+        human: his token where the game is protected (a server's proof of who waits)."""
+        wanted, kept = player.casefold(), {}
+        with self.waiting.store.read() as tx:
+            for game_id, token in tokens.items():
+                row = tx.get_game(game_id)
+                name = next((n for n in row.players if n.casefold() == wanted), None) if row is not None else None
+                if row is None or name is None or name in row.bots:
+                    continue
+                stored = tx.get_token_hash(game_id, name) if row.protected else None
+                if not row.protected or (stored is not None and verify_token(token, stored)):
+                    kept[game_id] = token
+        return kept
+
+    def looking(self, player: str, tokens: Mapping[str, str] | None = None, told: Told | None = None) -> Looking:
+        """A look-out for `player`'s next turn or end, to ask as often as games move (see Looking)."""
+        return Looking(self.showing, self.waiting, player, dict(tokens or {}), told or self.start())
+
+    def wait_for_any_turn(self, player: str, tokens: Mapping[str, str] | None = None,
+                          timeout: float | None = None, told: Told | None = None) -> WaitedAny:
+        """What `show` gives `player` of the first game (oldest activity first) where he is to act
+        or that ended at or after `told.since`, leaving out what `told` holds; None after `timeout`.
+
+        The store wakes it on every append (PostgreSQL: each notice; SQLite: a few times a second).
+        """
+        looking = self.looking(player, tokens, told)
+        found: list[WaitedAny] = []
+
+        def look() -> bool:
+            news = looking.look()
+            if news is not None:
+                found.append(news)
+            return news is not None
+
+        if not self.waiting.store.wait_until(look, timeout):
+            return WaitedAny(shown=None, told=looking.told)
+        return found[0]
+
+
+class Looking:
+    """One wait's look-out: each `look` is one query of the games list, and a game is loaded
+    only when its head moved since it was last looked at.
+
+    A protected game counts only with the player's token among `tokens` (game -> token): who
+    may wait as `player` is decided by `show`'s check, the one place a server's identity goes
+    through.
+    """
+
+    def __init__(self, showing: Showing, waiting: Waiting, player: str, tokens: dict[str, str], told: Told) -> None:
+        self.showing, self.waiting, self.player, self.tokens, self.told = showing, waiting, player, tokens, told
+        self.looked: dict[str, int] = {}  # game -> the head it was loaded at and held nothing for him
+
+    def look(self) -> WaitedAny | None:
+        """The first game that waits for the player or ended, not told yet, with `told` grown by it; or None."""
+        told = self.told
+        with self.waiting.store.read() as tx:
+            rows = tx.turns_and_ends(self.player, told.since)
+        for row in rows:
+            if self.looked.get(row.game_id) == row.head_seq or (
+                    row.status == "finished" and row.game_id in told.ended):
+                continue
+            shown = self._news(row)
+            if shown is None:
+                self.looked[row.game_id] = row.head_seq
+                continue
+            return WaitedAny(shown=shown, told=_adding(told, shown, row, rows))
+        return None
+
+    def _news(self, row: GameRow) -> Shown | None:
+        """The game as `show` gives it to the player if it waits for him (or ended) and was not
+        told; None if not, or if he cannot show it as that player (no token) or it is read-only."""
+        try:
+            shown = self.showing.show(row.game_id, self.player, self.tokens.get(row.game_id))
+        except (AuthFailed, NotFound):
+            return None
+        state = shown.state
+        if shown.read_only or not turn_has_come(state, self.player):
+            return None
+        if state.status != "finished" and self.told.turns.get(row.game_id) == state.turn_began:
+            return None
+        return shown
+
+
+def _adding(told: Told, shown: Shown, row: GameRow, rows: list[GameRow]) -> Told:
+    """`told` with the game of `shown` added, kept to what the last look still returned."""
+    game = shown.game_id
+    if shown.state.status == "finished":
+        since = max(told.since, row.last_activity)
+        ended = [row.game_id for row in rows if row.status == "finished" and row.last_activity >= since
+                 and (row.game_id in told.ended or row.game_id == game)]
+        running = {row.game_id for row in rows if row.status != "finished"}
+        return Told(since=since, turns={g: seq for g, seq in told.turns.items() if g in running}, ended=ended)
+    running = {row.game_id for row in rows if row.status != "finished"}
+    turns = {g: seq for g, seq in told.turns.items() if g in running} | {game: shown.state.turn_began}
+    return Told(since=told.since, turns=turns, ended=list(told.ended))
