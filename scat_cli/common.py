@@ -111,6 +111,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("scat_cli.screen.command", "play"),
 }
 
+#: The groups of commands: name -> (module, Typer app), imported only when one of their commands
+#: runs (or help lists them): `scat show` loads neither.
+GROUPS: dict[str, tuple[str, str]] = {
+    "db": ("scat_cli.db_commands", "db_app"),
+    "key": ("scat_cli.key_commands", "key_app"),
+}
+
 
 def is_output_error(error: OSError) -> bool:
     """Whether writing to stdout failed (a full disk, a closed pipe), as opposed to any other OSError."""

@@ -21,8 +21,12 @@ SHORT = 200
 MAX_SEATS = 16
 
 
+#: Each model is built on first use (defer_build): a command pays only for the bodies it sends or reads.
+_LAZY = ConfigDict(defer_build=True)
+
+
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class SeatIn(_Body):
@@ -67,6 +71,8 @@ class ImportIn(_Body):
 class GameIdOut(BaseModel):
     """The whole id of the game an abbreviated one names."""
 
+    model_config = _LAZY
+
     game_id: str
 
 
@@ -76,6 +82,8 @@ class ErrorOut(BaseModel):
     The client raises the same error again from `type` and the fields (`raised`), so the CLI
     words it, hints and all, exactly as it words the error of a local database.
     """
+
+    model_config = _LAZY
 
     error: str
     exit_code: int
@@ -111,6 +119,8 @@ class ErrorOut(BaseModel):
 
 class HealthOut(BaseModel):
     """`GET /health`."""
+
+    model_config = _LAZY
 
     status: Literal["ok"] = "ok"
     database: str
