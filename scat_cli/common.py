@@ -112,10 +112,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 #: The groups of commands: name -> (module, Typer app), imported only when one of their commands
-#: runs (or help lists them): `scat show` loads neither.
+#: runs (or help lists them): `scat show` loads none.
 GROUPS: dict[str, tuple[str, str]] = {
     "db": ("scat_cli.db_commands", "db_app"),
     "key": ("scat_cli.key_commands", "key_app"),
+    "account": ("scat_cli.account_commands", "account_app"),
 }
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shlex
 
+from scat_core.domain.accounts import AccountNameTaken, KeyAlreadyRegistered, NoSuchAccount
 from scat_core.domain.errors import AuthFailed, BadInput, Hint, NotFound, RuleViolation, ScatError
 from scat_core.records.errors import (
     BusyWaitUnreadable,
@@ -23,6 +24,7 @@ from scat_core.records.errors import (
     NotStrictlySigned,
     StoreUnavailable,
 )
+from scat_core.service.accounts import RequestRefused, TooManyFailures
 
 
 class WaitTimedOut(ScatError):
@@ -48,6 +50,11 @@ EXIT_CODES: dict[type[ScatError], int] = {
     BusyWaitUnreadable: 2,
     KeyFileUnusable: 2,
     NotStrictlySigned: 1,
+    AccountNameTaken: 1,
+    KeyAlreadyRegistered: 1,
+    NoSuchAccount: 4,
+    RequestRefused: 3,
+    TooManyFailures: 3,
     ScatError: 1,
 }
 #: Every error type by name: how an error sent by `scat serve` is raised again by the client.

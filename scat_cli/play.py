@@ -22,6 +22,7 @@ from scat_cli.common import (
     command_line,
     print_json,
     recorded,
+    runnable,
     scat_prefix,
     service,
 )
@@ -169,34 +170,52 @@ def new(
         render.hints(steps, f"To play: {first}.")
 
 
+#: How many games `scat games` lists without --limit or --all: a screenful.
+PAGE = 20
+
+
 def games(
     ctx: typer.Context,
     status: Annotated[Status | None, typer.Option(metavar="active|finished", help="Only active or only finished games.",
                                                   case_sensitive=False, show_default=False)] = None,
     waiting_for: Annotated[str | None, typer.Option(metavar="NAME", show_default=False,
                                                     help="Only games where NAME is to play.")] = None,
+    limit: Annotated[int, typer.Option(min=1, max=1_000_000, metavar="N",
+                                       help="Show the N games of newest activity.")] = PAGE,
+    every: Annotated[bool, typer.Option("--all", help="Show every game (no --limit).")] = False,
     as_json: Json = False,
 ) -> None:
     """List games, newest activity first, with whose turn it is.
 
+    A screenful (the 20 of newest activity) unless --limit N or --all says otherwise.
     A running game imported without its secret seed is read-only here: it waits for
     nobody (turn "-"; in --json "turn": null and "read_only": true).
 
     Example: scat games --status active --waiting-for you
     """
     with service(ctx) as games:
-        rows = games.game_list(status=status.value if status else None, waiting_for=waiting_for)
+        page = games.games_page(status=status.value if status else None, waiting_for=waiting_for,
+                                limit=None if every else limit)
+    rows = page.games
     filtered = status is not None or waiting_for is not None
     if as_json:
-        print_json({"games": [
+        print_json({"total": page.total, "games": [
             {"game_id": r.game_id, "status": r.status, "players": r.players, "bots": r.bots, "turn": r.turn,
              "hand_number": r.hand_number, "dealer": r.dealer, "winner": r.winner, "created_at": r.created_at,
              "last_activity": r.last_activity, "last_seq": r.head_seq, "protected": r.protected,
-             "read_only": r.read_only, "seed_chosen": r.seed_chosen, "first_deck_stacked": r.first_deck_stacked}
+             "read_only": r.read_only, "seed_chosen": r.seed_chosen, "first_deck_stacked": r.first_deck_stacked,
+             "move_deadline": r.move_deadline, "move_time_left": r.move_time_left}
             for r in rows
         ]})
         return
     render.games_table(rows, filtered)
+    if page.total > len(rows):
+        filters = [*(["--status", status.value] if status else []), *(["--waiting-for", waiting_for] if waiting_for
+                                                                     else [])]
+        again = command_line("games", *filters)
+        render.plain(runnable(f"Showing the newest {len(rows)} of {page.total} games: "
+                              f"`scat {again} --limit {min(page.total, 2 * len(rows))}` for more, "
+                              f"`scat {again} --all` for every one."))
 
 
 def show(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: ViewerToken = None,
@@ -230,12 +249,14 @@ def print_shown(ctx: typer.Context, shown: Shown, as_json: bool) -> None:
         extra["read_only"] = shown.read_only
         if shown.read_only:
             extra["turn"] = None
+        extra["move_deadline"], extra["move_time_left"] = shown.move_deadline, shown.move_time_left  # R28
         print_json({**view, **extra})
         return
     if news is not None and result is None:
         title = "Since your last move:" if len(news.events) < news.state.version - 1 else "So far:"
         news_block(ctx, game, news.events, news.before, title)
     render.view_table(view, finished_parts(result))
+    render.move_time_line(game, view["turn"], player, shown.move_deadline, shown.move_time_left)
     title, steps = next_steps(ctx, shown.state, player, shown.moves, shown.read_only) if player else ("", [])
     if shown.read_only:
         title = read_only_note(game)  # for the public view too

@@ -112,6 +112,39 @@ def ago(moment: str, now: datetime | None = None) -> str:
     return "just now"
 
 
+def time_left(seconds: int) -> str:
+    """Seconds left as its two largest units: `1d11h`, `59m59s`, `30s`."""
+    from scat_core.domain.move_time import format_duration
+
+    return "".join(re.findall(r"\d+[dhms]", format_duration(seconds))[:2])
+
+
+def deadline_text(moment: str) -> str:
+    """A recorded time as `2026-12-02 10:33:20 UTC`."""
+    try:
+        then = datetime.strptime(moment.rstrip("Z")[:19], "%Y-%m-%dT%H:%M:%S")
+    except ValueError:
+        return moment
+    return f"{then:%Y-%m-%d %H:%M:%S} UTC"
+
+
+def move_time_line(game_id: str, turn: str | None, you: str | None, deadline: str | None, left: int | None) -> None:
+    """What the move time (R28) means now: to the player to act, how long he has; to the others,
+    how long is left; once out, since when, and that any other player may `scat claim`."""
+    if turn is None or deadline is None or left is None:
+        return
+    out, since = Out(), deadline_text(deadline)
+    if left > 0:
+        who = "You have" if turn == you else f"{turn} has"
+        text = f"{who} {time_left(left)} left to move (until {since}, R28)."
+        out.line(out.style(text, "bold") if turn == you else out.text(text))
+        return
+    who = "You are" if turn == you else f"{turn} is"
+    claim = f"`scat claim {game_id}" + (f" --as {you}`" if you and you != turn else "`")
+    out.line(out.style(runnable(f"{who} out of time since {since} (R28): any other player may {claim}."),
+                       "bold yellow"))
+
+
 def print_lines(lines: Iterable[str], prefix: str = "") -> None:
     """Sentences, one per line, cards coloured on a terminal."""
     out = Out()
@@ -262,6 +295,7 @@ def games_table(rows: Sequence[Listing], filtered: bool = False) -> None:
         out.line(runnable("No games yet. Start one: `scat new --player you --bot ann --bot bob`"))
         return
     table = []
+    timed = any(row.move_deadline is not None for row in rows)
     for row in rows:
         players = ", ".join(name + ("*" if name in row.bots else "") for name in row.players)
         imported = row.read_only
@@ -271,11 +305,25 @@ def games_table(rows: Sequence[Listing], filtered: bool = False) -> None:
         if chosen != (False, False):
             status += " (chosen " + " and ".join(
                 kind for kind, flag in zip(("seed", "deck"), chosen, strict=True) if flag) + ")"
-        table.append([out.text(row.game_id), out.text(players), out.text("-" if imported else row.turn or "-"),
-                      str(row.hand_number), status, ago(row.last_activity)])
-    out.table(["game", "players", "turn", "hand", "status", "last activity"], table)
+        cells = [out.text(row.game_id), out.text(players), out.text("-" if imported else row.turn or "-"),
+                 str(row.hand_number), status, ago(row.last_activity)]
+        if timed:
+            cells.insert(3, _left_cell(row.move_time_left))
+        table.append(cells)
+    columns = ["game", "players", "turn", "hand", "status", "last activity"]
+    out.table(columns[:3] + ["time left"] + columns[3:] if timed else columns, table)
     if any(row.bots for row in rows):
         out.line(out.style("* bot", "dim"))
+    late = [row for row in rows if row.move_time_left == 0]
+    if late:
+        games = ", ".join(row.game_id for row in late[:3]) + (" ..." if len(late) > 3 else "")
+        out.line(out.style(runnable(f"Out of time (R28) in {games}: any other player may `scat claim GAME`."),
+                           "bold yellow"))
+
+
+def _left_cell(left: int | None) -> str:
+    """The games table's time left (R28): `1d11h`, `out of time`, or `-` without a move time."""
+    return "-" if left is None else "out of time" if left == 0 else time_left(left)
 
 
 def tokens(tokens_by_name: dict[str, str]) -> None:

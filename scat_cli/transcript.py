@@ -124,7 +124,7 @@ def describe(event: ev.Event, table: PublicTable) -> str:
         case ev.PlayerEliminated():
             return f"{event.player} {_be(event.player)} out of the game"
         case ev.Resigned() if event.cause == "move time":
-            by = f"on {event.claimed_by}'s claim" if event.claimed_by else "on the server's claim"
+            by = f"on {event.claimed_by}'s claim" if event.claimed_by else "on scat's own claim"
             return f"{event.player} ran out of move time and {_be(event.player)} resigned {by} (R28, R27)"
         case ev.Resigned():
             return f"{event.player} resigned and {_be(event.player)} out of the game (R27)"

@@ -29,13 +29,15 @@ from scat_cli.errors import exit_code
 from scat_cli.server import wire
 from scat_cli.server.limits import LOG, LimitAndLog
 from scat_cli.server.push import Notifier, listen
+from scat_cli.server.sweep import start_sweeping
 from scat_core.domain import commands as cmd
 from scat_core.domain.audit import AuditReport
 from scat_core.domain.errors import AuthFailed, BadInput, NotFound, RuleViolation, ScatError
 from scat_core.records.errors import ConcurrencyConflict, CorruptHistory
 from scat_core.records.stats import StatsReport
+from scat_core.service.accounts import RequestRefused, TooManyFailures
 from scat_core.service.games import GameService
-from scat_core.service.values import Export, Exports, History, Listing, Played, Shown
+from scat_core.service.values import Export, Exports, GamesPage, History, Listing, Played, Shown
 from scat_core.store.sql.database import masked_url
 
 #: How long an event stream sleeps without news before it sends a keep-alive comment (a waiting
@@ -63,6 +65,8 @@ Token = Annotated[str | None, Depends(bearer)]
 
 #: Error type -> the HTTP status of its refusal; a type not listed takes its nearest listed base's.
 HTTP_STATUS: dict[type[ScatError], int] = {
+    RequestRefused: 401,
+    TooManyFailures: 429,
     RuleViolation: 422,
     CorruptHistory: 422,
     BadInput: 400,
@@ -73,7 +77,7 @@ HTTP_STATUS: dict[type[ScatError], int] = {
 }
 #: HTTP status -> the exit code of a refusal that is no ScatError (a bad path, a bad method).
 STATUS_EXIT = {status: exit_code(kind) for kind, status in reversed(HTTP_STATUS.items())} | {
-    401: exit_code(AuthFailed), 405: exit_code(BadInput), 413: exit_code(BadInput)}
+    401: exit_code(AuthFailed), 405: exit_code(BadInput), 413: exit_code(BadInput), 429: exit_code(TooManyFailures)}
 
 
 def http_status(error: ScatError) -> int:
@@ -116,29 +120,44 @@ def on_exit_signal(action: Callable[[], None]) -> None:
             signal.signal(number, first_ours(previous))  # uvicorn puts back its saved handlers when done
 
 
-def create_app(db_url: str | None = None, *, testing: bool = False) -> FastAPI:
-    """The app over the database at `db_url`; `testing` allows games with --seed/--deck."""
+def create_app(db_url: str | None = None, *, testing: bool = False, claim_every: float | None = None) -> FastAPI:
+    """The app over the database at `db_url`; `testing` allows games with --seed/--deck;
+    `claim_every` (seconds): how often it claims turns out of move time itself (R28; None: never)."""
+    from scat_cli.server.account_routes import account_router
+    from scat_cli.server.verify import RequestVerifier
+    from scat_core.service.accounts import AccountService
+    from scat_core.store.sql.account_log import SqlAccountLog
+
     games = GameService.open(db_url)
+    accounts = AccountService(SqlAccountLog(games.store.engine))
+    verifier = RequestVerifier(accounts)
     notifier, stop = Notifier(), threading.Event()
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         listen(games.store.engine, notifier, stop)  # PostgreSQL: hear other processes' moves
         on_exit_signal(notifier.close)  # the event streams end at once, so the server can stop
+        if claim_every is not None:
+            start_sweeping(games, notifier.changed, claim_every, stop)
         yield
         notifier.close()
         stop.set()
 
-    app = FastAPI(title="Scat", version="1", description="The Scat (Thirty-One) game backend.", lifespan=lifespan)
+    app = FastAPI(title="Scat", version="1", description="The Scat (Thirty-One) game backend.", lifespan=lifespan,
+                  dependencies=[Depends(verifier)])  # a signed request proves its account first (verify.py)
     app.state.games, app.state.testing, app.state.notifier = games, testing, notifier
+    app.state.accounts, app.state.verifier = accounts, verifier
+    app.include_router(account_router(accounts, verifier))
     app.add_middleware(LimitAndLog)
 
     @app.exception_handler(ScatError)
     async def scat_error(request: Request, error: ScatError) -> JSONResponse:
         status = http_status(error)
-        if isinstance(error, AuthFailed) and "authorization" not in request.headers:
+        if status == 403 and "authorization" not in request.headers:
             status = 401
-        return JSONResponse(wire.ErrorOut.of(error).model_dump(exclude_none=True), status_code=status)
+        headers = {"retry-after": str(error.retry_after)} if isinstance(error, TooManyFailures) else None
+        return JSONResponse(wire.ErrorOut.of(error).model_dump(exclude_none=True), status_code=status,
+                            headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, error: RequestValidationError) -> JSONResponse:
@@ -183,9 +202,17 @@ def create_app(db_url: str | None = None, *, testing: bool = False) -> FastAPI:
 
     @app.get("/games", response_model=list[Listing])
     def game_list(status: Annotated[str | None, Query(pattern="^(active|finished)$")] = None,
-                  waiting_for: Annotated[str | None, Query(max_length=wire.SHORT)] = None) -> list[Listing]:
-        """The games list, newest activity first."""
-        return games.game_list(status, waiting_for)
+                  waiting_for: Annotated[str | None, Query(max_length=wire.SHORT)] = None,
+                  limit: Annotated[int | None, Query(ge=1, le=wire.MAX_PAGE)] = None) -> list[Listing]:
+        """The games list, newest activity first (at most `limit`)."""
+        return games.game_list(status, waiting_for, limit)
+
+    @app.get("/games/page", response_model=GamesPage)
+    def games_page(status: Annotated[str | None, Query(pattern="^(active|finished)$")] = None,
+                   waiting_for: Annotated[str | None, Query(max_length=wire.SHORT)] = None,
+                   limit: Annotated[int | None, Query(ge=1, le=wire.MAX_PAGE)] = None) -> GamesPage:
+        """`scat games`: the newest `limit` games of the list and how many match in all."""
+        return games.games_page(status, waiting_for, limit)
 
     @app.get("/games/{game_id}", response_model=Shown)
     def show(game_id: str, token: Token, viewer: Viewer = None) -> Shown:

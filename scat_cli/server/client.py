@@ -22,9 +22,21 @@ from scat_core.domain.audit_report import AuditReport
 from scat_core.domain.errors import BadInput, RuleViolation
 from scat_core.domain.options import GameOptions
 from scat_core.service.boundary import Progress
-from scat_core.service.values import Export, Exports, History, Listing, Played, SeenEvent, Shown, Skipped, Waited
+from scat_core.service.values import (
+    Export,
+    Exports,
+    GamesPage,
+    History,
+    Listing,
+    Played,
+    SeenEvent,
+    Shown,
+    Skipped,
+    Waited,
+)
 
 if TYPE_CHECKING:
+    from scat_cli.server.identity import Identity
     from scat_core.records.stats import StatsReport
 
 _MOVES = {cmd.Draw: "draw", cmd.Discard: "discard", cmd.Knock: "knock", cmd.Declare31: "declare",
@@ -32,12 +44,17 @@ _MOVES = {cmd.Draw: "draw", cmd.Discard: "discard", cmd.Knock: "knock", cmd.Decl
 
 
 class RemoteGames:
-    """The game service of a Scat backend at `base_url` (`scat --server URL`)."""
+    """The game service of a Scat backend at `base_url` (`scat --server URL`).
 
+    Its requests are signed with this user's key where it is an account (identity.py), or
+    with `identity`'s key when one is given (the account commands).
+    """
 
-    def __init__(self, base_url: str) -> None:
+    def __init__(self, base_url: str, identity: Identity | None = None) -> None:
+        from scat_cli.server.identity import signer_for
+
         self.base_url = base_url
-        self.http = Connection(base_url)
+        self.http = Connection(base_url, signer=identity.sign if identity is not None else signer_for(base_url))
 
     def __enter__(self) -> RemoteGames:
         return self
@@ -128,10 +145,17 @@ class RemoteGames:
         return History.model_validate(self.request("GET", f"{self._game(game_id)}/replay", token=token,
                                                    params={"as": viewer, "to": to}))
 
-    def game_list(self, status: str | None = None, waiting_for: str | None = None) -> list[Listing]:
-        """The games list, newest activity first."""
-        rows = self.request("GET", "/games", params={"status": status, "waiting_for": waiting_for})
+    def game_list(self, status: str | None = None, waiting_for: str | None = None,
+                  limit: int | None = None) -> list[Listing]:
+        """The games list, newest activity first, at most `limit`."""
+        rows = self.request("GET", "/games", params={"status": status, "waiting_for": waiting_for, "limit": limit})
         return TypeAdapter(list[Listing]).validate_python(rows)
+
+    def games_page(self, status: str | None = None, waiting_for: str | None = None,
+                   limit: int | None = None) -> GamesPage:
+        """The newest `limit` games of the list, and how many match in all."""
+        return GamesPage.model_validate(self.request(
+            "GET", "/games/page", params={"status": status, "waiting_for": waiting_for, "limit": limit}))
 
     # ---- waiting -------------------------------------------------------------------------
 

@@ -65,12 +65,16 @@ def serve(
                                            "else the SQLite file in your user data directory).")] = None,
     testing: Annotated[bool, typer.Option("--testing", help="Accept `new --seed` and `new --deck` (whoever "
                                           "creates such a game knows every hand): for tests only.")] = False,
+    claim_every: Annotated[float, typer.Option(min=0.1, metavar="SECONDS",
+                                               help="How often to look for turns whose move time ran out and "
+                                               "claim them (R28).")] = 2.0,
 ) -> None:
     """Run the Scat backend: the HTTP API for `scat --server URL`.
 
     Every game created here is protected: `scat --server URL new` prints each human's token
     once. The OpenAPI document is at /openapi.json, the docs at /docs, a health check at
-    /health. Several processes may serve one PostgreSQL database. SIGTERM or Ctrl-C stops
+    /health. Several processes may serve one PostgreSQL database. Turns whose move time ran
+    out are claimed within --claim-every seconds (R28), once whatever the processes. SIGTERM or Ctrl-C stops
     it cleanly, finishing the requests in flight. One log line per request on stderr.
 
     Example: scat serve --db postgresql+psycopg://scat@localhost/scat --port 8031
@@ -91,7 +95,7 @@ def serve(
     log.setLevel(logging.INFO)
     log.propagate = False
     listening = listen(host, port)  # first: a port in use is told before the database is opened
-    app = create_app(url, testing=testing)
+    app = create_app(url, testing=testing, claim_every=claim_every)
     config = uvicorn.Config(app, host=host, port=port, access_log=False, log_level="warning",
                             timeout_graceful_shutdown=10, server_header=False)
     log.info("listening on http://%s:%d%s", host, port,

@@ -13,11 +13,14 @@ import http.client
 import json as jsonlib
 import socket
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode, urlsplit
+
+#: Signs one request: (method, target as sent, body) -> the headers that sign it (httpsig.py).
+Signer = Callable[[str, str, bytes], Mapping[str, str]]
 
 #: Seconds to wait for a connection, and for each read of an answer (a stream's server says
 #: something every few seconds, so a silent one is gone).
@@ -71,9 +74,10 @@ def _connect_by_bytes(address: tuple[str, int], timeout: Any = None, source_addr
 
 class Connection:
     """A kept-alive HTTP/1.1 connection to the server at `base_url` (http:// or https://), one per
-    thread, so that a stream read in one thread and requests sent from another never share one."""
+    thread, so that a stream read in one thread and requests sent from another never share one.
+    With a `signer`, every request is signed afresh as it is sent (a retry gets a new nonce)."""
 
-    def __init__(self, base_url: str, user_agent: str = "scat-cli") -> None:
+    def __init__(self, base_url: str, user_agent: str = "scat-cli", signer: Signer | None = None) -> None:
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"not an http:// or https:// URL: {base_url}")
@@ -82,6 +86,7 @@ class Connection:
         self.prefix = parts.path.rstrip("/")
         self.headers = {"user-agent": user_agent, "accept": "application/json"}
         self._local = threading.local()
+        self.signer = signer
 
     @property
     def _conn(self) -> http.client.HTTPConnection | None:
@@ -130,7 +135,8 @@ class Connection:
                 conn = self._connect()
                 assert conn.sock is not None
                 conn.sock.settimeout(read_timeout)
-                conn.request(method, target, body=data, headers=sent)
+                signed = dict(sent, **self.signer(method, target, data or b"")) if self.signer else sent
+                conn.request(method, target, body=data, headers=signed)
                 return conn.getresponse()
             except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as error:
                 self.close()

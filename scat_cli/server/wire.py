@@ -19,6 +19,8 @@ from scat_core.records.errors import CorruptHistory, HistoryDamaged
 #: Longest name, card or token a request may carry; bodies are limited by the app too.
 SHORT = 200
 MAX_SEATS = 16
+#: The most games one page of `scat games` may ask for (`--all` asks for no limit).
+MAX_PAGE = 1_000_000
 
 
 #: Each model is built on first use (defer_build): a command pays only for the bodies it sends or reads.

@@ -19,6 +19,8 @@ class GameSummary:
     winner: str | None = None
     protected: bool = False
     bots: tuple[str, ...] = field(default=())
+    #: When the player to act runs out of move time (R28), as recorded_at text; None without one.
+    move_deadline: str | None = None
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,7 @@ class GameRow:
     head_seq: int
     head_hash: str
     protected: bool
+    move_deadline: str | None = None
 
 
 #: One whole exported history to add (records, its games-row summary, its snapshot or None).

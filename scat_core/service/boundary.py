@@ -16,7 +16,17 @@ if TYPE_CHECKING:
     from scat_core.domain.commands import PlayerCommand
     from scat_core.domain.options import GameOptions
     from scat_core.records.stats import StatsReport
-    from scat_core.service.values import Export, History, Listing, Played, SeenEvent, Shown, Skipped, Waited
+    from scat_core.service.values import (
+        Export,
+        GamesPage,
+        History,
+        Listing,
+        Played,
+        SeenEvent,
+        Shown,
+        Skipped,
+        Waited,
+    )
 
 #: Told (games done, games in all) as `audit_all` and `export_all` go.
 Progress = Callable[[int, int], None]
@@ -58,8 +68,13 @@ class Games(Protocol):
                token: str | None = None) -> History:
         """`scat replay`."""
 
-    def game_list(self, status: str | None = None, waiting_for: str | None = None) -> list[Listing]:
-        """`scat games`."""
+    def game_list(self, status: str | None = None, waiting_for: str | None = None,
+                  limit: int | None = None) -> list[Listing]:
+        """The games list (newest activity first, at most `limit`)."""
+
+    def games_page(self, status: str | None = None, waiting_for: str | None = None,
+                   limit: int | None = None) -> GamesPage:
+        """`scat games`: a page of the list and how many games match in all."""
 
     def audit(self, game_id: str, strict: bool = False) -> AuditReport:
         """`scat audit GAME`."""

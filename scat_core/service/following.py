@@ -49,7 +49,13 @@ class Following:
             if turn_has_come(shown.state, player):
                 return Waited(shown=shown, timed_out=False)
             left = None if deadline is None else deadline - time.monotonic()
-            if (left is not None and left <= 0) or not self.waiting.wait_for_event(game_id, shown.state.version, left):
+            if left is not None and left <= 0:
+                return Waited(shown=shown, timed_out=True)
+            # Awake when the player to act runs out of move time: the next `show` claims his turn (R28).
+            late = shown.move_time_left + 0.05 if shown.move_time_left else None
+            moved = self.waiting.wait_for_event(game_id, shown.state.version,
+                                                left if late is None else late if left is None else min(left, late))
+            if not moved and late is None:
                 return Waited(shown=shown, timed_out=True)
 
     def watch(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Iterator[SeenEvent]:

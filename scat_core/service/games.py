@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from scat_core.domain import events as ev
 from scat_core.domain.commands import PlayerCommand
+from scat_core.domain.move_time import recorded_text
 from scat_core.domain.options import GameOptions
 from scat_core.domain.state import GameState
 from scat_core.records.games import GameRow
@@ -34,7 +35,17 @@ from scat_core.service.read_model import summarize
 from scat_core.service.reading import Reading
 from scat_core.service.showing import Showing
 from scat_core.service.statistics import Statistics
-from scat_core.service.values import Export, History, Listing, Played, SeenEvent, Shown, Skipped, Waited
+from scat_core.service.values import (
+    Export,
+    GamesPage,
+    History,
+    Listing,
+    Played,
+    SeenEvent,
+    Shown,
+    Skipped,
+    Waited,
+)
 from scat_core.service.waiting import Waiting
 
 if TYPE_CHECKING:
@@ -107,9 +118,20 @@ class GameService(Generic[S]):
         """`scat replay`: the game as after event `to`, as `viewer` could see it then."""
         return self.showing.replay(game_id, to, viewer, token)
 
-    def game_list(self, status: str | None = None, waiting_for: str | None = None) -> list[Listing]:
-        """`scat games`: the games list, each row with its read-only and chosen-chance flags."""
-        return self.showing.game_list(status, waiting_for)
+    def game_list(self, status: str | None = None, waiting_for: str | None = None,
+                  limit: int | None = None) -> list[Listing]:
+        """The games list (at most `limit`), each row with its read-only, chosen-chance and move-time fields."""
+        return self.showing.game_list(status, waiting_for, limit)
+
+    def games_page(self, status: str | None = None, waiting_for: str | None = None,
+                   limit: int | None = None) -> GamesPage:
+        """`scat games`: the newest `limit` games of the list and how many match in all."""
+        return self.showing.games_page(status, waiting_for, limit)
+
+    def games_waiting_for(self, player: str, limit: int | None = None) -> list[GameRow]:
+        """Running games where `player` is to act (any case), newest activity first: from the
+        games read model (an indexed query, no event log read); read-only imports left out."""
+        return self.reading.list_games("active", player, limit)
 
     def wait_for_turn(self, game_id: str, player: str, token: str | None = None,
                       timeout: float | None = None) -> Waited:
@@ -145,6 +167,17 @@ class GameService(Generic[S]):
     def claim_expired(self, game_id: str) -> Outcome:
         """The server's own claim (R28) of a turn whose move time ran out; RuleViolation if none did."""
         return self.playing.claim(game_id, None)
+
+    def expired_turns(self, limit: int = 100) -> list[str]:
+        """Running games whose player to act is out of move time now (R28), longest out first:
+        found in the games read model (an indexed query, no event log read)."""
+        return self.reading.expired_games(recorded_text(self.playing.clock()), limit)
+
+    def claim_overdue(self, game_id: str) -> Outcome | None:
+        """The server's sweep (R28): the turn of the player to act is claimed by scat itself if his
+        move time ran out; None if it has not, or someone else (another server process) claimed
+        or moved first: one claim per expiry."""
+        return self.playing.claim_overdue(game_id)
 
     def look(self, game_id: str, player: str | None = None, token: str | None = None) -> GameState:
         """The current state after the bots' owed moves; a player's look at his hand is recorded (R23)."""

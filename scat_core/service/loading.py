@@ -11,9 +11,10 @@ from scat_core.domain.evolve import fold
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
 from scat_core.records.errors import CorruptHistory
-from scat_core.records.stored import GameSecret, StoredEvent
+from scat_core.records.stored import GameSecret, StoredEvent, utc_now
 from scat_core.records.tokens import verify_token
 from scat_core.service import folded
+from scat_core.service.move_times import deadline_after
 from scat_core.service.ports import UnitOfWork
 from scat_core.service.read_model import snapshot_json, summarize
 
@@ -68,7 +69,9 @@ def append(tx: UnitOfWork, state: GameState, events: list[ev.Event], after: Game
     with the read model and the snapshot, recorded at `recorded_at` (the service's clock); the
     store forgets a revealed seed in the same write."""
     kept = snapshot_json(after)
-    stored = tx.append(state.game_id, state.version, events, summarize(after), kept, head, recorded_at)
+    recorded_at = recorded_at or utc_now()
+    summary = summarize(after, deadline_after(tx, state, after, recorded_at))
+    stored = tx.append(state.game_id, state.version, events, summary, kept, head, recorded_at)
     if kept is not None and stored and stored[-1].seq == after.version:
         folded.remember(after, stored[-1].hash)  # the state of the snapshot just written (folded.py)
     return stored

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from scat_core.domain.move_time import deadline, recorded_time
+from scat_core.domain.move_time import deadline, recorded_text, recorded_time
 from scat_core.domain.state import GameState
 from scat_core.service.ports import UnitOfWork
 
@@ -32,3 +33,27 @@ def turn_deadline(tx: UnitOfWork, state: GameState) -> datetime | None:
         return None
     began = turn_began_at(tx, state)
     return None if began is None else deadline(began, state.options.move_time)
+
+
+def deadline_after(tx: UnitOfWork, before: GameState, after: GameState, recorded_at: str) -> str | None:
+    """The games read model's move deadline once the events from `before` to `after` are
+    recorded at `recorded_at`: counted from then if they began the turn, else as it was."""
+    if after.options.move_time is None or after.status != "active" or after.turn is None or not after.in_hand:
+        return None
+    if after.turn_began > before.version:
+        return recorded_text(deadline(recorded_time(recorded_at), after.options.move_time))
+    ends = turn_deadline(tx, after)
+    return None if ends is None else recorded_text(ends)
+
+
+def seconds_left(ends: datetime, now: datetime) -> int:
+    """Whole seconds left before `ends` at `now`, rounded up: 0 once the time ran out (R28)."""
+    return max(0, math.ceil((ends - now).total_seconds()))
+
+
+def move_clock(ends: datetime | str | None, now: datetime) -> tuple[str | None, int | None]:
+    """(the deadline as recorded_at text, the seconds left at `now`) of a turn; (None, None) without one."""
+    if ends is None:
+        return None, None
+    moment = recorded_time(ends) if isinstance(ends, str) else ends
+    return recorded_text(moment), seconds_left(moment, now)

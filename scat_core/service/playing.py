@@ -10,14 +10,15 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from scat_core.domain import events as ev
 from scat_core.domain.bots import next_bot_command
 from scat_core.domain.commands import ClaimTime, CreateGame, PlayerCommand, ViewHand
 from scat_core.domain.decide import decide_and_evolve
-from scat_core.domain.errors import BadInput, RuleViolation
+from scat_core.domain.errors import BadInput, RuleViolation, ScatError
 from scat_core.domain.evolve import evolve
-from scat_core.domain.move_time import recorded_text
+from scat_core.domain.move_time import deadline, recorded_text
 from scat_core.domain.names import SEED_RE, normalize_name
 from scat_core.domain.options import GameOptions
 from scat_core.domain.shuffle import SeededChance, new_salt, new_seed
@@ -27,8 +28,15 @@ from scat_core.records.errors import ConcurrencyConflict, StoreUnavailable
 from scat_core.records.stored import StoredEvent
 from scat_core.records.tokens import hash_token, new_token
 from scat_core.service.loading import append, authorize, chance_of, load_for_command, refuse_bot_viewer, require_player
-from scat_core.service.move_times import Clock, system_clock, turn_began_at
-from scat_core.service.ports import Store
+from scat_core.service.move_times import (
+    Clock,
+    deadline_after,
+    move_clock,
+    system_clock,
+    turn_began_at,
+    turn_deadline,
+)
+from scat_core.service.ports import Store, UnitOfWork
 from scat_core.service.read_model import snapshot_json, summarize
 
 BOT_MOVES_PER_CALL = 100_000  # a safety bound: a bot-only game ends long before
@@ -71,6 +79,11 @@ def bot_moves(state: GameState, chance: SeededChance) -> tuple[list[ev.Event], G
     return events, state
 
 
+def claimed_in(events: Sequence[ev.Event]) -> bool:
+    """Whether `events` hold a claim of a turn whose move time ran out (R28)."""
+    return any(isinstance(event, ev.Resigned) and event.cause is not None for event in events)
+
+
 class Playing:
     """The use cases that change a game: create, act, look (R23) and the bots' moves."""
 
@@ -111,9 +124,10 @@ class Playing:
         )
         events, state = decide_and_evolve(GameState(), command, chance)
         tokens = {p.name: new_token() for p in state.players if protect and not p.is_bot}
+        now = self._now()
         with self.store.transaction() as tx:
-            stored = tx.append(command.game_id, 0, events, summarize(state), snapshot_json(state),
-                               recorded_at=self._now())
+            summary = summarize(state, deadline_after(tx, GameState(), state, now))
+            stored = tx.append(command.game_id, 0, events, summary, snapshot_json(state), recorded_at=now)
             tx.put_secret(command.game_id, chance.seed, chance.salt)
             for name, token in tokens.items():
                 tx.put_token_hash(command.game_id, name, hash_token(token))
@@ -129,15 +143,57 @@ class Playing:
             if state.players[seat].is_bot:
                 raise RuleViolation(f"{state.players[seat].name} is a bot: bots play by themselves")
             chance = chance_of(state, secret)
-            # Moves bots still owe (their writer was interrupted) come first.
-            events, owed = bot_moves(state, chance)
-            mine, after = decide_and_evolve(owed, command, chance)
+            # Moves bots still owe (their writer was interrupted) come first, then a claim of a
+            # turn whose move time ran out (R28): both stand even if the command is refused.
+            now = self.clock()
+            events, owed = self._owed(tx, state, chance, now)
+            refused: ScatError | None = None
+            try:
+                mine, after = decide_and_evolve(owed, command, chance)
+            except ScatError as error:
+                if not claimed_in(events):
+                    raise
+                refused, mine, after = error, [], owed
             events += mine
-            stored = append(tx, state, events, after, head, self._now())
+            stored = append(tx, state, events, after, head, recorded_text(now))
             before, state = state, after  # Outcome.before: the state before events[0]
+        if refused is not None:
+            raise refused
         outcome = self._bots_after_commit(game_id, state, chance, stored[-1].hash if stored else head)
         return Outcome(game_id, outcome.state, stored + outcome.events, before=before,
                        bots_interrupted=outcome.bots_interrupted)
+
+    def _owed(self, tx: UnitOfWork, state: GameState, chance: SeededChance,
+              now: datetime) -> tuple[list[ev.Event], GameState]:
+        """The events owed before a command at `now`: the bots' moves, then, if the player to act
+        ran out of move time, the claim of his turn by scat itself (R28) and the bots' moves after it."""
+        events, owed = bot_moves(state, chance)
+        if owed.options.move_time is None or owed.status != "active" or owed.turn_began > state.version:
+            return events, owed
+        began = turn_began_at(tx, owed)
+        if began is None or deadline(began, owed.options.move_time) > now:
+            return events, owed
+        claimed, owed = decide_and_evolve(owed, ClaimTime(None, now, began), chance)
+        more, owed = bot_moves(owed, chance)
+        return events + claimed + more, owed
+
+    def claim_overdue(self, game_id: str) -> Outcome | None:
+        """Claim the turn of the player to act by scat itself if his move time ran out (R28);
+        None when it has not (or the game cannot be played here, or someone else acted first)."""
+        try:
+            with self.store.command() as tx:
+                state, secret, head = load_for_command(tx, game_id)
+                if state.options.move_time is None or state.status != "active" or secret is None:
+                    return None
+                chance = SeededChance(secret.seed, secret.salt)
+                now = self.clock()
+                events, after = self._owed(tx, state, chance, now)
+                if not claimed_in(events):
+                    return None
+                stored = append(tx, state, events, after, head, recorded_text(now))
+        except ConcurrencyConflict:
+            return None
+        return Outcome(game_id, after, stored, before=state)
 
     def claim(self, game_id: str, claimer: str | None, token: str | None = None) -> Outcome:
         """Claim the turn of the player to act once his move time ran out (R28): he is resigned,
@@ -163,6 +219,14 @@ class Playing:
         return Outcome(game_id, outcome.state, stored + outcome.events, before=before,
                        bots_interrupted=outcome.bots_interrupted)
 
+    def move_clock(self, state: GameState) -> tuple[str | None, int | None]:
+        """(when the player to act runs out of move time, the seconds he has left now), R28;
+        (None, None) without a move time or a player to act."""
+        if state.options.move_time is None or state.status != "active":
+            return None, None
+        with self.store.read() as tx:
+            return move_clock(turn_deadline(tx, state), self.clock())
+
     def is_protected(self, game_id: str) -> bool:
         """Whether the game is protected (NotFound when there is no such game)."""
         with self.store.read() as tx:
@@ -187,6 +251,10 @@ class Playing:
                 refuse_bot_viewer(state, player)
             if state.status != "finished" and secret is None:
                 return state  # imported without its seed: read-only
+            ends = turn_deadline(tx, state)
+        if ends is not None and ends <= self.clock():
+            claimed = self.claim_overdue(game_id)  # the turn of a player out of time first (R28)
+            state = claimed.state if claimed is not None else state
         if next_bot_command(state) is not None:
             state = self.play_bots(game_id).state
         seat = state.seat_of(player) if player is not None else None

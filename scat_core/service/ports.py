@@ -94,8 +94,19 @@ class GamesReadModel(Protocol):
         """The row of one game, or None."""
         ...
 
-    def list_games(self, status: str | None = None, waiting_for: str | None = None) -> list[GameRow]:
-        """Rows newest activity first, of one status, or whose player to act is `waiting_for` (any case)."""
+    def list_games(self, status: str | None = None, waiting_for: str | None = None,
+                   limit: int | None = None) -> list[GameRow]:
+        """Rows newest activity first, of one status, or whose player to act is `waiting_for` (any case),
+        at most `limit` (a page costs the same however many games there are)."""
+        ...
+
+    def count_listed(self, status: str | None = None, waiting_for: str | None = None) -> int:
+        """How many rows `list_games` gives without a limit."""
+        ...
+
+    def expired_games(self, now: str, limit: int = 100) -> list[str]:
+        """Running games whose player to act ran out of move time by `now` (recorded_at text, R28),
+        longest out first: found in the read model, no event log read."""
         ...
 
     def game_ids(self) -> list[str]:
@@ -114,8 +125,8 @@ class SecretsAndTokens(Protocol):
         """The kept seed and salt, or None (never kept here, or forgotten once revealed)."""
         ...
 
-    def secret_game_ids(self) -> set[str]:
-        """The ids of the games whose seed is kept here."""
+    def secret_game_ids(self, among: Sequence[str] | None = None) -> set[str]:
+        """The ids of the games whose seed is kept here, only `among` these if given."""
         ...
 
     def put_token_hash(self, game_id: str, player: str, token_hash: str) -> None:

@@ -7,8 +7,8 @@ from scat_core.domain.state import GameState
 from scat_core.records.games import GameSummary
 
 
-def summarize(state: GameState) -> GameSummary:
-    """The games read-model row for `state`."""
+def summarize(state: GameState, move_deadline: str | None = None) -> GameSummary:
+    """The games read-model row for `state`, whose player to act runs out of time at `move_deadline` (R28)."""
     return GameSummary(
         status="finished" if state.status == "finished" else "active",
         players=tuple(player.name for player in state.players),
@@ -18,6 +18,7 @@ def summarize(state: GameState) -> GameSummary:
         dealer=state.name(state.dealer) if state.dealer >= 0 else None,
         winner=state.winner,
         protected=state.protected,
+        move_deadline=move_deadline,
     )
 
 

@@ -23,15 +23,16 @@ class Reading:
     def __init__(self, store: Store, playing: Playing) -> None:
         self.store, self.playing = store, playing
 
-    def list_games(self, status: str | None = None, waiting_for: str | None = None) -> list[GameRow]:
-        """Games newest activity first, optionally only those with a status or waiting for a name.
+    def list_games(self, status: str | None = None, waiting_for: str | None = None,
+                   limit: int | None = None) -> list[GameRow]:
+        """Games newest activity first, optionally only those with a status or waiting for a name, at most `limit`.
 
         An imported running game waits for nobody here (read-only): `waiting_for` leaves it out.
         """
-        return self.list_games_read_only(status, waiting_for)[0]
+        return self.list_games_read_only(status, waiting_for, limit)[0]
 
     def list_games_read_only(
-        self, status: str | None = None, waiting_for: str | None = None
+        self, status: str | None = None, waiting_for: str | None = None, limit: int | None = None,
     ) -> tuple[list[GameRow], set[str]]:
         """`list_games`, and the ids of the games listed that are read-only here.
 
@@ -39,12 +40,23 @@ class Reading:
         was created), so nobody can play it here and its turn waits for nobody.
         """
         with self.store.read() as tx:
-            rows = tx.list_games(status=status, waiting_for=waiting_for)
-            playable = tx.secret_game_ids()
-            read_only = {row.game_id for row in rows if row.status != "finished" and row.game_id not in playable}
+            rows = tx.list_games(status=status, waiting_for=waiting_for, limit=limit)
+            running = [row.game_id for row in rows if row.status != "finished"]
+            playable = tx.secret_game_ids(running)
+            read_only = {game_id for game_id in running if game_id not in playable}
         if waiting_for is not None:  # it waits for nobody here
             return [row for row in rows if row.game_id not in read_only], set()
         return rows, read_only
+
+    def count_listed(self, status: str | None = None, waiting_for: str | None = None) -> int:
+        """How many games `list_games` lists without a limit (an imported running game counted)."""
+        with self.store.read() as tx:
+            return tx.count_listed(status, waiting_for)
+
+    def expired_games(self, now: str, limit: int) -> list[str]:
+        """Running games whose player to act ran out of move time by `now` (R28), from the read model."""
+        with self.store.read() as tx:
+            return tx.expired_games(now, limit)
 
     def chosen_chance(self, game_ids: Sequence[str]) -> dict[str, tuple[bool, bool]]:
         """For each game: (its seed was chosen at creation, its first deck was), from its first event.

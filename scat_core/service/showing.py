@@ -17,10 +17,11 @@ from scat_core.domain.legal import play_moves
 from scat_core.domain.options import GameOptions
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact_state
+from scat_core.service.move_times import move_clock
 from scat_core.service.news import CatchingUp
 from scat_core.service.playing import Outcome, Playing
 from scat_core.service.reading import Reading
-from scat_core.service.values import History, Listing, Move, News, Played, SeenEvent, Shown
+from scat_core.service.values import GamesPage, History, Listing, Move, News, Played, SeenEvent, Shown
 
 
 def moves_of(state: GameState, viewer: str | None, read_only: bool = False) -> list[Move]:
@@ -109,9 +110,10 @@ class Showing:
             news = News(state=redact_state(found.state, viewer), before=redact_state(found.before, viewer),
                         events=[SeenEvent.of(stored, event) for stored, event in found.events])
         result = self.reading.game_result(game_id) if state.status == "finished" else None
+        ends, left = (None, None) if read_only else self.playing.move_clock(state)
         state = redact_state(state, viewer)
         return Shown(game_id=game_id, viewer=viewer, state=state, read_only=read_only, news=news, result=result,
-                     moves=moves_of(state, viewer, read_only))
+                     moves=moves_of(state, viewer, read_only), move_deadline=ends, move_time_left=left)
 
     def log(self, game_id: str, viewer: str | None = None, token: str | None = None) -> History:
         """Every event as `viewer` may see it (hashes once the game is over: before, one would betray a card)."""
@@ -132,17 +134,31 @@ class Showing:
                        events=[SeenEvent.of(stored, event) for stored, event in shown], read_only=read_only,
                        moves=moves_of(state, viewer, read_only) if now else [])
 
-    def game_list(self, status: str | None = None, waiting_for: str | None = None) -> list[Listing]:
-        """Games newest activity first (optionally only those with a status or waiting for a name),
-        each with whether it is read-only here and whether its creator chose its chance (#14 item 4)."""
-        rows, read_only = self.reading.list_games_read_only(status, waiting_for)
+    def games_page(self, status: str | None = None, waiting_for: str | None = None,
+                   limit: int | None = None) -> GamesPage:
+        """`game_list` of at most `limit` games, and how many the filters match in all (counted
+        only when the page is full: one indexed count, whatever the number of games)."""
+        listed = self.game_list(status, waiting_for, limit)
+        full = limit is not None and len(listed) >= limit
+        return GamesPage(games=listed, total=self.reading.count_listed(status, waiting_for) if full else len(listed))
+
+    def game_list(self, status: str | None = None, waiting_for: str | None = None,
+                  limit: int | None = None) -> list[Listing]:
+        """Games newest activity first (optionally only those with a status or waiting for a name,
+        at most `limit`), each with whether it is read-only here and whether its creator chose its
+        chance (#14 item 4) and, with a move time, how long its player to act has left (R28)."""
+        rows, read_only = self.reading.list_games_read_only(status, waiting_for, limit)
         chosen = self.reading.chosen_chance([row.game_id for row in rows])
+        now = self.playing.clock()
+        clocks = {row.game_id: move_clock(None if row.game_id in read_only or row.status != "active"
+                                          else row.move_deadline, now) for row in rows}
         return [
             Listing(game_id=row.game_id, status=row.status, players=list(row.players), bots=list(row.bots),
                     turn=None if row.game_id in read_only else row.turn, hand_number=row.hand_number,
                     dealer=row.dealer, created_at=row.created_at, last_activity=row.last_activity,
                     winner=row.winner, head_seq=row.head_seq, protected=row.protected,
                     read_only=row.game_id in read_only, seed_chosen=chosen[row.game_id][0],
-                    first_deck_stacked=chosen[row.game_id][1])
+                    first_deck_stacked=chosen[row.game_id][1], move_deadline=clocks[row.game_id][0],
+                    move_time_left=clocks[row.game_id][1])
             for row in rows
         ]

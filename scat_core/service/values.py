@@ -92,6 +92,8 @@ class Shown(_Value):
     news: News | None = None
     result: GameResult | None = None
     moves: list[Move] = Field(default_factory=list)
+    move_deadline: str | None = None  # when the player to act runs out of move time (R28); None without one
+    move_time_left: int | None = None  # seconds left then, rounded up: 0 once out of time (any other may claim)
 
 
 class Waited(_Value):
@@ -130,6 +132,15 @@ class Listing(_Value):
     read_only: bool
     seed_chosen: bool
     first_deck_stacked: bool
+    move_deadline: str | None = None  # as in Shown (R28)
+    move_time_left: int | None = None
+
+
+class GamesPage(_Value):
+    """`scat games`: the newest games listed (at most the limit asked) and how many there are in all."""
+
+    games: list[Listing]
+    total: int  # every game the filters match, the page's included
 
 
 class Export(_Value):

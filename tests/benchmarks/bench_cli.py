@@ -11,6 +11,8 @@ Typer + SQLAlchemy + pydantic program pays before doing anything. Goals:
 - cost independent of the number of games in the database and of the game's length: show
   and draw in a 400-event game within 1.1x of a 10-event one, and show in a database of
   many games within 1.1x of a database of one;
+- `scat games` (a page: the 20 of newest activity) in a database of 10,000 games at most
+  1.2x the same in a database of 10;
 - through a server (`scat --server URL`, a `scat serve` started here on SQLite): `show` and
   a draw at most 1.3x the client's own floor, `python -c "import typer, pydantic"` (the
   CLI and the value types; the HTTP client is the standard library's). The floor the
@@ -45,6 +47,7 @@ CLIENT_FLOOR = "python -c 'import typer, pydantic' (client floor)"
 HTTPX_FLOOR = "python -c 'import typer, httpx' (the httpx client's floor)"
 SHOW_GOAL, DRAW_GOAL, HELP_GOAL_MS, FLAT_GOAL, CLIENT_GOAL = 1.3, 1.6, 150.0, 1.1, 1.3
 FILLER_GAMES = 150
+GAMES_GOAL, FEW_GAMES, MANY_GAMES = 1.2, 10, 10_000
 
 
 def run(command: list[str], env: dict[str, str]) -> float:
@@ -147,6 +150,26 @@ def through_a_server(db_url: str, runs: int, env: dict[str, str], timed: Any) ->
     return [show, draw]
 
 
+def listing_games(folder: str, runs: int, env: dict[str, str], timed: Any) -> tuple[str, str]:
+    """Time `scat games` on a database of FEW_GAMES and one of MANY_GAMES (bot games cloned by
+    the store's bulk path, tests/benchmarks/populate.py); the two labels."""
+    from scat_core.service import GameService
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from populate import bulk_append, clone_id, clones, play_bot_games
+
+    few, many = f"{FEW_GAMES:,}-game db", f"{MANY_GAMES:,}-game db"
+    urls = {few: f"sqlite:///{folder}/few.db", many: f"sqlite:///{folder}/lots.db"}
+    for label, count in ((few, FEW_GAMES), (many, MANY_GAMES)):
+        service = GameService.open(urls[label])
+        bulk_append(service, clones(play_bot_games(service, 5, seed=7), (clone_id(i, 1) for i in range(count))))
+        service.store.engine.dispose()
+        run([SCAT, "--db", urls[label], "games"], env)  # warm-up
+    for _ in range(runs):
+        for label in (few, many):
+            timed(f"games, {label}", [SCAT, "--db", urls[label], "games"])
+    return f"games, {few}", f"games, {many}"
+
+
 def main() -> None:
     """Print every median next to its goal, and whether all goals are met."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -190,6 +213,7 @@ def main() -> None:
         one.store.engine.dispose()
         many.store.engine.dispose()
         remote_labels = through_a_server(f"sqlite:///{folder}/served.db", runs, env, timed)
+        games_few, games_many = listing_games(folder, runs, env, timed)
 
     medians = {label: statistics.median(values) for label, values in times.items()}
     floor = medians[FLOOR]
@@ -207,6 +231,7 @@ def main() -> None:
     }
     for label in remote_labels:
         goals[label] = (medians[label] / medians[CLIENT_FLOOR], CLIENT_GOAL, "x client floor")
+    goals[games_many] = (medians[games_many] / medians[games_few], GAMES_GOAL, f"x the {FEW_GAMES}-game db")
     load = ", ".join(f"{figure:.1f}" for figure in os.getloadavg())
     print(f"median of {runs} runs (wall time); floor = {floor:.0f} ms; load average {load} on {os.cpu_count()} cores "
           "(a busy machine stretches the ms figures; the ratios hold better)")

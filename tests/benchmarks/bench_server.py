@@ -10,6 +10,12 @@ with two (clients alternate between them). Goals: >= 0.5x the floor's throughput
 the floor's p99 at 8 clients on PostgreSQL, 0 events lost; and a move reaches a watcher on
 the other server process (event stream, LISTEN/NOTIFY) with p99 no longer than the mover's
 own request.
+
+First, in this process, the cost of authenticating one request: a signed request verified
+(scat_cli/server/verify.py: parse, digest, one indexed read, Ed25519, the nonce's INSERT),
+a signed request rejected (signed by another key than the account's: the same work but the
+INSERT), next to today's wrong game token (a 16 MiB scrypt). Goal: a rejected request costs
+<= 1/100 of the wrong token's scrypt. `--verify-only` prints these figures alone.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
@@ -35,6 +41,69 @@ from tests.support.live_server import free_port, server_process  # noqa: E402
 
 CLIENTS = (1, 8, 32)
 THROUGHPUT_GOAL, P99_GOAL = 0.5, 3.0
+REJECT_GOAL = 1 / 100  # a rejected signed request against a wrong token's scrypt
+
+
+def median_seconds(action: Callable[[], object], rounds: int) -> float:
+    """The median time of `action()` over `rounds` calls."""
+    times = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def verification_costs(url: str) -> list[str]:
+    """Print the cost of verifying and of rejecting a signed request, and of a wrong token; the verdict."""
+    import base64
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from scat_cli.server import httpsig
+    from scat_cli.server.verify import RequestVerifier
+    from scat_core.domain.accounts import key_id_of
+    from scat_core.records.tokens import hash_token, verify_token
+    from scat_core.service.accounts import AccountService, RequestRefused
+    from scat_core.store.sql.account_log import SqlAccountLog
+    from scat_core.store.sql.database import make_engine
+
+    engine = make_engine(url)
+    accounts = AccountService(SqlAccountLog(engine))
+    key, other = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    public = base64.b64encode(key.public_key().public_bytes_raw()).decode("ascii")
+    accounts.register(f"bench{uuid.uuid4().hex[:8]}", public)
+    verifier = RequestVerifier(accounts)
+    body = b'{"player":"you","source":"stock"}'
+    path = "/games/0123456789/draw"
+    scope = {"path": path, "raw_path": path.encode(), "query_string": b""}
+
+    def request(signer: Ed25519PrivateKey) -> dict[str, str]:
+        return httpsig.sign(signer, key_id_of(public), "POST", path, body, int(time.time()))
+
+    def verified() -> None:
+        assert verifier.verified(scope, "POST", request(key), body, time.time()) is not None
+
+    def rejected() -> None:
+        try:
+            verifier.verified(scope, "POST", request(other), body, time.time())
+        except RequestRefused:
+            return
+        raise AssertionError("a request signed by another key was accepted")
+
+    stored = hash_token("the right token")
+    wrong = median_seconds(lambda: verify_token("a wrong token", stored), 10)
+    signing = median_seconds(lambda: request(key), 300)
+    ok = median_seconds(verified, 300) - signing
+    refused = median_seconds(rejected, 300) - signing
+    name = engine.dialect.name
+    engine.dispose()
+    print(f"authenticating one request on {name} (median; signing the test request not counted):")
+    print(f"  signed request verified   {ok * 1e6:>9.0f} us")
+    print(f"  signed request rejected   {refused * 1e6:>9.0f} us  (signed by another key than the account's)")
+    print(f"  wrong game token (scrypt) {wrong * 1e6:>9.0f} us", flush=True)
+    return [f"{name}: a rejected signed request costs {refused / wrong:.4f} of a wrong token's scrypt "
+            f"(1/{wrong / refused:.0f}; goal <= {REJECT_GOAL:.2f}, i.e. 1/{1 / REJECT_GOAL:.0f})"]
 
 
 def serve_floor(url: str, port: int) -> None:
@@ -220,6 +289,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=3.0, help="load per configuration (default 3)")
     parser.add_argument("--pg", default=os.environ.get("SCAT_TEST_POSTGRES_URL"), help="a PostgreSQL URL to fill")
+    parser.add_argument("--verify-only", action="store_true", help="only the cost of authenticating a request")
     parser.add_argument("--serve-floor", nargs=2, metavar=("URL", "PORT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_floor:
@@ -242,10 +312,16 @@ def main() -> None:
         engine = make_engine(url)
         ensure_schema(engine)
         engine.dispose()
-    print(f"{'database':<11} {'procs':>5} {'clients':>7} {'cmd/s':>8} {'floor/s':>8} {'ratio':>6} "
-          f"{'p50 ms':>7} {'p99 ms':>7} {'floor p99':>9} {'p99 x':>6} {'lost':>4}")
-    verdicts = []
+    verdicts: list[str] = []
     try:
+        for url in databases.values():
+            verdicts += verification_costs(url)
+        print()
+        if args.verify_only:
+            databases = {}
+        else:
+            print(f"{'database':<11} {'procs':>5} {'clients':>7} {'cmd/s':>8} {'floor/s':>8} {'ratio':>6} "
+                  f"{'p50 ms':>7} {'p99 ms':>7} {'floor p99':>9} {'p99 x':>6} {'lost':>4}")
         for name, url in databases.items():
             floors = {}
             with floor_process(url) as floor:

@@ -19,7 +19,7 @@ from scat_cli.app import app
 README = Path(__file__).resolve().parents[2] / "README.md"
 CONTRACT_COMMANDS = ["new", "games", "show", "draw", "discard", "knock", "declare", "throw-down", "resign", "log",
                      "replay", "audit", "export", "import", "db upgrade", "stats", "serve", "wait", "watch",
-                     "play", "claim"]
+                     "play", "claim", "account register", "account show"]
 EXTRA_COMMANDS = ["rules", "db check", "key show", "key trust"]  # beyond the contract
 
 
@@ -70,7 +70,7 @@ def test_the_commands_read_from_the_app_include_its_groups_sub_commands() -> Non
 def test_every_command_has_help_with_an_example(command: str) -> None:
     result = CliRunner().invoke(app, [*command.split(), "--help"])
     assert result.exit_code == 0, result.output
-    assert re.search(rf"Example: scat (--db \S+ )?{re.escape(command)}\b", result.stdout), result.stdout
+    assert re.search(rf"Example: scat (--(db|server) \S+ )?{re.escape(command)}\b", result.stdout), result.stdout
 
 
 def test_the_main_help_lists_every_command() -> None:

@@ -187,7 +187,7 @@ def test_import_refuses_a_tampered_history_and_writes_nothing(scat: Scat, scat_j
     env = {"SCAT_DB_URL": f"sqlite:///{sql_url}"}
     result = scat("import", str(path), env=env)
     assert result.exit_code == 1 and "at event 6" in one_line_error(result)
-    assert json.loads(scat("games", "--json", env=env).stdout) == {"games": []}
+    assert json.loads(scat("games", "--json", env=env).stdout) == {"games": [], "total": 0}
 
 
 @pytest.mark.local_only("it imports into a second database (tests/server covers imports through a server)")
@@ -232,7 +232,7 @@ def test_import_of_a_forged_history_that_cannot_even_be_replayed_exits_1(
     env = {"SCAT_DB_URL": f"sqlite:///{tmp_path / 'other.db'}"}
     result = scat("import", str(path), env=env)
     assert result.exit_code == 1 and "refused" in one_line_error(result)
-    assert json.loads(scat("games", "--json", env=env).stdout) == {"games": []}
+    assert json.loads(scat("games", "--json", env=env).stdout) == {"games": [], "total": 0}
 
 
 def test_the_audit_of_a_game_dealt_from_a_given_deck_says_only_the_later_deals_came_from_the_seed(

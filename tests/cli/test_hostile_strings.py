@@ -107,7 +107,7 @@ def test_look_alike_names_are_refused(scat: Scat, first: str, second: str, why: 
     result = scat("new", "--player", first, "--player", second)
     assert result.exit_code == 2, result.output
     assert why in one_line_error(result)
-    assert json.loads(scat("games", "--json").stdout) == {"games": []}
+    assert json.loads(scat("games", "--json").stdout) == {"games": [], "total": 0}
 
 
 def test_names_are_normalised_nfkc_and_trimmed(scat_json: Scat, scat: Scat) -> None:

@@ -101,7 +101,7 @@ def test_a_lost_database_connection_is_one_line_with_exit_2(
     from scat_core.service.games import GameService
 
     lost = OperationalError("SELECT 1", {}, Exception("server closed the connection unexpectedly\nmore"))
-    monkeypatch.setattr(GameService, "game_list", raising(lost))
+    monkeypatch.setattr(GameService, "games_page", raising(lost))
     result = scat("games")
     assert result.exit_code == 2
     assert one_line_error(result) == (
@@ -115,7 +115,7 @@ def test_any_other_database_error_is_one_line_with_exit_1(scat: Scat, monkeypatc
     from scat_core.service.games import GameService
 
     broken = ProgrammingError("SELECT", {}, Exception('relation "games" does not exist'))
-    monkeypatch.setattr(GameService, "game_list", raising(broken))
+    monkeypatch.setattr(GameService, "games_page", raising(broken))
     result = scat("games")
     assert result.exit_code == 1
     line = one_line_error(result)
@@ -125,7 +125,7 @@ def test_any_other_database_error_is_one_line_with_exit_1(scat: Scat, monkeypatc
 def test_an_error_that_is_not_the_databases_still_propagates(scat: Scat, monkeypatch: pytest.MonkeyPatch) -> None:
     from scat_core.service.games import GameService
 
-    monkeypatch.setattr(GameService, "game_list", raising(ZeroDivisionError("a bug")))
+    monkeypatch.setattr(GameService, "games_page", raising(ZeroDivisionError("a bug")))
     with pytest.raises(ZeroDivisionError):
         scat("games")
 

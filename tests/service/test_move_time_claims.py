@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import timedelta
 
 import pytest
 
 from scat_core.domain import events as ev
-from scat_core.domain.commands import Draw
+from scat_core.domain.commands import Discard, Draw
 from scat_core.domain.errors import AuthFailed, RuleViolation
+from scat_core.domain.move_time import recorded_text
 from scat_core.domain.options import GameOptions
 from scat_core.service import GameService
+from scat_core.service.loading import replay
 from scat_core.store.memory.memory import MemoryStore
 from tests.support.clock import HandClock
 
@@ -85,7 +88,7 @@ def test_r28_the_game_finishes_when_claims_leave_one_player(timed: GameService, 
     game, _ = a_timed_game(timed)
     for _ in range(2):
         clock.advance(HOUR)
-        state = timed.look(game)
+        state = replay(game, timed.history(game))  # not a look: a look would claim the turn itself
         late = state.name(state.turn)
         assert late is not None
         timed.claim(game, next(p.name for p in state.players if not p.out and p.name != late))
@@ -127,3 +130,69 @@ def test_r28_the_servers_own_claim_names_no_claimer_and_bots_play_on(clock: Hand
     assert outcome.events[0].event == ev.Resigned(player="you", cause="move time", claimed_by=None)
     assert outcome.state.status == "finished"  # the bots played it out
     assert service.audit(game).ok
+
+
+def test_r28_a_look_claims_the_turn_of_a_player_out_of_time_first_in_its_own_event(
+    timed: GameService, clock: HandClock,
+) -> None:
+    game, late = a_timed_game(timed)
+    clock.advance(HOUR - 1)
+    assert timed.look(game).name(timed.look(game).turn) == late
+    assert len(timed.history(game)) == 2
+    clock.advance(1)
+    state = timed.look(game)
+    claimed = timed.history(game)[2]
+    assert claimed.event == ev.Resigned(player=late, cause="move time", claimed_by=None)
+    assert state.players[state.seat_of(late) or 0].out and state.turn is not None
+    assert timed.audit(game).ok
+
+
+def test_r28_the_late_players_own_move_after_his_time_is_refused_but_the_claim_before_it_stands(
+    timed: GameService, clock: HandClock,
+) -> None:
+    game, late = a_timed_game(timed)
+    clock.advance(HOUR + 1)
+    with pytest.raises(RuleViolation):
+        timed.act(game, Draw(late, "stock"))
+    history = timed.history(game)
+    assert [stored.type for stored in history] == ["GameCreated", "HandDealt", "Resigned"]
+    assert history[-1].event == ev.Resigned(player=late, cause="move time", claimed_by=None)
+
+
+def test_r28_another_players_move_after_the_time_is_up_comes_after_the_claim(
+    timed: GameService, clock: HandClock,
+) -> None:
+    game, late = a_timed_game(timed)
+    clock.advance(HOUR)
+    state = replay(game, timed.history(game))
+    after = state.players[((state.seat_of(late) or 0) + 1) % len(state.players)].name  # next in turn (R11)
+    outcome = timed.act(game, Draw(after, "stock"))
+    assert [stored.type for stored in outcome.events] == ["Resigned", "CardDrawn"]
+    assert timed.audit(game).ok
+
+
+def test_r28_the_read_models_deadline_follows_the_turn(timed: GameService, clock: HandClock) -> None:
+    game, late = a_timed_game(timed)
+    created = timed.history(game)[-1].recorded_at
+    row = timed.list_games()[0]
+    assert row.move_deadline is not None and row.move_deadline > created
+    clock.advance(60)
+    timed.act(game, Draw(late, "stock"))  # the same turn: the same deadline
+    assert timed.list_games()[0].move_deadline == row.move_deadline
+    state = replay(game, timed.history(game))
+    seat = state.seat_of(late)
+    assert seat is not None
+    clock.advance(60)
+    timed.act(game, Discard(late, state.hands[seat][0]))  # the next player's turn begins now
+    assert timed.list_games()[0].move_deadline == recorded_text(clock() + timedelta(seconds=HOUR))
+
+
+def test_r28_a_wait_for_a_turn_behind_a_player_out_of_time_claims_it_when_his_time_runs_out() -> None:
+    service = GameService(MemoryStore())  # the system clock: a one-second move time runs out for real
+    seats = [ev.PlayerSeat(name="ann"), ev.PlayerSeat(name="bob"), ev.PlayerSeat(name="cy", is_bot=True)]
+    game = service.create_game(seats, options=GameOptions(move_time=1), seed=5, dealer="cy").game_id
+    waited = service.wait_for_turn(game, "bob", timeout=60)  # a generous bound, never reached
+    assert not waited.timed_out and waited.shown.state.turn is not None
+    assert waited.shown.state.players[waited.shown.state.turn].name == "bob"
+    claim = next(stored.event for stored in service.history(game) if stored.type == "Resigned")
+    assert claim == ev.Resigned(player="ann", cause="move time", claimed_by=None)

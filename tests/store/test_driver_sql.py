@@ -2,7 +2,8 @@
 load and lean append) behave as they did through SQLAlchemy: same rows, inside the unit of work's
 transaction, seen by its listeners, failures as SQLAlchemy's errors (so scat's error mapping
 holds: a lost race a ConcurrencyConflict, a read-only file DatabaseReadOnly), a lost
-connection never handed out again."""
+connection never handed out again. Every test runs twice: on the driver's kept cursor (the speed
+trick) and through SQLAlchemy's public `exec_driver_sql` (its fallback)."""
 
 from __future__ import annotations
 
@@ -19,12 +20,29 @@ from scat_core.domain.events import Knocked, PlayerSeat
 from scat_core.records.errors import ConcurrencyConflict, CorruptHistory, DatabaseReadOnly, StoreUnavailable
 from scat_core.records.stored import RECORD_KEYS, StoredEvent
 from scat_core.service import GameService
+from scat_core.store.sql import driver_sql
 from scat_core.store.sql import tables as t
 from scat_core.store.sql.driver_sql import execute, fetch_all, placeholder
 from scat_core.store.sql.event_store import EventStore
 from tests.support.store import SUMMARY, a_turn, new_game, tamper
 
 BOTS = [PlayerSeat(name=n, is_bot=True) for n in ("ann", "bob", "cy")]
+
+
+@pytest.fixture(autouse=True, params=["kept cursor", "public API"])
+def statements_run_on(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each test on the driver's kept cursor, then through SQLAlchemy's exec_driver_sql."""
+    monkeypatch.setattr(driver_sql, "KEPT_CURSOR", request.param == "kept cursor")
+    return str(request.param)
+
+
+def test_the_kept_cursor_holds_on_the_sqlalchemy_release_it_was_written_for() -> None:
+    """If this fails after an upgrade, statements run through exec_driver_sql: re-measure with
+    tests/benchmarks/bench_store.py and adapt the trick to the new release or remove it."""
+    import sqlalchemy
+
+    assert int(sqlalchemy.__version__.split(".")[0]) in driver_sql.SQLALCHEMY_TESTED
+    assert driver_sql.kept_cursor_holds()
 
 
 def test_a_load_is_the_rows_sqlalchemy_reads_in_seq_order_up_to_a_seq(store: EventStore) -> None:
@@ -74,10 +92,14 @@ def test_a_driver_error_is_sqlalchemys_and_the_connection_stays_usable(engine: E
         assert fetch_all(conn, f"SELECT {mark}", (2,))[0][0] == 2  # and so does the driver's cursor
 
 
-def test_a_connection_keeps_one_cursor_for_these_statements_until_it_goes(engine: Engine) -> None:
+def test_a_connection_keeps_one_cursor_for_these_statements_until_it_goes(
+    engine: Engine, statements_run_on: str
+) -> None:
     """driver_sql reuses one cursor per connection (making one costs a quarter of a short statement):
     statement after statement, and unit of work after unit of work on that connection; a
     connection invalidated takes its cursor with it."""
+    if statements_run_on != "kept cursor":
+        pytest.skip("through exec_driver_sql SQLAlchemy makes a cursor per statement")
     seen: list[Any] = []
 
     def listener(conn: Any, cursor: Any, statement: str, *args: Any) -> None:

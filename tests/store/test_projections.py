@@ -12,6 +12,7 @@ from scat_core.domain.events import PlayerSeat
 from scat_core.service import GameService
 from scat_core.store.sql.database import ensure_schema, make_engine
 from scat_core.store.sql.event_store import EventStore
+from scat_core.store.sql.games_list import GameSummary, games_values
 from scat_core.store.sql.projections import catch_up, checkpoint, is_behind
 from scat_core.store.sql.stats_projection import STATS
 from tests.support.store import projection_rows
@@ -149,6 +150,11 @@ def _old_bot_game(service: GameService, seats: list[PlayerSeat]) -> None:
         tx.append(state.game_id, 0, events, summarize(state))
 
 
+def _before_0008(summary: GameSummary) -> dict[str, Any]:
+    """The games row's values as a scat before migration 0008 wrote them."""
+    return {key: value for key, value in games_values(summary).items() if key not in ("move_deadline", "turn_key")}
+
+
 def test_games_from_before_the_projection_migration_are_counted_after_it(
     db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -164,6 +170,7 @@ def test_games_from_before_the_projection_migration_are_counted_after_it(
     old = GameService(EventStore(engine))
     with monkeypatch.context() as unsigned:  # revision 0001 had no head_signatures table either
         unsigned.setattr("scat_core.store.sql.appending.sign_appended_head", lambda *_: None)
+        unsigned.setattr("scat_core.store.sql.games_list.games_values", _before_0008)  # nor 0008's columns
         _old_bot_game(old, bots("ann", "bob"))  # written by a scat without projections (nor snapshots)
     ensure_schema(engine)
     assert old.stats().overall.games_played == 1

@@ -220,15 +220,27 @@ class MemoryTransaction:
         """The row of one game, or None."""
         return self._t.games.get(game_id)
 
-    def list_games(self, status: str | None = None, waiting_for: str | None = None) -> list[GameRow]:
-        """Rows newest activity first (then by id), of one status, or waiting for a name (any case)."""
+    def list_games(self, status: str | None = None, waiting_for: str | None = None,
+                   limit: int | None = None) -> list[GameRow]:
+        """Rows newest activity first (then by id), of one status, or waiting for a name (any case), at most `limit`."""
         rows = sorted((row for row in self._t.games.values() if status is None or row.status == status),
                       key=lambda row: row.game_id)
         rows.sort(key=lambda row: row.last_activity, reverse=True)
         if waiting_for is not None:
             wanted = waiting_for.casefold()
             rows = [row for row in rows if row.turn is not None and row.turn.casefold() == wanted]
-        return rows
+        return rows if limit is None else rows[:limit]
+
+    def count_listed(self, status: str | None = None, waiting_for: str | None = None) -> int:
+        """How many games `list_games` lists without a limit."""
+        return len(self.list_games(status, waiting_for))
+
+    def expired_games(self, now: str, limit: int = 100) -> list[str]:
+        """Running games whose player to act ran out of move time by `now` (recorded_at text, R28)."""
+        rows = sorted((row for row in self._t.games.values() if row.status == "active"
+                       and row.move_deadline is not None and row.move_deadline <= now),
+                      key=lambda row: row.move_deadline or "")
+        return [row.game_id for row in rows[:limit]]
 
     def game_ids(self) -> list[str]:
         """Every listed game id, oldest first."""
@@ -247,9 +259,9 @@ class MemoryTransaction:
         """The kept seed and salt, or None."""
         return self._t.secrets.get(game_id)
 
-    def secret_game_ids(self) -> set[str]:
-        """The ids of the games whose seed is kept here."""
-        return set(self._t.secrets)
+    def secret_game_ids(self, among: Sequence[str] | None = None) -> set[str]:
+        """The ids of the games whose seed is kept here, only `among` these if given."""
+        return set(self._t.secrets) if among is None else set(self._t.secrets).intersection(among)
 
     def put_token_hash(self, game_id: str, player: str, token_hash: str) -> None:
         """Keep the hash of a player's token (ConcurrencyConflict if he has one, as a primary key)."""
@@ -289,7 +301,7 @@ def _new_row(game_id: str, created_at: str, last: Row, summary: GameSummary | No
 def _summarized(row: GameRow, summary: GameSummary) -> GameRow:
     return replace(row, status=summary.status, players=tuple(summary.players), bots=tuple(summary.bots),
                    turn=summary.turn, hand_number=summary.hand_number, dealer=summary.dealer,
-                   winner=summary.winner, protected=summary.protected)
+                   winner=summary.winner, protected=summary.protected, move_deadline=summary.move_deadline)
 
 
 class MemoryStore:

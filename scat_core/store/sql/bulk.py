@@ -35,7 +35,7 @@ _PG_BULK_EVENTS = (
     "%(hashes)b::text[])"
 )
 _GAMES_COLUMNS = ("game_id, status, players, bots, turn, hand_number, dealer, created_at, last_activity, winner, "
-                  "head_seq, head_hash, protected")
+                  "head_seq, head_hash, protected, move_deadline, turn_key")
 _GAMES_PARAMS = ", ".join(f"%({column})s" for column in _GAMES_COLUMNS.split(", "))
 _INSERT_GAMES = f"INSERT INTO games ({_GAMES_COLUMNS}) VALUES ({_GAMES_PARAMS})"
 _INSERT_SNAPSHOTS = f"INSERT INTO game_snapshots ({SNAPSHOT_COLUMNS}) VALUES ({SNAPSHOT_VALUES})"

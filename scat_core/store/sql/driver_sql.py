@@ -11,6 +11,13 @@ pool.
 
 Statements are written in the driver's paramstyle: `placeholder` (positional) or
 `named` (a statement written with `%(name)s`, as psycopg takes it, in sqlite3's `:name`).
+
+The kept cursor reads one private flag of SQLAlchemy's (`_has_events`, to skip the listeners'
+loop when there are none, as `Connection._exec_single_context` does): a speed trick taken
+only while that flag exists on the SQLAlchemy 2 release installed and `SCAT_PUBLIC_API_ONLY`
+does not name `driver` (or `1`). Otherwise every statement runs through SQLAlchemy's public
+`Connection.exec_driver_sql`, with the same results and errors (tests/store/test_driver_sql.py
+runs both; tests/benchmarks/bench_store.py prints what the trick earns).
 """
 
 from __future__ import annotations
@@ -20,8 +27,24 @@ from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
-from sqlalchemy.engine import Connection
+import sqlalchemy
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError
+
+from scat_core.domain.speed_tricks import TURNED_OFF
+
+#: The SQLAlchemy releases the kept cursor was written and tested for.
+SQLALCHEMY_TESTED = (2,)
+
+
+def kept_cursor_holds() -> bool:
+    """Whether SQLAlchemy still has the private `_has_events` flags the kept cursor reads."""
+    major = int(sqlalchemy.__version__.split(".")[0])
+    return major in SQLALCHEMY_TESTED and hasattr(Connection, "_has_events") and hasattr(Engine, "_has_events")
+
+
+#: Whether statements run on the driver's kept cursor (else SQLAlchemy's public exec_driver_sql).
+KEPT_CURSOR = not TURNED_OFF & {"1", "driver"} and kept_cursor_holds()
 
 #: dialect paramstyle -> the placeholder of a positional parameter
 _MARKS = {"qmark": "?", "format": "%s", "pyformat": "%s", "numeric": ":1"}
@@ -80,6 +103,8 @@ def _cursor(conn: Connection) -> tuple[Any, Any]:
 
 
 def _run(conn: Connection, statement: str, params: Any, many: bool, fetch: bool) -> Any:
+    if not KEPT_CURSOR:
+        return _run_public(conn, statement, params, many, fetch)
     if not conn.in_transaction():  # as SQLAlchemy's autobegin: its rollback() then ends what this starts
         conn.begin()
     dbapi_conn, cursor = _cursor(conn)
@@ -101,6 +126,12 @@ def _run(conn: Connection, statement: str, params: Any, many: bool, fetch: bool)
             cursor.close()
         raise DBAPIError.instance(statement, params, error, conn.dialect.loaded_dbapi.Error,
                                   connection_invalidated=lost, dialect=conn.dialect) from error
+
+
+def _run_public(conn: Connection, statement: str, params: Any, many: bool, fetch: bool) -> Any:
+    """`_run` through SQLAlchemy's public API: the same rows (as tuples), counts and errors."""
+    result = conn.exec_driver_sql(statement, list(params) if many else params)
+    return [tuple(row) for row in result.fetchall()] if fetch else result.rowcount
 
 
 @contextmanager

@@ -191,10 +191,19 @@ class StoreTransaction:
         """The read-model row of one game, or None."""
         return games_list.get_game(self._conn, game_id)
 
-    def list_games(self, status: str | None = None, waiting_for: str | None = None) -> list[GameRow]:
+    def list_games(self, status: str | None = None, waiting_for: str | None = None,
+                   limit: int | None = None) -> list[GameRow]:
         """Games from the read model, newest activity first, optionally filtered (`waiting_for`:
-        the player to act, matched case-insensitively)."""
-        return games_list.list_games(self._conn, status, waiting_for)
+        the player to act, matched case-insensitively), at most `limit`."""
+        return games_list.list_games(self._conn, status, waiting_for, limit)
+
+    def count_listed(self, status: str | None = None, waiting_for: str | None = None) -> int:
+        """How many games `list_games` lists without a limit."""
+        return games_list.count_listed(self._conn, status, waiting_for)
+
+    def expired_games(self, now: str, limit: int = 100) -> list[str]:
+        """Running games whose player to act ran out of move time by `now` (recorded_at text, R28)."""
+        return games_list.expired_games(self._conn, now, limit)
 
     def count_games(self) -> int:
         """How many games the read model holds."""
@@ -211,9 +220,9 @@ class StoreTransaction:
         """The kept seed and salt of a game, or None (never stored, or already revealed)."""
         return game_secrets.get_secret(self._conn, game_id)
 
-    def secret_game_ids(self) -> set[str]:
-        """The ids of the games whose seed is kept here (the running games made here)."""
-        return game_secrets.secret_game_ids(self._conn)
+    def secret_game_ids(self, among: Sequence[str] | None = None) -> set[str]:
+        """The ids of the games whose seed is kept here (the running games made here), only `among` these if given."""
+        return game_secrets.secret_game_ids(self._conn, among)
 
     def delete_secret(self, game_id: str) -> None:
         """Forget a game's kept seed (once the log reveals it)."""

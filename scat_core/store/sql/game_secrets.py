@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
@@ -22,9 +24,12 @@ def get_secret(conn: Connection, game_id: str) -> GameSecret | None:
     return None if row is None else GameSecret(seed=row[0], salt=row[1])
 
 
-def secret_game_ids(conn: Connection) -> set[str]:
-    """The ids of the games whose seed is kept here (the running games made here)."""
-    return {str(row[0]) for row in conn.execute(select(t.game_secrets.c.game_id))}
+def secret_game_ids(conn: Connection, among: Sequence[str] | None = None) -> set[str]:
+    """The ids of the games whose seed is kept here (the running games made here), only `among` these if given."""
+    query = select(t.game_secrets.c.game_id)
+    if among is not None:
+        query = query.where(t.game_secrets.c.game_id.in_(list(among)))
+    return {str(row[0]) for row in conn.execute(query)}
 
 
 def delete_secret(conn: Connection, game_id: str) -> None:

@@ -27,7 +27,13 @@ def games_values(summary: GameSummary) -> dict[str, Any]:
         "status": summary.status, "players": json.dumps(list(summary.players)),
         "bots": json.dumps(list(summary.bots)), "turn": summary.turn, "hand_number": summary.hand_number,
         "dealer": summary.dealer, "winner": summary.winner, "protected": summary.protected,
+        "move_deadline": summary.move_deadline, "turn_key": turn_key(summary.turn),
     }
+
+
+def turn_key(name: str | None) -> str | None:
+    """A player's name as the games read model matches it: casefolded, as `--as` matches names."""
+    return None if name is None else name.casefold()
 
 
 def _names(m: Any, column: str) -> tuple[str, ...]:
@@ -52,7 +58,7 @@ def game_row(m: Any) -> GameRow:
         bots=_names(m, "bots"), turn=m["turn"], hand_number=m["hand_number"],
         dealer=m["dealer"], created_at=m["created_at"], last_activity=m["last_activity"],
         winner=m["winner"], head_seq=m["head_seq"], head_hash=m["head_hash"],
-        protected=bool(m["protected"]),
+        protected=bool(m["protected"]), move_deadline=m["move_deadline"],
     )
 
 
@@ -104,24 +110,40 @@ def get_game(conn: Connection, game_id: str) -> GameRow | None:
     return None if row is None else game_row(row._mapping)
 
 
-def list_games(conn: Connection, status: str | None = None, waiting_for: str | None = None) -> list[GameRow]:
-    """Games from the read model, newest activity first, optionally filtered.
-
-    `waiting_for` matches the name of the player to act case-insensitively, as `--as`
-    matches names, Unicode included: the games table is small, so the casefold is done
-    here, on the rows where someone is to act.
-    """
-    query = select(t.games)
+def _filtered(query: Any, status: str | None, waiting_for: str | None) -> Any:
+    """`query` over the games rows of one status, or whose player to act is `waiting_for` (any case)."""
     if status is not None:
         query = query.where(t.games.c.status == status)
     if waiting_for is not None:
-        query = query.where(t.games.c.turn.is_not(None))
+        query = query.where(t.games.c.turn_key == turn_key(waiting_for))
+    return query
+
+
+def list_games(conn: Connection, status: str | None = None, waiting_for: str | None = None,
+               limit: int | None = None) -> list[GameRow]:
+    """Games from the read model, newest activity first, optionally filtered, at most `limit`.
+
+    `waiting_for` matches the name of the player to act case-insensitively, as `--as`
+    matches names, Unicode included (the casefolded name is kept in `turn_key`, indexed with
+    the last activity: a page costs the same however many games there are).
+    """
+    query = _filtered(select(t.games), status, waiting_for)
     query = query.order_by(t.games.c.last_activity.desc(), t.games.c.game_id)
-    rows = [game_row(r._mapping) for r in conn.execute(query)]
-    if waiting_for is not None:
-        wanted = waiting_for.casefold()
-        rows = [row for row in rows if row.turn is not None and row.turn.casefold() == wanted]
-    return rows
+    if limit is not None:
+        query = query.limit(limit)
+    return [game_row(r._mapping) for r in conn.execute(query)]
+
+
+def count_listed(conn: Connection, status: str | None = None, waiting_for: str | None = None) -> int:
+    """How many games `list_games` would list without a limit (an index-only count)."""
+    return int(conn.execute(_filtered(select(func.count()).select_from(t.games), status, waiting_for)).scalar_one())
+
+
+def expired_games(conn: Connection, now: str, limit: int) -> list[str]:
+    """Running games whose player to act ran out of move time by `now` (R28), longest out first."""
+    query = (select(t.games.c.game_id).where(t.games.c.move_deadline <= now, t.games.c.status == "active")
+             .order_by(t.games.c.move_deadline).limit(limit))
+    return [str(r[0]) for r in conn.execute(query)]
 
 
 def count_games(conn: Connection) -> int:

@@ -29,7 +29,8 @@ EVENT_COLUMNS = "game_id, seq, type, schema_version, data, recorded_at, prev_has
 _GAMES_SET = (
     "head_seq = %(head_seq)s, head_hash = %(head_hash)s, last_activity = %(now)s, status = %(status)s, "
     "players = %(players)s, bots = %(bots)s, turn = %(turn)s, hand_number = %(hand_number)s, "
-    "dealer = %(dealer)s, winner = %(winner)s, protected = %(protected)s"
+    "dealer = %(dealer)s, winner = %(winner)s, protected = %(protected)s, "
+    "move_deadline = %(move_deadline)s, turn_key = %(turn_key)s"
 )
 #: The games row moves only from the head verified and, when the append signs, only over the very
 #: signature verified (read with the load, or written by this store's last append: KnownHeads).

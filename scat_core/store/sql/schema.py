@@ -22,14 +22,18 @@ from scat_core.store.sql.triggers import IMMUTABILITY_FUNCTION, immutability_tri
 #: The triggers each table carries, per engine: the immutability ones of the events table
 #: (migration 0001, restored by triggers.py). The push of each new head of a game is no
 #: trigger (0006's was dropped by 0007): the store announces it after the commit (notify.py).
+#: The account log's (migration 0009) refuse UPDATE and DELETE the same way.
 TRIGGERS: dict[str, dict[str, frozenset[str]]] = {
-    "sqlite": {"events": immutability_triggers("sqlite")},
-    "postgresql": {"events": immutability_triggers("postgresql")},
+    "sqlite": {"events": immutability_triggers("sqlite"),
+               "account_events": frozenset({"account_events_no_update", "account_events_no_delete",
+                                             "account_events_no_replace"})},
+    "postgresql": {"events": immutability_triggers("postgresql"),
+                   "account_events": frozenset({"account_events_no_update_delete", "account_events_no_truncate"})},
 }
 #: The functions those triggers run (PostgreSQL), in the schema's own namespace.
 FUNCTIONS: dict[str, frozenset[str]] = {
     "sqlite": frozenset(),
-    "postgresql": frozenset({IMMUTABILITY_FUNCTION}),
+    "postgresql": frozenset({IMMUTABILITY_FUNCTION, "scat_account_events_immutable"}),
 }
 
 

@@ -67,9 +67,15 @@ games = Table(
     Column("head_seq", Integer, nullable=False),
     Column("head_hash", String(64), nullable=False),
     Column("protected", Boolean, nullable=False),
+    # When the player to act runs out of move time (R28, recorded_at text); null without one.
+    Column("move_deadline", String(40), nullable=True),
+    # The player to act's name casefolded (as `--as` matches names), for `games --waiting-for`.
+    Column("turn_key", String(64), nullable=True),
     Index("ix_games_last_activity", "last_activity"),
     Index("ix_games_status", "status"),
     Index("ix_games_turn", "turn"),
+    Index("ix_games_move_deadline", "move_deadline"),
+    Index("ix_games_turn_key", "turn_key", "last_activity"),
 )
 
 game_secrets = Table(
@@ -143,4 +149,34 @@ head_signatures = Table(
     Column("public_key", String(64), nullable=False),
     Column("signature", String(128), nullable=False),
     CheckConstraint("kind IN ('head', 'origin')", name="ck_head_signatures_kind"),
+)
+
+#: The log of account events (scat_core/domain/accounts.py), numbered from 1 across all
+#: accounts; append-only: the triggers of migration 0009 refuse UPDATE and DELETE.
+account_events = Table(
+    "account_events",
+    metadata,
+    Column("position", Position, primary_key=True, autoincrement=True),
+    Column("seq", Integer, nullable=False),
+    Column("account", String(64), nullable=False),
+    Column("skeleton", String(256), nullable=False),
+    Column("key_id", String(16), nullable=False),
+    Column("type", String(64), nullable=False),
+    Column("schema_version", Integer, nullable=False),
+    Column("data", Text, nullable=False),
+    Column("recorded_at", String(40), nullable=False),
+    UniqueConstraint("seq", name="uq_account_events_seq"),
+    CheckConstraint("seq >= 1", name="ck_account_events_seq_positive"),
+    Index("ix_account_events_skeleton", "skeleton"),
+    Index("ix_account_events_key_id", "key_id"),
+)
+
+#: The nonce of each signed request while its timestamp is fresh: a second use is a replay.
+request_nonces = Table(
+    "request_nonces",
+    metadata,
+    Column("key_id", String(16), primary_key=True),
+    Column("nonce", String(64), primary_key=True),
+    Column("expires_at", BigInteger, nullable=False),
+    Index("ix_request_nonces_expires_at", "expires_at"),
 )

@@ -1,0 +1,119 @@
+"""Who this user is on servers: his installation key signs requests, and the accounts it has.
+
+The key is the installation key (`scat key show`; $SCAT_KEY_FILE, else the user's config
+folder). Beside it, `installation-key.accounts` (JSON, mode 0600) lists the servers where
+that key is an account: server URL -> {"name", "key_id"}, written by `scat account register`
+and `scat account show`. The `--server` client signs every request to a server listed there
+for the current key; to any other server it sends unsigned requests (game tokens work
+there as before). Nothing here is secret but the key file, which only `KeyRing` reads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from scat_cli.server.transport import Signer
+
+SUFFIX = ".accounts"
+
+
+def key_path() -> Path:
+    """This user's installation key file (it may not exist yet)."""
+    from scat_core.records.keys import default_key_path
+
+    return default_key_path()
+
+
+def accounts_path() -> Path:
+    """The file listing the servers where this user's key is an account."""
+    return key_path().with_suffix(SUFFIX)
+
+
+def known_accounts() -> dict[str, dict[str, str]]:
+    """Server URL -> {"name", "key_id"}: the accounts recorded here (none when the file is missing or unreadable)."""
+    try:
+        document: Any = json.loads(accounts_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(document, dict):
+        return {}
+    return {str(url): entry for url, entry in document.items()
+            if isinstance(entry, dict) and isinstance(entry.get("name"), str) and isinstance(entry.get("key_id"), str)}
+
+
+def remember(server: str, name: str, key_id: str) -> None:
+    """Record that `key_id` is the account `name` on `server` (written atomically, mode 0600)."""
+    from scat_core.domain.errors import BadInput
+
+    accounts = known_accounts()
+    accounts[server] = {"name": name, "key_id": key_id}
+    path = accounts_path()
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            json.dump(accounts, file, indent=1, sort_keys=True)
+        os.replace(temporary, path)
+    except OSError as error:
+        raise BadInput(f"cannot record the account in {path}: {error.strerror or error}") from None
+
+
+class Identity:
+    """This user's key, loaded on first use: its public half, key id, and a request signer."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or key_path()
+        self._private: Ed25519PrivateKey | None = None
+
+    @property
+    def private(self) -> Ed25519PrivateKey:
+        """The private key (loaded, or created on first use, mode 0600)."""
+        if self._private is None:
+            from scat_core.records.keys import load_or_create_key
+
+            self._private = load_or_create_key(self.path)
+        return self._private
+
+    @property
+    def public_key(self) -> str:
+        """The public key, base64 of its 32 raw bytes."""
+        import base64
+
+        return base64.b64encode(self.private.public_key().public_bytes_raw()).decode("ascii")
+
+    @property
+    def key_id(self) -> str:
+        """The key id (16 hex digits), as the server names the key."""
+        from scat_core.domain.accounts import key_id_of
+
+        return key_id_of(self.public_key)
+
+    def sign(self, method: str, target: str, body: bytes) -> dict[str, str]:
+        """The headers signing this request now (httpsig.py)."""
+        from scat_cli.server import httpsig
+
+        return httpsig.sign(self.private, self.key_id, method, target, body, int(time.time()))
+
+
+def signer_for(server: str) -> Signer | None:
+    """The signer of requests to `server` when this user's current key is an account there, else None."""
+    entry = known_accounts().get(server)
+    if entry is None:
+        return None
+    from scat_core.domain.errors import ScatError
+
+    identity = Identity()
+    try:
+        if identity.key_id != entry["key_id"]:  # the key was replaced since: that account is not this key's
+            return None
+    except ScatError:  # an unusable key file: unsigned, as before accounts
+        return None
+    return identity.sign

@@ -1,0 +1,183 @@
+"""The server's check of signed requests (httpsig.py): a FastAPI dependency over the account service.
+
+A request without `Signature-Input` passes unchanged (game tokens still authenticate it);
+a signed one must prove its account, or it is refused (401) before its endpoint runs:
+an unknown key, a timestamp more than WINDOW seconds off the server's clock, a body or a
+path that is not what was signed, a bad signature, a nonce seen already. The account it
+proves is `request.state.account` (an AccountView; None for an unsigned request).
+Checks run cheapest first: a refusal costs at most a SHA-256, an Ed25519 verification and,
+for a key not looked up lately, one indexed read (a wrong game token costs a 16 MiB scrypt).
+Each process keeps the accounts' public keys it looked up for KEY_SECONDS (an unknown key
+for UNKNOWN_SECONDS): a key an account was given in another process (a rekey) takes effect
+here within KEY_SECONDS, an account registered there within UNKNOWN_SECONDS.
+Refusals are counted per client address: past FAILURES_ALLOWED within FAILURE_WINDOW
+seconds, that address's signed requests get 429 with Retry-After until the oldest counted
+refusal is that old. The count is this process's (each server process limits on its own);
+nonces are rows of the database (request_nonces), so every process refuses a replay.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, MutableMapping
+from typing import Any
+
+from fastapi import Request
+from starlette.concurrency import run_in_threadpool
+
+from scat_cli.server import httpsig
+from scat_core.domain.accounts import NoSuchAccount, key_id_of
+from scat_core.domain.errors import BadInput
+from scat_core.service.accounts import AccountService, AccountView, RequestRefused, TooManyFailures
+
+#: How far (seconds) a request's `created` may be from the server's clock, either way.
+WINDOW = 300
+#: Refused signatures an address may send within FAILURE_WINDOW seconds before it waits.
+FAILURES_ALLOWED = 10
+FAILURE_WINDOW = 60
+#: How long a process trusts the public key it read for a key id (an unknown key id: shorter).
+KEY_SECONDS, UNKNOWN_SECONDS = 5.0, 1.0
+KEYS_KEPT = 10_000
+#: The paths whose signer need not be an account yet: registering proves the key in the body.
+REGISTER_PATH = "/accounts"
+WHO_AM_I_PATH = "/accounts/me"
+
+
+class FailureLimiter:
+    """Refused signatures per client address, over a sliding window (this process's memory)."""
+
+    def __init__(self, allowed: int = FAILURES_ALLOWED, window: float = FAILURE_WINDOW) -> None:
+        self.allowed, self.window = allowed, window
+        self._failures: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def retry_after(self, address: str, now: float) -> int | None:
+        """Seconds `address` must wait before its next signed request is looked at, or None."""
+        with self._lock:
+            failures = self._failures.get(address)
+            if failures is None:
+                return None
+            while failures and failures[0] <= now - self.window:
+                failures.popleft()
+            if not failures:
+                del self._failures[address]
+                return None
+            if len(failures) < self.allowed:
+                return None
+            return max(1, int(failures[0] + self.window - now + 0.999))
+
+    def failed(self, address: str, now: float) -> None:
+        """Count a refused signature from `address`."""
+        with self._lock:
+            if len(self._failures) > 100_000:  # bounded memory under a flood of addresses
+                self._failures.clear()
+            self._failures.setdefault(address, deque()).append(now)
+
+
+class KeyCache:
+    """The accounts looked up by key id lately (None: no account has it), each for a few seconds."""
+
+    def __init__(self, accounts: AccountService) -> None:
+        self.accounts = accounts
+        self._seen: dict[str, tuple[float, AccountView | None]] = {}
+        self._lock = threading.Lock()
+
+    def holding(self, key_id: str, now: float) -> AccountView | None:
+        """The account whose current key has `key_id`, read again once its entry has aged out."""
+        with self._lock:
+            entry = self._seen.get(key_id)
+        if entry is not None and now < entry[0]:
+            return entry[1]
+        account = self.accounts.holding(key_id)
+        with self._lock:
+            if len(self._seen) >= KEYS_KEPT:
+                self._seen.clear()
+            self._seen[key_id] = (now + (KEY_SECONDS if account is not None else UNKNOWN_SECONDS), account)
+        return account
+
+    def forget(self, key_id: str) -> None:
+        """Read the key's account afresh next time (it was registered or re-keyed here)."""
+        with self._lock:
+            self._seen.pop(key_id, None)
+
+
+class RequestVerifier:
+    """The dependency that verifies signed requests against the accounts of `accounts`."""
+
+    def __init__(self, accounts: AccountService, *, window: int = WINDOW, limiter: FailureLimiter | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.accounts, self.window, self.clock = accounts, window, clock
+        self.limiter = limiter or FailureLimiter()
+        self.keys = KeyCache(accounts)
+
+    async def __call__(self, request: Request) -> None:
+        """Verify the request if it is signed; its account in `request.state.account`."""
+        request.state.account = None
+        request.state.signed_key_id = None
+        header = request.headers.get("signature-input")
+        if header is None:
+            return
+        address = request.client.host if request.client else "-"
+        now = self.clock()
+        wait = self.limiter.retry_after(address, now)
+        if wait is not None:
+            raise TooManyFailures.waiting(wait)
+        body = await request.body()
+        try:
+            request.state.account = await run_in_threadpool(self.verified, request.scope, request.method,
+                                                            dict(request.headers), body, now)
+        except RequestRefused:
+            self.limiter.failed(address, now)
+            raise
+        request.state.signed_key_id = (request.state.account.key_id if request.state.account is not None
+                                       else self._registering_key(body))
+
+    def verified(self, scope: MutableMapping[str, Any], method: str, headers: dict[str, str], body: bytes,
+                 now: float) -> AccountView | None:
+        """The account a signed request proves (None: a registration, signed by the key it registers)."""
+        try:
+            parts = httpsig.parse(headers["signature-input"], headers.get("signature"), headers.get("content-digest"))
+        except httpsig.SignatureProblem as problem:
+            raise RequestRefused.because(str(problem)) from None
+        if abs(now - parts.created) > self.window:
+            raise RequestRefused.because(f"its timestamp is more than {self.window} s off the server's clock "
+                                 "(stale, or the client's clock is wrong)")
+        path = (scope.get("raw_path") or scope["path"].encode()).decode("latin-1")
+        query = scope.get("query_string", b"").decode("latin-1")
+        registering = method == "POST" and scope["path"] == REGISTER_PATH
+        account = None if registering else self.keys.holding(parts.key_id, now)
+        if registering:
+            public_key = self._registering_public_key(body)
+            if key_id_of(public_key) != parts.key_id:
+                raise RequestRefused.because("a registration must be signed by the key it registers")
+        elif account is None:
+            if scope["path"] == WHO_AM_I_PATH:  # no account yet: not a forgery, an answer
+                raise NoSuchAccount.of(f"with the key {parts.key_id}")
+            raise RequestRefused.because(f"no account has the key {parts.key_id} on this server")
+        else:
+            public_key = account.public_key
+        try:
+            httpsig.verify(parts, public_key, method, path, query, body)
+        except httpsig.SignatureProblem as problem:
+            raise RequestRefused.because(str(problem)) from None
+        if not self.accounts.use_nonce(parts.key_id, parts.nonce, parts.created + self.window, int(now)):
+            raise RequestRefused.because("its nonce was used already (a replayed request)")
+        return account
+
+    @staticmethod
+    def _registering_public_key(body: bytes) -> str:
+        """The public key a registration's body names (BadInput when it names none)."""
+        import json
+
+        try:
+            value = json.loads(body).get("public_key")
+        except (ValueError, AttributeError):
+            value = None
+        if not isinstance(value, str):
+            raise BadInput("a registration needs a JSON body with the public_key")
+        return value
+
+    def _registering_key(self, body: bytes) -> str:
+        return key_id_of(self._registering_public_key(body))

@@ -1,0 +1,225 @@
+"""Accounts over real HTTP: register and show through `scat --server`, and signed requests refused
+when they do not prove their account (wrong key, replayed, altered, stale), rate-limited when they fail.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from sqlalchemy import text
+from typer.testing import CliRunner
+
+from scat_cli.app import app
+from scat_cli.server import httpsig
+from scat_cli.server.verify import FAILURES_ALLOWED, WINDOW
+from scat_core.domain.accounts import key_id_of
+from scat_core.store.sql.database import make_engine
+from tests.support.live_server import server_in_thread
+
+
+def run(server: str, *args: str, key_file: Path | None = None) -> Any:
+    """`scat --server SERVER ARGS` in-process (the user's own key, or the key in `key_file`)."""
+    env = {"SCAT_SERVER": server, "SCAT_DB_URL": None, "SCAT_TOKEN": ""}
+    if key_file is not None:
+        env["SCAT_KEY_FILE"] = str(key_file)
+    return CliRunner().invoke(app, list(args), env=env, catch_exceptions=False)
+
+
+def public_of(key: Ed25519PrivateKey) -> str:
+    return base64.b64encode(key.public_key().public_bytes_raw()).decode("ascii")
+
+
+def signed(key: Ed25519PrivateKey, method: str, target: str, body: bytes = b"",
+           created: int | None = None, key_id: str | None = None) -> dict[str, str]:
+    """The headers signing a request as the client signs it (httpsig.sign)."""
+    return httpsig.sign(key, key_id or key_id_of(public_of(key)), method, target, body,
+                        int(time.time()) if created is None else created)
+
+
+def register(api: httpx.Client, name: str, key: Ed25519PrivateKey) -> httpx.Response:
+    body = json.dumps({"name": name, "public_key": public_of(key)}).encode()
+    return api.post("/accounts", content=body, headers={"content-type": "application/json",
+                                                        **signed(key, "POST", "/accounts", body)})
+
+
+def test_register_then_show_says_who_you_are_there(server_url: str) -> None:
+    registered = run(server_url, "account", "register", "ann", "--json")
+    assert registered.exit_code == 0, registered.output
+    told = json.loads(registered.stdout)
+    shown = run(server_url, "account", "show", "--json")
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.stdout) == told
+    assert told["name"] == "ann" and told["server"] == server_url and len(told["key_id"]) == 16
+    assert told["registered_at"].startswith(time.strftime("%Y-", time.gmtime()))
+    human = run(server_url, "account", "show")
+    assert human.exit_code == 0 and f"you are ann on {server_url}" in human.stdout
+
+
+def test_a_taken_name_or_a_look_alike_is_exit_1_and_a_key_registers_once(server_url: str, tmp_path: Path) -> None:
+    assert run(server_url, "account", "register", "ann").exit_code == 0
+    other = tmp_path / "other-key.pem"
+    taken = run(server_url, "account", "register", "ann", key_file=other)
+    assert taken.exit_code == 1 and "the account name 'ann' is taken" in taken.stderr
+    alike = run(server_url, "account", "register", "АNN", key_file=other)  # a Cyrillic А
+    assert alike.exit_code == 1 and "looks like the account 'ann'" in alike.stderr
+    again = run(server_url, "account", "register", "bea")
+    assert again.exit_code == 1 and "is registered already, to the account 'ann'" in again.stderr
+    bad = run(server_url, "account", "register", "no/slashes", key_file=other)
+    assert bad.exit_code == 2 and "is not a usable account name" in bad.stderr
+
+
+def test_show_without_an_account_there_is_exit_4_and_after_registering_at_once_says_who(server_url: str) -> None:
+    shown = run(server_url, "account", "show")
+    assert shown.exit_code == 4 and "no account with the key" in shown.stderr
+    assert run(server_url, "account", "register", "ann").exit_code == 0
+    again = run(server_url, "account", "show", "--json")  # the key, looked up as unknown just now, is known
+    assert again.exit_code == 0 and json.loads(again.stdout)["name"] == "ann"
+
+
+def test_account_commands_need_a_server() -> None:
+    for args in (["account", "register", "ann"], ["account", "show"]):
+        result = CliRunner().invoke(app, args, env={"SCAT_SERVER": None}, catch_exceptions=False)
+        assert result.exit_code == 2 and "accounts live on servers" in result.stderr
+
+
+def test_a_registered_user_plays_with_signed_requests_and_tokens_as_before(server_url: str, server_db: str) -> None:
+    registered = run(server_url, "account", "register", "ann", "--json")
+    assert registered.exit_code == 0
+    key_id = json.loads(registered.stdout)["key_id"]
+    created = run(server_url, "new", "--player", "ann", "--bot", "bob", "--json")
+    assert created.exit_code == 0, created.output
+    game = json.loads(created.stdout)["game_id"]
+    shown = run(server_url, "show", game, "--as", "ann", "--json")
+    assert shown.exit_code == 0, shown.output
+    assert len(json.loads(shown.stdout)["hand"]) == 3
+    engine = make_engine(server_db)
+    with engine.connect() as conn:  # each request was signed and verified: its nonce is remembered
+        nonces = conn.execute(text("SELECT count(*) FROM request_nonces WHERE key_id = :k"), {"k": key_id}).scalar()
+    engine.dispose()
+    assert nonces is not None and nonces >= 3  # register, new, show (and the game id lookup)
+
+
+def test_a_request_signed_for_an_account_the_server_lacks_is_exit_3(server_url: str, server_db: str,
+                                                                      tmp_path: Path) -> None:
+    assert run(server_url, "account", "register", "ann").exit_code == 0
+    other_db = f"sqlite:///{tmp_path / 'other.db'}"
+    with server_in_thread(other_db) as other:  # a server that never heard of ann's key
+        accounts = Path(tmp_path / "xdg-config" / "scat" / "installation-key.accounts")
+        known = json.loads(accounts.read_text())
+        known[other] = known[server_url]
+        accounts.write_text(json.dumps(known))
+        refused = run(other, "games")
+    assert refused.exit_code == 3 and "no account has the key" in refused.stderr
+
+
+def test_a_signature_by_another_key_than_the_accounts_is_401(api: httpx.Client) -> None:
+    ann, mallory = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    assert register(api, "ann", ann).status_code == 201
+    forged = api.get("/accounts/me", headers=signed(mallory, "GET", "/accounts/me", key_id=key_id_of(public_of(ann))))
+    assert forged.status_code == 401 and forged.json()["exit_code"] == 3
+    assert "does not verify under the account's key" in forged.json()["error"]
+    unknown = api.get("/games", headers=signed(mallory, "GET", "/games"))
+    assert unknown.status_code == 401 and "no account has the key" in unknown.json()["error"]
+    assert api.get("/accounts/me", headers=signed(ann, "GET", "/accounts/me")).json()["name"] == "ann"
+
+
+def test_a_replayed_request_is_401(api: httpx.Client) -> None:
+    ann = Ed25519PrivateKey.generate()
+    assert register(api, "ann", ann).status_code == 201
+    headers = signed(ann, "GET", "/accounts/me")
+    assert api.get("/accounts/me", headers=headers).status_code == 200
+    replayed = api.get("/accounts/me", headers=headers)
+    assert replayed.status_code == 401 and "nonce was used already" in replayed.json()["error"]
+
+
+def test_a_body_or_path_altered_in_flight_is_401(api: httpx.Client) -> None:
+    ann = Ed25519PrivateKey.generate()
+    assert register(api, "ann", ann).status_code == 201
+    body = json.dumps({"players": [{"name": "ann"}, {"name": "bob", "is_bot": True}]}).encode()
+    altered = body.replace(b"bob", b"eve").replace(b', "is_bot": true', b"")
+    headers = {"content-type": "application/json", **signed(ann, "POST", "/games", body)}
+    refused = api.post("/games", content=altered, headers=headers)
+    assert refused.status_code == 401 and "does not match its Content-Digest" in refused.json()["error"]
+    # the digest rewritten to match the altered body: the signature no longer covers it
+    redigested = {**headers, "content-digest": httpsig.content_digest(altered)}
+    rewritten = api.post("/games", content=altered, headers=redigested)
+    assert rewritten.status_code == 401 and "does not verify" in rewritten.json()["error"]
+    moved = api.get("/games?status=finished", headers=signed(ann, "GET", "/games?status=active"))
+    assert moved.status_code == 401 and "does not verify" in moved.json()["error"]
+    elsewhere = api.get("/stats", headers=signed(ann, "GET", "/games"))
+    assert elsewhere.status_code == 401 and "does not verify" in elsewhere.json()["error"]
+    assert api.post("/games", content=body, headers=headers).status_code == 201  # as signed: accepted
+
+
+@pytest.mark.parametrize("off_by", [-(WINDOW + 5), WINDOW + 5])
+def test_a_stale_or_future_timestamp_is_401(api: httpx.Client, off_by: int) -> None:
+    ann = Ed25519PrivateKey.generate()
+    assert register(api, "ann", ann).status_code == 201
+    refused = api.get("/accounts/me", headers=signed(ann, "GET", "/accounts/me", created=int(time.time()) + off_by))
+    assert refused.status_code == 401 and f"more than {WINDOW} s off the server's clock" in refused.json()["error"]
+
+
+def test_a_registration_signed_by_another_key_is_refused(api: httpx.Client) -> None:
+    ann, mallory = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    body = json.dumps({"name": "ann", "public_key": public_of(ann)}).encode()
+    refused = api.post("/accounts", content=body, headers={"content-type": "application/json",
+                                                           **signed(mallory, "POST", "/accounts", body)})
+    assert refused.status_code == 401 and "signed by the key it registers" in refused.json()["error"]
+    unsigned = api.post("/accounts", content=body, headers={"content-type": "application/json"})
+    assert unsigned.status_code == 401 and unsigned.json()["exit_code"] == 3
+
+
+def test_failed_verifications_are_rate_limited_per_address(api: httpx.Client, server_url: str) -> None:
+    ann, mallory = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    assert register(api, "ann", ann).status_code == 201
+    for _ in range(FAILURES_ALLOWED):
+        assert api.get("/games", headers=signed(mallory, "GET", "/games")).status_code == 401
+    limited = api.get("/games", headers=signed(mallory, "GET", "/games"))
+    assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1
+    assert limited.json()["exit_code"] == 3 and "too many refused signatures" in limited.json()["error"]
+    also = api.get("/accounts/me", headers=signed(ann, "GET", "/accounts/me"))  # the address waits, whoever signs
+    assert also.status_code == 429
+    told = run(server_url, "account", "show")  # the CLI signs from the same address: exit 3, one line
+    assert told.exit_code == 3 and "too many refused signatures from this address: try again in" in told.stderr
+    assert api.get("/health").status_code == 200  # unsigned requests are not counted nor limited here
+
+
+#: Runs `scat ARGS...` in this interpreter, then prints the modules it loaded as JSON on the last line.
+DRIVER = """
+import json, sys
+sys.argv = ["scat", *sys.argv[1:]]
+from scat_cli.app import main
+try:
+    main()
+except SystemExit as stop:
+    code = stop.code
+else:
+    code = 0
+print(json.dumps({"exit": code, "modules": sorted(sys.modules)}))
+"""
+
+
+def test_a_registered_users_signed_requests_load_nothing_of_the_database_or_the_server(
+        server_url: str, tmp_path: Path) -> None:
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "xdg-config"), "SCAT_SERVER": server_url,
+           "SCAT_DB_URL": ""}
+    for args in (["account", "register", "ann"], ["account", "show"], ["games"]):
+        done = subprocess.run([sys.executable, "-c", DRIVER, *args], capture_output=True, text=True, env=env,
+                              check=False)
+        report = json.loads(done.stdout.strip().splitlines()[-1])
+        assert report["exit"] == 0, done.stderr
+        loaded = [name for name in report["modules"] if name.split(".")[0] in
+                  ("sqlalchemy", "alembic", "psycopg", "sqlite3", "fastapi", "starlette", "uvicorn", "httpx")
+                  or name.startswith("scat_core.store.sql")]
+        assert "cryptography" in {name.split(".")[0] for name in report["modules"]}, args  # it did sign
+        assert loaded == [], args

@@ -1,0 +1,128 @@
+"""The account log: both adapters register, refuse and remember nonces alike; the SQL one is
+append-only (triggers refuse UPDATE, DELETE and their sideways routes) and its migration goes
+up and down, on SQLite and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Iterator
+
+import pytest
+from alembic import command
+from sqlalchemy import Engine, inspect, text
+from sqlalchemy.exc import DBAPIError
+
+from scat_core.domain import accounts as acc
+from scat_core.records.errors import ConcurrencyConflict
+from scat_core.service.account_ports import AccountLog
+from scat_core.service.accounts import AccountService
+from scat_core.store.memory.account_memory import MemoryAccountLog
+from scat_core.store.sql.account_log import SqlAccountLog
+from scat_core.store.sql.database import alembic_config, ensure_schema, make_engine
+
+
+def key(n: int) -> str:
+    return base64.b64encode(hashlib.sha256(bytes([n])).digest()).decode("ascii")
+
+
+@pytest.fixture(params=["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def log(request: pytest.FixtureRequest) -> Iterator[AccountLog]:
+    """Each adapter: in memory, and SQL on SQLite and on PostgreSQL."""
+    if request.param == "memory":
+        yield MemoryAccountLog()
+        return
+    engine = make_engine(str(request.getfixturevalue(f"{request.param}_url")))
+    ensure_schema(engine)
+    yield SqlAccountLog(engine)
+    engine.dispose()
+
+
+def test_an_account_registered_is_found_by_its_key_and_a_taken_name_refused(log: AccountLog) -> None:
+    accounts = AccountService(log)
+    ann = accounts.register("ann", key(1))
+    assert (ann.name, ann.key_id, ann.public_key, ann.keys) == ("ann", acc.key_id_of(key(1)), key(1), 1)
+    assert accounts.holding(ann.key_id) == ann
+    assert accounts.holding(acc.key_id_of(key(9))) is None
+    with pytest.raises(acc.AccountNameTaken):
+        accounts.register("Ann", key(2))
+    with pytest.raises(acc.KeyAlreadyRegistered):
+        accounts.register("bea", key(1))
+    assert accounts.register("bea", key(2)).name == "bea"
+    head, records = log.matching(None, None)
+    assert head == 2 and records == []
+
+
+def test_a_rekeyed_account_acts_with_its_new_key_only(log: AccountLog) -> None:
+    accounts = AccountService(log)
+    accounts.register("ann", key(1))
+    rekeyed = accounts.rekey("ann", key(2))
+    assert (rekeyed.key_id, rekeyed.keys) == (acc.key_id_of(key(2)), 2)
+    assert accounts.holding(acc.key_id_of(key(1))) is None
+    assert accounts.holding(acc.key_id_of(key(2))) == rekeyed
+    head, records = log.matching("ann", None)
+    assert head == 2 and [r.type for r in records] == ["AccountRegistered", "AccountRekeyed"]
+
+
+def test_an_append_behind_the_log_is_a_conflict(log: AccountLog) -> None:
+    AccountService(log).register("ann", key(1))
+    _, records = log.matching("ann", None)
+    with pytest.raises(ConcurrencyConflict):
+        log.append(0, [records[0]])
+
+
+def test_a_nonce_is_accepted_once_until_it_expires(log: AccountLog) -> None:
+    assert log.use_nonce("k1", "n1", expires_at=1300, now=1000)
+    assert not log.use_nonce("k1", "n1", expires_at=1300, now=1100)
+    assert log.use_nonce("k2", "n1", expires_at=1300, now=1100)  # nonces are per key
+
+
+def test_two_server_processes_on_one_database_agree_on_a_replay(engine: Engine) -> None:
+    other = make_engine(engine.url.render_as_string(hide_password=False))
+    try:
+        assert SqlAccountLog(engine).use_nonce("k1", "n1", expires_at=1300, now=1000)
+        assert not SqlAccountLog(other).use_nonce("k1", "n1", expires_at=1300, now=1000)
+    finally:
+        other.dispose()
+
+
+def test_the_account_log_refuses_update_and_delete(engine: Engine) -> None:
+    AccountService(SqlAccountLog(engine)).register("ann", key(1))
+    columns = "seq, account, skeleton, key_id, type, schema_version, data, recorded_at"
+    statements = ["UPDATE account_events SET account = 'mallory'", "DELETE FROM account_events"]
+    if engine.dialect.name == "sqlite":
+        statements += [f"INSERT OR REPLACE INTO account_events ({columns}) SELECT {columns} FROM account_events",
+                       f"REPLACE INTO account_events (position, {columns}) SELECT position, {columns} "
+                       "FROM account_events"]
+    else:
+        statements += ["TRUNCATE account_events",
+                       f"INSERT INTO account_events ({columns}) SELECT {columns} FROM account_events "
+                       "ON CONFLICT (seq) DO UPDATE SET account = 'mallory'"]
+    for statement in statements:
+        with pytest.raises(DBAPIError, match="account events are immutable"), engine.begin() as conn:
+            conn.execute(text(statement))
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT account FROM account_events")).scalars().all() == ["ann"]
+
+
+def test_the_accounts_migration_goes_up_and_down(db_url: str) -> None:
+    engine = make_engine(db_url)
+    try:
+        with engine.begin() as conn:
+            command.upgrade(alembic_config(conn), "0008")
+        assert "account_events" not in inspect(engine).get_table_names()
+        with engine.begin() as conn:
+            command.upgrade(alembic_config(conn), "0009")
+        assert {"account_events", "request_nonces"} <= set(inspect(engine).get_table_names())
+        with engine.begin() as conn:
+            command.downgrade(alembic_config(conn), "0008")
+        assert not {"account_events", "request_nonces"} & set(inspect(engine).get_table_names())
+        with engine.connect() as conn:
+            names = conn.execute(text(
+                "SELECT name FROM sqlite_master WHERE type = 'trigger'" if engine.dialect.name == "sqlite" else
+                "SELECT proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+                "WHERE n.nspname = current_schema()")).scalars().all()
+        assert not [name for name in names if "account" in name]
+    finally:
+        engine.dispose()

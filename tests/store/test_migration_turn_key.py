@@ -1,0 +1,39 @@
+"""Migration 0008 on a database with games: each row's turn_key is its player to act's name
+casefolded (as `--as` matches names), so `games --waiting-for` finds the games made before it."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import text
+
+from scat_core.store.sql.database import alembic_config, ensure_schema, make_engine
+
+
+@pytest.mark.parametrize("database", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_the_upgrade_fills_turn_key_from_turn_and_a_downgrade_drops_it(
+    database: str, request: pytest.FixtureRequest,
+) -> None:
+    from alembic import command
+
+    engine = make_engine(str(request.getfixturevalue(f"{database}_url")))
+    with engine.begin() as conn:
+        command.upgrade(alembic_config(conn), "0007")
+    rows = [("a000000001", "Straße"), ("a000000002", "BOB"), ("a000000003", None)]
+    with engine.begin() as conn:
+        for game_id, turn in rows:
+            conn.execute(text(
+                "INSERT INTO games (game_id, status, players, bots, turn, hand_number, dealer, created_at, "
+                "last_activity, winner, head_seq, head_hash, protected) VALUES (:game_id, 'active', '[]', '[]', "
+                ":turn, 1, NULL, '2026-12-01T00:00:00.000000Z', '2026-12-01T00:00:00.000000Z', NULL, 0, '', false)"
+            ), {"game_id": game_id, "turn": turn})
+    ensure_schema(engine)
+    with engine.connect() as conn:
+        keys = dict(conn.execute(text("SELECT game_id, turn_key FROM games ORDER BY game_id")).all())
+        deadlines = {row[0] for row in conn.execute(text("SELECT move_deadline FROM games"))}
+    assert keys == {"a000000001": "strasse", "a000000002": "bob", "a000000003": None}
+    assert deadlines == {None}  # told with each game's next event
+    with engine.begin() as conn:
+        command.downgrade(alembic_config(conn), "0007")
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM games")).scalar_one() == 3
+    engine.dispose()
