@@ -10,10 +10,6 @@ import sys
 
 import typer
 
-from scat_cli.account_commands import account_app
-from scat_cli.config_commands import config_app
-from scat_cli.db_commands import db_app
-from scat_cli.key_commands import key_app
 from scat_cli.typer_glue import ScatGroup
 from scat_core.domain.errors import ScatError
 
@@ -27,13 +23,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=True,  # Typer's --install-completion / --show-completion (values: scat_cli/completion.py)
     context_settings={"help_option_names": ["-h", "--help"]},
-    cls=ScatGroup,  # the commands of scat_cli.common.COMMANDS, built lazily
+    cls=ScatGroup,  # the commands of scat_cli.common.COMMANDS and GROUPS, built lazily
     rich_markup_mode=None,  # plain click help: `scat --help` in well under 150 ms
 )
-app.add_typer(db_app, name="db")
-app.add_typer(key_app, name="key")
-app.add_typer(account_app, name="account")
-app.add_typer(config_app, name="config")
 
 
 def _version(value: bool) -> None:

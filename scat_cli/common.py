@@ -127,6 +127,15 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "version": ("scat_cli.version_command", "version"),
 }
 
+#: The groups of commands: name -> (module, Typer app), imported only when one of their commands
+#: runs (or help lists them): `scat show` loads none.
+GROUPS: dict[str, tuple[str, str]] = {
+    "db": ("scat_cli.db_commands", "db_app"),
+    "key": ("scat_cli.key_commands", "key_app"),
+    "account": ("scat_cli.account_commands", "account_app"),
+    "config": ("scat_cli.config_commands", "config_app"),
+}
+
 
 def is_output_error(error: OSError) -> bool:
     """Whether writing to stdout failed (a full disk, a closed pipe), as opposed to any other OSError."""

@@ -2,7 +2,8 @@
 `TyperCommand` classes, `typer.Typer` apps, `typer.BadParameter`, `typer.Exit`.
 
 - Lazy commands: the root group lists each command by name (`COMMANDS`); a command's module
-  is imported, and its Typer app built, only when it runs (`LazyCommand`).
+  is imported, and its Typer app built, only when it runs (`LazyCommand`); a group of commands
+  (`GROUPS`: `db`, `key`) is imported and built only when asked for.
 - Usage errors and scat's errors become one line on stderr with the contract's exit code
   (`one_line_errors`), worded from scat's own declarations (`scat_cli.params`).
 - Seat order and empty file names come from the words as typed (`scat_cli.params.given`).
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from scat_cli.common import COMMANDS, ask_token, database_error, fail, is_output_error, output_failed, runnable
+from scat_cli.common import COMMANDS, GROUPS, ask_token, database_error, fail, is_output_error, output_failed, runnable
 from scat_cli.context import acting
 from scat_cli.params import convert_plainly, declared, given, usage_message
 from scat_core.domain.errors import ScatError
@@ -53,17 +54,31 @@ class PlainGroup(TyperGroup):
 
 
 class ScatGroup(PlainGroup):
-    """The root group: the commands of `COMMANDS` built lazily, close names suggested for a typo."""
+    """The root group: the commands of `COMMANDS` and `GROUPS` built lazily, close names suggested for a typo."""
 
     def list_commands(self, ctx: Context) -> list[str]:
         """Every command name, the lazy ones first."""
-        return [*COMMANDS, *(name for name in super().list_commands(ctx) if name not in COMMANDS)]
+        lazy = [*COMMANDS, *GROUPS]
+        return [*lazy, *(name for name in super().list_commands(ctx) if name not in lazy)]
 
     def get_command(self, ctx: Context, cmd_name: str) -> Any:
-        """The command `cmd_name` (a lazy one: nothing imported yet)."""
+        """The command `cmd_name` (a lazy one: nothing imported yet; a group: its module imported now)."""
         if cmd_name not in self.commands and cmd_name in COMMANDS:
             self.commands[cmd_name] = LazyCommand(cmd_name, rich_markup_mode=self.rich_markup_mode)
+        if cmd_name not in self.commands and cmd_name in GROUPS:
+            self.commands[cmd_name] = self._group(cmd_name)
         return super().get_command(ctx, cmd_name)
+
+    def _group(self, name: str) -> Any:
+        """The click group of `GROUPS[name]`, built as `add_typer(app, name=name)` on the root would build it."""
+        from importlib import import_module
+
+        module, attribute = GROUPS[name]
+        holder = typer.Typer(add_completion=False, rich_markup_mode=self.rich_markup_mode)
+        holder.add_typer(getattr(import_module(module), attribute), name=name)
+        built = typer.main.get_command(holder)  # Typer's documented way to its click object ("Using Click")
+        assert isinstance(built, TyperGroup)
+        return built.commands[name]
 
     def resolve_command(self, ctx: typer.Context, args: list[str]) -> Any:  # type: ignore[override]
         """Find the command, suggesting a close name for a typo (lazy commands too)."""

@@ -20,7 +20,7 @@ from scat_cli.server.backoff import Backoff
 from scat_cli.server.transport import Answer, Connection, TransportError, TransportTimeout
 from scat_core.domain import commands as cmd
 from scat_core.domain import events as ev
-from scat_core.domain.audit import AuditReport
+from scat_core.domain.audit_report import AuditReport
 from scat_core.domain.errors import BadInput, RuleViolation
 from scat_core.domain.options import GameOptions
 from scat_core.service.boundary import Progress

@@ -55,6 +55,23 @@ def _reason(error: BaseException) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
+class _PlainConnection(http.client.HTTPConnection):
+    """http.client's connection, reaching an ASCII host name as bytes: for a str name, socket loads
+    the idna codec (and stringprep) first. Should http.client stop using `_create_connection`,
+    this changes nothing but that cost."""
+
+    def __init__(self, host: str, port: int | None, timeout: float) -> None:
+        super().__init__(host, port, timeout=timeout)
+        if self.host.isascii():
+            self._create_connection = _connect_by_bytes
+
+
+def _connect_by_bytes(address: tuple[str, int], timeout: Any = None, source_address: Any = None) -> socket.socket:
+    """socket.create_connection to `address`, its (ASCII) host name given as bytes."""
+    host, port = address
+    return socket.create_connection((host.encode("ascii"), port), timeout, source_address)  # type: ignore[arg-type]
+
+
 class Connection:
     """A kept-alive HTTP/1.1 connection to the server at `base_url` (http:// or https://), one per
     thread, so that a stream read in one thread and requests sent from another never share one.
@@ -94,7 +111,7 @@ class Connection:
                 self._conn = http.client.HTTPSConnection(self.host, self.port, timeout=CONNECT_TIMEOUT,
                                                          context=ssl.create_default_context())
             else:
-                self._conn = http.client.HTTPConnection(self.host, self.port, timeout=CONNECT_TIMEOUT)
+                self._conn = _PlainConnection(self.host, self.port, timeout=CONNECT_TIMEOUT)
             self._conn.connect()
             assert self._conn.sock is not None
             self._conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no Nagle wait

@@ -25,8 +25,12 @@ MAX_PAGE = 1_000_000
 MAX_TOKENS = 10_000  # the games one `wait --any` may cover
 
 
+#: Each model is built on first use (defer_build): a command pays only for the bodies it sends or reads.
+_LAZY = ConfigDict(defer_build=True)
+
+
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class SeatIn(_Body):
@@ -80,6 +84,8 @@ class ImportIn(_Body):
 class GameIdOut(BaseModel):
     """The whole id of the game an abbreviated one names."""
 
+    model_config = _LAZY
+
     game_id: str
 
 
@@ -89,6 +95,8 @@ class ErrorOut(BaseModel):
     The client raises the same error again from `type` and the fields (`raised`), so the CLI
     words it, hints and all, exactly as it words the error of a local database.
     """
+
+    model_config = _LAZY
 
     error: str
     exit_code: int
@@ -124,6 +132,8 @@ class ErrorOut(BaseModel):
 
 class HealthOut(BaseModel):
     """`GET /health`."""
+
+    model_config = _LAZY
 
     status: Literal["ok"] = "ok"
     database: str

@@ -11,11 +11,11 @@ check and decode into the events given here.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import assert_never
 
 from . import commands as cmd
 from . import events as ev
+from .audit_report import AuditReport as AuditReport  # its home before; the verdict alone loads no rules
 from .cards import DECK
 from .decide import decide
 from .errors import ScatError
@@ -24,27 +24,6 @@ from .invariants import invariant_problems
 from .move_time import recorded_time
 from .shuffle import Chance, SeededChance, seed_commitment
 from .state import GameState
-
-
-@dataclass(frozen=True)
-class AuditReport:
-    """The verdict on one game: ok, how many events, the first bad seq and every problem."""
-
-    game_id: str
-    ok: bool
-    events: int
-    first_bad_seq: int | None
-    problems: list[str] = field(default_factory=list)
-    seed_verified: bool = False  # every deal the seed made was recomputed from the revealed seed
-    first_deck_stacked: bool = False  # hand 1 was dealt from a deck given at creation, not the seed
-    seed_chosen: bool | None = False  # the creator chose the seed (--seed); None: not recorded (v2)
-    # Filled by the service (signing is not the domain's): the head's signature, "valid",
-    # "invalid", "unknown key" or "unsigned" (None: not checked), its key id and signer.
-    signature: str | None = None
-    signature_key_id: str | None = None
-    signature_signer: str | None = None  # "this installation" or "trusted" when known
-    origin_signature: str | None = None  # an imported game: the verdict on the signature its export carried
-    origin_key_id: str | None = None
 
 
 class RecordedChance:

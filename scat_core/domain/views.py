@@ -7,7 +7,6 @@ from typing import assert_never
 from . import events as ev
 from .cards import hand_value
 from .deal import discard_position, receiver
-from .decide import value_of
 from .state import GameState
 
 HIDDEN = "??"
@@ -17,7 +16,7 @@ def kept_value(state: GameState, seat: int) -> int:
     """The value of the hand at `seat`; mid-turn, of the best 3 cards he may keep (R3, R13)."""
     hand = state.hands[seat]
     if len(hand) <= 3:
-        return value_of(state, seat)
+        return hand_value(hand, state.options)  # decide's value_of, without loading the rules' module
     return max(
         hand_value([card for card in hand if card != thrown], state.options)
         for thrown in hand

@@ -13,14 +13,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from scat_core.domain import events as ev
-from scat_core.domain.audit import AuditReport
+from scat_core.domain.audit_report import AuditReport
 from scat_core.domain.state import GameState
 from scat_core.records.stored import StoredEvent
 from scat_core.service.outcomes import GameResult
 
 
 class _Value(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)  # each built on first use: a command pays for its own
 
 
 class SeenEvent(_Value):

@@ -25,7 +25,7 @@ from tests.support.cli import Scat, one_line_error
 
 CLI = Path(params.__file__).parent
 #: Typer's internals scat_cli once reached into; only `typer_converts_with` may name `_runtime_param`.
-#: `typer.main.get_command(app)` is public: Typer's docs ("Using Click") give it to get an app's click command.
+#: `typer.main.get_command` is public: Typer's documentation ("Using Click") gives it to reach the click object.
 PRIVATE = re.compile(
     r"typer\._|typer\.main(?!\.get_command\()|from typer\.(main|_)|type_descriptor|__cause__|get_current_context")
 

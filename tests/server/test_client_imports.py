@@ -19,6 +19,9 @@ NOT_A_CLIENTS = (
     "sqlalchemy", "alembic", "psycopg", "sqlite3", "scat_core.store.sql", "migrations", "scat_core._migrations",
     "httpx", "httpcore", "fastapi", "uvicorn", "starlette",
 )
+#: What a player's `show` or move through a server has no use for either: the rules, the audit, the
+#: maintenance commands (the server decides; #26 item 2).
+NOT_A_PLAYERS = ("scat_core.domain.decide", "scat_core.domain.audit", "scat_cli.db_commands", "scat_cli.key_commands")
 
 #: Runs `scat ARGS...` in this interpreter, then prints the modules it loaded as JSON on the last line.
 DRIVER = """
@@ -49,9 +52,9 @@ def _loaded(args: list[str], env: dict[str, str]) -> tuple[object, list[str], st
     return report["exit"], report["modules"], done.stderr
 
 
-def _not_a_clients(modules: list[str]) -> list[str]:
-    """The modules of `modules` that a client has no use for."""
-    return [name for name in modules if any(name == bad or name.startswith(f"{bad}.") for bad in NOT_A_CLIENTS)]
+def _not_a_clients(modules: list[str], forbidden: tuple[str, ...] = NOT_A_CLIENTS) -> list[str]:
+    """The modules of `modules` that a client has no use for (those of `forbidden` and their submodules)."""
+    return [name for name in modules if any(name == bad or name.startswith(f"{bad}.") for bad in forbidden)]
 
 
 def test_show_and_a_move_through_a_server_load_nothing_of_the_database_or_the_server(
@@ -67,3 +70,4 @@ def test_show_and_a_move_through_a_server_load_nothing_of_the_database_or_the_se
         assert code == 0, errors
         assert "scat_cli.server.client" in modules  # it did go through the server
         assert _not_a_clients(modules) == [], command
+        assert _not_a_clients(modules, NOT_A_PLAYERS) == [], command
