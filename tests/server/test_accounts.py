@@ -7,8 +7,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -25,6 +23,7 @@ from scat_cli.server.verify import FAILURES_ALLOWED, WINDOW
 from scat_core.domain.accounts import key_id_of
 from scat_core.store.sql.database import make_engine
 from tests.support.live_server import server_in_thread
+from tests.support.loaded_modules import loaded, not_a_clients
 
 
 def run(server: str, *args: str, key_file: Path | None = None) -> Any:
@@ -194,32 +193,13 @@ def test_failed_verifications_are_rate_limited_per_address(api: httpx.Client, se
     assert api.get("/health").status_code == 200  # unsigned requests are not counted nor limited here
 
 
-#: Runs `scat ARGS...` in this interpreter, then prints the modules it loaded as JSON on the last line.
-DRIVER = """
-import json, sys
-sys.argv = ["scat", *sys.argv[1:]]
-from scat_cli.app import main
-try:
-    main()
-except SystemExit as stop:
-    code = stop.code
-else:
-    code = 0
-print(json.dumps({"exit": code, "modules": sorted(sys.modules)}))
-"""
-
 
 def test_a_registered_users_signed_requests_load_nothing_of_the_database_or_the_server(
         server_url: str, tmp_path: Path) -> None:
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "xdg-config"), "SCAT_SERVER": server_url,
            "SCAT_DB_URL": ""}
     for args in (["account", "register", "ann"], ["account", "show"], ["games"]):
-        done = subprocess.run([sys.executable, "-c", DRIVER, *args], capture_output=True, text=True, env=env,
-                              check=False)
-        report = json.loads(done.stdout.strip().splitlines()[-1])
-        assert report["exit"] == 0, done.stderr
-        loaded = [name for name in report["modules"] if name.split(".")[0] in
-                  ("sqlalchemy", "alembic", "psycopg", "sqlite3", "fastapi", "starlette", "uvicorn", "httpx")
-                  or name.startswith("scat_core.store.sql")]
-        assert "cryptography" in {name.split(".")[0] for name in report["modules"]}, args  # it did sign
-        assert loaded == [], args
+        code, modules, stderr = loaded(args, env)
+        assert code == 0, stderr
+        assert "cryptography" in {name.split(".")[0] for name in modules}, args  # it did sign
+        assert not_a_clients(modules) == [], args
