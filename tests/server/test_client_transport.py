@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client as http_client
 import json
 import socket
 import threading
@@ -146,3 +147,29 @@ def test_a_stream_in_one_thread_and_requests_in_another_use_separate_connections
             assert list(lines) == ["id: 1", "data: {}", "", ": keep-alive"]
     assert answers == [200]
     assert len({port for _, port, _, _ in Handler.seen}) == 2
+
+
+#: Connects to a listening port by an ASCII host name, then tells whether socket loaded the idna codec.
+IDNA_PROBE = """
+import socket, sys
+from scat_cli.server.transport import _PlainConnection
+listener = socket.socket()
+listener.bind(("127.0.0.1", 0))
+listener.listen(1)
+connection = _PlainConnection("localhost", listener.getsockname()[1], timeout=5)
+connection.connect()
+connection.close()
+print("encodings.idna" in sys.modules)
+"""
+
+
+def test_the_idna_saving_holds_on_this_python_and_reaches_an_ascii_host() -> None:
+    """The one private name the client leans on (http.client's `_create_connection`): if this fails
+    after a Python upgrade, the client still works (it only loads the idna codec again): adapt
+    `_PlainConnection` or remove it."""
+    import subprocess
+    import sys
+
+    assert hasattr(http_client.HTTPConnection("localhost"), "_create_connection")
+    done = subprocess.run([sys.executable, "-c", IDNA_PROBE], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False", done.stderr
