@@ -7,12 +7,12 @@ where the game lives (the server URL, or the database URL), the game and the pla
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import typer
 
 from scat_cli.context import state
+from scat_cli.private_files import write_private_json
 
 
 def _path() -> Path:
@@ -72,12 +72,6 @@ def remember(ctx: typer.Context, game: str, tokens: dict[str, str]) -> None:
         return
     known.update(changed)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-            json.dump(known, file, indent=1, sort_keys=True)
-        os.chmod(temporary, 0o600)
-        os.replace(temporary, path)
+        write_private_json(path, known)
     except OSError as error:  # the command itself succeeded: say so, and go on
         typer.echo(f"scat: note: could not remember the token in {path}: {error.strerror}", err=True)

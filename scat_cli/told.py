@@ -7,11 +7,12 @@ the games live (the server URL, or the database URL) and the player.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
+
+from scat_cli.private_files import write_private_json
 
 if TYPE_CHECKING:
     from scat_core.service.values import Told
@@ -56,11 +57,6 @@ def keep_told(ctx: typer.Context, player: str, told: Told) -> None:
     known = _load(path)
     known[_key(ctx, player)] = told.model_dump()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-            json.dump(known, file, indent=1, sort_keys=True)
-        os.replace(temporary, path)
+        write_private_json(path, known)
     except OSError as error:
         typer.echo(f"scat: note: could not remember what was told in {path}: {error.strerror}", err=True)

@@ -11,7 +11,6 @@ there as before). Nothing here is secret but the key file, which only `KeyRing` 
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -55,13 +54,11 @@ def remember(server: str, name: str, key_id: str) -> None:
     accounts = known_accounts()
     accounts[server] = {"name": name, "key_id": key_id}
     path = accounts_path()
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    from scat_cli.private_files import write_private_json
+
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-            json.dump(accounts, file, indent=1, sort_keys=True)
-        os.replace(temporary, path)
+        write_private_json(path, accounts)
     except OSError as error:
         raise BadInput(f"cannot record the account in {path}: {error.strerror or error}") from None
 
