@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from scat_cli.context import CliState, state
+from scat_cli.context import state
 from scat_core.domain.errors import ScatError
 
 if TYPE_CHECKING:
@@ -172,39 +172,6 @@ def output_failed(error: OSError, ctx: typer.Context | None = None) -> NoReturn:
     told = f"; {note}" if note else ""
     typer.echo(runnable(f"scat: error: cannot write the output: {error.strerror}{told}"), err=True)
     raise typer.Exit(2)
-
-
-def database_error(error: Exception, ctx: typer.Context) -> ScatError | None:
-    """A SQLAlchemy error that reached the CLI as one of ours; None for any other error.
-
-    Told by the error's module, so SQLAlchemy is imported only once one was raised: a lost
-    connection or an unusable database is BadInput (exit 2), anything else RuleViolation.
-    """
-    if not type(error).__module__.startswith("sqlalchemy"):
-        return None
-    from sqlalchemy import exc
-
-    from scat_core.domain.errors import BadInput, RuleViolation
-    from scat_core.store.sql.database import masked_url, resolve_url
-
-    given = ctx.find_root().obj
-    try:
-        url = masked_url(resolve_url(given.db_url if isinstance(given, CliState) else None))
-    except ScatError:
-        url = "(unknown)"
-    original = getattr(error, "orig", None)
-    lines = str(original if original is not None else error).strip().splitlines()
-    reason = lines[0].strip() if lines else type(error).__name__
-    if isinstance(error, exc.DataError):  # PostgreSQL: a value too long or malformed for its column
-        return BadInput(f"the database {url} refused a value of this command: {reason}")
-    if isinstance(error, exc.OperationalError | exc.InterfaceError | exc.DisconnectionError) or getattr(
-        error, "connection_invalidated", False
-    ):
-        return BadInput(f"cannot use database {url}: {reason}")
-    return RuleViolation(
-        f"the database {url} refused the request: {reason} (is it a scat database? `scat db upgrade` "
-        "brings its schema up to date)"
-    )
 
 
 def loaded() -> None:

@@ -29,14 +29,16 @@ def upgrade_command(
     """
     from scat_cli.server.command import refuse_server
     from scat_core.store.sql.database import make_engine, resolve_url, safe_url, upgrade
+    from scat_core.store.sql.db_failures import as_scat_errors
     from scat_core.store.sql.triggers import restore_triggers
 
     refuse_server(ctx, "db upgrade")
     engine = make_engine(resolve_url(state(ctx).db_url))
     try:
-        revision = upgrade(engine)
-        with engine.begin() as conn:  # #14 item 9: a dropped or defused trigger is put back
-            restored = restore_triggers(conn)
+        with as_scat_errors(engine):  # the database's failures as scat's errors
+            revision = upgrade(engine)
+            with engine.begin() as conn:  # #14 item 9: a dropped or defused trigger is put back
+                restored = restore_triggers(conn)
     finally:
         engine.dispose()
     if as_json:
@@ -71,12 +73,13 @@ def check_command(
         resolve_url,
         safe_url,
     )
+    from scat_core.store.sql.db_failures import as_scat_errors
     from scat_core.store.sql.triggers import trigger_problems
 
     refuse_server(ctx, "db check")
     engine = make_engine(resolve_url(state(ctx).db_url))
     try:
-        with _connect(engine) as conn:
+        with as_scat_errors(engine), _connect(engine) as conn:
             revision = current_revision(conn)
             newer = is_newer_revision(revision)  # a newer scat's: upgrade refuses it
             problems = trigger_problems(conn) if revision is not None and not newer else {}

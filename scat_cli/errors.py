@@ -10,63 +10,67 @@ from __future__ import annotations
 
 import shlex
 
-from scat_core.domain.accounts import AccountNameTaken, KeyAlreadyRegistered, NoSuchAccount
-from scat_core.domain.errors import AlreadyImported, AuthFailed, BadInput, Hint, NotFound, RuleViolation, ScatError
-from scat_core.records.errors import (
-    BusyWaitUnreadable,
+from scat_core.domain.errors import (
+    AuthFailed,
+    BadInput,
     ConcurrencyConflict,
     CorruptHistory,
+    Hint,
+    NotFound,
+    RuleViolation,
+    ScatError,
+    TimedOut,
+    Unavailable,
+)
+from scat_core.records.errors import (
+    BusyWaitUnreadable,
     DatabaseBusy,
     DatabaseNotGiven,
-    DatabaseReadOnly,
     HistoryDamaged,
     KeyFileUnusable,
     NotStrictlySigned,
-    StoreUnavailable,
 )
-from scat_core.service.accounts import RequestRefused, TooManyFailures
 
 
-class WaitTimedOut(ScatError):
+class WaitTimedOut(TimedOut):
     """`scat wait --timeout` ran out before the player's turn came."""
 
 
-class ServerLost(BadInput):
+class ServerLost(Unavailable):
     """The `--server` could not be reached, or the connection to it broke (a wait tries again)."""
 
 
-#: Error type -> the exit code the CLI contract gives it (/shared/spec/cli.md). A type not
-#: listed takes the code of its nearest listed base class; the first type listed with a code
-#: is the one a refusal from the server that names no type is raised as.
+#: Error type -> the exit code the CLI contract gives it (/shared/spec/cli.md): one line per
+#: branch of the error tree (scat_core.domain.errors), and the one leaf the contract words
+#: otherwise. A type takes the code of its nearest listed base class.
 EXIT_CODES: dict[type[ScatError], int] = {
-    RuleViolation: 1,
-    BadInput: 2,
-    AuthFailed: 3,
-    NotFound: 4,
-    ConcurrencyConflict: 5,
-    WaitTimedOut: 6,
-    ServerLost: 2,
-    CorruptHistory: 1,
-    HistoryDamaged: 1,
-    StoreUnavailable: 2,
-    DatabaseReadOnly: 2,
-    DatabaseBusy: 5,
-    DatabaseNotGiven: 2,
-    BusyWaitUnreadable: 2,
-    KeyFileUnusable: 2,
-    NotStrictlySigned: 1,
-    AccountNameTaken: 1,
-    KeyAlreadyRegistered: 1,
-    NoSuchAccount: 4,
-    RequestRefused: 3,
-    TooManyFailures: 3,
-    AlreadyImported: 1,
-    ScatError: 1,
+    RuleViolation: 1,  # not allowed by the rules or the game's state
+    CorruptHistory: 1,  # the history cannot be played on (scat audit names the first bad event)
+    BadInput: 2,  # bad usage or unreadable input
+    Unavailable: 2,  # the database or the server cannot be used now (the contract names no code of its own)
+    AuthFailed: 3,  # authentication failed
+    NotFound: 4,  # no such game, player or file
+    ConcurrencyConflict: 5,  # a concurrent change won: try again
+    DatabaseBusy: 5,  # another program holds the lock: as a concurrent change, try again
+    TimedOut: 6,  # scat wait timed out
 }
-#: Every error type by name: how an error sent by `scat serve` is raised again by the client.
-ERROR_TYPES: dict[str, type[ScatError]] = {kind.__name__: kind for kind in EXIT_CODES}
-#: Exit code -> the error type a refusal that names no type is raised as.
-BY_EXIT_CODE: dict[int, type[ScatError]] = {code: kind for kind, code in reversed(EXIT_CODES.items())}
+#: Exit code -> the error type a refusal that names no type (or one unknown here) is raised as.
+BY_EXIT_CODE: dict[int, type[ScatError]] = {1: RuleViolation, 2: BadInput, 3: AuthFailed, 4: NotFound,
+                                            5: ConcurrencyConflict, 6: TimedOut}
+
+
+def error_types() -> dict[str, type[ScatError]]:
+    """Every error type by name (all are defined in modules this one imports): how an error sent
+    by `scat serve` is raised again by the client."""
+    found: dict[str, type[ScatError]] = {}
+    pending: list[type[ScatError]] = [ScatError]
+    while pending:
+        kind = pending.pop()
+        if kind.__module__.startswith(("scat_core.", "scat_cli.")):
+            found.setdefault(kind.__name__, kind)
+        pending.extend(kind.__subclasses__())
+    return found
+
 
 #: How the CLI words each suggested next step: the text between an error's message and the
 #: rest of its line. `{game}` and `{player}` are the error's fields, quoted for the shell.
@@ -83,6 +87,7 @@ HINTS: dict[Hint, str] = {
     Hint.EXPORT: " written by `scat export`",
     Hint.GIVE_TOKEN: ": give {player}'s token with --token or SCAT_TOKEN",
     Hint.EXPORT_RUNNING: ", or pass --running",
+    Hint.UPGRADE_SCHEMA: " (is it a scat database? `scat db upgrade` brings its schema up to date)",
 }
 #: How the CLI names the setting an error of these types (or their subtypes) asks to change, in
 #: the place of a hint: the core's errors name no option or environment variable.
@@ -98,7 +103,7 @@ SETTINGS: dict[type[ScatError], str] = {
 def exit_code(error: ScatError | type[ScatError]) -> int:
     """The contract's exit code of `error` (an error or an error type)."""
     kind = error if isinstance(error, type) else type(error)
-    return next((EXIT_CODES[base] for base in kind.__mro__ if base in EXIT_CODES), 1)
+    return next((EXIT_CODES[base] for base in kind.__mro__ if base in EXIT_CODES), EXIT_CODES[RuleViolation])
 
 
 def hint_text(error: ScatError) -> str:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from scat_cli.common import COMMANDS, GROUPS, ask_token, database_error, fail, is_output_error, output_failed, runnable
+from scat_cli.common import COMMANDS, GROUPS, ask_token, fail, is_output_error, output_failed, runnable
 from scat_cli.context import acting
 from scat_cli.params import convert_plainly, declared, given, usage_message
 from scat_core.domain.errors import ScatError
@@ -227,7 +227,8 @@ def seat_order(ctx: typer.Context, players: list[str], bots: list[str]) -> list[
 
 @contextmanager
 def one_line_errors(ctx: Context) -> Iterator[None]:
-    """Scat's errors, usage errors and database errors as one line on stderr with the contract's exit code."""
+    """Scat's errors (the store's database errors among them) and usage errors as one line on stderr with
+    the contract's exit code."""
     with acting(ctx):
         try:
             yield
@@ -241,11 +242,6 @@ def one_line_errors(ctx: Context) -> Iterator[None]:
             if not is_output_error(error):
                 raise
             output_failed(error, ctx)
-        except Exception as error:
-            told = database_error(error, ctx)
-            if told is None:
-                raise
-            fail(told)
 
 
 def _usage_error(error: typer.TyperException, ctx: Context) -> None:

@@ -194,15 +194,14 @@ class PlayScreenApp(App[None]):
 
     def _worded(self, failure: Exception) -> str:
         """An error in the CLI's one-line wording (its rule number, its hint as a command)."""
-        from scat_cli.common import database_error, runnable
+        from scat_cli.common import runnable
         from scat_core.domain.errors import ScatError
 
-        error = failure if isinstance(failure, ScatError) else database_error(failure, self.ctx)
-        if error is None:
+        if not isinstance(failure, ScatError):
             return f"{type(failure).__name__}: {failure}"
         from scat_cli.errors import wording
 
-        return runnable(wording(error))
+        return runnable(wording(failure))
 
     def _paint(self) -> None:
         """Draw the view held, the notice and the keys offered now."""

@@ -8,8 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from scat_cli.server.verify import RequestVerifier
 from scat_cli.server.wire import SHORT
 from scat_core.domain.accounts import key_id_of
-from scat_core.domain.errors import AuthFailed
-from scat_core.service.accounts import AccountService, AccountView, RequestRefused
+from scat_core.domain.errors import AuthFailed, RequestRefused
+from scat_core.service.accounts import AccountService, AccountView
 
 
 class AccountIn(BaseModel):

@@ -32,10 +32,21 @@ from scat_cli.server.push import ANY, Notifier, listen
 from scat_cli.server.sweep import start_sweeping
 from scat_core.domain import commands as cmd
 from scat_core.domain.audit import AuditReport
-from scat_core.domain.errors import AuthFailed, BadInput, NotFound, RuleViolation, ScatError
-from scat_core.records.errors import ConcurrencyConflict, CorruptHistory
+from scat_core.domain.errors import (
+    AuthFailed,
+    BadInput,
+    ConcurrencyConflict,
+    CorruptHistory,
+    NotFound,
+    RequestRefused,
+    RuleViolation,
+    ScatError,
+    TimedOut,
+    TooManyFailures,
+    Unavailable,
+)
+from scat_core.records.errors import DatabaseBusy, DatabaseReadOnly, StoreUnavailable
 from scat_core.records.stats import StatsReport
-from scat_core.service.accounts import RequestRefused, TooManyFailures
 from scat_core.service.games import GameService
 from scat_core.service.values import Export, Exports, GamesPage, History, Listing, Played, Shown, SigningKey
 from scat_core.store.sql.database import masked_url
@@ -63,17 +74,19 @@ def bearer(authorization: Annotated[str | None, Header(max_length=1000)] = None)
 Token = Annotated[str | None, Depends(bearer)]
 
 
-#: Error type -> the HTTP status of its refusal; a type not listed takes its nearest listed base's.
+#: Error type -> the HTTP status of its refusal: one line per branch of the error tree
+#: (scat_core.domain.errors) and the leaves that say more; a type takes its nearest listed base's.
 HTTP_STATUS: dict[type[ScatError], int] = {
+    RuleViolation: 422,  # refused by the rules or the game's state
+    CorruptHistory: 422,  # the game's stored history cannot be played on
+    BadInput: 400,
+    AuthFailed: 403,  # 401 when the request carried no credentials (see `scat_error`)
     RequestRefused: 401,
     TooManyFailures: 429,
-    RuleViolation: 422,
-    CorruptHistory: 422,
-    BadInput: 400,
-    AuthFailed: 403,
     NotFound: 404,
     ConcurrencyConflict: 409,
-    ScatError: 422,
+    Unavailable: 503,  # the database lost, restarting or busy: with Retry-After
+    TimedOut: 408,
 }
 #: HTTP status -> the exit code of a refusal that is no ScatError (a bad path, a bad method).
 STATUS_EXIT = {status: exit_code(kind) for kind, status in reversed(HTTP_STATUS.items())} | {
@@ -83,6 +96,16 @@ STATUS_EXIT = {status: exit_code(kind) for kind, status in reversed(HTTP_STATUS.
 def http_status(error: ScatError) -> int:
     """The HTTP status of the refusal `error` (see HTTP_STATUS)."""
     return next(HTTP_STATUS[kind] for kind in type(error).__mro__ if kind in HTTP_STATUS)
+
+
+def told_to_clients(error: ScatError) -> ScatError:
+    """`error` as a client may read it: a database the server cannot use is named by no URL, host or
+    driver message (those are the operator's, in the log), only by its type and what to do."""
+    if isinstance(error, DatabaseReadOnly):
+        return DatabaseReadOnly("the server's database is read-only: only reads work for now")
+    if isinstance(error, StoreUnavailable):
+        return type(error)("the server's database is unavailable: try again later")
+    return error
 
 
 class SeatsFromOne(JSONResponse):
@@ -145,7 +168,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     from scat_core.service.accounts import AccountService
     from scat_core.store.sql.account_log import SqlAccountLog
 
-    games = GameService.open(db_url)
+    games = GameService.open(db_url, pre_ping=True)  # a pooled connection lost to a restart is replaced
     accounts = AccountService(SqlAccountLog(games.store.engine))
     verifier = RequestVerifier(accounts)
     notifier, stop = Notifier(), threading.Event()
@@ -175,8 +198,12 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
         status = http_status(error)
         if status == 403 and "authorization" not in request.headers:
             status = 401
-        headers = {"retry-after": str(error.retry_after)} if isinstance(error, TooManyFailures) else None
-        return JSONResponse(wire.ErrorOut.of(error).model_dump(exclude_none=True), status_code=status,
+        if isinstance(error, StoreUnavailable | DatabaseBusy):
+            LOG.warning("database unavailable on %s %s: %s", request.method, request.url.path,
+                        getattr(error, "reason", "") or type(error).__name__)
+        told = told_to_clients(error)
+        headers = {"retry-after": str(told.retry_after)} if told.retry_after is not None else None
+        return JSONResponse(wire.ErrorOut.of(told).model_dump(exclude_none=True), status_code=status,
                             headers=headers)
 
     @app.exception_handler(RequestValidationError)
@@ -192,9 +219,6 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     async def unexpected(request: Request, error: Exception) -> JSONResponse:
         if isinstance(error, ClientDisconnect):  # refused as too large, or gone: nobody to answer
             return _error(400, "the client went away", BadInput)
-        if type(error).__module__.startswith("sqlalchemy"):
-            LOG.warning("database error on %s: %s", request.url.path, str(error).splitlines()[0])
-            return _error(503, "the server's database is unavailable: try again later", ScatError)
         LOG.exception("unexpected error on %s", request.url.path)
         return _error(500, "the server failed on this request (see its log)", ScatError)
 

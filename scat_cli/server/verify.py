@@ -28,9 +28,9 @@ from fastapi import Request
 from starlette.concurrency import run_in_threadpool
 
 from scat_cli.server import httpsig
-from scat_core.domain.accounts import NoSuchAccount, key_id_of
-from scat_core.domain.errors import BadInput
-from scat_core.service.accounts import AccountService, AccountView, RequestRefused, TooManyFailures
+from scat_core.domain.accounts import key_id_of
+from scat_core.domain.errors import BadInput, NoSuchAccount, RequestRefused, TooManyFailures
+from scat_core.service.accounts import AccountService, AccountView
 
 #: How far (seconds) a request's `created` may be from the server's clock, either way.
 WINDOW = 300

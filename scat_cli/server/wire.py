@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from scat_cli.errors import BY_EXIT_CODE, ERROR_TYPES, exit_code, wording
+from scat_cli.errors import BY_EXIT_CODE, error_types, exit_code, wording
 from scat_core.domain.errors import Hint, RuleViolation, ScatError
 from scat_core.domain.options import GameOptions
 from scat_core.records.errors import CorruptHistory, HistoryDamaged
@@ -108,17 +108,19 @@ class ErrorOut(BaseModel):
     hint: str | None = None
     after: str | None = None
     reason: str | None = None  # HistoryDamaged: what was found
+    retry_after: int | None = None  # Unavailable, TooManyFailures: seconds to wait before trying again
 
     @classmethod
     def of(cls, error: ScatError) -> ErrorOut:
         """The body of the refusal `error`: the CLI's line (hint worded), its exit code and its fields."""
         return cls(error=wording(error), exit_code=exit_code(error), type=type(error).__name__,
                    message=error.message, rule=error.rule, game_id=error.game_id, player=error.player,
-                   hint=error.hint, after=error.after or None, reason=getattr(error, "reason", None))
+                   hint=error.hint, after=error.after or None, reason=getattr(error, "reason", None) or None,
+                   retry_after=error.retry_after)
 
     def raised(self) -> ScatError:
         """The error this refusal names, with its fields; a bare refusal as the type of its exit code."""
-        kind = ERROR_TYPES.get(self.type or "")
+        kind = error_types().get(self.type or "")
         if kind is None or self.message is None:
             return BY_EXIT_CODE.get(self.exit_code, RuleViolation)(self.error)
         if issubclass(kind, HistoryDamaged):
@@ -126,8 +128,11 @@ class ErrorOut(BaseModel):
                 return kind(self.game_id, self.reason)
             kind = CorruptHistory
         hint = next((known for known in Hint if known.value == self.hint), None)  # unknown (a newer server's): none
-        return kind(self.message, self.rule, game_id=self.game_id, player=self.player, hint=hint,
-                    after=self.after or "")
+        error = kind(self.message, self.rule, game_id=self.game_id, player=self.player, hint=hint,
+                     after=self.after or "")
+        if self.retry_after is not None:
+            error.retry_after = self.retry_after
+        return error
 
 
 class HealthOut(BaseModel):

@@ -20,38 +20,10 @@ from typing import Annotated, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from scat_core.domain.errors import BadInput, NotFound, RuleViolation
+from scat_core.domain.errors import AccountNameTaken, BadInput, KeyAlreadyRegistered, NoSuchAccount
 from scat_core.domain.names import name_problem, normalize_name, skeleton
 
 _BASE64_KEY = re.compile(r"[A-Za-z0-9+/]{43}=")
-
-
-class AccountNameTaken(RuleViolation):
-    """The name asked for is an account's already, or looks like one (`player`: the name asked for)."""
-
-    @classmethod
-    def of(cls, name: str, taken_by: str) -> AccountNameTaken:
-        """The refusal of `name`, taken by the account `taken_by`."""
-        same = "is taken" if name == taken_by else f"looks like the account {taken_by!r}"
-        return cls(f"the account name {name!r} {same}: choose another", player=name)
-
-
-class KeyAlreadyRegistered(RuleViolation):
-    """The public key is (or was) an account's key already: one key, one account (`player`: that account)."""
-
-    @classmethod
-    def of(cls, key_id: str, account: str) -> KeyAlreadyRegistered:
-        """The refusal of the key `key_id`, which `account` holds or held."""
-        return cls(f"the key {key_id} is registered already, to the account {account!r}", player=account)
-
-
-class NoSuchAccount(NotFound):
-    """No account has this name or key here."""
-
-    @classmethod
-    def of(cls, what: str) -> NoSuchAccount:
-        """The refusal for an account described by `what` ("named 'ann'", "with the key ...")."""
-        return cls(f"no account {what} on this server")
 
 
 # ---- commands ---------------------------------------------------------------------------

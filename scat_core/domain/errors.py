@@ -1,9 +1,35 @@
-"""Domain errors: what went wrong, as structured fields; each front end words them.
+"""Scat's errors, arranged by what went wrong; each front end words them and gives them its codes.
 
 An error knows nothing of exit codes, HTTP statuses or command lines: `scat_cli.errors` maps
 each error type to the CLI contract's exit code and words each suggested next step (`Hint`)
-as a `scat ...` command; the server maps types to HTTP statuses and sends the fields along.
-The storage errors (a damaged history, a conflict) are the store's: `scat_core.records.errors`.
+as a `scat ...` command; the server (`scat_cli.server.app.HTTP_STATUS`) maps types to HTTP
+statuses and sends the type and its fields, from which the client raises the same error again.
+Both tables are keyed by the branches below, so a new error type is placed by what it means.
+
+The tree (every error type of the package is in exactly one branch, `BRANCHES`)::
+
+    ScatError
+    ├── RuleViolation         refused by the rules or the game's state (R12 ...)
+    │   ├── AlreadyImported, AccountNameTaken, KeyAlreadyRegistered
+    │   └── NotStrictlySigned             (records/errors.py: only a strict check refused it)
+    ├── NotFound              no such game, player, account or file
+    │   └── NoSuchAccount
+    ├── AuthFailed            a wrong or missing token, an unproven or throttled request
+    │   └── RequestRefused, TooManyFailures
+    ├── ConcurrencyConflict   someone else acted first: try again
+    ├── Unavailable           the database (or the server) cannot be used now: lost, restarted, busy
+    │   ├── StoreUnavailable ── DatabaseReadOnly   (records/errors.py)
+    │   ├── DatabaseBusy                            (records/errors.py)
+    │   └── ServerLost                              (scat_cli/errors.py: the --server is gone)
+    ├── CorruptHistory        a stored history damaged outside scat
+    │   └── HistoryDamaged                          (records/errors.py)
+    ├── BadInput              unreadable input or settings: a malformed card, a bad URL or option
+    │   └── DatabaseNotGiven, BusyWaitUnreadable, KeyFileUnusable   (records/errors.py)
+    └── TimedOut              a wait (or a request's upload) ran out of time
+        └── WaitTimedOut                            (scat_cli/errors.py)
+
+Every error type lives in this module, `scat_core.records.errors` or `scat_cli.errors`: light
+modules, so whoever tells an error (the CLI, the `--server` client) can name every type.
 """
 
 from __future__ import annotations
@@ -29,14 +55,18 @@ class Hint(StrEnum):
     EXPORT = "export"  # write a game's export
     GIVE_TOKEN = "give_token"  # give player's token (a protected game)
     EXPORT_RUNNING = "export_running"  # export game_id although it is still running
+    UPGRADE_SCHEMA = "upgrade_schema"  # the database refused a statement: bring its schema up to date
 
 
 class ScatError(Exception):
     """Base of every error the user can cause, with what a front end needs to word it.
 
     The line is `message`, then the front end's wording of `hint` (nothing when there is
-    none), then `after`, then ` (rule)`: `str()` gives it without a hint.
+    none), then `after`, then ` (rule)`: `str()` gives it without a hint. `retry_after`
+    (seconds), where set, is how long to wait before trying again.
     """
+
+    retry_after: int | None = None
 
     def __init__(
         self,
@@ -58,21 +88,100 @@ class ScatError(Exception):
         return f"{line} ({self.rule})" if self.rule else line
 
 
+# ---- the branches: what went wrong ---------------------------------------------------------
+
+
 class RuleViolation(ScatError):
     """The move is not allowed by the rules or the game's state; `rule` names the rule (e.g. R12)."""
 
 
-class AlreadyImported(RuleViolation):
-    """The game of an export is in this database already (`game_id` names it): nothing was imported."""
+class NotFound(ScatError):
+    """No such game, player or file."""
+
+
+class AuthFailed(ScatError):
+    """A wrong or missing player token for a protected game, or a request that does not prove its account."""
+
+
+class ConcurrencyConflict(ScatError):
+    """Someone else acted on the game first: try again."""
+
+
+class Unavailable(ScatError):
+    """Something scat needs cannot be used now (the database lost, restarted or busy; the server gone): try later."""
+
+    retry_after: int | None = 2
+
+
+class CorruptHistory(ScatError):
+    """A stored event cannot be read back: the history was damaged outside scat."""
 
 
 class BadInput(ScatError):
     """Unreadable input: a malformed card, a bad option, an unusable URL."""
 
 
-class AuthFailed(ScatError):
-    """A wrong or missing player token for a protected game."""
+class TimedOut(ScatError):
+    """A wait ran out of time before what it waited for came."""
 
 
-class NotFound(ScatError):
-    """No such game, player or file."""
+#: Every branch of the tree: each error type is a subclass of exactly one of them.
+BRANCHES: tuple[type[ScatError], ...] = (RuleViolation, NotFound, AuthFailed, ConcurrencyConflict, Unavailable,
+                                         CorruptHistory, BadInput, TimedOut)
+
+
+# ---- the leaves of the domain and of the accounts ------------------------------------------
+
+
+class AlreadyImported(RuleViolation):
+    """The game of an export is in this database already (`game_id` names it): nothing was imported."""
+
+
+class AccountNameTaken(RuleViolation):
+    """The name asked for is an account's already, or looks like one (`player`: the name asked for)."""
+
+    @classmethod
+    def of(cls, name: str, taken_by: str) -> AccountNameTaken:
+        """The refusal of `name`, taken by the account `taken_by`."""
+        same = "is taken" if name == taken_by else f"looks like the account {taken_by!r}"
+        return cls(f"the account name {name!r} {same}: choose another", player=name)
+
+
+class KeyAlreadyRegistered(RuleViolation):
+    """The public key is (or was) an account's key already: one key, one account (`player`: that account)."""
+
+    @classmethod
+    def of(cls, key_id: str, account: str) -> KeyAlreadyRegistered:
+        """The refusal of the key `key_id`, which `account` holds or held."""
+        return cls(f"the key {key_id} is registered already, to the account {account!r}", player=account)
+
+
+class NoSuchAccount(NotFound):
+    """No account has this name or key here."""
+
+    @classmethod
+    def of(cls, what: str) -> NoSuchAccount:
+        """The refusal for an account described by `what` ("named 'ann'", "with the key ...")."""
+        return cls(f"no account {what} on this server")
+
+
+class RequestRefused(AuthFailed):
+    """A signed request that does not prove its account; the message says what failed."""
+
+    @classmethod
+    def because(cls, reason: str) -> RequestRefused:
+        """The refusal, for `reason`."""
+        return cls(f"the request's signature was refused: {reason}")
+
+
+class TooManyFailures(AuthFailed):
+    """Too many refused signatures from one client address lately: `retry_after` seconds to wait."""
+
+    retry_after: int | None = 0
+
+    @classmethod
+    def waiting(cls, retry_after: int) -> TooManyFailures:
+        """The refusal, the address to wait `retry_after` seconds."""
+        error = cls(f"too many refused signatures from this address: try again in {retry_after} s")
+        error.retry_after = retry_after
+        return error

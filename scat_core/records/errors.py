@@ -1,17 +1,25 @@
-"""The store's errors: a history damaged outside scat, a write that lost a race, a database unusable now.
+"""The store's errors: a history damaged outside scat, a database unusable now, settings that cannot be used.
 
-Where the fix is a setting of the front end (which database, how long to wait for a lock,
-which key file, a strict check), the error's type says which: each front end names its own
-setting (the CLI: `scat_cli.errors.SETTINGS`); the core's messages name none.
+Each is a leaf of the one error tree (`scat_core.domain.errors`), in the branch of what it
+means: a busy, lost or read-only database is `Unavailable`, never bad input. Where the fix is
+a setting of the front end (which database, how long to wait for a lock, which key file, a
+strict check), the error's type says which: each front end names its own setting (the CLI:
+`scat_cli.errors.SETTINGS`); the core's messages name none.
 """
 
 from __future__ import annotations
 
-from scat_core.domain.errors import BadInput, Hint, RuleViolation, ScatError
+from scat_core.domain.errors import (
+    BadInput,
+    ConcurrencyConflict,
+    CorruptHistory,
+    Hint,
+    RuleViolation,
+    Unavailable,
+)
 
-
-class CorruptHistory(ScatError):
-    """A stored event cannot be read back: the history was damaged outside scat."""
+__all__ = ["BusyWaitUnreadable", "ConcurrencyConflict", "CorruptHistory", "DatabaseBusy", "DatabaseNotGiven",
+           "DatabaseReadOnly", "HistoryDamaged", "KeyFileUnusable", "NotStrictlySigned", "StoreUnavailable"]
 
 
 class HistoryDamaged(CorruptHistory):
@@ -27,20 +35,21 @@ class HistoryDamaged(CorruptHistory):
                          hint=Hint.RUN_AUDIT)
 
 
-class ConcurrencyConflict(ScatError):
-    """Someone else acted on the game first: try again."""
+class StoreUnavailable(Unavailable):
+    """The database cannot be used now: connection lost, restarted, unreachable.
 
+    `reason` is the driver's first line, without the database's URL (the message names it).
+    """
 
-class DatabaseBusy(ConcurrencyConflict):
-    """Another program held the database's lock for longer than the bounded wait (a setting): try again."""
-
-
-class StoreUnavailable(BadInput):
-    """The database cannot be used now: connection lost, read-only, unreachable."""
+    reason: str = ""
 
 
 class DatabaseReadOnly(StoreUnavailable):
     """The database can be read but not written (a read-only file or medium): commands that only read work."""
+
+
+class DatabaseBusy(Unavailable):
+    """Another program held the database's lock for longer than the bounded wait (a setting): try again."""
 
 
 class DatabaseNotGiven(BadInput):

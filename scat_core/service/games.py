@@ -84,12 +84,13 @@ class GameService(Generic[S]):
         self.any_turn = AnyTurn(self.showing, self.waiting, clock)
 
     @staticmethod
-    def open(url: str | None = None) -> GameService[EventStore]:
-        """The service over the database at `url` (or $SCAT_DB_URL, or the default file): the SQLAlchemy adapter."""
+    def open(url: str | None = None, *, pre_ping: bool = False) -> GameService[EventStore]:
+        """The service over the database at `url` (or $SCAT_DB_URL, or the default file): the SQLAlchemy
+        adapter; `pre_ping` (a server): each pooled connection is tested before use (see `make_engine`)."""
         from scat_core.store.sql.database import open_engine
         from scat_core.store.sql.event_store import EventStore
 
-        return GameService(EventStore(open_engine(url)))
+        return GameService(EventStore(open_engine(url, pre_ping=pre_ping)))
 
     # ---- the front end's commands: one call each, values redacted for the viewer -----------
 

@@ -63,8 +63,9 @@ def verification_costs(url: str) -> list[str]:
     from scat_cli.server import httpsig
     from scat_cli.server.verify import RequestVerifier
     from scat_core.domain.accounts import key_id_of
+    from scat_core.domain.errors import RequestRefused
     from scat_core.records.tokens import hash_token, verify_token
-    from scat_core.service.accounts import AccountService, RequestRefused
+    from scat_core.service.accounts import AccountService
     from scat_core.store.sql.account_log import SqlAccountLog
     from scat_core.store.sql.database import make_engine
 

@@ -3,19 +3,34 @@
 from __future__ import annotations
 
 import ast
+import importlib
 import json
+import pkgutil
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+import scat_cli
 import scat_core
 from scat_cli import errors as cli_errors
 from scat_cli.common import COMMANDS
-from scat_cli.errors import EXIT_CODES, HINTS, WaitTimedOut, exit_code, wording
-from scat_cli.server.app import HTTP_STATUS, http_status
+from scat_cli.errors import EXIT_CODES, HINTS, ServerLost, WaitTimedOut, exit_code, wording
+from scat_cli.server.app import HTTP_STATUS, http_status, told_to_clients
 from scat_cli.server.wire import ErrorOut
-from scat_core.domain.errors import AuthFailed, BadInput, Hint, NotFound, RuleViolation, ScatError
+from scat_core.domain.errors import (
+    BRANCHES,
+    AuthFailed,
+    BadInput,
+    Hint,
+    NotFound,
+    RuleViolation,
+    ScatError,
+    TimedOut,
+    Unavailable,
+)
 from scat_core.records.errors import (
     BusyWaitUnreadable,
     ConcurrencyConflict,
@@ -117,32 +132,79 @@ def test_no_message_of_the_core_names_a_front_end_setting(tmp_path: Path) -> Non
 
 
 def _error_types() -> set[type[ScatError]]:
+    """Every error type of the package, each of its modules imported first (a type is found wherever it hides)."""
+    for package in (scat_core, scat_cli):
+        for module in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            if not module.name.endswith("__main__") and "_migrations" not in module.name:
+                importlib.import_module(module.name)
     pending, seen = [ScatError], set()
     while pending:
         kind = pending.pop()
-        seen.add(kind)
+        if kind.__module__.startswith(("scat_core.", "scat_cli.")):
+            seen.add(kind)
         pending.extend(kind.__subclasses__())
     return seen
 
 
 def test_the_contract_exit_codes_come_from_the_clis_one_table() -> None:
-    # /shared/spec/cli.md: 1 not allowed, 2 bad input, 3 auth, 4 not found, 5 conflict, 6 wait timed out
+    # /shared/spec/cli.md: 1 not allowed, 2 bad input, 3 auth, 4 not found, 5 conflict, 6 wait timed out; a
+    # database that cannot be used now is "unavailable", which the contract gives no code of its own: 2 as before
     expected = {RuleViolation: 1, CorruptHistory: 1, HistoryDamaged: 1, BadInput: 2, StoreUnavailable: 2,
-                DatabaseReadOnly: 2, AuthFailed: 3, NotFound: 4, ConcurrencyConflict: 5, DatabaseBusy: 5,
-                WaitTimedOut: 6, ScatError: 1}
+                DatabaseReadOnly: 2, ServerLost: 2, AuthFailed: 3, NotFound: 4, ConcurrencyConflict: 5,
+                DatabaseBusy: 5, WaitTimedOut: 6}
     assert {kind: exit_code(kind) for kind in expected} == expected
     assert {kind: exit_code(kind("x")) for kind in expected if kind is not HistoryDamaged} == {
         kind: code for kind, code in expected.items() if kind is not HistoryDamaged}
+    assert [kind.__name__ for kind in _error_types() if "exit_code" in dir(kind)] == []  # the core knows no exit codes
+
+
+#: What each branch of the error tree means to an HTTP client (#21 item 2): the statuses it may have.
+BRANCH_STATUSES: dict[type[ScatError], set[int]] = {
+    RuleViolation: {409, 422}, NotFound: {404}, AuthFailed: {401, 403, 429}, ConcurrencyConflict: {409},
+    Unavailable: {503}, CorruptHistory: {422}, BadInput: {400}, TimedOut: {408},
+}
+
+
+def test_every_error_type_is_in_one_branch_with_one_exit_code_and_one_http_status() -> None:
     known = _error_types()
-    assert known >= set(expected) and set(EXIT_CODES) == known  # a new error type gets its line in the table
-    assert [kind.__name__ for kind in known if "exit_code" in dir(kind)] == []  # the core knows no exit codes
+    assert set(BRANCHES) == set(BRANCH_STATUSES) and set(BRANCHES) <= known
+    for kind in sorted(known - {ScatError}, key=lambda kind: kind.__name__):
+        branches = [branch for branch in BRANCHES if issubclass(kind, branch)]
+        assert len(branches) == 1, (kind, branches)  # one meaning each
+        (branch,) = branches
+        coded = [base for base in kind.__mro__ if base in EXIT_CODES]
+        assert coded and coded[0] is not ScatError, kind  # its code is the table's, not a fallback
+        assert exit_code(kind) == EXIT_CODES[coded[0]]
+        assert exit_code(kind) == exit_code(branch) or kind is DatabaseBusy, kind  # busy: "try again", as cli.md says
+        statused = [base for base in kind.__mro__ if base in HTTP_STATUS]
+        assert statused and statused[0] is not ScatError, kind
+        assert http_status(kind.__new__(kind)) in BRANCH_STATUSES[branch], kind
+    assert ScatError not in EXIT_CODES and ScatError not in HTTP_STATUS  # every error is placed by its meaning
 
 
-def test_every_server_refusal_status_comes_from_one_table() -> None:
-    statuses = {RuleViolation: 422, CorruptHistory: 422, HistoryDamaged: 422, BadInput: 400, StoreUnavailable: 400,
-                DatabaseReadOnly: 400, AuthFailed: 403, NotFound: 404, ConcurrencyConflict: 409, DatabaseBusy: 409}
-    assert {kind: http_status(kind.__new__(kind)) for kind in statuses} == statuses
-    assert set(HTTP_STATUS) <= set(EXIT_CODES)
+def test_the_client_can_raise_every_error_type_again_without_loading_the_server_side() -> None:
+    """scat_cli.errors names every error type (all live in light modules) and stays cheap to import."""
+    code = ("import sys\nfrom scat_cli.errors import error_types\nprint(' '.join(sorted(error_types())))\n"
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith(('pydantic', 'sqlalchemy', 'fastapi', "
+            "'scat_core.domain.accounts', 'scat_core.service')))))")
+    names, heavy = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                  check=True).stdout.split("\n")[:2]
+    assert names.split() == sorted(kind.__name__ for kind in _error_types())
+    assert heavy == ""
+
+
+def test_a_lost_database_is_unavailable_on_every_path() -> None:
+    lost = StoreUnavailable("cannot use database postgresql+psycopg://scat:***@db/scat: server closed the connection")
+    assert isinstance(lost, Unavailable) and not isinstance(lost, BadInput)
+    assert (exit_code(lost), http_status(lost)) == (2, 503)
+    told = told_to_clients(lost)
+    body = ErrorOut.of(told).model_dump(exclude_none=True)
+    assert "postgresql" not in json.dumps(body) and "db/scat" not in json.dumps(body)
+    again = ErrorOut.model_validate(body).raised()
+    assert type(again) is StoreUnavailable and again.retry_after == lost.retry_after
+    assert wording(again) == "the server's database is unavailable: try again later" and exit_code(again) == 2
+    busy = DatabaseBusy("database busy: another program held its lock for more than 10 s", after="; try again")
+    assert (exit_code(busy), http_status(busy)) == (5, 503) and told_to_clients(busy) is busy
 
 
 #: One error of each shape, and the line the CLI tells it in (as the CLI tests see it).
@@ -188,6 +250,14 @@ WORDED = [
      "cannot use the signing key file /k: Not a directory; set SCAT_KEY_FILE to a file in a folder you can write"),
     (NotStrictlySigned("refused: the export is not signed", after=": nothing imported"),
      "refused: the export is not signed (--strict): nothing imported"),
+    (CorruptHistory("the database sqlite:///x.db refused the request: no such table: games",
+                    hint=Hint.UPGRADE_SCHEMA),
+     "the database sqlite:///x.db refused the request: no such table: games (is it a scat database? "
+     "`scat db upgrade` brings its schema up to date)"),
+    (StoreUnavailable("cannot use database sqlite:///x.db: disk I/O error"),
+     "cannot use database sqlite:///x.db: disk I/O error"),
+    (ServerLost("cannot reach the server http://127.0.0.1:9: Connection refused"),
+     "cannot reach the server http://127.0.0.1:9: Connection refused"),
 ]
 
 

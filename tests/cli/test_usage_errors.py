@@ -98,10 +98,10 @@ def test_a_lost_database_connection_is_one_line_with_exit_2(
 ) -> None:
     from sqlalchemy.exc import OperationalError
 
-    from scat_core.service.games import GameService
+    from scat_core.store.sql import games_list
 
     lost = OperationalError("SELECT 1", {}, Exception("server closed the connection unexpectedly\nmore"))
-    monkeypatch.setattr(GameService, "games_page", raising(lost))
+    monkeypatch.setattr(games_list, "list_games", raising(lost))  # inside the store, which says what it means
     result = scat("games")
     assert result.exit_code == 2
     assert one_line_error(result) == (
@@ -112,10 +112,10 @@ def test_a_lost_database_connection_is_one_line_with_exit_2(
 def test_any_other_database_error_is_one_line_with_exit_1(scat: Scat, monkeypatch: pytest.MonkeyPatch) -> None:
     from sqlalchemy.exc import ProgrammingError
 
-    from scat_core.service.games import GameService
+    from scat_core.store.sql import games_list
 
     broken = ProgrammingError("SELECT", {}, Exception('relation "games" does not exist'))
-    monkeypatch.setattr(GameService, "games_page", raising(broken))
+    monkeypatch.setattr(games_list, "list_games", raising(broken))
     result = scat("games")
     assert result.exit_code == 1
     line = one_line_error(result)

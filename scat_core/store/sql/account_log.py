@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from scat_core.records.errors import ConcurrencyConflict
 from scat_core.service.account_ports import AccountLog, AccountRecord
 from scat_core.store.sql import tables as t
-from scat_core.store.sql.db_failures import races_as_conflicts
+from scat_core.store.sql.db_failures import as_scat_errors
 
 #: One request in this many also deletes the expired nonces (a cheap indexed DELETE).
 PRUNE_ONE_IN = 64
@@ -34,7 +34,7 @@ class SqlAccountLog:
         """The log's last seq and every record of the accounts named alike or holding `key_id` ever."""
         e = t.account_events
         wanted = select(e.c.skeleton).where(or_(e.c.skeleton == skeleton, e.c.key_id == key_id))
-        with races_as_conflicts(self.engine), self.engine.connect() as conn:
+        with as_scat_errors(self.engine), self.engine.connect() as conn:
             head: int = conn.execute(select(func.coalesce(func.max(e.c.seq), 0))).scalar_one()
             rows = conn.execute(select(e).where(e.c.skeleton.in_(wanted)).order_by(e.c.seq)).all()
         return int(head), [AccountRecord(seq=row.seq, account=row.account, skeleton=row.skeleton, key_id=row.key_id,
@@ -47,27 +47,29 @@ class SqlAccountLog:
         rows = [{"seq": r.seq, "account": r.account, "skeleton": r.skeleton, "key_id": r.key_id, "type": r.type,
                  "schema_version": r.schema_version, "data": json.dumps(r.data, sort_keys=True, separators=(",", ":")),
                  "recorded_at": r.recorded_at} for r in records]
-        try:
-            with races_as_conflicts(self.engine), self.engine.begin() as conn:
-                head: int = conn.execute(select(func.coalesce(func.max(e.c.seq), 0))).scalar_one()
-                if int(head) != expected_head:
-                    raise ConcurrencyConflict("the accounts changed meanwhile: try again")
-                conn.execute(e.insert(), rows)
-        except IntegrityError as exc:  # a concurrent append took the same seq
-            raise ConcurrencyConflict("the accounts changed meanwhile: try again") from exc
+        with as_scat_errors(self.engine):
+            try:
+                with self.engine.begin() as conn:
+                    head: int = conn.execute(select(func.coalesce(func.max(e.c.seq), 0))).scalar_one()
+                    if int(head) != expected_head:
+                        raise ConcurrencyConflict("the accounts changed meanwhile: try again")
+                    conn.execute(e.insert(), rows)
+            except IntegrityError as exc:  # a concurrent append took the same seq
+                raise ConcurrencyConflict("the accounts changed meanwhile: try again") from exc
 
     def use_nonce(self, key_id: str, nonce: str, expires_at: int, now: int) -> bool:
         """Insert the nonce; False when the row exists already (a replayed request)."""
         n = t.request_nonces
-        try:
-            with races_as_conflicts(self.engine), self.engine.begin() as conn:
-                if conn.dialect.name == "postgresql":  # a nonce lost in a crash only reopens a 300 s replay window
-                    conn.execute(text("SET LOCAL synchronous_commit = off"))
-                if random.randrange(PRUNE_ONE_IN) == 0:
-                    conn.execute(delete(n).where(n.c.expires_at < now))
-                conn.execute(n.insert().values(key_id=key_id, nonce=nonce, expires_at=expires_at))
-        except IntegrityError:
-            return False
+        with as_scat_errors(self.engine):
+            try:
+                with self.engine.begin() as conn:
+                    if conn.dialect.name == "postgresql":  # a nonce lost in a crash only reopens a 300 s window
+                        conn.execute(text("SET LOCAL synchronous_commit = off"))
+                    if random.randrange(PRUNE_ONE_IN) == 0:
+                        conn.execute(delete(n).where(n.c.expires_at < now))
+                    conn.execute(n.insert().values(key_id=key_id, nonce=nonce, expires_at=expires_at))
+            except IntegrityError:
+                return False
         return True
 
 

@@ -19,7 +19,7 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError, ProgrammingError
 
 from scat_core.domain.errors import BadInput
-from scat_core.records.errors import BusyWaitUnreadable, DatabaseBusy, DatabaseNotGiven
+from scat_core.records.errors import BusyWaitUnreadable, DatabaseBusy, DatabaseNotGiven, StoreUnavailable
 from scat_core.store.sql.locks import MIGRATION_LOCK, advisory_lock
 
 if TYPE_CHECKING:
@@ -147,19 +147,23 @@ def _on_sqlite_begin(conn: Connection) -> None:
 _GIVEN_URLS: WeakKeyDictionary[Engine, str] = WeakKeyDictionary()
 
 
-def make_engine(url: str) -> Engine:
-    """An engine for `url`; SQLite gets WAL, a 30 s busy timeout and foreign keys on."""
+def make_engine(url: str, *, pre_ping: bool = False) -> Engine:
+    """An engine for `url`; SQLite gets WAL, a 30 s busy timeout and foreign keys on.
+
+    With `pre_ping` (a server's engine, whose pooled connections outlive a database restart)
+    a pooled connection is tested before each use and replaced when it was lost.
+    """
     try:
         parsed = make_url(url)
         if parsed.get_backend_name() == "sqlite":
             opened = _read_only_if_needed(parsed)
-            engine = create_engine(opened)
+            engine = create_engine(opened, pool_pre_ping=pre_ping)
             if opened is not parsed:  # messages name the URL the user gave, not the read-only one
                 _GIVEN_URLS[engine] = url
             event.listen(engine, "connect", _on_sqlite_connect)
             event.listen(engine, "begin", _on_sqlite_begin)
         else:
-            engine = create_engine(parsed, pool_pre_ping=False)
+            engine = create_engine(parsed, pool_pre_ping=pre_ping)
     except (ArgumentError, NoSuchModuleError, ValueError) as exc:
         reason = str(exc).replace(url, masked_url(url))
         raise BadInput(
@@ -250,14 +254,20 @@ def alembic_config(connection: Connection | None = None) -> Config:
 
 
 def _connect(engine: Engine) -> Connection:
-    """Connect, turning an unreachable or unopenable database into one clear BadInput."""
+    """Connect, turning an unopenable SQLite file into one clear BadInput (a path to fix) and an
+    unreachable database server into StoreUnavailable (down, restarting: try later)."""
     try:
         return engine.connect()
     except DBAPIError as exc:  # unreachable, refused, no such file, not a database ...
         if is_busy(exc):
             raise busy_error(exc) from exc
         reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
-        raise BadInput(f"cannot open database {safe_url(engine)}: {reason}") from exc
+        message = f"cannot open database {safe_url(engine)}: {reason}"
+        if engine.dialect.name == "sqlite":
+            raise BadInput(message) from exc
+        lost = StoreUnavailable(message)
+        lost.reason = reason
+        raise lost from exc
 
 
 def upgrade(engine: Engine) -> str:
@@ -303,8 +313,11 @@ def ensure_schema(engine: Engine) -> None:
         upgrade(engine)
 
 
-def open_engine(url: str | None = None) -> Engine:
-    """Resolve `url`, make its engine and make sure its schema is current."""
-    engine = make_engine(resolve_url(url))
-    ensure_schema(engine)
+def open_engine(url: str | None = None, *, pre_ping: bool = False) -> Engine:
+    """Resolve `url`, make its engine and make sure its schema is current (see `make_engine`)."""
+    from scat_core.store.sql.db_failures import as_scat_errors
+
+    engine = make_engine(resolve_url(url), pre_ping=pre_ping)
+    with as_scat_errors(engine):
+        ensure_schema(engine)
     return engine

@@ -38,7 +38,7 @@ from scat_core.records.verified import CommandLoad
 from scat_core.store.sql import appending, bulk, game_secrets, games_list, log_reads
 from scat_core.store.sql.command_load import load_for_command
 from scat_core.store.sql.database import WRITE_OPTION
-from scat_core.store.sql.db_failures import races_as_conflicts
+from scat_core.store.sql.db_failures import as_scat_errors
 from scat_core.store.sql.driver_sql import autocommit
 from scat_core.store.sql.notify import announce
 from scat_core.store.sql.signed_heads import KnownHeads, read_signature, write_signature
@@ -258,7 +258,7 @@ class EventStore:
         """A unit of work: commit on clean exit, roll back on any exception; once committed, the
         games it appended to are announced (PostgreSQL NOTIFY, notify.announce). Without `write`
         (a read) its write methods are refused."""
-        with races_as_conflicts(self.engine), self.engine.connect() as conn:
+        with as_scat_errors(self.engine), self.engine.connect() as conn:
             if write:
                 conn = conn.execution_options(**{WRITE_OPTION: True})
             with conn.begin():
@@ -278,7 +278,7 @@ class EventStore:
             with self.transaction() as tx:
                 yield tx
             return
-        with races_as_conflicts(self.engine), self.engine.connect() as conn, autocommit(conn):
+        with as_scat_errors(self.engine), self.engine.connect() as conn, autocommit(conn):
             conn = conn.execution_options(**{WRITE_OPTION: True})
             tx = StoreTransaction(conn, writes="lean", keys=self.keys, heads=self._heads)
             try:
@@ -291,23 +291,23 @@ class EventStore:
         from scat_core.store.sql.projections import catch_up, is_behind
         from scat_core.store.sql.stats_projection import STATS
 
-        if not rebuild and not is_behind(self.engine, STATS):
-            return 0  # nothing new: no write transaction (no lock on SQLite)
-        with races_as_conflicts(self.engine):  # a read-only database: DatabaseReadOnly
+        with as_scat_errors(self.engine):  # a read-only database: DatabaseReadOnly
+            if not rebuild and not is_behind(self.engine, STATS):
+                return 0  # nothing new: no write transaction (no lock on SQLite)
             return catch_up(self.engine, STATS, rebuild=rebuild).events
 
     def read_stats(self, player: str | None = None) -> StatsReport:
         """The stats projection's report; with `player`, only his line (if he has one)."""
         from scat_core.store.sql.stats_projection import read_stats
 
-        with self.engine.connect() as conn, conn.begin():
+        with as_scat_errors(self.engine), self.engine.connect() as conn, conn.begin():
             return read_stats(conn, player)
 
     def read_stats_unsaved(self, player: str | None = None, rebuild: bool = False) -> StatsReport:
         """`read_stats` with what the projection has not seen folded in memory; writes nothing."""
         from scat_core.store.sql.stats_projection import read_stats_unsaved
 
-        with races_as_conflicts(self.engine), self.engine.connect() as conn:
+        with as_scat_errors(self.engine), self.engine.connect() as conn:
             if conn.dialect.name == "postgresql":  # the fold and the rows it adds to: one snapshot
                 conn = conn.execution_options(isolation_level="REPEATABLE READ")
             with conn.begin():
@@ -317,14 +317,16 @@ class EventStore:
         """Block until `head()` passes `after`: PostgreSQL pushes (LISTEN/NOTIFY), SQLite polls."""
         from scat_core.store.sql.notify import wait_for_head
 
-        return wait_for_head(self.engine, head, after, game_id, timeout)
+        with as_scat_errors(self.engine):
+            return wait_for_head(self.engine, head, after, game_id, timeout)
 
     def wait_until(self, found: Callable[[], bool], timeout: float | None) -> bool:
         """Block until `found()`, asked again on each new event of any game: PostgreSQL pushes
         (LISTEN/NOTIFY), SQLite polls."""
         from scat_core.store.sql.notify import wait_until
 
-        return wait_until(self.engine, found, timeout)
+        with as_scat_errors(self.engine):
+            return wait_until(self.engine, found, timeout)
 
     def read(self) -> AbstractContextManager[StoreTransaction]:
         """A read-only unit of work: a read transaction on SQLite (no write lock; one snapshot of
@@ -337,7 +339,7 @@ class EventStore:
 
     @contextmanager
     def _autocommit_reads(self) -> Iterator[StoreTransaction]:
-        with races_as_conflicts(self.engine), self.engine.connect() as conn, autocommit(conn):
+        with as_scat_errors(self.engine), self.engine.connect() as conn, autocommit(conn):
             yield StoreTransaction(conn, writes="none", keys=self.keys, heads=self._heads)
 
 
