@@ -48,7 +48,7 @@ from scat_core.domain.errors import (
 from scat_core.records.errors import DatabaseBusy, DatabaseReadOnly, StoreUnavailable
 from scat_core.records.stats import StatsReport
 from scat_core.service.games import GameService
-from scat_core.service.values import Export, Exports, GamesPage, History, Listing, Played, Shown, SigningKey
+from scat_core.service.values import Audits, Export, Exports, GamesPage, History, Listing, Played, Shown, SigningKey
 from scat_core.store.sql.database import masked_url
 
 #: How long an event stream sleeps without news before it sends a keep-alive comment (a waiting
@@ -59,6 +59,11 @@ PUSHED_POLL_SECONDS = 15.0  # PostgreSQL: every process's moves are NOTIFYed; lo
 #: The last message of an event stream cut short because the server is stopping (the client says so).
 STOPPING = 'event: stopping\ndata: {"error": "the server is stopping"}\n\n'
 Viewer = Annotated[str | None, Query(alias="as", max_length=wire.SHORT, description="See the game as this player.")]
+AuditLimit = Annotated[int | None, Query(ge=1, le=wire.MAX_AUDIT_PAGE, description="Games in this page (default 50).")]
+ExportLimit = Annotated[int | None, Query(ge=1, le=wire.MAX_EXPORT_PAGE,
+                                          description="Games in this page (default 100).")]
+After = Annotated[str | None, Query(max_length=wire.SHORT, description="Where the page starts: the `next` of the "
+                                    "page before (none: the first page).")]
 
 
 def bearer(authorization: Annotated[str | None, Header(max_length=1000)] = None) -> str | None:
@@ -412,10 +417,11 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
         """The audit of one game (its head's signature judged by the keys this server trusts)."""
         return games.audit(game_id, strict)
 
-    @app.get("/audit", response_model=list[AuditReport])
-    def audit_all(strict: bool = False) -> list[AuditReport]:
-        """The audit of every game, oldest first."""
-        return list(games.audit_all(strict))
+    @app.get("/audit", response_model=Audits)
+    def audit_all(strict: bool = False, limit: AuditLimit = None, after: After = None) -> Audits:
+        """The audit of every game, oldest first, a page at a time: at most `limit` games, those after the game
+        `after` (the `next` of the page before; the last page has none)."""
+        return games.audit_page(strict, after, limit)
 
     @app.get("/games/{game_id}/export", response_model=Export)
     def export(game_id: str) -> Export:
@@ -423,9 +429,10 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
         return games.export(game_id, running=False)
 
     @app.get("/export", response_model=Exports)
-    def export_all() -> Exports:
-        """Every finished game's history; the others skipped, with the reason."""
-        return Exports(items=list(games.export_all(running=False)))
+    def export_all(limit: ExportLimit = None, after: After = None) -> Exports:
+        """Every finished game's history, the others skipped with the reason, a page at a time: at most
+        `limit` games, those after the game `after` (the `next` of the page before; the last page has none)."""
+        return games.export_page(False, after, limit)
 
     @app.post("/import", response_model=AuditReport, status_code=201)
     def import_(body: wire.ImportIn) -> AuditReport:

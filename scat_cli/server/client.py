@@ -25,6 +25,7 @@ from scat_core.domain.errors import BadInput, RuleViolation
 from scat_core.domain.options import GameOptions
 from scat_core.service.boundary import Progress
 from scat_core.service.values import (
+    Audits,
     Export,
     Exports,
     GamesPage,
@@ -280,18 +281,38 @@ class RemoteGames:
         return _report(self.request("GET", f"{self._game(game_id)}/audit", params={"strict": strict}))
 
     def audit_all(self, strict: bool = False, progress: Progress | None = None) -> Iterator[AuditReport]:
-        """The server's audit of every game, oldest first."""
-        reports = TypeAdapter(list[AuditReport]).validate_python(self.request("GET", "/audit",
-                                                                              params={"strict": strict}))
-        return _told(reports, progress)
+        """The server's audit of every game, oldest first, page after page."""
+        after: str | None = None
+        done = 0
+        while True:
+            page = Audits.model_validate(self.request("GET", "/audit", params={"strict": strict, "after": after}))
+            for report in page.reports:
+                if progress is not None:
+                    progress(done, page.total or len(page.reports))
+                done += 1
+                yield report
+            if page.next is None:
+                return
+            after = page.next
 
     def export(self, game_id: str, running: bool = False) -> Export:
         """The full records of a finished game (a server exports no running game)."""
         return Export.model_validate(self.request("GET", f"{self._game(game_id)}/export"))
 
     def export_all(self, running: bool = False, progress: Progress | None = None) -> Iterator[Export | Skipped]:
-        """Every finished game on the server; the others skipped, with the reason."""
-        return _told(Exports.model_validate(self.request("GET", "/export")).items, progress)
+        """Every finished game on the server, page after page; the others skipped, with the reason."""
+        after: str | None = None
+        done = 0
+        while True:
+            page = Exports.model_validate(self.request("GET", "/export", params={"after": after}))
+            for item in page.items:
+                if progress is not None:
+                    progress(done, page.total or len(page.items))
+                done += 1
+                yield item
+            if page.next is None:
+                return
+            after = page.next
 
     def signing_key(self) -> SigningKey:
         """The server's public key (`GET /key`)."""
@@ -316,11 +337,3 @@ class RemoteGames:
 
 def _report(body: Any) -> AuditReport:
     return TypeAdapter(AuditReport).validate_python(body)
-
-
-def _told(items: Sequence[Any], progress: Progress | None) -> Iterator[Any]:
-    """`items` one by one, telling `progress` how far along they are."""
-    for done, item in enumerate(items):
-        if progress is not None:
-            progress(done, len(items))
-        yield item

@@ -84,6 +84,7 @@ def serve(
     import uvicorn
 
     from scat_cli.server.app import create_app
+    from scat_cli.server.protocol import server_config
     from scat_core.store.sql.database import resolve_url
 
     refuse_server(ctx, "serve")
@@ -96,8 +97,7 @@ def serve(
     log.propagate = False
     listening = listen(host, port)  # first: a port in use is told before the database is opened
     app = create_app(url, testing=testing, claim_every=claim_every)
-    config = uvicorn.Config(app, host=host, port=port, access_log=False, log_level="warning",
-                            timeout_graceful_shutdown=10, server_header=False)
+    config = server_config(app, host=host, port=port, timeout_graceful_shutdown=10)
     log.info("listening on http://%s:%d%s", host, port,
                                           " (testing: --seed/--deck accepted)" if testing else "")
     # uvicorn finishes the requests in flight on SIGTERM/SIGINT, then raises the signal again

@@ -1,14 +1,15 @@
-"""ASGI middleware of the server: request body limits and one log line per request."""
+"""ASGI middleware of the server: request body limits and deadlines, and one escaped log line per request."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
 from typing import Any
 
 from scat_cli.errors import exit_code
-from scat_core.domain.errors import BadInput
+from scat_core.domain.errors import BadInput, ScatError, TimedOut
 
 Scope = dict[str, Any]
 Receive = Any
@@ -17,23 +18,52 @@ Send = Any
 LOG = logging.getLogger("scat.server")
 COMMAND_BODY_LIMIT = 64 * 1024  # a move or a new game is a few hundred bytes
 IMPORT_BODY_LIMIT = 8 * 1024 * 1024  # a long game's export is a few hundred KiB
+#: Seconds a client has to send a request's whole body, from its first read (the headers have
+#: their own deadline: scat_cli.server.protocol). 8 MiB in 30 s asks for 280 KB/s.
+BODY_SECONDS = 30.0
+
+
+def escaped(text: object) -> str:
+    """`text` safe for one log line: control characters (newline, ESC ...), backslashes and
+    anything not ASCII written as Python escapes (`\\n`, `\\x1b`, `\\u202e`)."""
+    return str(text).encode("unicode_escape").decode("ascii")
+
+
+class Escaping(logging.Filter):
+    """Writes every record of the server's log as one line: its arguments (a path, a reason, a
+    client's address: anything a request may carry) escaped (see `escaped`)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Escape the record's formatted message (its traceback, if any, is the server's own)."""
+        record.msg, record.args = escaped(record.getMessage()), None
+        return True
+
+
+LOG.addFilter(Escaping())
 
 
 def _limit_for(path: str) -> int:
     return IMPORT_BODY_LIMIT if path.rstrip("/").endswith("/import") else COMMAND_BODY_LIMIT
 
 
-async def _refuse(send: Send, limit: int) -> None:
-    refusal = {"error": f"the request is too large: at most {limit} bytes here", "exit_code": exit_code(BadInput)}
+async def _answer(send: Send, status: int, refusal: dict[str, Any]) -> None:
     body = json.dumps(refusal).encode()
-    await send({"type": "http.response.start", "status": 413,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            (b"connection", b"close")]})
     await send({"type": "http.response.body", "body": body})
+
+
+def _refusal(error: ScatError) -> dict[str, Any]:
+    from scat_cli.server.wire import ErrorOut
+
+    return ErrorOut.of(error).model_dump(exclude_none=True)
 
 
 class LimitAndLog:
     """Refuse bodies over the path's limit (413, before reading them when Content-Length says
-    so) and log `METHOD PATH STATUS MS` once per request."""
+    so) or sent too slowly (408, after BODY_SECONDS), and log `CLIENT METHOD PATH STATUS MS`
+    once per request, escaped."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -49,25 +79,44 @@ class LimitAndLog:
         try:
             if length is not None and (not length.isdigit() or int(length) > limit):
                 status[0] = 413
-                await _refuse(send, limit)
+                await _answer(send, 413, {"error": f"the request is too large: at most {limit} bytes here",
+                                          "exit_code": exit_code(BadInput)})
                 return
-            received, refused = [0], [False]
+            received, refused, answered, read = [0], [False], [False], [False]
+            deadline: list[float] = []
+
+            async def refuse(code: int, body: dict[str, Any]) -> None:
+                refused[0] = True
+                if not answered[0]:  # nothing sent yet: the refusal is the answer
+                    status[0], answered[0] = code, True
+                    await _answer(send, code, body)
 
             async def limited_receive() -> Any:
-                message = await receive()
-                received[0] += len(message.get("body", b""))
-                if received[0] > limit and not refused[0]:
-                    refused[0], status[0] = True, 413
-                    await _refuse(send, limit)
-                if refused[0]:  # the app stops reading; whatever it answers is dropped
+                if read[0] or refused[0]:  # the body is in (or refused): waits for a disconnect are the app's
+                    return await receive() if not refused[0] else {"type": "http.disconnect"}
+                loop = asyncio.get_running_loop()
+                if not deadline:
+                    deadline.append(loop.time() + BODY_SECONDS)
+                try:
+                    message = await asyncio.wait_for(receive(), max(0.0, deadline[0] - loop.time()))
+                except TimeoutError:
+                    late = TimedOut(f"the request's body took longer than {BODY_SECONDS:g} s to arrive: send it "
+                                    "again on a faster connection")
+                    await refuse(408, _refusal(late))
                     return {"type": "http.disconnect"}
+                read[0] = message["type"] != "http.request" or not message.get("more_body", False)
+                received[0] += len(message.get("body", b""))
+                if received[0] > limit:
+                    await refuse(413, {"error": f"the request is too large: at most {limit} bytes here",
+                                       "exit_code": exit_code(BadInput)})
+                    return {"type": "http.disconnect"}  # the app stops reading; whatever it answers is dropped
                 return message
 
             async def recording_send(message: Any) -> None:
                 if refused[0]:
                     return
                 if message["type"] == "http.response.start":
-                    status[0] = message["status"]
+                    status[0], answered[0] = message["status"], True
                 await send(message)
 
             await self.app(scope, limited_receive, recording_send)

@@ -23,6 +23,10 @@ MAX_SEATS = 16
 #: The most games one page of `scat games` may ask for (`--all` asks for no limit).
 MAX_PAGE = 1_000_000
 MAX_TOKENS = 10_000  # the games one `wait --any` may cover
+#: The most games one page of `GET /audit` (each replayed) and of `GET /export` may cover: a page
+#: holds a worker for a few seconds at most; the client follows the pages.
+MAX_AUDIT_PAGE = 200
+MAX_EXPORT_PAGE = 500
 
 
 #: Each model is built on first use (defer_build): a command pays only for the bodies it sends or reads.

@@ -19,10 +19,24 @@ from scat_core.service.boundary import Progress
 from scat_core.service.ports import Store
 from scat_core.service.read_model import snapshot_json, summarize
 from scat_core.service.signatures import check_import, load_signed, origin_of, with_export_signature, with_signatures
-from scat_core.service.values import Export, Skipped
+from scat_core.service.values import Audits, Export, Exports, Skipped
 
 #: What replaying a forged history may raise instead of a verdict; such a history fails.
 UNREPLAYABLE = (IndexError, KeyError, TypeError, ValueError)
+#: Games per page of audits and of exports (each page a few seconds of work at most, see the server).
+AUDIT_PAGE = 50
+EXPORT_PAGE = 100
+
+
+def page_of(ids: Sequence[str], after: str | None, limit: int) -> tuple[list[str], bool]:
+    """The at most `limit` ids that follow `after` in `ids` (from the first when None), and whether more follow."""
+    start = 0
+    if after is not None:
+        try:
+            start = list(ids).index(after) + 1
+        except ValueError:
+            raise BadInput(f"no game {after!r} to continue after: ask for the first page again") from None
+    return list(ids[start:start + limit]), start + limit < len(ids)
 
 
 class Archive:
@@ -93,26 +107,38 @@ class Archive:
         with self.store.read() as tx:
             return tx.game_ids()
 
-    def audit_all(self, strict: bool = False, progress: Progress | None = None) -> Iterator[AuditReport]:
-        """Audit every game in the database (listed, or only logged), one after the other."""
+    def audit_ids(self) -> list[str]:
+        """Every game an audit of everything covers, in its order: listed (oldest first), then only logged."""
         with self.store.read() as tx:
             listed = tx.game_ids()
             logged = tx.logged_game_ids()
-        every = [*listed, *sorted(set(logged) - set(listed))]
+        return [*listed, *sorted(set(logged) - set(listed))]
+
+    def audit_all(self, strict: bool = False, progress: Progress | None = None) -> Iterator[AuditReport]:
+        """Audit every game in the database (listed, or only logged), one after the other."""
+        every = self.audit_ids()
         for done, game_id in enumerate(every):
             if progress is not None:
                 progress(done, len(every))
             yield self.audit(game_id, strict)
+
+    def audit_page(self, strict: bool = False, after: str | None = None, limit: int = AUDIT_PAGE) -> Audits:
+        """The audits of at most `limit` games of `audit_all`'s, those after the game `after` (a page's `next`)."""
+        every = self.audit_ids()
+        ids, more = page_of(every, after, limit)
+        return Audits(reports=[self.audit(game_id, strict) for game_id in ids], total=len(every),
+                      next=ids[-1] if more else None)
 
     def export(self, game_id: str, running: bool = False) -> Export:
         """A game's full history (see `export_records`: a running game only with `running`, never a protected one)."""
         records = self.export_records(game_id, running=running)
         return Export(game_id=game_id, records=records, running=is_running(records))
 
-    def export_all(self, running: bool = False, progress: Progress | None = None) -> Iterator[Export | Skipped]:
-        """Every game it may export, oldest first; the others `Skipped` with the reason: an id scat
-        does not make, still running (unless `running`), running and protected, a damaged history."""
-        ids = self.game_ids()
+    def export_all(self, running: bool = False, progress: Progress | None = None,
+                   ids: Sequence[str] | None = None) -> Iterator[Export | Skipped]:
+        """Every game it may export (of `ids`, if given), oldest first; the others `Skipped` with the reason:
+        an id scat does not make, still running (unless `running`), running and protected, a damaged history."""
+        ids = self.game_ids() if ids is None else ids
         running_now = self.running_games()  # id -> protected
         for done, game_id in enumerate(ids):
             if progress is not None:
@@ -130,6 +156,13 @@ class Archive:
                 yield Skipped(game_id=game_id, reason="history damaged", detail=damaged.reason)
             except RuleViolation:  # the games list said over, its log says running
                 yield Skipped(game_id=game_id, reason="running and protected" if running else "running")
+
+    def export_page(self, running: bool = False, after: str | None = None, limit: int = EXPORT_PAGE) -> Exports:
+        """At most `limit` of `export_all`'s items, those after the game `after` (a page's `next`)."""
+        every = self.game_ids()
+        ids, more = page_of(every, after, limit)
+        return Exports(items=list(self.export_all(running, ids=ids)), total=len(every),
+                       next=ids[-1] if more else None)
 
     def export_records(self, game_id: str, *, running: bool = False) -> list[dict[str, Any]]:
         """The full stored history of a game, one envelope per event; the last carries the head's signature.

@@ -23,7 +23,7 @@ from scat_core.domain.state import GameState
 from scat_core.records.games import GameRow
 from scat_core.records.stored import StoredEvent
 from scat_core.service.any_turn import AnyTurn
-from scat_core.service.archive import Archive
+from scat_core.service.archive import AUDIT_PAGE, EXPORT_PAGE, Archive
 from scat_core.service.boundary import Progress
 from scat_core.service.finding import Finding
 from scat_core.service.following import Following
@@ -37,7 +37,9 @@ from scat_core.service.reading import Reading
 from scat_core.service.showing import Showing
 from scat_core.service.statistics import Statistics
 from scat_core.service.values import (
+    Audits,
     Export,
+    Exports,
     GamesPage,
     History,
     Listing,
@@ -162,6 +164,10 @@ class GameService(Generic[S]):
         """`scat export --all`: every game exported, or skipped with the reason."""
         return self.archive.export_all(running, progress)
 
+    def export_page(self, running: bool = False, after: str | None = None, limit: int | None = None) -> Exports:
+        """One page of `export_all`: at most `limit` games after the game `after` (the previous page's `next`)."""
+        return self.archive.export_page(running, after, limit or EXPORT_PAGE)
+
     # ---- playing (writes) ----------------------------------------------------------------
 
     def create_game(
@@ -251,6 +257,10 @@ class GameService(Generic[S]):
     def audit_all(self, strict: bool = False, progress: Progress | None = None) -> Iterator[AuditReport]:
         """Audit every game in the database (listed, or only logged), one after the other."""
         return self.archive.audit_all(strict, progress)
+
+    def audit_page(self, strict: bool = False, after: str | None = None, limit: int | None = None) -> Audits:
+        """One page of `audit_all`: at most `limit` games after the game `after` (the previous page's `next`)."""
+        return self.archive.audit_page(strict, after, limit or AUDIT_PAGE)
 
     def game_ids(self) -> list[str]:
         """Every game in the database, oldest first."""

@@ -194,15 +194,21 @@ class Skipped(_Value):
 
 
 class Exports(_Value):
-    """`export --all`: every game exported or skipped, in the order of the games list."""
+    """`export --all`: every game exported or skipped, in the order of the games list; or one page
+    of them, `total` games in all, `next` the cursor of the next page (None: the last page)."""
 
     items: list[Export | Skipped]
+    total: int | None = None
+    next: str | None = None
 
 
 class Audits(_Value):
-    """`audit --all`: every game's verdict, oldest first."""
+    """`audit --all`: every game's verdict, oldest first; or one page of them, `total` games in all,
+    `next` the cursor of the next page (None: the last page)."""
 
     reports: list[AuditReport]
+    total: int | None = None
+    next: str | None = None
 
     @property
     def ok(self) -> bool:

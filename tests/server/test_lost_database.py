@@ -1,0 +1,110 @@
+"""A database lost under a running server: 503 with Retry-After and no URL, then the next request works again."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+from typer.testing import CliRunner
+
+from scat_cli.app import app as cli
+from tests.support.live_server import app_in_thread
+from tests.support.schema import migrated
+
+UNAVAILABLE = "the server's database is unavailable: try again later"
+
+
+def a_game(api: httpx.Client) -> str:
+    created = api.post("/games", json={"players": [{"name": "you"}, {"name": "bob", "is_bot": True}]})
+    assert created.status_code == 201, created.text
+    return str(created.json()["game_id"])
+
+
+def assert_unavailable(response: httpx.Response, *secrets: str) -> None:
+    """A 503 that says only what a client needs: try again, when; nothing of the database's whereabouts."""
+    assert response.status_code == 503, response.text
+    assert int(response.headers["retry-after"]) >= 1
+    body = response.json()
+    assert body["type"] == "StoreUnavailable" and body["error"] == UNAVAILABLE and body["exit_code"] == 2
+    for secret in secrets:
+        assert secret not in response.text
+
+
+def logged(caplog: pytest.LogCaptureFixture) -> str:
+    return "\n".join(record.getMessage() for record in caplog.records if record.name == "scat.server")
+
+
+@pytest.fixture
+def sqlite_served(sqlite_url: str) -> Iterator[tuple[str, Any, Path]]:
+    with app_in_thread(migrated(sqlite_url)) as (url, app):
+        yield url, app, Path(make_url(sqlite_url).database or "")
+
+
+def test_a_lost_sqlite_database_is_503_with_retry_after_then_the_next_request_works(
+    sqlite_served: tuple[str, Any, Path], caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    url, app, path = sqlite_served
+    caplog.set_level(logging.INFO, logger="scat.server")
+    with httpx.Client(base_url=url, timeout=30) as api:
+        game = a_game(api)
+        kept = tmp_path / "kept.db"
+        shutil.move(path, kept)  # the database goes away (a restart, a lost disk) ...
+        path.mkdir()  # ... and what is there now cannot be opened
+        app.state.games.store.engine.dispose()  # its connections are gone with it
+        assert_unavailable(api.get(f"/games/{game}"), str(tmp_path), "sqlite", "scat.db")
+        assert_unavailable(api.get("/health"), str(tmp_path))
+        assert str(tmp_path) not in logged(caplog) and "database unavailable on GET" in logged(caplog)
+        path.rmdir()
+        shutil.move(kept, path)  # back: the very next request works
+        assert api.get(f"/games/{game}").status_code == 200
+        assert api.get("/health").status_code == 200
+
+
+def test_the_client_tells_a_lost_server_database_as_the_same_error_with_its_exit_code(
+    sqlite_served: tuple[str, Any, Path], tmp_path: Path
+) -> None:
+    url, app, path = sqlite_served
+    env = {"SCAT_SERVER": url, "SCAT_DB_URL": None, "SCAT_TOKEN": "", "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
+    runner = CliRunner()
+    created = runner.invoke(cli, ["new", "-q", "--player", "you", "--bot", "bob"], env=env, catch_exceptions=False)
+    assert created.exit_code == 0, created.output
+    game = created.stdout.split()[0]
+    path.rename(tmp_path / "kept.db")
+    path.mkdir()
+    app.state.games.store.engine.dispose()
+    shown = runner.invoke(cli, ["show", game, "--as", "you"], env=env, catch_exceptions=False)
+    assert shown.exit_code == 2 and shown.stderr == f"scat: error: {UNAVAILABLE}\n"  # Unavailable: exit 2, as locally
+
+
+@pytest.mark.postgres
+def test_postgres_backends_terminated_under_the_server_fail_no_request(
+    postgres_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="scat.server")
+    name = f"scat_lost_{uuid.uuid4().hex[:10]}"  # only this server's connections are cut, not another test's
+    db = make_url(migrated(postgres_url)).update_query_dict({"application_name": name})
+    with app_in_thread(db.render_as_string(hide_password=False)) as (url, _), \
+            httpx.Client(base_url=url, timeout=30) as api:
+        game = a_game(api)
+        for _ in range(3):  # several pooled connections, all of them used
+            assert api.get(f"/games/{game}").status_code == 200
+        admin = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            cut = conn.execute(text("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                                    "WHERE application_name = :name AND pid <> pg_backend_pid()"), {"name": name})
+            assert cut.scalar_one() >= 1
+        admin.dispose()
+        # The pool tests each connection before use (pre-ping): a connection cut meanwhile is replaced, and not
+        # one request fails for it (without the pre-ping, the first would be a 503, see the SQLite test).
+        assert api.get(f"/games/{game}").status_code == 200
+        assert api.get(f"/games/{game}").status_code == 200
+        assert api.get("/health").status_code == 200
+        assert str(db.password or "no password") not in logged(caplog)
