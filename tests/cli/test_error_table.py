@@ -193,6 +193,25 @@ def test_the_client_can_raise_every_error_type_again_without_loading_the_server_
     assert heavy == ""
 
 
+#: What catching a database driver's error looks like in source: only the SQL store may (db_failures.py).
+DRIVER_ERRORS = re.compile(r"sqlalchemy\.exc|__module__\.startswith\(.sqlalchemy|psycopg\.Error|sqlite3\.Error|"
+                           r"\b(OperationalError|InterfaceError|DBAPIError|DisconnectionError)\b")
+
+
+def test_only_the_sql_store_turns_driver_errors_into_scats() -> None:
+    found = []
+    for root in (CORE, Path(scat_cli.__file__).parent):
+        for path in sorted(root.rglob("*.py")):
+            if "store/sql" in path.as_posix():
+                continue
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if DRIVER_ERRORS.search(line):
+                    found.append(f"{path.relative_to(root.parent)}:{number}: {line.strip()}")
+    assert found == []
+    assert DRIVER_ERRORS.search('if type(error).__module__.startswith("sqlalchemy"):')  # the scan finds what it seeks
+    assert DRIVER_ERRORS.search("from sqlalchemy.exc import OperationalError")
+
+
 def test_a_lost_database_is_unavailable_on_every_path() -> None:
     lost = StoreUnavailable("cannot use database postgresql+psycopg://scat:***@db/scat: server closed the connection")
     assert isinstance(lost, Unavailable) and not isinstance(lost, BadInput)
