@@ -33,11 +33,22 @@ from scat_cli.server.sweep import start_sweeping
 from scat_core.domain import commands as cmd
 from scat_core.domain.audit import AuditReport
 from scat_core.domain.errors import AuthFailed, BadInput, NotFound, RuleViolation, ScatError
+from scat_core.records.acting import ActingAccount, Credential
 from scat_core.records.errors import ConcurrencyConflict, CorruptHistory
 from scat_core.records.stats import StatsReport
-from scat_core.service.accounts import RequestRefused, TooManyFailures
+from scat_core.service.accounts import AccountView, RequestRefused, TooManyFailures
 from scat_core.service.games import GameService
-from scat_core.service.values import Export, Exports, GamesPage, History, Listing, Played, Shown, SigningKey
+from scat_core.service.values import (
+    Export,
+    Exports,
+    GamesPage,
+    History,
+    Listing,
+    Played,
+    Position,
+    Shown,
+    SigningKey,
+)
 from scat_core.store.sql.database import masked_url
 
 #: How long an event stream sleeps without news before it sends a keep-alive comment (a waiting
@@ -61,6 +72,14 @@ def bearer(authorization: Annotated[str | None, Header(max_length=1000)] = None)
 
 
 Token = Annotated[str | None, Depends(bearer)]
+
+
+def acting(request: Request, token: str | None) -> Credential:
+    """Who the request acts as: its bearer token, else the account its signature proved (verify.py)."""
+    if token:
+        return token
+    account: AccountView | None = getattr(request.state, "account", None)
+    return ActingAccount(account.name, account.key_id, account.public_key) if account is not None else None
 
 
 #: Error type -> the HTTP status of its refusal; a type not listed takes its nearest listed base's.
@@ -210,8 +229,9 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
         return wire.HealthOut(database=games.store.engine.dialect.name)
 
     @app.post("/games", response_model=Played, status_code=201)
-    def new_game(body: wire.CreateIn) -> Played:
-        """Create a game (always protected here); its tokens come back once."""
+    def new_game(body: wire.CreateIn, request: Request) -> Played:
+        """Create a game. Signed by an account: its humans are accounts (the creator one of them),
+        who sign their moves; else protected by tokens, which come back once."""
         from scat_core.domain.cards import parse_deck
         from scat_core.domain.events import PlayerSeat
 
@@ -220,8 +240,14 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
                            "hand); only a server started with --testing accepts them")
         seats = [PlayerSeat(name=seat.name, is_bot=seat.is_bot) for seat in body.players]
         deck = parse_deck(body.deck) if body.deck is not None else None
+        account: AccountView | None = request.state.account
+        viewer = body.viewer
+        if account is not None:
+            humans = iter(accounts.seat(account.name, [seat.name for seat in seats if not seat.is_bot]))
+            seats = [seat if seat.is_bot else PlayerSeat(name=next(humans), is_bot=False) for seat in seats]
+            viewer = account.name
         played = games.new_game(seats, options=body.options, dealer=body.dealer, seed=body.seed, deck=deck,
-                                protect=True, viewer=body.viewer)
+                                protect=True, viewer=viewer, signed_moves=account is not None)
         notifier.changed(played.game_id)
         return played
 
@@ -240,66 +266,74 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
         return games.games_page(status, waiting_for, limit)
 
     @app.get("/games/{game_id}", response_model=Shown)
-    def show(game_id: str, token: Token, viewer: Viewer = None) -> Shown:
+    def show(game_id: str, request: Request, token: Token, viewer: Viewer = None) -> Shown:
         """The game as the viewer may know it, his news since his last move, the result once over."""
-        shown = games.show(game_id, viewer, token)
+        shown = games.show(game_id, viewer, acting(request, token))
         if viewer is not None:
             notifier.changed(game_id)  # a look may be recorded (R23), bots may have moved
         return shown
 
-    def move(game_id: str, command: cmd.PlayerCommand, token: str | None) -> Played:
+    @app.get("/games/{game_id}/head", response_model=Position)
+    def position(game_id: str) -> Position:
+        """Where the game stands (its last event's seq and hash): what a player signs his move at."""
+        return games.position(game_id)
+
+    def move(game_id: str, command: cmd.PlayerCommand, request: Request, token: str | None,
+             body: wire.MoveIn) -> Played:
+        signature = body.signature.signed() if body.signature is not None else None
         try:
-            return games.move(game_id, command, token)
+            return games.move(game_id, command, acting(request, token), signature)
         finally:
             notifier.changed(game_id)  # this process's watchers, at once (SQLite has no NOTIFY)
 
     @app.post("/games/{game_id}/draw", response_model=Played)
-    def draw(game_id: str, body: wire.MoveIn, token: Token) -> Played:
+    def draw(game_id: str, body: wire.MoveIn, request: Request, token: Token) -> Played:
         if body.source is None:
             raise BadInput("draw needs a source: stock or discard")
-        return move(game_id, cmd.Draw(body.player, body.source), token)
+        return move(game_id, cmd.Draw(body.player, body.source), request, token, body)
 
     @app.post("/games/{game_id}/discard", response_model=Played)
-    def discard(game_id: str, body: wire.MoveIn, token: Token) -> Played:
+    def discard(game_id: str, body: wire.MoveIn, request: Request, token: Token) -> Played:
         from scat_core.domain.cards import parse_card
 
         if body.card is None:
             raise BadInput("discard needs a card, e.g. AS or 10H")
-        return move(game_id, cmd.Discard(body.player, parse_card(body.card)), token)
+        return move(game_id, cmd.Discard(body.player, parse_card(body.card)), request, token, body)
 
     @app.post("/games/{game_id}/knock", response_model=Played)
-    def knock(game_id: str, body: wire.MoveIn, token: Token) -> Played:
-        return move(game_id, cmd.Knock(body.player), token)
+    def knock(game_id: str, body: wire.MoveIn, request: Request, token: Token) -> Played:
+        return move(game_id, cmd.Knock(body.player), request, token, body)
 
     @app.post("/games/{game_id}/declare", response_model=Played)
-    def declare(game_id: str, body: wire.MoveIn, token: Token) -> Played:
-        return move(game_id, cmd.Declare31(body.player), token)
+    def declare(game_id: str, body: wire.MoveIn, request: Request, token: Token) -> Played:
+        return move(game_id, cmd.Declare31(body.player), request, token, body)
 
     @app.post("/games/{game_id}/resign", response_model=Played)
-    def resign(game_id: str, body: wire.MoveIn, token: Token) -> Played:
-        return move(game_id, cmd.Resign(body.player), token)
+    def resign(game_id: str, body: wire.MoveIn, request: Request, token: Token) -> Played:
+        return move(game_id, cmd.Resign(body.player), request, token, body)
 
     @app.post("/games/{game_id}/throw-down", response_model=Played)
-    def throw_down(game_id: str, body: wire.MoveIn, token: Token) -> Played:
-        return move(game_id, cmd.ThrowDown(body.player), token)
+    def throw_down(game_id: str, body: wire.MoveIn, request: Request, token: Token) -> Played:
+        return move(game_id, cmd.ThrowDown(body.player), request, token, body)
 
     @app.post("/games/{game_id}/claim", response_model=Played)
-    def claim(game_id: str, body: wire.ClaimIn, token: Token) -> Played:
+    def claim(game_id: str, body: wire.ClaimIn, request: Request, token: Token) -> Played:
+        signature = body.signature.signed() if body.signature is not None else None
         try:
-            return games.claim(game_id, body.player, token)
+            return games.claim(game_id, body.player, acting(request, token), signature)
         finally:
             notifier.changed(game_id)
 
     @app.get("/games/{game_id}/log", response_model=History)
-    def log(game_id: str, token: Token, viewer: Viewer = None) -> History:
+    def log(game_id: str, request: Request, token: Token, viewer: Viewer = None) -> History:
         """Every event as the viewer may see it."""
-        return games.log(game_id, viewer, token)
+        return games.log(game_id, viewer, acting(request, token))
 
     @app.get("/games/{game_id}/replay", response_model=History)
-    def replay(game_id: str, token: Token, viewer: Viewer = None,
+    def replay(game_id: str, request: Request, token: Token, viewer: Viewer = None,
                to: Annotated[int | None, Query(ge=-(2**31), le=2**31)] = None) -> History:
         """The game as after event `to`, as the viewer could see it then."""
-        return games.replay(game_id, to, viewer, token)
+        return games.replay(game_id, to, viewer, acting(request, token))
 
     @app.get("/games/{game_id}/events", response_class=StreamingResponse,
              responses={200: {"content": {"text/event-stream": {}}}})
@@ -308,7 +342,8 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
         """Server-sent events: each event after seq `after`, as `viewer` may see it, as it is appended."""
         seen = notifier.version(game_id)
         poll = PUSHED_POLL_SECONDS if games.store.engine.dialect.name == "postgresql" else POLL_SECONDS
-        first = await run_in_threadpool(games.log, game_id, viewer, token)  # refuses before streaming
+        credential = acting(request, token)
+        first = await run_in_threadpool(games.log, game_id, viewer, credential)  # refuses before streaming
 
         async def stream() -> AsyncIterator[str]:
             nonlocal seen
@@ -333,7 +368,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
                     if time.monotonic() - looked < poll:
                         continue
                 seen = notifier.version(game_id)
-                current = await run_in_threadpool(games.log, game_id, viewer, token)
+                current = await run_in_threadpool(games.log, game_id, viewer, credential)
                 looked = time.monotonic()
 
         return StreamingResponse(stream(), media_type="text/event-stream",

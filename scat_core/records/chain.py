@@ -87,6 +87,36 @@ def verify_chain(records: Sequence[Mapping[str, Any]]) -> tuple[int | None, str 
     return None, None
 
 
+def with_move_signatures(report: AuditReport, records: Sequence[Mapping[str, Any]],
+                         events: Sequence[ev.Event]) -> AuditReport:
+    """`report` with its moves' signatures counted and checked: each must verify under the key it
+    names, at a head of this very log (its seq and hash) with no other signed move since (the
+    events' own audit checked that each human move of a signed game has its MoveSigned)."""
+    from dataclasses import replace
+
+    from scat_core.records.keys import key_id_of
+    from scat_core.records.move_signatures import signed_of, verifies
+
+    signed = verified = 0
+    last_signed = 0
+    for record, event in zip(records, events, strict=True):
+        if not isinstance(event, ev.MoveSigned):
+            continue
+        seq, signed = record["seq"], signed + 1
+        at = event.at_seq
+        if not (last_signed < at < seq and records[at - 1]["hash"] == event.at_hash):
+            problem = f"event {seq} signs {event.player}'s move at a head this log does not have there"
+            return replace(report, ok=False, first_bad_seq=seq, problems=[problem], moves_signed=signed,
+                           moves_verified=verified)
+        if not verifies(event.public_key, report.game_id, signed_of(event), event.move) or (
+                key_id_of(event.public_key) != event.key_id):
+            problem = f"event {seq}: {event.player}'s signature of his move does not verify"
+            return replace(report, ok=False, first_bad_seq=seq, problems=[problem], moves_signed=signed,
+                           moves_verified=verified)
+        verified, last_signed = verified + 1, seq
+    return replace(report, moves_signed=signed, moves_verified=verified)
+
+
 def audit_records(records: Sequence[Mapping[str, Any]]) -> AuditReport:
     """Audit one game's stored event records (envelopes as exported or stored)."""
     first = records[0] if records else None
@@ -124,4 +154,5 @@ def audit_records(records: Sequence[Mapping[str, Any]]) -> AuditReport:
                 [f"event {record['seq']} is not in canonical form: its data is not what the event encodes to"],
             )
         events.append(event)
-    return audit_events(game_id, events, [record["recorded_at"] for record in records])
+    report = audit_events(game_id, events, [record["recorded_at"] for record in records])
+    return with_move_signatures(report, records, events) if report.ok else report

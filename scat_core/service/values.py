@@ -182,6 +182,14 @@ class SigningKey(_Value):
     public_key: str
 
 
+class Position(_Value):
+    """Where a game stands: its last event's seq and hash (what a player signs his move at)."""
+
+    game_id: str
+    seq: int
+    hash: str
+
+
 SkipReason = Literal["invalid id", "running", "running and protected", "history damaged"]
 
 

@@ -1,0 +1,151 @@
+"""Seats are accounts and moves are signed, over real HTTP through `scat --server`: a game of three
+accounts played to its end and audited with every move verified, nobody acting or looking as
+another, and a move forged in the server's database caught by the audit at its seq, even with
+the head re-signed by the server's own key.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from scat_cli.app import app
+from scat_core.domain import commands as cmd
+from scat_core.domain import events as ev
+from scat_core.domain.decide import decide_and_evolve
+from scat_core.domain.signed_moves import move_fields
+from scat_core.records.move_signatures import sign_move
+from scat_core.service.games import GameService
+from scat_core.service.loading import append, chance_of, load_for_command
+
+PLAYERS = ("ann", "bob", "carl")
+
+
+def run(server: str, player: str, keys: Path, *args: str) -> Any:
+    """`scat --server SERVER ARGS` in-process, as `player` with his own key file."""
+    env = {"SCAT_SERVER": server, "SCAT_DB_URL": None, "SCAT_TOKEN": "", "SCAT_AS": None,
+           "SCAT_KEY_FILE": str(keys / f"{player}.pem")}
+    return CliRunner().invoke(app, list(args), env=env, catch_exceptions=False)
+
+
+def ok(result: Any) -> Any:
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout) if result.stdout.strip().startswith(("{", "[")) else result.stdout
+
+
+@pytest.fixture
+def table(server_url: str, tmp_path: Path) -> tuple[str, Path, str]:
+    """Three registered accounts, and a game ann created for them on the server (seed chosen: --testing)."""
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    for player in PLAYERS:
+        ok(run(server_url, player, keys, "account", "register", player, "--json"))
+    created = ok(run(server_url, "ann", keys, "new", "--player", "ann", "--player", "bob", "--player", "carl",
+                     "--seed", "7", "--dealer", "carl", "--json"))
+    return server_url, keys, created["game_id"]
+
+
+def to_act(server: str, keys: Path, game: str) -> str | None:
+    """Whose turn it is (None once the game is over), from the public view."""
+    shown = ok(run(server, "ann", keys, "show", game, "--json"))
+    return None if shown["status"] == "finished" else str(shown["turn"])
+
+
+def test_a_game_of_three_accounts_is_played_to_its_end_and_every_move_verifies(
+        table: tuple[str, Path, str], tmp_path: Path) -> None:
+    server, keys, game = table
+    moves = 0
+    for turn in range(60):
+        player = to_act(server, keys, game)
+        if player is None:
+            break
+        if turn >= 12 and player != "ann":  # R27: bob, then carl, resign; ann wins
+            ok(run(server, player, keys, "resign", game, "--yes"))
+            moves += 1
+            continue
+        ok(run(server, player, keys, "draw", game, "stock"))  # --as left out: each acts as his account
+        hand = ok(run(server, player, keys, "show", game, "--json"))["hand"]
+        ok(run(server, player, keys, "discard", game, hand[0]))
+        moves += 2
+    assert to_act(server, keys, game) is None
+    audited = ok(run(server, "carl", keys, "audit", game, "--json"))
+    report = audited[0] if isinstance(audited, list) else audited
+    assert report["ok"] is True
+    assert report["moves_signed"] == report["moves_verified"] == moves
+    # The creator's files hold no credential of another player: no token at all, his own key only.
+    config = tmp_path / "xdg-config"
+    assert not list(config.rglob("tokens.json")) or game not in (config / "scat" / "tokens.json").read_text()
+    assert sorted(path.name for path in keys.iterdir() if path.suffix == ".pem") == ["ann.pem", "bob.pem", "carl.pem"]
+
+
+def test_nobody_acts_or_looks_as_another_account_exit_3(table: tuple[str, Path, str]) -> None:
+    server, keys, game = table
+    to_move = to_act(server, keys, game)
+    other = next(player for player in PLAYERS if player != to_move)
+    looked = run(server, other, keys, "show", game, "--as", to_move or "ann", "--json")
+    assert looked.exit_code == 3 and f"you are {other} on this server" in looked.stderr
+    moved = run(server, other, keys, "draw", game, "--as", to_move or "ann", "stock")
+    assert moved.exit_code == 3
+    public = ok(run(server, other, keys, "show", game, "--json"))  # his own view: his hand, nobody else's
+    assert len(public["hand"]) == 3
+
+
+def test_a_game_on_a_server_seats_accounts_only_and_its_creator(table: tuple[str, Path, str]) -> None:
+    server, keys, _ = table
+    stranger = run(server, "ann", keys, "new", "--player", "ann", "--player", "dora")
+    assert stranger.exit_code == 4 and "dora" in stranger.stderr
+    absent = run(server, "ann", keys, "new", "--player", "bob", "--player", "carl")
+    assert absent.exit_code == 3 and "must be one of the players" in absent.stderr
+
+
+def forge(db_url: str, game: str, command: cmd.PlayerCommand, signed_by: Any = None) -> int:
+    """Append `command`'s events straight into the database, as whoever holds it could (the head
+    re-signed with the server's key), with a MoveSigned made by `signed_by`'s key if given;
+    returns the seq of the forged move's first event."""
+    games = GameService.open(db_url)
+    try:
+        with games.store.command() as tx:
+            state, secret, head = load_for_command(tx, game)
+            events: list[ev.Event] = []
+            if signed_by is not None:
+                key, key_id, public = signed_by
+                signature = sign_move(key, key_id, game, state.version, head, command)
+                events.append(ev.MoveSigned(player=command.player, move=move_fields(command) or {},
+                                            at_seq=state.version, at_hash=head, key_id=key_id, public_key=public,
+                                            signature=signature.signature))
+            base = state
+            for event in events:
+                from scat_core.domain.evolve import evolve
+
+                base = evolve(base, event)
+            mine, after = decide_and_evolve(base, command, chance_of(state, secret))
+            append(tx, state, [*events, *mine], after, head, "2026-12-02T12:00:00.000000Z")
+        return state.version + len(events) + 1
+    finally:
+        games.store.engine.dispose()
+
+
+@pytest.mark.parametrize("with_signature", [False, True], ids=["unsigned", "signed-by-another-key"])
+def test_a_move_forged_in_the_database_fails_the_audit_at_its_seq(
+        table: tuple[str, Path, str], server_db: str, with_signature: bool) -> None:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from scat_core.domain.accounts import key_id_of
+    from tests.server.test_accounts import public_of
+
+    server, keys, game = table
+    player = to_act(server, keys, game)
+    assert player is not None
+    mallory = Ed25519PrivateKey.generate()
+    signer = (mallory, key_id_of(public_of(mallory)), public_of(mallory)) if with_signature else None
+    seq = forge(server_db, game, cmd.Draw(player, "stock"), signer)
+    audited = run(server, "ann", keys, "audit", game, "--json")
+    assert audited.exit_code == 1, audited.output
+    report = json.loads(audited.stdout)
+    report = report[0] if isinstance(report, list) else report
+    assert report["ok"] is False and report["first_bad_seq"] == (seq - 1 if with_signature else seq)
+    assert report["signature"] == "valid"  # the head was re-signed with the server's key: only the move's tells
