@@ -156,9 +156,11 @@ def waiting_as(games: GameService, body: wire.WaitAnyIn) -> tuple[str, dict[str,
     return body.player, proven
 
 
-def create_app(db_url: str | None = None, *, testing: bool = False, claim_every: float | None = None) -> FastAPI:
+def create_app(db_url: str | None = None, *, testing: bool = False, claim_every: float | None = None,
+               tokens: bool = False) -> FastAPI:
     """The app over the database at `db_url`; `testing` allows games with --seed/--deck;
-    `claim_every` (seconds): how often it claims turns out of move time itself (R28; None: never)."""
+    `claim_every` (seconds): how often it claims turns out of move time itself (R28; None: never);
+    `tokens`: it also serves requests without an account (games protected by per-game tokens)."""
     from scat_cli.server.account_routes import account_router
     from scat_cli.server.verify import RequestVerifier
     from scat_core.service.accounts import AccountService
@@ -166,7 +168,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
 
     games = GameService.open(db_url)
     accounts = AccountService(SqlAccountLog(games.store.engine))
-    verifier = RequestVerifier(accounts)
+    verifier = RequestVerifier(accounts, tokens=tokens)
     notifier, stop = Notifier(), threading.Event()
 
     @asynccontextmanager
@@ -380,10 +382,14 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
         """Server-sent events for `wait --any`, one stream for all of a player's games: first
         `told` (the cursor to send again when reconnecting), then, once a game waits for him
         or ended, `found` (a WaitedAny) and the end; a comment each second until then."""
-        player, tokens = await run_in_threadpool(waiting_as, games, body)
+        credential = acting(request, None)
+        if isinstance(credential, ActingAccount) and credential.name.casefold() == body.player.strip().casefold():
+            player, tokens = credential.name, dict(body.tokens)  # his account's games, and any token game he has
+        else:
+            player, tokens, credential = *(await run_in_threadpool(waiting_as, games, body)), None
         seen = notifier.version(ANY)
         poll = PUSHED_POLL_SECONDS if games.store.engine.dialect.name == "postgresql" else POLL_SECONDS
-        looking = games.any_turn.looking(player, tokens, body.told)
+        looking = games.any_turn.looking(player, tokens, body.told, credential)
         first = await run_in_threadpool(looking.look)
 
         async def stream() -> AsyncIterator[str]:
@@ -456,4 +462,5 @@ def app_from_environment() -> Any:
     """The app for `uvicorn --factory scat_cli.server.app:app_from_environment` ($SCAT_DB_URL)."""
     import os
 
-    return create_app(None, testing=os.environ.get("SCAT_SERVER_TESTING") == "1")
+    return create_app(None, testing=os.environ.get("SCAT_SERVER_TESTING") == "1",
+                      tokens=os.environ.get("SCAT_SERVER_TOKENS") == "1")

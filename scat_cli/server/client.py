@@ -153,7 +153,7 @@ class RemoteGames:
             return Played.model_validate(self.request("POST", path, token=token, json=body))
         for attempt in range(1, SIGN_ATTEMPTS + 1):
             head = Position.model_validate(self.request("GET", f"{self._game(game_id)}/head"))
-            body["signature"] = self.identity.sign_move(head.game_id, head.seq, head.hash, command).to_json()
+            body["signature"] = self.identity.sign_move(head.game_id, head.seq, head.tag, command).to_json()
             try:
                 return Played.model_validate(self.request("POST", path, json=body))
             except ConcurrencyConflict:

@@ -95,11 +95,11 @@ class Identity:
 
         return key_id_of(self.public_key)
 
-    def sign_move(self, game_id: str, seq: int, prev_hash: str, command: Command) -> MoveSignature:
-        """This user's signature of his move `command` at the head (`seq`, `prev_hash`) of `game_id`."""
+    def sign_move(self, game_id: str, seq: int, tag: str, command: Command) -> MoveSignature:
+        """This user's signature of his move `command` at the position (`seq`, `tag`) of `game_id`."""
         from scat_core.records.move_signatures import sign_move
 
-        return sign_move(self.private, self.key_id, game_id, seq, prev_hash, command)
+        return sign_move(self.private, self.key_id, game_id, seq, tag, command)
 
     def sign(self, method: str, target: str, body: bytes) -> dict[str, str]:
         """The headers signing this request now (httpsig.py)."""

@@ -54,16 +54,16 @@ class CreateIn(_Body):
 
 class SignatureIn(_Body):
     """A player's signature of his move (scat_core/records/move_signatures.py): the head he saw
-    (its seq and hash), his key id and the base64 Ed25519 signature."""
+    (its seq and position tag), his key id and the base64 Ed25519 signature."""
 
     seq: int = Field(ge=1, le=2**31)
-    prev_hash: str = Field(pattern="^[0-9a-f]{64}$")
+    tag: str = Field(pattern="^[0-9a-f]{64}$")
     key_id: str = Field(pattern="^[0-9a-f]{16}$")
     signature: str = Field(min_length=1, max_length=128)
 
     def signed(self) -> MoveSignature:
         """The service's value of this signature."""
-        return MoveSignature(self.seq, self.prev_hash, self.key_id, self.signature)
+        return MoveSignature(self.seq, self.tag, self.key_id, self.signature)
 
 
 class MoveIn(_Body):

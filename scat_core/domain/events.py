@@ -193,7 +193,7 @@ class GameWon(_Event):
 
 class MoveSigned(_Event):
     """The player signed the move whose events follow (a server whose seats are accounts): the
-    move, the head he saw it at (`at_seq`, `at_hash`), his key and his Ed25519 signature of them
+    move, the position he saw it at (`at_seq` and its tag, `at_tag`), his key and his Ed25519 signature
     (scat_core/records/move_signatures.py says what is signed). It changes nothing in the game."""
 
     type: Literal["MoveSigned"] = "MoveSigned"
@@ -201,7 +201,7 @@ class MoveSigned(_Event):
     player: str
     move: dict[str, str]
     at_seq: int
-    at_hash: str
+    at_tag: str
     key_id: str
     public_key: str
     signature: str

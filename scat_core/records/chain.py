@@ -87,30 +87,42 @@ def verify_chain(records: Sequence[Mapping[str, Any]]) -> tuple[int | None, str 
     return None, None
 
 
+def _names_its_key(event: ev.MoveSigned) -> bool:
+    """Whether the signature's key id is that of the public key it carries (a malformed key: no)."""
+    from scat_core.domain.errors import BadInput
+    from scat_core.records.keys import key_id_of
+
+    try:
+        return key_id_of(event.public_key) == event.key_id
+    except BadInput:
+        return False
+
+
 def with_move_signatures(report: AuditReport, records: Sequence[Mapping[str, Any]],
                          events: Sequence[ev.Event]) -> AuditReport:
     """`report` with its moves' signatures counted and checked: each must verify under the key it
-    names, at a head of this very log (its seq and hash) with no other signed move since (the
-    events' own audit checked that each human move of a signed game has its MoveSigned)."""
+    names, at a position of this very log with no other signed move since, whose tag (once the
+    seed is revealed) is that of the log's event there (the events' own audit checked that each
+    human move of a signed game has its MoveSigned)."""
     from dataclasses import replace
 
-    from scat_core.records.keys import key_id_of
-    from scat_core.records.move_signatures import signed_of, verifies
+    from scat_core.records.move_signatures import position_tag, signed_of, verifies
 
-    signed = verified = 0
-    last_signed = 0
+    won = events[-1] if events and isinstance(events[-1], ev.GameWon) else None
+    signed = verified = last_signed = 0
     for record, event in zip(records, events, strict=True):
         if not isinstance(event, ev.MoveSigned):
             continue
-        seq, signed = record["seq"], signed + 1
-        at = event.at_seq
-        if not (last_signed < at < seq and records[at - 1]["hash"] == event.at_hash):
-            problem = f"event {seq} signs {event.player}'s move at a head this log does not have there"
-            return replace(report, ok=False, first_bad_seq=seq, problems=[problem], moves_signed=signed,
-                           moves_verified=verified)
-        if not verifies(event.public_key, report.game_id, signed_of(event), event.move) or (
-                key_id_of(event.public_key) != event.key_id):
+        seq, signed, at = record["seq"], signed + 1, event.at_seq
+        problem = None
+        if not last_signed < at < seq:
+            problem = f"event {seq} signs {event.player}'s move at a position this log does not have there"
+        elif won is not None and position_tag(won.seed, won.seed_salt, records[at - 1]["hash"]) != event.at_tag:
+            problem = f"event {seq} signs {event.player}'s move after another history than this log's"
+        elif not _names_its_key(event) or not verifies(event.public_key, report.game_id, signed_of(event),
+                                                       event.move):
             problem = f"event {seq}: {event.player}'s signature of his move does not verify"
+        if problem is not None:
             return replace(report, ok=False, first_bad_seq=seq, problems=[problem], moves_signed=signed,
                            moves_verified=verified)
         verified, last_signed = verified + 1, seq

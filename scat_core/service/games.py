@@ -293,14 +293,20 @@ class GameService(Generic[S]):
         return self.archive.export_records(game_id, running=running)
 
     def position(self, game_id: str) -> Position:
-        """Where the game stands (its head): what a player whose moves are signed signs his move at."""
-        from scat_core.domain.errors import Hint, NotFound
+        """Where a running game stands (its last event's seq and position tag): what a player whose
+        moves are signed signs his move at. RuleViolation for a game that takes no more moves here."""
+        from scat_core.domain.errors import Hint, NotFound, RuleViolation
+        from scat_core.records.move_signatures import position_tag
 
         with self.store.read() as tx:
             head = tx.head(game_id)
+            secret = tx.get_secret(game_id) if head is not None else None
         if head is None:
             raise NotFound(f"no game {game_id!r} in this database", game_id=game_id, hint=Hint.LIST_GAMES)
-        return Position(game_id=game_id, seq=head[0], hash=head[1])
+        if secret is None:
+            raise RuleViolation(f"game {game_id} takes no more moves here: it is over, or was imported",
+                                game_id=game_id)
+        return Position(game_id=game_id, seq=head[0], tag=position_tag(secret.seed, secret.salt, head[1]))
 
     def signing_key(self) -> SigningKey:
         """The public key that signs the heads of this service's games (its key file is created on first use)."""

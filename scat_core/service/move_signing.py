@@ -15,7 +15,8 @@ from scat_core.domain.signed_moves import move_fields, signer_of
 from scat_core.domain.state import GameState
 from scat_core.records.acting import ActingAccount, Credential
 from scat_core.records.errors import ConcurrencyConflict
-from scat_core.records.move_signatures import MoveSignature, verifies
+from scat_core.records.stored import GameSecret
+from scat_core.records.move_signatures import MoveSignature, position_tag, verifies
 
 if TYPE_CHECKING:
     from scat_core.domain.accounts import Account
@@ -25,9 +26,15 @@ class MovedSinceSigned(ConcurrencyConflict):
     """The game moved on after the player signed his move at an earlier head: sign it anew."""
 
 
-def signed_move(state: GameState, head: str, command: cmd.Command, token: Credential,
+def tag_of(secret: GameSecret | None, head: str) -> str:
+    """The position tag of the game's last event (hash `head`); "" without its seed (no move is made then)."""
+    return position_tag(secret.seed, secret.salt, head) if secret is not None else ""
+
+
+def signed_move(state: GameState, tag: str, command: cmd.Command, token: Credential,
                 signature: MoveSignature | None) -> ev.MoveSigned | None:
-    """The MoveSigned that must precede `command`'s events in `state` (head hash `head`); None when
+    """The MoveSigned that must precede `command`'s events in `state` (the position tag of its
+    last event: `tag`, records/move_signatures.py); None when
     the command needs no signature. AuthFailed when it lacks one or it does not verify under the
     acting account's key; MovedSinceSigned when it was made at another head than the game's."""
     signer = signer_of(state, command)
@@ -43,13 +50,13 @@ def signed_move(state: GameState, head: str, command: cmd.Command, token: Creden
     if signature.key_id != token.key_id:
         raise AuthFailed(f"the move is signed with the key {signature.key_id[:16]}, not with {token.key_id}, "
                          f"the key of the account {token.name}", game_id=state.game_id, player=signer)
-    if (signature.seq, signature.prev_hash) != (state.version, head):
+    if (signature.seq, signature.tag) != (state.version, tag):
         raise MovedSinceSigned(f"game {state.game_id} moved on since the move was signed at event {signature.seq} "
                                f"(it is at event {state.version}): look at it again and move anew")
     if not verifies(token.public_key, state.game_id, signature, move):
         raise AuthFailed(f"the signature of {signer}'s move does not verify under the key of his account",
                          game_id=state.game_id, player=signer)
-    return ev.MoveSigned(player=signer, move=move, at_seq=signature.seq, at_hash=signature.prev_hash,
+    return ev.MoveSigned(player=signer, move=move, at_seq=signature.seq, at_tag=signature.tag,
                          key_id=token.key_id, public_key=token.public_key, signature=signature.signature)
 
 

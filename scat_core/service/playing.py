@@ -30,7 +30,7 @@ from scat_core.records.move_signatures import MoveSignature
 from scat_core.records.stored import StoredEvent
 from scat_core.records.tokens import hash_token, new_token
 from scat_core.service.loading import append, authorize, chance_of, load_for_command, refuse_bot_viewer, require_player
-from scat_core.service.move_signing import signed_move
+from scat_core.service.move_signing import signed_move, tag_of
 from scat_core.service.move_times import (
     Clock,
     deadline_after,
@@ -156,7 +156,7 @@ class Playing:
             now = self.clock()
             events, owed = self._owed(tx, state, chance, now)
             refused: ScatError | None = None
-            signed = signed_move(state, head, command, token, signature)
+            signed = signed_move(state, tag_of(secret, head), command, token, signature)
             try:
                 mine, after = decide_and_evolve(evolve(owed, signed) if signed else owed, command, chance)
                 mine = [signed, *mine] if signed else mine
@@ -223,7 +223,7 @@ class Playing:
             if began is None or owed.options.move_time is None:
                 began = now  # no turn to claim: decide says why (R28)
             claim = ClaimTime(claimer, now, began)
-            signed = signed_move(state, head, claim, token, signature)
+            signed = signed_move(state, tag_of(secret, head), claim, token, signature)
             mine, after = decide_and_evolve(evolve(owed, signed) if signed else owed, claim, chance)
             events += [signed, *mine] if signed else mine
             stored = append(tx, state, events, after, head, recorded_text(now))

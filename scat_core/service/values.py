@@ -183,11 +183,12 @@ class SigningKey(_Value):
 
 
 class Position(_Value):
-    """Where a game stands: its last event's seq and hash (what a player signs his move at)."""
+    """Where a running game stands: its last event's seq and position tag (what a player signs his
+    move at; the tag hides the event's hash, which would betray a hidden card: records/move_signatures.py)."""
 
     game_id: str
     seq: int
-    hash: str
+    tag: str
 
 
 SkipReason = Literal["invalid id", "running", "running and protected", "history damaged"]

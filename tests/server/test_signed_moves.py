@@ -21,6 +21,7 @@ from scat_core.domain.signed_moves import move_fields
 from scat_core.records.move_signatures import sign_move
 from scat_core.service.games import GameService
 from scat_core.service.loading import append, chance_of, load_for_command
+from scat_core.service.move_signing import tag_of
 
 PLAYERS = ("ann", "bob", "carl")
 
@@ -113,9 +114,10 @@ def forge(db_url: str, game: str, command: cmd.PlayerCommand, signed_by: Any = N
             events: list[ev.Event] = []
             if signed_by is not None:
                 key, key_id, public = signed_by
-                signature = sign_move(key, key_id, game, state.version, head, command)
+                tag = tag_of(secret, head)
+                signature = sign_move(key, key_id, game, state.version, tag, command)
                 events.append(ev.MoveSigned(player=command.player, move=move_fields(command) or {},
-                                            at_seq=state.version, at_hash=head, key_id=key_id, public_key=public,
+                                            at_seq=state.version, at_tag=tag, key_id=key_id, public_key=public,
                                             signature=signature.signature))
             base = state
             for event in events:
@@ -149,3 +151,83 @@ def test_a_move_forged_in_the_database_fails_the_audit_at_its_seq(
     report = report[0] if isinstance(report, list) else report
     assert report["ok"] is False and report["first_bad_seq"] == (seq - 1 if with_signature else seq)
     assert report["signature"] == "valid"  # the head was re-signed with the server's key: only the move's tells
+
+
+def test_a_rekeyed_account_plays_on_with_its_new_key_and_its_old_moves_still_verify(
+        table: tuple[str, Path, str], server_db: str) -> None:
+    from scat_cli.server.identity import Identity
+
+    server, keys, game = table
+    for _ in range(3):  # a few moves under everyone's first key
+        player = to_act(server, keys, game)
+        assert player is not None
+        ok(run(server, player, keys, "knock" if player == "carl" else "draw", game, *([] if player == "carl" else
+                                                                                     ["stock"])))
+        if player != "carl":
+            hand = ok(run(server, player, keys, "show", game, "--json"))["hand"]
+            ok(run(server, player, keys, "discard", game, hand[0]))
+    lost = keys / "bob.pem"
+    lost.rename(keys / "bob-lost.pem")  # bob lost his key; his new one, and the operator's rekey
+    new_key = Identity(lost).public_key
+    rekeyed = CliRunner().invoke(app, ["--db", server_db, "account", "rekey", "bob", new_key, "--json"],
+                                 env={"SCAT_SERVER": None, "SCAT_DB_URL": None}, catch_exceptions=False)
+    assert rekeyed.exit_code == 0, rekeyed.output
+    assert json.loads(rekeyed.stdout)["keys"] == 2
+    assert ok(run(server, "bob", keys, "account", "show", "--json"))["name"] == "bob"  # his scat learns it
+    for _ in range(4):
+        player = to_act(server, keys, game)
+        if player is None:
+            break
+        ok(run(server, player, keys, "resign", game, "--yes") if player != "ann" else
+           run(server, player, keys, "draw", game, "stock"))
+        if player == "ann":
+            hand = ok(run(server, "ann", keys, "show", game, "--json"))["hand"]
+            ok(run(server, "ann", keys, "discard", game, hand[0]))
+    report = ok(run(server, "ann", keys, "audit", game, "--json"))
+    assert report["ok"] is True and report["moves_signed"] == report["moves_verified"] > 4
+
+
+def test_rekey_refuses_a_server_and_an_unknown_account(table: tuple[str, Path, str], server_db: str,
+                                                       tmp_path: Path) -> None:
+    from scat_cli.server.identity import Identity
+
+    server, _, _ = table
+    through = CliRunner().invoke(app, ["--server", server, "account", "rekey", "bob", "x"],
+                                 env={"SCAT_SERVER": None, "SCAT_DB_URL": None})
+    assert through.exit_code == 2 and "--db" in through.stderr
+    unknown = CliRunner().invoke(app, ["--db", server_db, "account", "rekey", "nobody",
+                                       Identity(tmp_path / "new.pem").public_key],
+                                 env={"SCAT_SERVER": None, "SCAT_DB_URL": None})
+    assert unknown.exit_code == 4, unknown.output
+
+
+def test_without_an_account_a_server_answers_only_health_its_documents_its_key_and_registering(
+        server_db: str, tmp_path: Path) -> None:
+    import httpx
+
+    from tests.support.live_server import server_in_thread
+
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    with server_in_thread(server_db, tokens=False) as server:
+        for path in ("/health", "/openapi.json", "/docs", "/key"):
+            assert httpx.get(server + path).status_code == 200, path
+        for method, path in (("GET", "/games"), ("GET", "/audit"), ("GET", "/stats"), ("POST", "/import"),
+                             ("GET", "/games/0123456789")):
+            refused = httpx.request(method, server + path, json={} if method == "POST" else None)
+            assert refused.status_code == 401, (path, refused.text)
+            assert "register" in refused.json()["error"]
+        stranger = run(server, "dora", keys, "games")
+        assert stranger.exit_code == 3 and "account register" in stranger.stderr
+        ok(run(server, "dora", keys, "account", "register", "dora"))
+        ok(run(server, "dora", keys, "new", "--player", "dora", "--bot", "bob"))
+        assert "dora" in ok(run(server, "dora", keys, "games"))
+
+
+def test_wait_any_through_the_server_finds_the_game_that_waits_for_the_account(table: tuple[str, Path, str]) -> None:
+    server, keys, game = table
+    player = to_act(server, keys, game)
+    assert player is not None
+    found = run(server, player, keys, "wait", "--any", "--timeout", "20", "--json")  # --as left out: his account
+    assert found.exit_code == 0, found.output
+    assert json.loads(found.stdout)["game_id"] == game
