@@ -15,8 +15,8 @@ from scat_core.domain.signed_moves import move_fields, signer_of
 from scat_core.domain.state import GameState
 from scat_core.records.acting import ActingAccount, Credential
 from scat_core.records.errors import ConcurrencyConflict
-from scat_core.records.stored import GameSecret
 from scat_core.records.move_signatures import MoveSignature, position_tag, verifies
+from scat_core.records.stored import GameSecret
 
 if TYPE_CHECKING:
     from scat_core.domain.accounts import Account

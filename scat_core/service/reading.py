@@ -73,6 +73,12 @@ class Reading:
                 flags[stored.game_id] = (bool(event.seed_chosen), event.first_deck_stacked)
         return flags
 
+    def seats(self, game_id: str, player: str) -> bool:
+        """Whether `player` sits in the game (as its games list row tells; a game not listed: as if he did)."""
+        with self.store.read() as tx:
+            row = tx.get_game(game_id)
+        return row is None or any(name.casefold() == player.casefold() for name in row.players)
+
     def is_read_only(self, game_id: str) -> bool:
         """Whether a running game was imported without its secret seed: shown, never played."""
         with self.store.read() as tx:

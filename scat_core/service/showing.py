@@ -17,7 +17,7 @@ from scat_core.domain.legal import play_moves
 from scat_core.domain.options import GameOptions
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact_state
-from scat_core.records.acting import Credential
+from scat_core.records.acting import ActingAccount, Credential
 from scat_core.records.move_signatures import MoveSignature
 from scat_core.service.move_times import move_clock
 from scat_core.service.news import CatchingUp
@@ -102,9 +102,17 @@ class Showing:
                       tokens=outcome.tokens, result=self.reading.game_result(outcome.game_id) if finished else None,
                       moves=moves_of(state, viewer), bots_interrupted=outcome.bots_interrupted)
 
+    def _viewer(self, game_id: str, viewer: str | None, token: Credential) -> str | None:
+        """`viewer`, or None (the public) when he is the acting account and sits not in the game:
+        a server's account sees any game, his own hand only in his own (its seats are all he may take)."""
+        if viewer is None or not isinstance(token, ActingAccount) or viewer.casefold() != token.name.casefold():
+            return viewer
+        return viewer if self.reading.seats(game_id, viewer) else None
+
     def show(self, game_id: str, viewer: str | None = None, token: Credential = None) -> Shown:
         """The game now as `viewer` (None: the public) may know it: a look (recorded in throw-down
         games, R23; owed bot moves are played), his news since his last move, the result once over."""
+        viewer = self._viewer(game_id, viewer, token)
         state = self.playing.look(game_id, viewer, token)
         read_only = state.status != "finished" and self.reading.is_read_only(game_id)
         news = None
@@ -121,6 +129,7 @@ class Showing:
 
     def log(self, game_id: str, viewer: str | None = None, token: Credential = None) -> History:
         """Every event as `viewer` may see it (hashes once the game is over: before, one would betray a card)."""
+        viewer = self._viewer(game_id, viewer, token)
         state, shown = self.reading.look_at_history(game_id, viewer, token)
         hashes = state.status == "finished"
         return History(game_id=game_id, viewer=viewer, state=redact_state(state, viewer),
@@ -130,6 +139,7 @@ class Showing:
                token: Credential = None) -> History:
         """The game rebuilt as after event `to` (default: the last), as `viewer` could see it then;
         at the last event, his moves now."""
+        viewer = self._viewer(game_id, viewer, token)
         state, shown = self.reading.look_at_history(game_id, viewer, token, up_to=to, as_then=True)
         now = viewer is not None and to is None
         read_only = now and state.status != "finished" and self.reading.is_read_only(game_id)

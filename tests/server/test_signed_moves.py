@@ -93,6 +93,9 @@ def test_nobody_acts_or_looks_as_another_account_exit_3(table: tuple[str, Path, 
     assert moved.exit_code == 3
     public = ok(run(server, other, keys, "show", game, "--json"))  # his own view: his hand, nobody else's
     assert len(public["hand"]) == 3
+    ok(run(server, "dora", keys, "account", "register", "dora"))
+    outsider = ok(run(server, "dora", keys, "show", game, "--json"))  # an account not seated: the public view
+    assert outsider["game_id"] == game and not outsider.get("hand")
 
 
 def test_a_game_on_a_server_seats_accounts_only_and_its_creator(table: tuple[str, Path, str]) -> None:
