@@ -22,10 +22,6 @@ if TYPE_CHECKING:
     from scat_core.domain.accounts import Account
 
 
-class MovedSinceSigned(ConcurrencyConflict):
-    """The game moved on after the player signed his move at an earlier head: sign it anew."""
-
-
 def tag_of(secret: GameSecret | None, head: str) -> str:
     """The position tag of the game's last event (hash `head`); "" without its seed (no move is made then)."""
     return position_tag(secret.seed, secret.salt, head) if secret is not None else ""
@@ -36,7 +32,7 @@ def signed_move(state: GameState, tag: str, command: cmd.Command, token: Credent
     """The MoveSigned that must precede `command`'s events in `state` (the position tag of its
     last event: `tag`, records/move_signatures.py); None when
     the command needs no signature. AuthFailed when it lacks one or it does not verify under the
-    acting account's key; MovedSinceSigned when it was made at another head than the game's."""
+    acting account's key; ConcurrencyConflict when it was made at another position than the game's."""
     signer = signer_of(state, command)
     move = move_fields(command)
     if signer is None or move is None:
@@ -51,7 +47,7 @@ def signed_move(state: GameState, tag: str, command: cmd.Command, token: Credent
         raise AuthFailed(f"the move is signed with the key {signature.key_id[:16]}, not with {token.key_id}, "
                          f"the key of the account {token.name}", game_id=state.game_id, player=signer)
     if (signature.seq, signature.tag) != (state.version, tag):
-        raise MovedSinceSigned(f"game {state.game_id} moved on since the move was signed at event {signature.seq} "
+        raise ConcurrencyConflict(f"game {state.game_id} moved on since the move was signed at event {signature.seq} "
                                f"(it is at event {state.version}): look at it again and move anew")
     if not verifies(token.public_key, state.game_id, signature, move):
         raise AuthFailed(f"the signature of {signer}'s move does not verify under the key of his account",

@@ -17,10 +17,11 @@ from scat_core.domain.accounts import Account, KeyPeriod, key_id_of
 from scat_core.domain.errors import AuthFailed
 from scat_core.records.acting import ActingAccount
 from scat_core.records.chain import audit_records
+from scat_core.records.errors import ConcurrencyConflict
 from scat_core.records.hashing import GENESIS_HASH, chain_hash
 from scat_core.records.move_signatures import MoveSignature, sign_move
 from scat_core.service.games import GameService
-from scat_core.service.move_signing import MovedSinceSigned, held_then
+from scat_core.service.move_signing import held_then
 from scat_core.store.memory.account_memory import MemoryAccountLog
 from scat_core.store.memory.memory import MemoryStore
 
@@ -149,7 +150,7 @@ def test_a_move_signed_at_an_older_position_is_refused_as_moved_on(
     player = players[name]
     stale = player.sign(games, game_id, cmd.Knock(name))
     move(games, game_id, player, cmd.Draw(name, "stock"))
-    with pytest.raises(MovedSinceSigned, match="moved on"):
+    with pytest.raises(ConcurrencyConflict, match="moved on"):
         games.move(game_id, cmd.Knock(name), player.acting, stale)
 
 
