@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 
 account_app = typer.Typer(
     help="Your account on a server (your key, known there by a name).\n\n"
-    "Accounts live on servers: give --server URL (or SCAT_SERVER).\n\n"
+    "Accounts live on servers: give --server URL (or SCAT_SERVER); `rekey`, for the server's "
+    "operator, runs on its database (--db URL).\n\n"
     "Example: scat --server https://scat.example.org account register ann",
     no_args_is_help=True,
     cls=PlainGroup,  # a usage error told in one line
@@ -93,3 +94,45 @@ def show_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
         account = AccountView.model_validate(remote.request("GET", "/accounts/me"))
     remember(server, account.name, account.key_id)
     _told(server, account, as_json, "you are")
+
+
+@account_app.command("rekey", cls=ScatCommand)
+def rekey_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(metavar="NAME", show_default=False, help="The account to give a new key.")],
+    key: Annotated[str, typer.Argument(metavar="KEY", show_default=False,
+                                       help="Its new public key, as `scat key show` prints it on the user's "
+                                            "machine (44 base64 characters).")],
+    as_json: JsonOption = False,
+) -> None:
+    """Give an account a new public key: for the server's operator, on the server's database.
+
+    A user who lost his key makes a new one (`scat key show` on his machine creates it) and
+    sends its public key to the operator, who runs this with --db (the server's database URL).
+    The change is recorded as an event of the account: moves made before it still verify
+    under the old key, those after under the new one; every server process takes the new key
+    within seconds. An unknown NAME is exit 4; a key some account has or had is exit 1.
+
+    Example: scat --db postgresql+psycopg://scat@db/scat account rekey ann 'Mz3h...='
+    """
+    from scat_core.domain.errors import BadInput
+    from scat_core.service.games import GameService
+
+    given = state(ctx)
+    if given.server:
+        raise BadInput("`scat account rekey` runs on the server's database, not through it: give --db URL "
+                       "(the database `scat serve` uses)")
+    opened = GameService.open(given.db_url)
+    try:
+        accounts = opened.accounts
+        assert accounts is not None  # a database opened here has its account log
+        account = accounts.rekey(name, key.strip())
+    finally:
+        opened.store.engine.dispose()
+    if as_json:
+        typer.echo(json.dumps({"name": account.name, "key_id": account.key_id, "public_key": account.public_key,
+                               "keys": account.keys}))
+        return
+    from scat_cli.escape import say
+
+    say(f"re-keyed {account.name}: key id {account.key_id} from now on (key {account.keys} of the account)")

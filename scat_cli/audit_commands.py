@@ -21,7 +21,8 @@ def report_json(report: AuditReport) -> dict[str, Any]:
             "seed_verified": report.seed_verified, "first_deck_stacked": report.first_deck_stacked,
             "seed_chosen": report.seed_chosen,
             "signature": report.signature, "key_id": report.signature_key_id, "signed_by": report.signature_signer,
-            "origin_signature": report.origin_signature, "origin_key_id": report.origin_key_id}
+            "origin_signature": report.origin_signature, "origin_key_id": report.origin_key_id,
+            "moves_signed": report.moves_signed, "moves_verified": report.moves_verified}
 
 
 def signature_note(status: str | None, key_id: str | None, signer: str | None, what: str = "head",
@@ -74,8 +75,10 @@ def _verdict(report: AuditReport, server: str | None = None) -> str:
         chosen = ("; the seed was chosen at creation (--seed): its creator could know every hand"
                   if report.seed_chosen else "")
         signed = signature_note(report.signature, report.signature_key_id, report.signature_signer, "head", server)
+        moves = (f"; {report.moves_verified} moves signed by their players' keys, every signature verified"
+                 if report.moves_signed else "")
         return (f"game {report.game_id}: OK, {report.events} events: hash chain, rules, invariants "
-                f"and {seed}{chosen}" + (f"; {signed}" if signed else "") + _origin_note(report, server))
+                f"and {seed}{chosen}{moves}" + (f"; {signed}" if signed else "") + _origin_note(report, server))
     where = f" at event {report.first_bad_seq}" if report.first_bad_seq is not None else ""
     return f"game {report.game_id}: FAILED{where}: {'; '.join(report.problems)}"
 

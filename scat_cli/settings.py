@@ -72,8 +72,14 @@ def settle(ctx: Any, db: str | None, server: str | None) -> CliState:
             raise BadInput(f"{_named('db', origin)}: {problem}")
         if typed:
             _refuse_a_relative_path_with_no_folder(typed)
-    return CliState(as_default=where["as"].value, db_url=None if remote or where["db"].origin == "environment" else url,
-                    server=remote.strip().rstrip("/") if remote else None,
+    server_url = remote.strip().rstrip("/") if remote else None
+    as_default = where["as"].value
+    if as_default is None and server_url is not None:  # on a server where this user's key is an account: as him
+        from scat_cli.server.identity import known_accounts
+
+        as_default = known_accounts().get(server_url, {}).get("name")
+    return CliState(as_default=as_default, db_url=None if remote or where["db"].origin == "environment" else url,
+                    server=server_url,
                     server_given=where["server"].origin == "flag", db_given=where["db"].origin == "flag")
 
 

@@ -100,6 +100,8 @@ def describe(event: ev.Event, table: PublicTable) -> str:
             return deal_text(event, table)
         case ev.HandViewed():
             return f"{event.player} looked at the hand dealt to {event.player}"
+        case ev.MoveSigned():
+            return f"{event.player} signed the next move with the key {event.key_id}"
         case ev.StockReshuffled():
             return (f"the stock ran out: the discard pile, all but its top card, was shuffled into a new "
                     f"stock of {len(event.stock)} cards")

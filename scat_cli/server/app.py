@@ -45,10 +45,23 @@ from scat_core.domain.errors import (
     TooManyFailures,
     Unavailable,
 )
+from scat_core.records.acting import ActingAccount, Credential
 from scat_core.records.errors import DatabaseBusy, DatabaseReadOnly, StoreUnavailable
 from scat_core.records.stats import StatsReport
+from scat_core.service.accounts import AccountView
 from scat_core.service.games import GameService
-from scat_core.service.values import Audits, Export, Exports, GamesPage, History, Listing, Played, Shown, SigningKey
+from scat_core.service.values import (
+    Audits,
+    Export,
+    Exports,
+    GamesPage,
+    History,
+    Listing,
+    Played,
+    Position,
+    Shown,
+    SigningKey,
+)
 from scat_core.store.sql.database import masked_url
 
 #: How long an event stream sleeps without news before it sends a keep-alive comment (a waiting
@@ -77,6 +90,14 @@ def bearer(authorization: Annotated[str | None, Header(max_length=1000)] = None)
 
 
 Token = Annotated[str | None, Depends(bearer)]
+
+
+def acting(request: Request, token: str | None) -> Credential:
+    """Who the request acts as: its bearer token, else the account its signature proved (verify.py)."""
+    if token:
+        return token
+    account: AccountView | None = getattr(request.state, "account", None)
+    return ActingAccount(account.name, account.key_id, account.public_key) if account is not None else None
 
 
 #: Error type -> the HTTP status of its refusal: one line per branch of the error tree
@@ -165,9 +186,11 @@ def waiting_as(games: GameService, body: wire.WaitAnyIn) -> tuple[str, dict[str,
     return body.player, proven
 
 
-def create_app(db_url: str | None = None, *, testing: bool = False, claim_every: float | None = None) -> FastAPI:
+def create_app(db_url: str | None = None, *, testing: bool = False, claim_every: float | None = None,
+               tokens: bool = False) -> FastAPI:
     """The app over the database at `db_url`; `testing` allows games with --seed/--deck;
-    `claim_every` (seconds): how often it claims turns out of move time itself (R28; None: never)."""
+    `claim_every` (seconds): how often it claims turns out of move time itself (R28; None: never);
+    `tokens`: it also serves requests without an account (games protected by per-game tokens)."""
     from scat_cli.server.account_routes import account_router
     from scat_cli.server.verify import RequestVerifier
     from scat_core.service.accounts import AccountService
@@ -175,7 +198,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
 
     games = GameService.open(db_url, pre_ping=True)  # a pooled connection lost to a restart is replaced
     accounts = AccountService(SqlAccountLog(games.store.engine))
-    verifier = RequestVerifier(accounts)
+    verifier = RequestVerifier(accounts, tokens=tokens)
     notifier, stop = Notifier(), threading.Event()
 
     @asynccontextmanager
@@ -239,8 +262,9 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
         return wire.HealthOut(database=games.store.engine.dialect.name)
 
     @app.post("/games", response_model=Played, status_code=201)
-    def new_game(body: wire.CreateIn) -> Played:
-        """Create a game (always protected here); its tokens come back once."""
+    def new_game(body: wire.CreateIn, request: Request) -> Played:
+        """Create a game. Signed by an account: its humans are accounts (the creator one of them),
+        who sign their moves; else protected by tokens, which come back once."""
         from scat_core.domain.cards import parse_deck
         from scat_core.domain.events import PlayerSeat
 
@@ -249,8 +273,14 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
                            "hand); only a server started with --testing accepts them")
         seats = [PlayerSeat(name=seat.name, is_bot=seat.is_bot) for seat in body.players]
         deck = parse_deck(body.deck) if body.deck is not None else None
+        account: AccountView | None = request.state.account
+        viewer = body.viewer
+        if account is not None:
+            humans = iter(accounts.seat(account.name, [seat.name for seat in seats if not seat.is_bot]))
+            seats = [seat if seat.is_bot else PlayerSeat(name=next(humans), is_bot=False) for seat in seats]
+            viewer = account.name
         played = games.new_game(seats, options=body.options, dealer=body.dealer, seed=body.seed, deck=deck,
-                                protect=True, viewer=body.viewer)
+                                protect=True, viewer=viewer, signed_moves=account is not None)
         notifier.changed(played.game_id)
         return played
 
@@ -269,66 +299,74 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
         return games.games_page(status, waiting_for, limit)
 
     @app.get("/games/{game_id}", response_model=Shown)
-    def show(game_id: str, token: Token, viewer: Viewer = None) -> Shown:
+    def show(game_id: str, request: Request, token: Token, viewer: Viewer = None) -> Shown:
         """The game as the viewer may know it, his news since his last move, the result once over."""
-        shown = games.show(game_id, viewer, token)
+        shown = games.show(game_id, viewer, acting(request, token))
         if viewer is not None:
             notifier.changed(game_id)  # a look may be recorded (R23), bots may have moved
         return shown
 
-    def move(game_id: str, command: cmd.PlayerCommand, token: str | None) -> Played:
+    @app.get("/games/{game_id}/head", response_model=Position)
+    def position(game_id: str) -> Position:
+        """Where the game stands (its last event's seq and hash): what a player signs his move at."""
+        return games.position(game_id)
+
+    def move(game_id: str, command: cmd.PlayerCommand, request: Request, token: str | None,
+             body: wire.MoveIn) -> Played:
+        signature = body.signature.signed() if body.signature is not None else None
         try:
-            return games.move(game_id, command, token)
+            return games.move(game_id, command, acting(request, token), signature)
         finally:
             notifier.changed(game_id)  # this process's watchers, at once (SQLite has no NOTIFY)
 
     @app.post("/games/{game_id}/draw", response_model=Played)
-    def draw(game_id: str, body: wire.MoveIn, token: Token) -> Played:
+    def draw(game_id: str, body: wire.MoveIn, request: Request, token: Token) -> Played:
         if body.source is None:
             raise BadInput("draw needs a source: stock or discard")
-        return move(game_id, cmd.Draw(body.player, body.source), token)
+        return move(game_id, cmd.Draw(body.player, body.source), request, token, body)
 
     @app.post("/games/{game_id}/discard", response_model=Played)
-    def discard(game_id: str, body: wire.MoveIn, token: Token) -> Played:
+    def discard(game_id: str, body: wire.MoveIn, request: Request, token: Token) -> Played:
         from scat_core.domain.cards import parse_card
 
         if body.card is None:
             raise BadInput("discard needs a card, e.g. AS or 10H")
-        return move(game_id, cmd.Discard(body.player, parse_card(body.card)), token)
+        return move(game_id, cmd.Discard(body.player, parse_card(body.card)), request, token, body)
 
     @app.post("/games/{game_id}/knock", response_model=Played)
-    def knock(game_id: str, body: wire.MoveIn, token: Token) -> Played:
-        return move(game_id, cmd.Knock(body.player), token)
+    def knock(game_id: str, body: wire.MoveIn, request: Request, token: Token) -> Played:
+        return move(game_id, cmd.Knock(body.player), request, token, body)
 
     @app.post("/games/{game_id}/declare", response_model=Played)
-    def declare(game_id: str, body: wire.MoveIn, token: Token) -> Played:
-        return move(game_id, cmd.Declare31(body.player), token)
+    def declare(game_id: str, body: wire.MoveIn, request: Request, token: Token) -> Played:
+        return move(game_id, cmd.Declare31(body.player), request, token, body)
 
     @app.post("/games/{game_id}/resign", response_model=Played)
-    def resign(game_id: str, body: wire.MoveIn, token: Token) -> Played:
-        return move(game_id, cmd.Resign(body.player), token)
+    def resign(game_id: str, body: wire.MoveIn, request: Request, token: Token) -> Played:
+        return move(game_id, cmd.Resign(body.player), request, token, body)
 
     @app.post("/games/{game_id}/throw-down", response_model=Played)
-    def throw_down(game_id: str, body: wire.MoveIn, token: Token) -> Played:
-        return move(game_id, cmd.ThrowDown(body.player), token)
+    def throw_down(game_id: str, body: wire.MoveIn, request: Request, token: Token) -> Played:
+        return move(game_id, cmd.ThrowDown(body.player), request, token, body)
 
     @app.post("/games/{game_id}/claim", response_model=Played)
-    def claim(game_id: str, body: wire.ClaimIn, token: Token) -> Played:
+    def claim(game_id: str, body: wire.ClaimIn, request: Request, token: Token) -> Played:
+        signature = body.signature.signed() if body.signature is not None else None
         try:
-            return games.claim(game_id, body.player, token)
+            return games.claim(game_id, body.player, acting(request, token), signature)
         finally:
             notifier.changed(game_id)
 
     @app.get("/games/{game_id}/log", response_model=History)
-    def log(game_id: str, token: Token, viewer: Viewer = None) -> History:
+    def log(game_id: str, request: Request, token: Token, viewer: Viewer = None) -> History:
         """Every event as the viewer may see it."""
-        return games.log(game_id, viewer, token)
+        return games.log(game_id, viewer, acting(request, token))
 
     @app.get("/games/{game_id}/replay", response_model=History)
-    def replay(game_id: str, token: Token, viewer: Viewer = None,
+    def replay(game_id: str, request: Request, token: Token, viewer: Viewer = None,
                to: Annotated[int | None, Query(ge=-(2**31), le=2**31)] = None) -> History:
         """The game as after event `to`, as the viewer could see it then."""
-        return games.replay(game_id, to, viewer, token)
+        return games.replay(game_id, to, viewer, acting(request, token))
 
     @app.get("/games/{game_id}/events", response_class=StreamingResponse,
              responses={200: {"content": {"text/event-stream": {}}}})
@@ -337,7 +375,8 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
         """Server-sent events: each event after seq `after`, as `viewer` may see it, as it is appended."""
         seen = notifier.version(game_id)
         poll = PUSHED_POLL_SECONDS if games.store.engine.dialect.name == "postgresql" else POLL_SECONDS
-        first = await run_in_threadpool(games.log, game_id, viewer, token)  # refuses before streaming
+        credential = acting(request, token)
+        first = await run_in_threadpool(games.log, game_id, viewer, credential)  # refuses before streaming
 
         async def stream() -> AsyncIterator[str]:
             nonlocal seen
@@ -362,7 +401,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
                     if time.monotonic() - looked < poll:
                         continue
                 seen = notifier.version(game_id)
-                current = await run_in_threadpool(games.log, game_id, viewer, token)
+                current = await run_in_threadpool(games.log, game_id, viewer, credential)
                 looked = time.monotonic()
 
         return StreamingResponse(stream(), media_type="text/event-stream",
@@ -374,10 +413,14 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
         """Server-sent events for `wait --any`, one stream for all of a player's games: first
         `told` (the cursor to send again when reconnecting), then, once a game waits for him
         or ended, `found` (a WaitedAny) and the end; a comment each second until then."""
-        player, tokens = await run_in_threadpool(waiting_as, games, body)
+        credential = acting(request, None)
+        if isinstance(credential, ActingAccount) and credential.name.casefold() == body.player.strip().casefold():
+            player, tokens = credential.name, dict(body.tokens)  # his account's games, and any token game he has
+        else:
+            player, tokens, credential = *(await run_in_threadpool(waiting_as, games, body)), None
         seen = notifier.version(ANY)
         poll = PUSHED_POLL_SECONDS if games.store.engine.dialect.name == "postgresql" else POLL_SECONDS
-        looking = games.any_turn.looking(player, tokens, body.told)
+        looking = games.any_turn.looking(player, tokens, body.told, credential)
         first = await run_in_threadpool(looking.look)
 
         async def stream() -> AsyncIterator[str]:
@@ -452,4 +495,5 @@ def app_from_environment() -> Any:
     """The app for `uvicorn --factory scat_cli.server.app:app_from_environment` ($SCAT_DB_URL)."""
     import os
 
-    return create_app(None, testing=os.environ.get("SCAT_SERVER_TESTING") == "1")
+    return create_app(None, testing=os.environ.get("SCAT_SERVER_TESTING") == "1",
+                      tokens=os.environ.get("SCAT_SERVER_TOKENS") == "1")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Generator, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from pydantic import TypeAdapter
@@ -23,6 +24,7 @@ from scat_core.domain import events as ev
 from scat_core.domain.audit_report import AuditReport
 from scat_core.domain.errors import BadInput, RuleViolation
 from scat_core.domain.options import GameOptions
+from scat_core.records.errors import ConcurrencyConflict
 from scat_core.service.boundary import Progress
 from scat_core.service.values import (
     Audits,
@@ -32,6 +34,7 @@ from scat_core.service.values import (
     History,
     Listing,
     Played,
+    Position,
     SeenEvent,
     Shown,
     SigningKey,
@@ -45,6 +48,9 @@ if TYPE_CHECKING:
     from scat_cli.server.identity import Identity
     from scat_core.records.stats import StatsReport
 
+#: How many times a signed move is signed anew when the game moved on between its read and its post.
+SIGN_ATTEMPTS = 3
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MOVES = {cmd.Draw: "draw", cmd.Discard: "discard", cmd.Knock: "knock", cmd.Declare31: "declare",
           cmd.ThrowDown: "throw-down", cmd.Resign: "resign"}
 
@@ -57,10 +63,12 @@ class RemoteGames:
     """
 
     def __init__(self, base_url: str, identity: Identity | None = None) -> None:
-        from scat_cli.server.identity import signer_for
+        from scat_cli.server.identity import identity_for
 
         self.base_url = base_url
-        self.http = Connection(base_url, signer=identity.sign if identity is not None else signer_for(base_url))
+        #: Who signs this client's requests (and his moves, in a game whose seats are accounts).
+        self.identity = identity if identity is not None else identity_for(base_url)
+        self.http = Connection(base_url, signer=self.identity.sign if self.identity is not None else None)
 
     def __enter__(self) -> RemoteGames:
         return self
@@ -122,19 +130,37 @@ class RemoteGames:
         return Played.model_validate(self.request("POST", "/games", json=body))
 
     def move(self, game_id: str, command: cmd.PlayerCommand, token: str | None = None) -> Played:
-        """A player's move, then the bots' answer, as the server tells it to the mover."""
+        """A player's move, then the bots' answer, as the server tells it to the mover (signed by
+        this user's key where it is an account: see `_signed`)."""
         body: dict[str, Any] = {"player": command.player}
         if isinstance(command, cmd.Draw):
             body["source"] = command.source
         if isinstance(command, cmd.Discard):
             body["card"] = command.card
         path = f"{self._game(game_id)}/{_MOVES[type(command)]}"
-        return Played.model_validate(self.request("POST", path, token=token, json=body))
+        return self._signed(game_id, command, path, body, token)
 
     def claim(self, game_id: str, claimer: str | None = None, token: str | None = None) -> Played:
         """A claim of the turn of a player out of time (R28), as the server tells it to the claimer."""
-        body = {"player": claimer} if claimer is not None else {}
-        return Played.model_validate(self.request("POST", f"{self._game(game_id)}/claim", token=token, json=body))
+        body: dict[str, Any] = {"player": claimer} if claimer is not None else {}
+        claim = cmd.ClaimTime(claimer, _EPOCH, _EPOCH)  # the server decides the times; the claimer is signed
+        return self._signed(game_id, claim, f"{self._game(game_id)}/claim", body, token)
+
+    def _signed(self, game_id: str, command: cmd.Command, path: str, body: dict[str, Any],
+                token: str | None) -> Played:
+        """POST a move: with a token as it is; as an account, signed at the game's head as this user
+        reads it now, and signed anew (up to SIGN_ATTEMPTS times) if the game moved on meanwhile."""
+        if token or self.identity is None or (isinstance(command, cmd.ClaimTime) and command.claimer is None):
+            return Played.model_validate(self.request("POST", path, token=token, json=body))
+        for attempt in range(1, SIGN_ATTEMPTS + 1):
+            head = Position.model_validate(self.request("GET", f"{self._game(game_id)}/head"))
+            body["signature"] = self.identity.sign_move(head.game_id, head.seq, head.tag, command).to_json()
+            try:
+                return Played.model_validate(self.request("POST", path, json=body))
+            except ConcurrencyConflict:
+                if attempt == SIGN_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable")
 
     def show(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Shown:
         """The game as `viewer` (None: the public) may know it, his news, the result once over."""

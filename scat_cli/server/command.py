@@ -68,14 +68,21 @@ def serve(
     claim_every: Annotated[float, typer.Option(min=0.1, metavar="SECONDS",
                                                help="How often to look for turns whose move time ran out and "
                                                "claim them (R28).")] = 2.0,
+    tokens: Annotated[bool, typer.Option("--tokens", help="Also serve users without an account: games they "
+                                         "create are protected by per-game tokens, as before accounts (for a "
+                                         "server whose players have not all registered yet).")] = False,
 ) -> None:
     """Run the Scat backend: the HTTP API for `scat --server URL`.
 
-    Every game created here is protected: `scat --server URL new` prints each human's token
-    once. The OpenAPI document is at /openapi.json, the docs at /docs, a health check at
-    /health. Several processes may serve one PostgreSQL database. Turns whose move time ran
-    out are claimed within --claim-every seconds (R28), once whatever the processes. SIGTERM or Ctrl-C stops
-    it cleanly, finishing the requests in flight. One log line per request on stderr.
+    Its users are accounts (`scat --server URL account register NAME`): every request is
+    signed by its user's key, every game seats accounts and every move is signed by its
+    player. Without an account a user reaches only /health, the API documents and
+    registering; with --tokens he may also play as before accounts, in games protected by
+    per-game tokens that `new` prints once. The OpenAPI document is at /openapi.json, the
+    docs at /docs, a health check at /health. Several processes may serve one PostgreSQL
+    database. Turns whose move time ran out are claimed within --claim-every seconds (R28),
+    once whatever the processes. SIGTERM or Ctrl-C stops it cleanly, finishing the requests
+    in flight. One log line per request on stderr.
 
     Example: scat serve --db postgresql+psycopg://scat@localhost/scat --port 8031
     """
@@ -96,7 +103,7 @@ def serve(
     log.setLevel(logging.INFO)
     log.propagate = False
     listening = listen(host, port)  # first: a port in use is told before the database is opened
-    app = create_app(url, testing=testing, claim_every=claim_every)
+    app = create_app(url, testing=testing, claim_every=claim_every, tokens=tokens)
     config = server_config(app, host=host, port=port, timeout_graceful_shutdown=10)
     log.info("listening on http://%s:%d%s", host, port,
                                           " (testing: --seed/--deck accepted)" if testing else "")

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     from scat_cli.server.transport import Signer
+    from scat_core.domain.commands import Command
+    from scat_core.records.move_signatures import MoveSignature
 
 SUFFIX = ".accounts"
 
@@ -93,6 +95,12 @@ class Identity:
 
         return key_id_of(self.public_key)
 
+    def sign_move(self, game_id: str, seq: int, tag: str, command: Command) -> MoveSignature:
+        """This user's signature of his move `command` at the position (`seq`, `tag`) of `game_id`."""
+        from scat_core.records.move_signatures import sign_move
+
+        return sign_move(self.private, self.key_id, game_id, seq, tag, command)
+
     def sign(self, method: str, target: str, body: bytes) -> dict[str, str]:
         """The headers signing this request now (httpsig.py)."""
         from scat_cli.server import httpsig
@@ -100,8 +108,8 @@ class Identity:
         return httpsig.sign(self.private, self.key_id, method, target, body, int(time.time()))
 
 
-def signer_for(server: str) -> Signer | None:
-    """The signer of requests to `server` when this user's current key is an account there, else None."""
+def identity_for(server: str) -> Identity | None:
+    """This user's identity when his current key is an account on `server`, else None."""
     entry = known_accounts().get(server)
     if entry is None:
         return None
@@ -113,4 +121,10 @@ def signer_for(server: str) -> Signer | None:
             return None
     except ScatError:  # an unusable key file: unsigned, as before accounts
         return None
-    return identity.sign
+    return identity
+
+
+def signer_for(server: str) -> Signer | None:
+    """The signer of requests to `server` when this user's current key is an account there, else None."""
+    identity = identity_for(server)
+    return identity.sign if identity is not None else None

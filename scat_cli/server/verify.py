@@ -1,7 +1,8 @@
 """The server's check of signed requests (httpsig.py): a FastAPI dependency over the account service.
 
-A request without `Signature-Input` passes unchanged (game tokens still authenticate it);
-a signed one must prove its account, or it is refused (401) before its endpoint runs:
+A request without `Signature-Input` is refused (401) but for OPEN_PATHS, unless the server
+also serves per-game tokens (`scat serve --tokens`: it then passes unchanged, its game token
+authenticates it); a signed one must prove its account, or it is refused (401) before its endpoint runs:
 an unknown key, a timestamp more than WINDOW seconds off the server's clock, a body or a
 path that is not what was signed, a bad signature, a nonce seen already. The account it
 proves is `request.state.account` (an AccountView; None for an unsigned request).
@@ -29,7 +30,7 @@ from starlette.concurrency import run_in_threadpool
 
 from scat_cli.server import httpsig
 from scat_core.domain.accounts import key_id_of
-from scat_core.domain.errors import BadInput, NoSuchAccount, RequestRefused, TooManyFailures
+from scat_core.domain.errors import AuthFailed, BadInput, NoSuchAccount, RequestRefused, TooManyFailures
 from scat_core.service.accounts import AccountService, AccountView
 
 #: How far (seconds) a request's `created` may be from the server's clock, either way.
@@ -40,6 +41,8 @@ FAILURE_WINDOW = 60
 #: How long a process trusts the public key it read for a key id (an unknown key id: shorter).
 KEY_SECONDS, UNKNOWN_SECONDS = 5.0, 1.0
 KEYS_KEPT = 10_000
+#: What a server answers without an account (unless it also serves per-game tokens: `scat serve --tokens`).
+OPEN_PATHS = frozenset({"/health", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc", "/key"})
 #: The paths whose signer need not be an account yet: registering proves the key in the body.
 REGISTER_PATH = "/accounts"
 WHO_AM_I_PATH = "/accounts/me"
@@ -107,8 +110,10 @@ class RequestVerifier:
     """The dependency that verifies signed requests against the accounts of `accounts`."""
 
     def __init__(self, accounts: AccountService, *, window: int = WINDOW, limiter: FailureLimiter | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, tokens: bool = False) -> None:
         self.accounts, self.window, self.clock = accounts, window, clock
+        #: Unsigned requests are served too (games protected by per-game tokens, as before accounts).
+        self.tokens = tokens
         self.limiter = limiter or FailureLimiter()
         self.keys = KeyCache(accounts)
 
@@ -118,6 +123,9 @@ class RequestVerifier:
         request.state.signed_key_id = None
         header = request.headers.get("signature-input")
         if header is None:
+            if not self.tokens and request.url.path not in OPEN_PATHS:
+                raise AuthFailed("this server serves accounts only: register one with `scat --server URL account "
+                                 "register NAME`, and your scat signs every request with your key")
             return
         address = request.client.host if request.client else "-"
         now = self.clock()

@@ -15,6 +15,7 @@ from scat_cli.errors import BY_EXIT_CODE, error_types, exit_code, wording
 from scat_core.domain.errors import Hint, RuleViolation, ScatError
 from scat_core.domain.options import GameOptions
 from scat_core.records.errors import CorruptHistory, HistoryDamaged
+from scat_core.records.move_signatures import MoveSignature
 from scat_core.service.values import Told
 
 #: Longest name, card or token a request may carry; bodies are limited by the app too.
@@ -55,18 +56,36 @@ class CreateIn(_Body):
     viewer: str | None = Field(default=None, max_length=SHORT)
 
 
+class SignatureIn(_Body):
+    """A player's signature of his move (scat_core/records/move_signatures.py): the head he saw
+    (its seq and position tag), his key id and the base64 Ed25519 signature."""
+
+    seq: int = Field(ge=1, le=2**31)
+    tag: str = Field(pattern="^[0-9a-f]{64}$")
+    key_id: str = Field(pattern="^[0-9a-f]{16}$")
+    signature: str = Field(min_length=1, max_length=128)
+
+    def signed(self) -> MoveSignature:
+        """The service's value of this signature."""
+        return MoveSignature(self.seq, self.tag, self.key_id, self.signature)
+
+
 class MoveIn(_Body):
-    """A player's move: who moves, and the draw source or the card where the move needs one."""
+    """A player's move: who moves, the draw source or the card where the move needs one, and his
+    signature of it in a game whose seats are accounts."""
 
     player: str = Field(min_length=1, max_length=SHORT)
     source: Literal["stock", "discard"] | None = None
     card: str | None = Field(default=None, max_length=8)
+    signature: SignatureIn | None = None
 
 
 class ClaimIn(_Body):
-    """A claim of a turn whose move time ran out (R28): who claims (none: a protected game refuses it)."""
+    """A claim of a turn whose move time ran out (R28): who claims (none: a protected game refuses
+    it), and his signature of the claim in a game whose seats are accounts."""
 
     player: str | None = Field(default=None, min_length=1, max_length=SHORT)
+    signature: SignatureIn | None = None
 
 
 class WaitAnyIn(_Body):

@@ -23,6 +23,7 @@ from .evolve import evolve
 from .invariants import invariant_problems
 from .move_time import recorded_time
 from .shuffle import Chance, SeededChance, seed_commitment
+from .signed_moves import signature_problem
 from .state import GameState
 
 
@@ -89,6 +90,7 @@ def command_for(events: Sequence[ev.Event], index: int) -> cmd.Command | None:
                 protected=event.protected,
                 rules_version=event.rules_version,
                 seed_chosen=event.seed_chosen,
+                signed_moves=event.signed_moves,
             )
         case ev.StockReshuffled():  # the start of a draw from the empty stock (R17)
             return cmd.Draw(following.player, following.source) if isinstance(following, ev.CardDrawn) else None
@@ -108,6 +110,8 @@ def command_for(events: Sequence[ev.Event], index: int) -> cmd.Command | None:
             return cmd.Discard(event.player, event.card)
         case ev.HandDealt() | ev.ShowdownHeld() | ev.PennyPaid() | ev.PlayerEliminated() | ev.GameWon():
             return None  # consequences decided with a command, never a command's first event
+        case ev.MoveSigned():
+            return None  # a signature precedes its move (audit_events pairs them: signed_moves.py)
         case _:
             assert_never(event)
 
@@ -149,8 +153,17 @@ def audit_events(game_id: str, events: Sequence[ev.Event], times: Sequence[str] 
     if seed_problem:
         return AuditReport(game_id, False, len(events), len(events), [seed_problem])
     state, index = GameState(), 0
+    signed: ev.MoveSigned | None = None  # the signature just read, of the command whose events follow
     while index < len(events):
         seq = index + 1
+        current = events[index]
+        if isinstance(current, ev.MoveSigned):
+            if signed is not None or not state.signed_moves:
+                return _bad(game_id, events, seq, f"event {seq} signs a move where no signed move can be")
+            signed = current
+            state = evolve(state, current)
+            index += 1
+            continue
         try:
             command = claim_for(events, index, state, times) or command_for(events, index)
         except ValueError as error:
@@ -162,6 +175,10 @@ def audit_events(game_id: str, events: Sequence[ev.Event], times: Sequence[str] 
                 seq,
                 f"event {seq} ({events[index].type}) is not the effect of any command here",
             )
+        unsigned = signature_problem(state, command, signed, seq)
+        if unsigned is not None:
+            return _bad(game_id, events, seq, unsigned)
+        signed = None
         try:
             expected = decide(state, command, chance)
         except (ValueError, LookupError, TypeError) as error:  # recorded chance no deal can use
@@ -199,6 +216,8 @@ def audit_events(game_id: str, events: Sequence[ev.Event], times: Sequence[str] 
             if problems:
                 return _bad(game_id, events, at + 1, f"after event {at + 1}: " + "; ".join(problems))
         index += len(expected)
+    if signed is not None:
+        return _bad(game_id, events, len(events), f"event {len(events)} signs a move that was never made")
     return AuditReport(game_id, True, len(events), None, [], seeded, created.first_deck_stacked, created.seed_chosen)
 
 

@@ -17,6 +17,8 @@ class AuditReport:
     seed_verified: bool = False  # every deal the seed made was recomputed from the revealed seed
     first_deck_stacked: bool = False  # hand 1 was dealt from a deck given at creation, not the seed
     seed_chosen: bool | None = False  # the creator chose the seed (--seed); None: not recorded (v2)
+    moves_signed: int = 0  # the moves whose players signed them (a server whose seats are accounts)
+    moves_verified: int = 0  # of those, the signatures that verify (each under the key it names)
     # Filled by the service (signing is not the domain's): the head's signature, "valid",
     # "invalid", "unknown key" or "unsigned" (None: not checked), its key id and signer.
     signature: str | None = None

@@ -25,6 +25,8 @@ class CreateGame:
     #: re-deciding a game recorded before scat recorded it (GameCreated v3 or older, names not
     #: normalised then).
     seed_chosen: bool | None = False
+    #: Its humans are a server's accounts, who sign each of their moves.
+    signed_moves: bool = False
 
 
 @dataclass(frozen=True, slots=True)

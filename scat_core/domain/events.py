@@ -37,7 +37,7 @@ class GameCreated(_Event):
     """A game was created: seats, options, rules version, first dealer and the commitment to the seed."""
 
     type: Literal["GameCreated"] = "GameCreated"
-    schema_version: Literal[4] = 4
+    schema_version: Literal[5] = 5
     game_id: str
     players: tuple[PlayerSeat, ...]
     options: GameOptions
@@ -50,6 +50,8 @@ class GameCreated(_Event):
     rules_version: RulesVersion = RULES_VERSION
     #: The creator chose the seed (--seed), so he could know every deal; None: not recorded (v3 and before).
     seed_chosen: bool | None = False
+    #: Its humans are a server's accounts: each of their moves is signed by its player's key (v4 and before: False).
+    signed_moves: bool = False
 
 
 class HandDealt(_Event):
@@ -189,6 +191,22 @@ class GameWon(_Event):
     seed_salt: str
 
 
+class MoveSigned(_Event):
+    """The player signed the move whose events follow (a server whose seats are accounts): the
+    move, the position he saw it at (`at_seq` and its tag, `at_tag`), his key and his Ed25519 signature
+    (scat_core/records/move_signatures.py says what is signed). It changes nothing in the game."""
+
+    type: Literal["MoveSigned"] = "MoveSigned"
+    schema_version: Literal[1] = 1
+    player: str
+    move: dict[str, str]
+    at_seq: int
+    at_tag: str
+    key_id: str
+    public_key: str
+    signature: str
+
+
 #: Every event type: the one list. A new type added here makes mypy name each place that must
 #: handle it (`match` with `assert_never`: redact, describe, the audit's command mapping); evolve's
 #: dispatch table is checked against it at import.
@@ -207,6 +225,7 @@ AnyEvent: TypeAlias = (
     | PennyPaid
     | PlayerEliminated
     | GameWon
+    | MoveSigned
 )
 Event = Annotated[AnyEvent, Field(discriminator="type")]
 #: Type name -> event class, derived from the union.
@@ -243,6 +262,12 @@ def _game_created_v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
 def _game_created_v3_to_v4(data: dict[str, Any]) -> dict[str, Any]:
     """v3 did not record whether the creator chose the seed: unknown (None)."""
     return {**data, "seed_chosen": None}
+
+
+@upcaster("GameCreated", 4)
+def _game_created_v4_to_v5(data: dict[str, Any]) -> dict[str, Any]:
+    """v4 predates accounts: no game it recorded had signed moves."""
+    return {**data, "signed_moves": False}
 
 
 def current_version(event_type: str) -> int:

@@ -35,6 +35,7 @@ def _created(state: GameState, s: Fields, event: ev.GameCreated) -> None:
     s["rules_version"] = event.rules_version
     s["seed_commitment"] = event.seed_commitment
     s["seed_chosen"] = event.seed_chosen
+    s["signed_moves"] = event.signed_moves
     s["first_deck_stacked"] = event.first_deck_stacked
     s["dealer"] = next(p.seat for p in players if p.name == event.dealer)
 
@@ -81,6 +82,10 @@ def _look(s: Fields, seat: int) -> None:
     looked = s["looked"]
     if seat not in looked:
         s["looked"] = looked | {seat}
+
+
+def _signed(state: GameState, s: Fields, event: ev.MoveSigned) -> None:
+    """A signature changes nothing in the game: the move that follows does."""
 
 
 def _viewed(state: GameState, s: Fields, event: ev.HandViewed) -> None:
@@ -268,6 +273,7 @@ _HANDLERS: dict[type, Handler] = dict(
         _on(ev.PennyPaid, _paid),
         _on(ev.PlayerEliminated, _eliminated),
         _on(ev.GameWon, _won),
+        _on(ev.MoveSigned, _signed),
     ]
 )
 

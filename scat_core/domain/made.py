@@ -137,7 +137,7 @@ def game_won(winner: str, kitty: int, seed: str, seed_salt: str) -> ev.GameWon:
 
 
 #: The event types decide makes here; GameCreated (and a deck given at creation) carry the
-#: creator's input and are validated.
+#: creator's input and are validated, as MoveSigned (a player's signature, made by the shell) is.
 MADE: dict[type[BaseModel], Any] = {
     ev.HandDealt: hand_dealt,
     ev.HandViewed: hand_viewed,

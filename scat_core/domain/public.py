@@ -96,7 +96,7 @@ def public_evolve(table: PublicState, event: ev.Event) -> PublicState:
                            seats=table.seated(replace(winner, pennies=winner.pennies + event.kitty)))
         case (
             ev.HandViewed() | ev.StockReshuffled() | ev.CardDrawn() | ev.CardDiscarded() | ev.Knocked()
-            | ev.ThirtyOneDeclared() | ev.ThrowDownCalled() | ev.ShowdownHeld()
+            | ev.ThirtyOneDeclared() | ev.ThrowDownCalled() | ev.ShowdownHeld() | ev.MoveSigned()
         ):
             return table  # seats, pennies and kitty are as they were (lives lost are paid by PennyPaid)
         case _:

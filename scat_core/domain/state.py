@@ -43,6 +43,7 @@ class GameState:
     rules_version: int = 2  # the rules version the game was created under (rules.md)
     seed_commitment: str = ""
     seed_chosen: bool | None = False  # the creator chose the seed (--seed); None: not recorded
+    signed_moves: bool = False  # the humans are a server's accounts, who sign their moves
     first_deck_stacked: bool = False  # hand 1 came from a deck given at creation (--deck)
     dealer: int = -1
     hand_number: int = 0

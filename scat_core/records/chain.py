@@ -87,6 +87,48 @@ def verify_chain(records: Sequence[Mapping[str, Any]]) -> tuple[int | None, str 
     return None, None
 
 
+def _names_its_key(event: ev.MoveSigned) -> bool:
+    """Whether the signature's key id is that of the public key it carries (a malformed key: no)."""
+    from scat_core.domain.errors import BadInput
+    from scat_core.records.keys import key_id_of
+
+    try:
+        return key_id_of(event.public_key) == event.key_id
+    except BadInput:
+        return False
+
+
+def with_move_signatures(report: AuditReport, records: Sequence[Mapping[str, Any]],
+                         events: Sequence[ev.Event]) -> AuditReport:
+    """`report` with its moves' signatures counted and checked: each must verify under the key it
+    names, at a position of this very log with no other signed move since, whose tag (once the
+    seed is revealed) is that of the log's event there (the events' own audit checked that each
+    human move of a signed game has its MoveSigned)."""
+    from dataclasses import replace
+
+    from scat_core.records.move_signatures import position_tag, signed_of, verifies
+
+    won = events[-1] if events and isinstance(events[-1], ev.GameWon) else None
+    signed = verified = last_signed = 0
+    for record, event in zip(records, events, strict=True):
+        if not isinstance(event, ev.MoveSigned):
+            continue
+        seq, signed, at = record["seq"], signed + 1, event.at_seq
+        problem = None
+        if not last_signed < at < seq:
+            problem = f"event {seq} signs {event.player}'s move at a position this log does not have there"
+        elif won is not None and position_tag(won.seed, won.seed_salt, records[at - 1]["hash"]) != event.at_tag:
+            problem = f"event {seq} signs {event.player}'s move after another history than this log's"
+        elif not _names_its_key(event) or not verifies(event.public_key, report.game_id, signed_of(event),
+                                                       event.move):
+            problem = f"event {seq}: {event.player}'s signature of his move does not verify"
+        if problem is not None:
+            return replace(report, ok=False, first_bad_seq=seq, problems=[problem], moves_signed=signed,
+                           moves_verified=verified)
+        verified, last_signed = verified + 1, seq
+    return replace(report, moves_signed=signed, moves_verified=verified)
+
+
 def audit_records(records: Sequence[Mapping[str, Any]]) -> AuditReport:
     """Audit one game's stored event records (envelopes as exported or stored)."""
     first = records[0] if records else None
@@ -124,4 +166,5 @@ def audit_records(records: Sequence[Mapping[str, Any]]) -> AuditReport:
                 [f"event {record['seq']} is not in canonical form: its data is not what the event encodes to"],
             )
         events.append(event)
-    return audit_events(game_id, events, [record["recorded_at"] for record in records])
+    report = audit_events(game_id, events, [record["recorded_at"] for record in records])
+    return with_move_signatures(report, records, events) if report.ok else report

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict
 
 from scat_core.domain import accounts as acc
+from scat_core.domain.errors import AuthFailed
 from scat_core.domain.move_time import recorded_text
 from scat_core.domain.names import skeleton
 from scat_core.records.errors import ConcurrencyConflict
@@ -78,6 +79,26 @@ class AccountService:
             assert found is not None
             return view_of(found)
         raise AssertionError("unreachable")
+
+    def seat(self, creator: str, names: Sequence[str]) -> list[str]:
+        """The humans `names` of a new game as the accounts they are (their registered names);
+        NoSuchAccount for a name no account has, AuthFailed when the creator is not among them."""
+        seated: list[str] = []
+        for name in names:
+            account = self.named(name)
+            if account is None:
+                raise acc.NoSuchAccount.of(f"named {name!r}: on this server every human player is a registered "
+                                           "account (bots are not)")
+            seated.append(account.name)
+        if skeleton(creator) not in {skeleton(name) for name in seated}:
+            raise AuthFailed(f"you ({creator}) must be one of the players of a game you create on this server",
+                             player=creator)
+        return seated
+
+    def named(self, name: str) -> acc.Account | None:
+        """The account whose name is `name` (or looks like it), with every key it has had, or None."""
+        _, records = self.log.matching(skeleton(name), None)
+        return acc.fold(events_of(records)).named(name)
 
     def holding(self, key_id: str) -> AccountView | None:
         """The account whose current key has `key_id`, or None."""

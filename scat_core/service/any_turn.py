@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from scat_core.domain.errors import AuthFailed, NotFound
 from scat_core.domain.move_time import recorded_text
+from scat_core.records.acting import ActingAccount
 from scat_core.records.games import GameRow
 from scat_core.records.tokens import verify_token
 from scat_core.service.following import turn_has_come
@@ -40,9 +41,11 @@ class AnyTurn:
                     kept[game_id] = token
         return kept
 
-    def looking(self, player: str, tokens: Mapping[str, str] | None = None, told: Told | None = None) -> Looking:
-        """A look-out for `player`'s next turn or end, to ask as often as games move (see Looking)."""
-        return Looking(self.showing, self.waiting, player, dict(tokens or {}), told or self.start())
+    def looking(self, player: str, tokens: Mapping[str, str] | None = None, told: Told | None = None,
+                account: ActingAccount | None = None) -> Looking:
+        """A look-out for `player`'s next turn or end, to ask as often as games move (see Looking);
+        `account`: his server account, proven by the request (his games whose seats are accounts)."""
+        return Looking(self.showing, self.waiting, player, dict(tokens or {}), told or self.start(), account)
 
     def wait_for_any_turn(self, player: str, tokens: Mapping[str, str] | None = None,
                           timeout: float | None = None, told: Told | None = None) -> WaitedAny:
@@ -69,13 +72,15 @@ class Looking:
     """One wait's look-out: each `look` is one query of the games list, and a game is loaded
     only when its head moved since it was last looked at.
 
-    A protected game counts only with the player's token among `tokens` (game -> token): who
-    may wait as `player` is decided by `show`'s check, the one place a server's identity goes
-    through.
+    A protected game counts only with the player's token among `tokens` (game -> token), a game
+    whose seats are accounts only with his `account`: who may wait as `player` is decided by
+    `show`'s check, the one place a server's identity goes through.
     """
 
-    def __init__(self, showing: Showing, waiting: Waiting, player: str, tokens: dict[str, str], told: Told) -> None:
+    def __init__(self, showing: Showing, waiting: Waiting, player: str, tokens: dict[str, str], told: Told,
+                 account: ActingAccount | None = None) -> None:
         self.showing, self.waiting, self.player, self.tokens, self.told = showing, waiting, player, tokens, told
+        self.account = account
         self.looked: dict[str, int] = {}  # game -> the head it was loaded at and held nothing for him
 
     def look(self) -> WaitedAny | None:
@@ -98,7 +103,7 @@ class Looking:
         """The game as `show` gives it to the player if it waits for him (or ended) and was not
         told; None if not, or if he cannot show it as that player (no token) or it is read-only."""
         try:
-            shown = self.showing.show(row.game_id, self.player, self.tokens.get(row.game_id))
+            shown = self.showing.show(row.game_id, self.player, self.tokens.get(row.game_id) or self.account)
         except (AuthFailed, NotFound):
             return None
         state = shown.state

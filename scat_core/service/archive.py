@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from scat_core.domain import events as ev
 from scat_core.domain.audit import AuditReport
@@ -16,6 +16,7 @@ from scat_core.records.errors import CorruptHistory, HistoryDamaged
 from scat_core.records.games import GameRow
 from scat_core.records.signatures import HEAD, ORIGIN
 from scat_core.service.boundary import Progress
+from scat_core.service.move_signing import with_signers
 from scat_core.service.ports import Store
 from scat_core.service.read_model import snapshot_json, summarize
 from scat_core.service.signatures import check_import, load_signed, origin_of, with_export_signature, with_signatures
@@ -38,12 +39,18 @@ def page_of(ids: Sequence[str], after: str | None, limit: int) -> tuple[list[str
             raise BadInput(f"no game {after!r} to continue after: ask for the first page again") from None
     return list(ids[start:start + limit]), start + limit < len(ids)
 
+if TYPE_CHECKING:
+    from scat_core.domain.accounts import Account
+
 
 class Archive:
     """Auditing, exporting and importing games over one store."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, account_of: Callable[[str], Account | None] | None = None) -> None:
         self.store = store
+        #: The server's accounts by name (None: no accounts here): the audit checks each signed
+        #: move's key was its player's then.
+        self.account_of = account_of
 
     def audit(self, game_id: str, strict: bool = False) -> AuditReport:
         """The audit of one game (see `_audit`); a history that cannot even be replayed fails it."""
@@ -79,8 +86,11 @@ class Archive:
                 origin = origin_of(tx, game_id)
         except CorruptHistory as unreadable:  # the store could not read a row back at all
             return AuditReport(game_id, False, 0, None, [str(unreadable)])
-        return with_signatures(self._audit_log(game_id, row, records), self.store.keys, records, head, origin,
-                               strict)
+        report = with_signatures(self._audit_log(game_id, row, records), self.store.keys, records, head, origin,
+                                 strict)
+        if self.account_of is not None and origin is None:  # a game played here: its signers are accounts here
+            report = with_signers(report, records, self.account_of)
+        return report
 
     @staticmethod
     def _audit_log(game_id: str, row: GameRow | None, records: list[dict[str, Any]]) -> AuditReport:

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from scat_core.domain.errors import AuthFailed, RuleViolation
 from scat_core.domain.state import GameState
+from scat_core.records.acting import Credential
 from scat_core.service.showing import Showing
 from scat_core.service.values import SeenEvent, Waited
 from scat_core.service.waiting import Waiting
@@ -32,7 +33,7 @@ class Following:
     def __init__(self, showing: Showing, waiting: Waiting) -> None:
         self.showing, self.waiting = showing, waiting
 
-    def wait_for_turn(self, game_id: str, player: str, token: str | None = None,
+    def wait_for_turn(self, game_id: str, player: str, token: Credential = None,
                       timeout: float | None = None) -> Waited:
         """What `show` gives `player` once it is his turn or the game is over; after `timeout`
         seconds, what it gives then, marked `timed_out`."""
@@ -58,7 +59,7 @@ class Following:
             if not moved and late is None:
                 return Waited(shown=shown, timed_out=True)
 
-    def watch(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Iterator[SeenEvent]:
+    def watch(self, game_id: str, viewer: str | None = None, token: Credential = None) -> Iterator[SeenEvent]:
         """Every event of the game as `viewer` may see it, the first ones at once, then each as it
         is appended, until the game is over."""
         told = 0

@@ -20,8 +20,11 @@ from scat_core.domain.commands import PlayerCommand
 from scat_core.domain.move_time import recorded_text
 from scat_core.domain.options import GameOptions
 from scat_core.domain.state import GameState
+from scat_core.records.acting import Credential
 from scat_core.records.games import GameRow
+from scat_core.records.move_signatures import MoveSignature
 from scat_core.records.stored import StoredEvent
+from scat_core.service.account_ports import AccountLog
 from scat_core.service.any_turn import AnyTurn
 from scat_core.service.archive import AUDIT_PAGE, EXPORT_PAGE, Archive
 from scat_core.service.boundary import Progress
@@ -44,6 +47,7 @@ from scat_core.service.values import (
     History,
     Listing,
     Played,
+    Position,
     SeenEvent,
     Shown,
     SigningKey,
@@ -55,8 +59,10 @@ from scat_core.service.values import (
 from scat_core.service.waiting import Waiting
 
 if TYPE_CHECKING:
+    from scat_core.domain.accounts import Account
     from scat_core.domain.audit import AuditReport
     from scat_core.records.stats import StatsReport
+    from scat_core.service.accounts import AccountService
     from scat_core.service.outcomes import GameResult
     from scat_core.store.sql.event_store import EventStore
 
@@ -72,57 +78,81 @@ class GameService(Generic[S]):
     the type parameter is the adapter's class, so a front end that opened a database still sees its engine.
     """
 
-    def __init__(self, store: S, clock: Clock = system_clock) -> None:
+    def __init__(self, store: S, clock: Clock = system_clock, accounts: AccountLog | None = None) -> None:
         self.store = store
+        self._account_log, self._clock = accounts, clock
+        self._accounts: AccountService | None = None
         self.playing = Playing(store, clock)
         self.reading = Reading(store, self.playing)
         self.catching_up = CatchingUp(store, self.playing)
         self.finding = Finding(store)
-        self.archive = Archive(store)
+        self.archive = Archive(store, self._account_named if accounts is not None else None)
         self.waiting = Waiting(store)
         self.statistics = Statistics(store)
         self.showing = Showing(self.playing, self.reading, self.catching_up)
         self.following = Following(self.showing, self.waiting)
         self.any_turn = AnyTurn(self.showing, self.waiting, clock)
 
+    @property
+    def accounts(self) -> AccountService | None:
+        """The server's accounts (None: no account log given): who may sit, and whose keys signed moves;
+        built on first use (a local command that never audits a signed move does not load them)."""
+        if self._accounts is None and self._account_log is not None:
+            from scat_core.service.accounts import AccountService
+
+            self._accounts = AccountService(self._account_log, self._clock)
+        return self._accounts
+
+    def _account_named(self, name: str) -> Account | None:
+        """The account named `name` on this server, with its every key (None: no such account)."""
+        accounts = self.accounts
+        return accounts.named(name) if accounts is not None else None
+
     @staticmethod
     def open(url: str | None = None, *, pre_ping: bool = False) -> GameService[EventStore]:
         """The service over the database at `url` (or $SCAT_DB_URL, or the default file): the SQLAlchemy
-        adapter; `pre_ping` (a server): each pooled connection is tested before use (see `make_engine`)."""
+        adapter, with its account log; `pre_ping` (a server): each pooled connection is tested before
+        use (see `make_engine`)."""
+        from scat_core.store.sql.account_log import SqlAccountLog
         from scat_core.store.sql.database import open_engine
         from scat_core.store.sql.event_store import EventStore
 
-        return GameService(EventStore(open_engine(url, pre_ping=pre_ping)))
+        engine = open_engine(url, pre_ping=pre_ping)
+        return GameService(EventStore(engine), accounts=SqlAccountLog(engine))
 
     # ---- the front end's commands: one call each, values redacted for the viewer -----------
 
     def new_game(
         self, players: Sequence[ev.PlayerSeat], *, options: GameOptions | None = None, dealer: str | None = None,
         seed: int | str | None = None, deck: Sequence[str] | None = None, protect: bool = False,
-        viewer: str | None = None,
+        viewer: str | None = None, signed_moves: bool = False,
     ) -> Played:
-        """`scat new`: create a game, then the bots play; told to `viewer` (one of its humans) or the public."""
+        """`scat new`: create a game, then the bots play; told to `viewer` (one of its humans) or the public.
+        `signed_moves`: its humans are a server's accounts, each move signed by its player's key."""
         return self.showing.new_game(players, options=options, dealer=dealer, seed=seed, deck=deck,
-                                     protect=protect, viewer=viewer)
+                                     protect=protect, viewer=viewer, signed_moves=signed_moves)
 
-    def move(self, game_id: str, command: PlayerCommand, token: str | None = None) -> Played:
-        """`scat draw|discard|knock|declare|throw-down|resign`: the move and the bots' answer, told to the mover."""
-        return self.showing.move(game_id, command, token)
+    def move(self, game_id: str, command: PlayerCommand, token: Credential = None,
+             signature: MoveSignature | None = None) -> Played:
+        """`scat draw|discard|knock|declare|throw-down|resign`: the move and the bots' answer, told to
+        the mover; `signature`: his signature of it, in a game whose moves are signed."""
+        return self.showing.move(game_id, command, token, signature)
 
-    def claim(self, game_id: str, claimer: str | None = None, token: str | None = None) -> Played:
+    def claim(self, game_id: str, claimer: str | None = None, token: Credential = None,
+              signature: MoveSignature | None = None) -> Played:
         """`scat claim`: the turn of a player out of time is claimed (R28), told to the claimer."""
-        return self.showing.claim(game_id, claimer, token)
+        return self.showing.claim(game_id, claimer, token, signature)
 
-    def show(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Shown:
+    def show(self, game_id: str, viewer: str | None = None, token: Credential = None) -> Shown:
         """`scat show`: a look (recorded in throw-down games, R23), the viewer's news, result and moves."""
         return self.showing.show(game_id, viewer, token)
 
-    def log(self, game_id: str, viewer: str | None = None, token: str | None = None) -> History:
+    def log(self, game_id: str, viewer: str | None = None, token: Credential = None) -> History:
         """`scat log`: every event as `viewer` may see it."""
         return self.showing.log(game_id, viewer, token)
 
     def replay(self, game_id: str, to: int | None = None, viewer: str | None = None,
-               token: str | None = None) -> History:
+               token: Credential = None) -> History:
         """`scat replay`: the game as after event `to`, as `viewer` could see it then."""
         return self.showing.replay(game_id, to, viewer, token)
 
@@ -141,7 +171,7 @@ class GameService(Generic[S]):
         games read model (an indexed query, no event log read); read-only imports left out."""
         return self.reading.list_games("active", player, limit)
 
-    def wait_for_turn(self, game_id: str, player: str, token: str | None = None,
+    def wait_for_turn(self, game_id: str, player: str, token: Credential = None,
                       timeout: float | None = None) -> Waited:
         """`scat wait`: what `show` gives `player` once it is his turn (or the game is over, or `timeout` passed)."""
         return self.following.wait_for_turn(game_id, player, token, timeout)
@@ -152,7 +182,7 @@ class GameService(Generic[S]):
         ended (leaving out what `told` holds), or nothing once `timeout` passed."""
         return self.any_turn.wait_for_any_turn(player, tokens, timeout, told)
 
-    def watch(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Iterator[SeenEvent]:
+    def watch(self, game_id: str, viewer: str | None = None, token: Credential = None) -> Iterator[SeenEvent]:
         """`scat watch`: every event as `viewer` may see it, each as it is appended, until the game is over."""
         return self.following.watch(game_id, viewer, token)
 
@@ -178,7 +208,7 @@ class GameService(Generic[S]):
         return self.playing.create_game(players, options=options, dealer=dealer, seed=seed, deck=deck,
                                         protect=protect)
 
-    def act(self, game_id: str, command: PlayerCommand, token: str | None = None) -> Outcome:
+    def act(self, game_id: str, command: PlayerCommand, token: Credential = None) -> Outcome:
         """Carry out a human player's command, then let bots play until a human must."""
         return self.playing.act(game_id, command, token)
 
@@ -197,7 +227,7 @@ class GameService(Generic[S]):
         or moved first: one claim per expiry."""
         return self.playing.claim_overdue(game_id)
 
-    def look(self, game_id: str, player: str | None = None, token: str | None = None) -> GameState:
+    def look(self, game_id: str, player: str | None = None, token: Credential = None) -> GameState:
         """The current state after the bots' owed moves; a player's look at his hand is recorded (R23)."""
         return self.playing.look(game_id, player, token)
 
@@ -234,13 +264,13 @@ class GameService(Generic[S]):
         return self.reading.history(game_id, up_to)
 
     def look_at_history(
-        self, game_id: str, viewer: str | None = None, token: str | None = None, up_to: int | None = None,
+        self, game_id: str, viewer: str | None = None, token: Credential = None, up_to: int | None = None,
         as_then: bool = False,
     ) -> tuple[GameState, list[tuple[StoredEvent, ev.Event]]]:
         """The state after `up_to` and each event as `viewer` may see it; showing the current hand is a look."""
         return self.reading.look_at_history(game_id, viewer, token, up_to, as_then)
 
-    def news(self, game_id: str, viewer: str, token: str | None = None) -> Catchup:
+    def news(self, game_id: str, viewer: str, token: Credential = None) -> Catchup:
         """The events since `viewer` last acted, as he may see them (a look: may record one, R23)."""
         return self.catching_up.news(game_id, viewer, token)
 
@@ -273,6 +303,22 @@ class GameService(Generic[S]):
     def export_records(self, game_id: str, *, running: bool = False) -> list[dict[str, Any]]:
         """The full stored history of a game, one envelope per event (a running game only with `running`)."""
         return self.archive.export_records(game_id, running=running)
+
+    def position(self, game_id: str) -> Position:
+        """Where a running game stands (its last event's seq and position tag): what a player whose
+        moves are signed signs his move at. RuleViolation for a game that takes no more moves here."""
+        from scat_core.domain.errors import Hint, NotFound, RuleViolation
+        from scat_core.records.move_signatures import position_tag
+
+        with self.store.read() as tx:
+            head = tx.head(game_id)
+            secret = tx.get_secret(game_id) if head is not None else None
+        if head is None:
+            raise NotFound(f"no game {game_id!r} in this database", game_id=game_id, hint=Hint.LIST_GAMES)
+        if secret is None:
+            raise RuleViolation(f"game {game_id} takes no more moves here: it is over, or was imported",
+                                game_id=game_id)
+        return Position(game_id=game_id, seq=head[0], tag=position_tag(secret.seed, secret.salt, head[1]))
 
     def signing_key(self) -> SigningKey:
         """The public key that signs the heads of this service's games (its key file is created on first use)."""

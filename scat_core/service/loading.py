@@ -10,6 +10,7 @@ from scat_core.domain.errors import AuthFailed, BadInput, Hint, NotFound, RuleVi
 from scat_core.domain.evolve import fold
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
+from scat_core.records.acting import ActingAccount, Credential
 from scat_core.records.errors import CorruptHistory
 from scat_core.records.stored import GameSecret, StoredEvent, utc_now
 from scat_core.records.tokens import verify_token
@@ -99,18 +100,29 @@ def require_player(state: GameState, name: str) -> int:
     return seat
 
 
-def authorize(tx: UnitOfWork, state: GameState, player: str, token: str | None) -> int:
-    """The seat of `player`, once his token is checked in a protected game (AuthFailed if wrong)."""
+def authorize(tx: UnitOfWork, state: GameState, player: str, token: Credential) -> int:
+    """The seat of `player`, once it is proven that he acts (AuthFailed if not): in a game whose
+    seats are accounts, by a request his account's key signed; in a protected game, by his token."""
     seat = require_player(state, player)
-    if state.protected and not state.players[seat].is_bot:
-        name = state.players[seat].name
+    if state.players[seat].is_bot:
+        return seat
+    name = state.players[seat].name
+    if state.signed_moves:
+        if not isinstance(token, ActingAccount):
+            raise AuthFailed(f"{name} plays game {state.game_id} with his account on this server: only "
+                             f"requests signed by his key act or look as him", game_id=state.game_id, player=name)
+        if token.name.casefold() != name.casefold():
+            raise AuthFailed(f"you are {token.name} on this server, not {name}: you act and look as "
+                             f"{token.name} only", game_id=state.game_id, player=name)
+        return seat
+    if state.protected:
         stored = tx.get_token_hash(state.game_id, name)
         if stored is None:  # only an imported game has no tokens here
             raise AuthFailed(
                 f"game {state.game_id} was imported and player tokens are not exported: "
                 f"nobody can act or look as {name} here", game_id=state.game_id, player=name, hint=Hint.SHOW_TABLE,
             )
-        if not token:
+        if not isinstance(token, str) or not token:
             raise AuthFailed(
                 f"game {state.game_id} is protected", game_id=state.game_id, player=name, hint=Hint.GIVE_TOKEN,
             )

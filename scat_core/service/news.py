@@ -10,6 +10,7 @@ from scat_core.domain.evolve import fold
 from scat_core.domain.public import PUBLIC_TYPES, PublicState, public_evolve, with_public
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
+from scat_core.records.acting import Credential
 from scat_core.records.errors import CorruptHistory
 from scat_core.records.stored import StoredEvent
 from scat_core.service.loading import load_for_command, refuse_bot_viewer, require_player
@@ -36,7 +37,7 @@ class CatchingUp:
     def __init__(self, store: Store, playing: Playing) -> None:
         self.store, self.playing = store, playing
 
-    def news(self, game_id: str, viewer: str, token: str | None = None) -> Catchup:
+    def news(self, game_id: str, viewer: str, token: Credential = None) -> Catchup:
         """The events since `viewer` last acted (since the game was created if he never has), as he may see them.
 
         Its cost does not grow with the game: the state comes from the snapshot, the viewer's

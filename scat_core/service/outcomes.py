@@ -117,7 +117,10 @@ def _follow(hand: HandOutcome, event: ev.Event) -> None:
         case ev.GameWon():
             if hand.ended_by is None:
                 hand.ended_by = "resignation"  # the last other player resigned (R27)
-        case ev.GameCreated() | ev.HandDealt() | ev.HandViewed() | ev.StockReshuffled() | ev.CardDiscarded():
+        case (
+            ev.GameCreated() | ev.HandDealt() | ev.HandViewed() | ev.StockReshuffled() | ev.CardDiscarded()
+            | ev.MoveSigned()
+        ):
             pass  # nothing a hand's summary tells
         case _:
             assert_never(event)

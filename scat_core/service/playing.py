@@ -24,10 +24,13 @@ from scat_core.domain.options import GameOptions
 from scat_core.domain.shuffle import SeededChance, new_salt, new_seed
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
+from scat_core.records.acting import Credential
 from scat_core.records.errors import ConcurrencyConflict, StoreUnavailable
+from scat_core.records.move_signatures import MoveSignature
 from scat_core.records.stored import StoredEvent
 from scat_core.records.tokens import hash_token, new_token
 from scat_core.service.loading import append, authorize, chance_of, load_for_command, refuse_bot_viewer, require_player
+from scat_core.service.move_signing import signed_move, tag_of
 from scat_core.service.move_times import (
     Clock,
     deadline_after,
@@ -104,11 +107,13 @@ class Playing:
         seed: int | str | None = None,
         deck: Sequence[str] | None = None,
         protect: bool = False,
+        signed_moves: bool = False,
     ) -> Outcome:
         """Create a game, deal its first hand, then let bots play until a human must.
 
         Names are normalised (NFKC, trimmed) first; a seed given here is recorded as chosen,
-        since whoever chose it can know every hand.
+        since whoever chose it can know every hand. `signed_moves`: its humans are a server's
+        accounts, who sign each move with their keys (no tokens are made).
         """
         if seed is not None and not SEED_RE.fullmatch(str(seed)):
             raise BadInput(f"the seed must be a whole number of at most 100 digits, not {str(seed)[:20]!r}")
@@ -119,11 +124,12 @@ class Playing:
             options=options or GameOptions(),
             dealer=normalize_name(dealer) if dealer is not None else None,
             first_deck=tuple(deck) if deck is not None else None,
-            protected=protect,
+            protected=protect or signed_moves,
             seed_chosen=seed is not None,
+            signed_moves=signed_moves,
         )
         events, state = decide_and_evolve(GameState(), command, chance)
-        tokens = {p.name: new_token() for p in state.players if protect and not p.is_bot}
+        tokens = {p.name: new_token() for p in state.players if protect and not signed_moves and not p.is_bot}
         now = self._now()
         with self.store.transaction() as tx:
             summary = summarize(state, deadline_after(tx, GameState(), state, now))
@@ -135,8 +141,10 @@ class Playing:
         return Outcome(command.game_id, outcome.state, stored + outcome.events, tokens,
                        bots_interrupted=outcome.bots_interrupted)
 
-    def act(self, game_id: str, command: PlayerCommand, token: str | None = None) -> Outcome:
-        """Carry out a human player's command, then let bots play until a human must."""
+    def act(self, game_id: str, command: PlayerCommand, token: Credential = None,
+            signature: MoveSignature | None = None) -> Outcome:
+        """Carry out a human player's command, then let bots play until a human must; in a game
+        whose moves are signed, `signature` is the player's (move_signing.py)."""
         with self.store.command() as tx:
             state, secret, head = load_for_command(tx, game_id)
             seat = authorize(tx, state, command.player, token)
@@ -148,8 +156,10 @@ class Playing:
             now = self.clock()
             events, owed = self._owed(tx, state, chance, now)
             refused: ScatError | None = None
+            signed = signed_move(state, tag_of(secret, head), command, token, signature)
             try:
-                mine, after = decide_and_evolve(owed, command, chance)
+                mine, after = decide_and_evolve(evolve(owed, signed) if signed else owed, command, chance)
+                mine = [signed, *mine] if signed else mine
             except ScatError as error:
                 if not claimed_in(events):
                     raise
@@ -195,7 +205,8 @@ class Playing:
             return None
         return Outcome(game_id, after, stored, before=state)
 
-    def claim(self, game_id: str, claimer: str | None, token: str | None = None) -> Outcome:
+    def claim(self, game_id: str, claimer: str | None, token: Credential = None,
+              signature: MoveSignature | None = None) -> Outcome:
         """Claim the turn of the player to act once his move time ran out (R28): he is resigned,
         then the bots play. `claimer`: a player still in the game (his token checked as for any
         move), or None for the server itself. Refused (RuleViolation R28, nothing written) before."""
@@ -211,8 +222,10 @@ class Playing:
             began = now if owed.turn_began > state.version else turn_began_at(tx, owed)
             if began is None or owed.options.move_time is None:
                 began = now  # no turn to claim: decide says why (R28)
-            mine, after = decide_and_evolve(owed, ClaimTime(claimer, now, began), chance)
-            events += mine
+            claim = ClaimTime(claimer, now, began)
+            signed = signed_move(state, tag_of(secret, head), claim, token, signature)
+            mine, after = decide_and_evolve(evolve(owed, signed) if signed else owed, claim, chance)
+            events += [signed, *mine] if signed else mine
             stored = append(tx, state, events, after, head, recorded_text(now))
             before, state = state, after
         outcome = self._bots_after_commit(game_id, state, chance, stored[-1].hash if stored else head)
@@ -233,7 +246,7 @@ class Playing:
             row = tx.get_game(game_id)
             return row.protected if row is not None else load_for_command(tx, game_id)[0].protected
 
-    def look(self, game_id: str, player: str | None = None, token: str | None = None) -> GameState:
+    def look(self, game_id: str, player: str | None = None, token: Credential = None) -> GameState:
         """The current state, after the moves bots still owe; showing a player his hand is
         recorded in throw-down games (R23). A look may write: it is not a plain read.
 

@@ -9,6 +9,7 @@ from scat_core.domain.errors import RuleViolation
 from scat_core.domain.evolve import evolve
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
+from scat_core.records.acting import Credential
 from scat_core.records.games import GameRow
 from scat_core.records.stored import StoredEvent
 from scat_core.service.loading import authorize, check_up_to, refuse_bot_viewer, replay, require_player
@@ -72,6 +73,12 @@ class Reading:
                 flags[stored.game_id] = (bool(event.seed_chosen), event.first_deck_stacked)
         return flags
 
+    def seats(self, game_id: str, player: str) -> bool:
+        """Whether `player` sits in the game (as its games list row tells; a game not listed: as if he did)."""
+        with self.store.read() as tx:
+            row = tx.get_game(game_id)
+        return row is None or any(name.casefold() == player.casefold() for name in row.players)
+
     def is_read_only(self, game_id: str) -> bool:
         """Whether a running game was imported without its secret seed: shown, never played."""
         with self.store.read() as tx:
@@ -90,7 +97,7 @@ class Reading:
         return events
 
     def look_at_history(
-        self, game_id: str, viewer: str | None = None, token: str | None = None, up_to: int | None = None,
+        self, game_id: str, viewer: str | None = None, token: Credential = None, up_to: int | None = None,
         as_then: bool = False,
     ) -> tuple[GameState, list[tuple[StoredEvent, ev.Event]]]:
         """The state after `up_to` and each event as `viewer` may see it (all, once the game ended).

@@ -17,6 +17,8 @@ from scat_core.domain.legal import play_moves
 from scat_core.domain.options import GameOptions
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact_state
+from scat_core.records.acting import ActingAccount, Credential
+from scat_core.records.move_signatures import MoveSignature
 from scat_core.service.move_times import move_clock
 from scat_core.service.news import CatchingUp
 from scat_core.service.playing import Outcome, Playing
@@ -67,28 +69,30 @@ class Showing:
     def new_game(
         self, players: Sequence[ev.PlayerSeat], *, options: GameOptions | None = None, dealer: str | None = None,
         seed: int | str | None = None, deck: Sequence[str] | None = None, protect: bool = False,
-        viewer: str | None = None,
+        viewer: str | None = None, signed_moves: bool = False,
     ) -> Played:
         """Create a game (see `Playing.create_game`), told to `viewer` if he is one of its humans, else the public."""
         outcome = self.playing.create_game(players, options=options, dealer=dealer, seed=seed, deck=deck,
-                                           protect=protect)
+                                           protect=protect, signed_moves=signed_moves)
         seat = outcome.state.seat_of(viewer) if viewer else None
         if seat is None or outcome.state.players[seat].is_bot:
             viewer = None  # only a human of this game, whose token the creator receives
         return self._played(outcome, viewer)
 
-    def move(self, game_id: str, command: cmd.PlayerCommand, token: str | None = None) -> Played:
+    def move(self, game_id: str, command: cmd.PlayerCommand, token: Credential = None,
+             signature: MoveSignature | None = None) -> Played:
         """A player's move and the bots' answer (see `Playing.act`), told to the mover."""
-        return self._played(self.playing.act(game_id, command, token), command.player)
+        return self._played(self.playing.act(game_id, command, token, signature), command.player)
 
-    def claim(self, game_id: str, claimer: str | None, token: str | None = None) -> Played:
+    def claim(self, game_id: str, claimer: str | None, token: Credential = None,
+              signature: MoveSignature | None = None) -> Played:
         """A claim of the turn of a player out of time (R28; see `Playing.claim`), told to the claimer.
 
         Without a claimer only an unprotected game may be claimed (a protected one asks a player's token)."""
         if claimer is None and self.playing.is_protected(game_id):
             raise AuthFailed(f"game {game_id} is protected: claim as one of its players, with his token",
                              game_id=game_id, hint=Hint.GIVE_TOKEN)
-        return self._played(self.playing.claim(game_id, claimer, token), claimer)
+        return self._played(self.playing.claim(game_id, claimer, token, signature), claimer)
 
     def _played(self, outcome: Outcome, viewer: str | None) -> Played:
         finished = outcome.state.status == "finished"
@@ -98,9 +102,17 @@ class Showing:
                       tokens=outcome.tokens, result=self.reading.game_result(outcome.game_id) if finished else None,
                       moves=moves_of(state, viewer), bots_interrupted=outcome.bots_interrupted)
 
-    def show(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Shown:
+    def _viewer(self, game_id: str, viewer: str | None, token: Credential) -> str | None:
+        """`viewer`, or None (the public) when he is the acting account and sits not in the game:
+        a server's account sees any game, his own hand only in his own (its seats are all he may take)."""
+        if viewer is None or not isinstance(token, ActingAccount) or viewer.casefold() != token.name.casefold():
+            return viewer
+        return viewer if self.reading.seats(game_id, viewer) else None
+
+    def show(self, game_id: str, viewer: str | None = None, token: Credential = None) -> Shown:
         """The game now as `viewer` (None: the public) may know it: a look (recorded in throw-down
         games, R23; owed bot moves are played), his news since his last move, the result once over."""
+        viewer = self._viewer(game_id, viewer, token)
         state = self.playing.look(game_id, viewer, token)
         read_only = state.status != "finished" and self.reading.is_read_only(game_id)
         news = None
@@ -115,17 +127,19 @@ class Showing:
         return Shown(game_id=game_id, viewer=viewer, state=state, read_only=read_only, news=news, result=result,
                      moves=moves_of(state, viewer, read_only), move_deadline=ends, move_time_left=left)
 
-    def log(self, game_id: str, viewer: str | None = None, token: str | None = None) -> History:
+    def log(self, game_id: str, viewer: str | None = None, token: Credential = None) -> History:
         """Every event as `viewer` may see it (hashes once the game is over: before, one would betray a card)."""
+        viewer = self._viewer(game_id, viewer, token)
         state, shown = self.reading.look_at_history(game_id, viewer, token)
         hashes = state.status == "finished"
         return History(game_id=game_id, viewer=viewer, state=redact_state(state, viewer),
                        events=[SeenEvent.of(stored, event, hashes) for stored, event in shown])
 
     def replay(self, game_id: str, to: int | None = None, viewer: str | None = None,
-               token: str | None = None) -> History:
+               token: Credential = None) -> History:
         """The game rebuilt as after event `to` (default: the last), as `viewer` could see it then;
         at the last event, his moves now."""
+        viewer = self._viewer(game_id, viewer, token)
         state, shown = self.reading.look_at_history(game_id, viewer, token, up_to=to, as_then=True)
         now = viewer is not None and to is None
         read_only = now and state.status != "finished" and self.reading.is_read_only(game_id)

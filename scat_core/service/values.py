@@ -182,6 +182,15 @@ class SigningKey(_Value):
     public_key: str
 
 
+class Position(_Value):
+    """Where a running game stands: its last event's seq and position tag (what a player signs his
+    move at; the tag hides the event's hash, which would betray a hidden card: records/move_signatures.py)."""
+
+    game_id: str
+    seq: int
+    tag: str
+
+
 SkipReason = Literal["invalid id", "running", "running and protected", "history damaged"]
 
 

@@ -77,7 +77,7 @@ def test_audit_of_a_sound_game_says_ok_and_exits_0(scat: Scat, scat_json: Scat,
                       "problems": [], "seed_verified": True, "first_deck_stacked": False,
                       "seed_chosen": True,  # finished_game is created with --seed (#14 item 4)
                       "signature": "valid", "key_id": key_id, "signed_by": "this installation",
-                      "origin_signature": None, "origin_key_id": None}
+                      "origin_signature": None, "origin_key_id": None, "moves_signed": 0, "moves_verified": 0}
     server = scat_env["SCAT_SERVER"]  # through a server, its key signs (and its key is not this installation's)
     whose = f"the server's key (the key of {server})" if server else "this installation's key"
     assert result.stdout.rstrip().endswith(f"; head signed by {whose} {key_id}")

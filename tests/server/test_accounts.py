@@ -91,7 +91,7 @@ def test_account_commands_need_a_server() -> None:
         assert result.exit_code == 2 and "accounts live on servers" in result.stderr
 
 
-def test_a_registered_user_plays_with_signed_requests_and_tokens_as_before(server_url: str, server_db: str) -> None:
+def test_a_registered_users_requests_are_signed_and_each_nonce_remembered(server_url: str, server_db: str) -> None:
     registered = run(server_url, "account", "register", "ann", "--json")
     assert registered.exit_code == 0
     key_id = json.loads(registered.stdout)["key_id"]

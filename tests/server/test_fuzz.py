@@ -19,7 +19,7 @@ from scat_cli.server.app import create_app
 @pytest.fixture
 def api_schema(tmp_path: Path) -> Any:
     """The schema of an app over a fresh SQLite database holding one game."""
-    app = create_app(f"sqlite:///{tmp_path / 'fuzz.db'}", testing=False)
+    app = create_app(f"sqlite:///{tmp_path / 'fuzz.db'}", testing=False, tokens=True)
     from scat_core.domain.events import PlayerSeat
 
     app.state.games.create_game([PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)], protect=True)

@@ -23,21 +23,22 @@ def free_port() -> int:
 
 
 @contextmanager
-def server_in_thread(db_url: str, testing: bool = True) -> Iterator[str]:
-    """The app over `db_url` served by uvicorn in a thread of this process; yields its base URL."""
-    with app_in_thread(db_url, testing) as (url, _):
+def server_in_thread(db_url: str, testing: bool = True, tokens: bool = True) -> Iterator[str]:
+    """The app over `db_url` served by uvicorn in a thread of this process; yields its base URL.
+    `tokens`: it also serves users without an account (per-game tokens), as most tests use it."""
+    with app_in_thread(db_url, testing, tokens) as (url, _):
         yield url
 
 
 @contextmanager
-def app_in_thread(db_url: str, testing: bool = True) -> Iterator[tuple[str, Any]]:
+def app_in_thread(db_url: str, testing: bool = True, tokens: bool = True) -> Iterator[tuple[str, Any]]:
     """`server_in_thread`, yielding (its base URL, the app it serves: its `state.games` is the service)."""
     import uvicorn
 
     from scat_cli.server.app import create_app
     from scat_cli.server.protocol import server_config
 
-    app = create_app(db_url, testing=testing)
+    app = create_app(db_url, testing=testing, tokens=tokens)
     sock = socket.socket()
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind(("127.0.0.1", 0))
@@ -60,8 +61,10 @@ def app_in_thread(db_url: str, testing: bool = True) -> Iterator[tuple[str, Any]
 
 
 @contextmanager
-def server_process(db_url: str, *extra: str, port: int | None = None) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """`scat serve --db URL` as its own process; yields (base URL, process), terminated after.
+def server_process(db_url: str, *extra: str, port: int | None = None,
+                   tokens: bool = True) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """`scat serve --db URL` as its own process; yields (base URL, process), terminated after
+    (`tokens`: with --tokens, serving users without an account too).
 
     Its log (stderr) goes to a file, `process.log_path`: a pipe nobody reads would fill up
     with one line per request and stall the server.
@@ -72,7 +75,8 @@ def server_process(db_url: str, *extra: str, port: int | None = None) -> Iterato
     scat = os.path.join(os.path.dirname(sys.executable), "scat")
     env = {**os.environ, "SCAT_SERVER": ""}
     log = tempfile.NamedTemporaryFile("w+", prefix="scat-serve-", suffix=".log", delete=False)  # noqa: SIM115
-    process = subprocess.Popen([scat, "serve", "--db", db_url, "--port", str(port), *extra], env=env,
+    process = subprocess.Popen([scat, "serve", "--db", db_url, "--port", str(port),
+                                *(["--tokens"] if tokens else []), *extra], env=env,
                                stdout=subprocess.DEVNULL, stderr=log, text=True)
     process.log_path = log.name  # type: ignore[attr-defined]
     url = f"http://127.0.0.1:{port}"

@@ -1,0 +1,165 @@
+"""A game whose seats are accounts, through the service on the in-memory store: each human move
+must carry its player's signature at the game's position, the audit verifies every one (and
+that each key was its account's then), and an export imported elsewhere audits the same.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from scat_core.domain import commands as cmd
+from scat_core.domain import events as ev
+from scat_core.domain.accounts import Account, KeyPeriod, key_id_of
+from scat_core.domain.errors import AuthFailed
+from scat_core.records.acting import ActingAccount
+from scat_core.records.chain import audit_records
+from scat_core.records.errors import ConcurrencyConflict
+from scat_core.records.hashing import GENESIS_HASH, chain_hash
+from scat_core.records.move_signatures import MoveSignature, sign_move
+from scat_core.service.games import GameService
+from scat_core.service.move_signing import held_then
+from scat_core.store.memory.account_memory import MemoryAccountLog
+from scat_core.store.memory.memory import MemoryStore
+
+
+class Player:
+    """An account's key, and the credential a server gives its signed requests."""
+
+    def __init__(self, name: str) -> None:
+        self.name, self.key = name, Ed25519PrivateKey.generate()
+        self.public = base64.b64encode(self.key.public_key().public_bytes_raw()).decode("ascii")
+        self.acting = ActingAccount(name, key_id_of(self.public), self.public)
+
+    def sign(self, games: GameService[Any], game_id: str, command: cmd.Command) -> MoveSignature:
+        position = games.position(game_id)
+        return sign_move(self.key, self.acting.key_id, game_id, position.seq, position.tag, command)
+
+
+@pytest.fixture
+def server() -> tuple[GameService[Any], dict[str, Player], str]:
+    """A service with accounts ann and bob, and a game they sit in with the bot carl."""
+    games = GameService(MemoryStore(), accounts=MemoryAccountLog())
+    players = {name: Player(name) for name in ("ann", "bob")}
+    assert games.accounts is not None
+    for player in players.values():
+        games.accounts.register(player.name, player.public)
+    seats = [ev.PlayerSeat(name="ann"), ev.PlayerSeat(name="bob"), ev.PlayerSeat(name="carl", is_bot=True)]
+    played = games.new_game(seats, seed=11, dealer="carl", signed_moves=True, viewer="ann")
+    assert played.tokens == {}  # no token is made: each acts with his key
+    return games, players, played.game_id
+
+
+def to_act(games: GameService[Any], game_id: str) -> str | None:
+    state = games.show(game_id).state
+    return None if state.status == "finished" else state.players[state.turn].name
+
+
+def move(games: GameService[Any], game_id: str, player: Player, command: cmd.PlayerCommand) -> None:
+    games.move(game_id, command, player.acting, player.sign(games, game_id, command))
+
+
+def play_to_the_end(games: GameService[Any], players: dict[str, Player], game_id: str) -> int:
+    """Draw and discard a few turns each, then resign (R27) until the bot wins; the moves made."""
+    made = 0
+    for turn in range(40):
+        name = to_act(games, game_id)
+        if name is None:
+            return made
+        player = players[name]
+        if turn >= 6:
+            move(games, game_id, player, cmd.Resign(name))
+            made += 1
+            continue
+        move(games, game_id, player, cmd.Draw(name, "stock"))
+        state = games.show(game_id, name, player.acting).state
+        move(games, game_id, player, cmd.Discard(name, state.hands[state.turn][0]))
+        made += 2
+    raise AssertionError("the game did not end")
+
+
+def test_every_signed_move_verifies_and_an_import_elsewhere_audits_the_same(
+        server: tuple[GameService[Any], dict[str, Player], str]) -> None:
+    games, players, game_id = server
+    made = play_to_the_end(games, players, game_id)
+    report = games.audit(game_id)
+    assert report.ok, report.problems
+    assert report.moves_signed == report.moves_verified == made
+    records = games.export(game_id).records
+    elsewhere = GameService(MemoryStore())  # another installation, which knows none of the accounts
+    imported = elsewhere.import_records(records)
+    assert imported.ok and imported.moves_signed == imported.moves_verified == made
+    assert elsewhere.audit(game_id).moves_verified == made
+
+
+def rechained(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records with their hash chain recomputed, as a forger who holds the database can."""
+    prev, out = GENESIS_HASH, []
+    for record in records:
+        record = {**record, "prev_hash": prev}
+        record["hash"] = prev = chain_hash(prev, record)
+        out.append(record)
+    return out
+
+
+def test_a_signature_moved_onto_another_history_fails_the_audit_at_its_seq(
+        server: tuple[GameService[Any], dict[str, Player], str]) -> None:
+    games, players, game_id = server
+    play_to_the_end(games, players, game_id)
+    records = [dict(record) for record in games.export(game_id).records]
+    first_signed = next(r for r in records if r["type"] == "MoveSigned")
+    created = records[0]  # another history before the signed move: the game created a year earlier
+    created["recorded_at"] = str(int(created["recorded_at"][:4]) - 1) + created["recorded_at"][4:]
+    audited = audit_records(rechained(records))
+    assert not audited.ok and audited.first_bad_seq == first_signed["seq"]
+    assert "another history" in audited.problems[0]
+
+
+def test_a_human_move_without_its_signature_or_signed_by_another_key_is_refused_and_nothing_written(
+        server: tuple[GameService[Any], dict[str, Player], str]) -> None:
+    games, players, game_id = server
+    name = to_act(games, game_id)
+    assert name is not None
+    player, draw = players[name], cmd.Draw(name, "stock")
+    before = games.head_seq(game_id)
+    with pytest.raises(AuthFailed, match="carries no signature"):
+        games.move(game_id, draw, player.acting, None)
+    mallory = Player(name)
+    with pytest.raises(AuthFailed, match="not with"):
+        games.move(game_id, draw, player.acting, mallory.sign(games, game_id, draw))
+    forged = mallory.sign(games, game_id, draw)
+    same_key_id = MoveSignature(forged.seq, forged.tag, player.acting.key_id, forged.signature)
+    with pytest.raises(AuthFailed, match="does not verify"):
+        games.move(game_id, draw, player.acting, same_key_id)
+    other = next(p for p in players.values() if p.name != name)
+    with pytest.raises(AuthFailed, match=f"you are {other.name}"):
+        games.move(game_id, draw, other.acting, other.sign(games, game_id, draw))
+    with pytest.raises(AuthFailed):  # a token is no way into a game whose seats are accounts
+        games.move(game_id, draw, "a-token", player.sign(games, game_id, draw))
+    assert games.head_seq(game_id) == before
+
+
+def test_a_move_signed_at_an_older_position_is_refused_as_moved_on(
+        server: tuple[GameService[Any], dict[str, Player], str]) -> None:
+    games, players, game_id = server
+    name = to_act(games, game_id)
+    assert name is not None
+    player = players[name]
+    stale = player.sign(games, game_id, cmd.Knock(name))
+    move(games, game_id, player, cmd.Draw(name, "stock"))
+    with pytest.raises(ConcurrencyConflict, match="moved on"):
+        games.move(game_id, cmd.Knock(name), player.acting, stale)
+
+
+def test_a_key_is_its_accounts_from_when_it_was_given_until_the_next_one() -> None:
+    account = Account("ann", "2026-01-01T00:00:00.000000Z",
+                      (KeyPeriod("aaaa", "A", "2026-01-01T00:00:00.000000Z"),
+                       KeyPeriod("bbbb", "B", "2026-06-01T00:00:00.000000Z")))
+    assert held_then(account, "aaaa", "2026-03-01T00:00:00.000000Z")
+    assert not held_then(account, "aaaa", "2026-07-01T00:00:00.000000Z")  # after the rekey: the new key only
+    assert held_then(account, "bbbb", "2026-07-01T00:00:00.000000Z")
+    assert not held_then(account, "bbbb", "2026-03-01T00:00:00.000000Z")
+    assert not held_then(account, "cccc", "2026-03-01T00:00:00.000000Z")
