@@ -279,8 +279,12 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
             humans = iter(accounts.seat(account.name, [seat.name for seat in seats if not seat.is_bot]))
             seats = [seat if seat.is_bot else PlayerSeat(name=next(humans), is_bot=False) for seat in seats]
             viewer = account.name
-        played = games.new_game(seats, options=body.options, dealer=body.dealer, seed=body.seed, deck=deck,
-                                protect=True, viewer=viewer, signed_moves=account is not None)
+        if account is not None:
+            played = games.new_game_of_accounts(seats, options=body.options, dealer=body.dealer, seed=body.seed,
+                                                deck=deck, viewer=viewer)
+        else:
+            played = games.new_game(seats, options=body.options, dealer=body.dealer, seed=body.seed, deck=deck,
+                                    protect=True, viewer=viewer)
         notifier.changed(played.game_id)
         return played
 

@@ -46,6 +46,7 @@ from scat_core.service.values import (
 
 if TYPE_CHECKING:
     from scat_cli.server.identity import Identity
+    from scat_core.records.move_signatures import MoveSignature
     from scat_core.records.stats import StatsReport
 
 #: How many times a signed move is signed anew when the game moved on between its read and its post.
@@ -129,28 +130,34 @@ class RemoteGames:
                 "viewer": viewer}
         return Played.model_validate(self.request("POST", "/games", json=body))
 
-    def move(self, game_id: str, command: cmd.PlayerCommand, token: str | None = None) -> Played:
+    def move(self, game_id: str, command: cmd.PlayerCommand, token: str | None = None,
+             signature: MoveSignature | None = None) -> Played:
         """A player's move, then the bots' answer, as the server tells it to the mover (signed by
-        this user's key where it is an account: see `_signed`)."""
+        this user's key where it is an account, see `_signed`; or with the `signature` given)."""
         body: dict[str, Any] = {"player": command.player}
         if isinstance(command, cmd.Draw):
             body["source"] = command.source
         if isinstance(command, cmd.Discard):
             body["card"] = command.card
         path = f"{self._game(game_id)}/{_MOVES[type(command)]}"
-        return self._signed(game_id, command, path, body, token)
+        return self._signed(game_id, command, path, body, token, signature)
 
-    def claim(self, game_id: str, claimer: str | None = None, token: str | None = None) -> Played:
+    def claim(self, game_id: str, claimer: str | None = None, token: str | None = None,
+              signature: MoveSignature | None = None) -> Played:
         """A claim of the turn of a player out of time (R28), as the server tells it to the claimer."""
         body: dict[str, Any] = {"player": claimer} if claimer is not None else {}
         claim = cmd.ClaimTime(claimer, _EPOCH, _EPOCH)  # the server decides the times; the claimer is signed
-        return self._signed(game_id, claim, f"{self._game(game_id)}/claim", body, token)
+        return self._signed(game_id, claim, f"{self._game(game_id)}/claim", body, token, signature)
 
     def _signed(self, game_id: str, command: cmd.Command, path: str, body: dict[str, Any],
-                token: str | None) -> Played:
-        """POST a move: with a token as it is; as an account, signed at the game's head as this user
-        reads it now, and signed anew (up to SIGN_ATTEMPTS times) if the game moved on meanwhile."""
-        if token or self.identity is None or (isinstance(command, cmd.ClaimTime) and command.claimer is None):
+                token: str | None, signature: MoveSignature | None = None) -> Played:
+        """POST a move: with a token, or the `signature` given, as it is; as an account, signed at the
+        game's position as this user reads it now, and signed anew (up to SIGN_ATTEMPTS times) if
+        the game moved on meanwhile."""
+        if signature is not None:
+            body["signature"] = signature.to_json()
+        unsigned = isinstance(command, cmd.ClaimTime) and command.claimer is None  # scat's own claim
+        if token or signature is not None or self.identity is None or unsigned:
             return Played.model_validate(self.request("POST", path, token=token, json=body))
         for attempt in range(1, SIGN_ATTEMPTS + 1):
             head = Position.model_validate(self.request("GET", f"{self._game(game_id)}/head"))

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from scat_core.domain.audit import AuditReport
     from scat_core.domain.commands import PlayerCommand
     from scat_core.domain.options import GameOptions
+    from scat_core.records.move_signatures import MoveSignature
     from scat_core.records.stats import StatsReport
     from scat_core.service.values import (
         Export,
@@ -48,10 +49,12 @@ class Games(Protocol):
     ) -> Played:
         """`scat new`."""
 
-    def move(self, game_id: str, command: PlayerCommand, token: str | None = None) -> Played:
-        """`scat draw|discard|knock|declare|throw-down|resign`."""
+    def move(self, game_id: str, command: PlayerCommand, token: str | None = None,
+             signature: MoveSignature | None = None) -> Played:
+        """`scat draw|discard|knock|declare|throw-down|resign` (`signature`: the player's, where moves are signed)."""
 
-    def claim(self, game_id: str, claimer: str | None = None, token: str | None = None) -> Played:
+    def claim(self, game_id: str, claimer: str | None = None, token: str | None = None,
+              signature: MoveSignature | None = None) -> Played:
         """`scat claim` (R28)."""
 
     def show(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Shown:

@@ -125,12 +125,20 @@ class GameService(Generic[S]):
     def new_game(
         self, players: Sequence[ev.PlayerSeat], *, options: GameOptions | None = None, dealer: str | None = None,
         seed: int | str | None = None, deck: Sequence[str] | None = None, protect: bool = False,
-        viewer: str | None = None, signed_moves: bool = False,
+        viewer: str | None = None,
     ) -> Played:
-        """`scat new`: create a game, then the bots play; told to `viewer` (one of its humans) or the public.
-        `signed_moves`: its humans are a server's accounts, each move signed by its player's key."""
+        """`scat new`: create a game, then the bots play; told to `viewer` (one of its humans) or the public."""
         return self.showing.new_game(players, options=options, dealer=dealer, seed=seed, deck=deck,
-                                     protect=protect, viewer=viewer, signed_moves=signed_moves)
+                                     protect=protect, viewer=viewer)
+
+    def new_game_of_accounts(
+        self, players: Sequence[ev.PlayerSeat], *, options: GameOptions | None = None, dealer: str | None = None,
+        seed: int | str | None = None, deck: Sequence[str] | None = None, viewer: str | None = None,
+    ) -> Played:
+        """`scat --server URL new` by an account: a game whose humans are the server's accounts
+        (checked by the caller: `AccountService.seat`), each move signed by its player's key; no tokens."""
+        return self.showing.new_game(players, options=options, dealer=dealer, seed=seed, deck=deck,
+                                     viewer=viewer, signed_moves=True)
 
     def move(self, game_id: str, command: PlayerCommand, token: Credential = None,
              signature: MoveSignature | None = None) -> Played:

@@ -48,7 +48,7 @@ def server() -> tuple[GameService[Any], dict[str, Player], str]:
     for player in players.values():
         games.accounts.register(player.name, player.public)
     seats = [ev.PlayerSeat(name="ann"), ev.PlayerSeat(name="bob"), ev.PlayerSeat(name="carl", is_bot=True)]
-    played = games.new_game(seats, seed=11, dealer="carl", signed_moves=True, viewer="ann")
+    played = games.new_game_of_accounts(seats, seed=11, dealer="carl", viewer="ann")
     assert played.tokens == {}  # no token is made: each acts with his key
     return games, players, played.game_id
 
