@@ -135,9 +135,11 @@ class RemoteGames:
         body = {"player": claimer} if claimer is not None else {}
         return Played.model_validate(self.request("POST", f"{self._game(game_id)}/claim", token=token, json=body))
 
-    def show(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Shown:
-        """The game as `viewer` (None: the public) may know it, his news, the result once over."""
-        return Shown.model_validate(self.request("GET", self._game(game_id), token=token, params={"as": viewer}))
+    def show(self, game_id: str, viewer: str | None = None, token: str | None = None, look: bool = True) -> Shown:
+        """The game as `viewer` (None: the public) may know it, his news, the result once over
+        (`look=False`: no look recorded, R23)."""
+        params = {"as": viewer, "look": None if look else "false"}
+        return Shown.model_validate(self.request("GET", self._game(game_id), token=token, params=params))
 
     def log(self, game_id: str, viewer: str | None = None, token: str | None = None) -> History:
         """Every event as `viewer` may see it."""

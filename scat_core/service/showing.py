@@ -98,14 +98,15 @@ class Showing:
                       tokens=outcome.tokens, result=self.reading.game_result(outcome.game_id) if finished else None,
                       moves=moves_of(state, viewer), bots_interrupted=outcome.bots_interrupted)
 
-    def show(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Shown:
+    def show(self, game_id: str, viewer: str | None = None, token: str | None = None, look: bool = True) -> Shown:
         """The game now as `viewer` (None: the public) may know it: a look (recorded in throw-down
-        games, R23; owed bot moves are played), his news since his last move, the result once over."""
-        state = self.playing.look(game_id, viewer, token)
+        games, R23; owed bot moves are played), his news since his last move, the result once over.
+        `look=False` records no look: a hand still face down stays so, and he may still throw down."""
+        state = self.playing.look(game_id, viewer, token, look)
         read_only = state.status != "finished" and self.reading.is_read_only(game_id)
         news = None
         if viewer is not None:
-            found = self.catching_up.news(game_id, viewer, token)
+            found = self.catching_up.news(game_id, viewer, token, look)
             state = found.state
             news = News(state=redact_state(found.state, viewer), before=redact_state(found.before, viewer),
                         events=[SeenEvent.of(stored, event) for stored, event in found.events])
