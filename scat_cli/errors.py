@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import shlex
 
-from scat_core.domain.accounts import AccountNameTaken, KeyAlreadyRegistered, NoSuchAccount
+from scat_core.domain.account_errors import (
+    AccountNameTaken,
+    KeyAlreadyRegistered,
+    NoSuchAccount,
+    RequestRefused,
+    TooManyFailures,
+)
 from scat_core.domain.errors import AlreadyImported, AuthFailed, BadInput, Hint, NotFound, RuleViolation, ScatError
 from scat_core.records.errors import (
     BusyWaitUnreadable,
@@ -24,7 +30,6 @@ from scat_core.records.errors import (
     NotStrictlySigned,
     StoreUnavailable,
 )
-from scat_core.service.accounts import RequestRefused, TooManyFailures
 
 
 class WaitTimedOut(ScatError):

@@ -18,7 +18,6 @@ from scat_cli.errors import ServerLost
 from scat_cli.server import wire
 from scat_cli.server.backoff import Backoff
 from scat_cli.server.transport import Answer, Connection, TransportError, TransportTimeout
-from scat_core.domain import commands as cmd
 from scat_core.domain import events as ev
 from scat_core.domain.audit_report import AuditReport
 from scat_core.domain.errors import BadInput, RuleViolation
@@ -42,10 +41,8 @@ from scat_core.service.values import (
 
 if TYPE_CHECKING:
     from scat_cli.server.identity import Identity
+    from scat_core.domain.commands import PlayerCommand
     from scat_core.records.stats import StatsReport
-
-_MOVES = {cmd.Draw: "draw", cmd.Discard: "discard", cmd.Knock: "knock", cmd.Declare31: "declare",
-          cmd.ThrowDown: "throw-down", cmd.Resign: "resign"}
 
 
 class RemoteGames:
@@ -120,14 +117,18 @@ class RemoteGames:
                 "viewer": viewer}
         return Played.model_validate(self.request("POST", "/games", json=body))
 
-    def move(self, game_id: str, command: cmd.PlayerCommand, token: str | None = None) -> Played:
+    def move(self, game_id: str, command: PlayerCommand, token: str | None = None) -> Played:
         """A player's move, then the bots' answer, as the server tells it to the mover."""
+        from scat_core.domain import commands as cmd  # a move's, not `show`'s
+
+        endpoints = {cmd.Draw: "draw", cmd.Discard: "discard", cmd.Knock: "knock", cmd.Declare31: "declare",
+                     cmd.ThrowDown: "throw-down", cmd.Resign: "resign"}
         body: dict[str, Any] = {"player": command.player}
         if isinstance(command, cmd.Draw):
             body["source"] = command.source
         if isinstance(command, cmd.Discard):
             body["card"] = command.card
-        path = f"{self._game(game_id)}/{_MOVES[type(command)]}"
+        path = f"{self._game(game_id)}/{endpoints[type(command)]}"
         return Played.model_validate(self.request("POST", path, token=token, json=body))
 
     def claim(self, game_id: str, claimer: str | None = None, token: str | None = None) -> Played:

@@ -16,42 +16,17 @@ import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Annotated, Literal, TypeAlias
+from typing import Annotated, Any, Literal, TypeAlias, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from scat_core.domain.errors import BadInput, NotFound, RuleViolation
+from scat_core.domain.account_errors import AccountNameTaken as AccountNameTaken
+from scat_core.domain.account_errors import KeyAlreadyRegistered as KeyAlreadyRegistered
+from scat_core.domain.account_errors import NoSuchAccount as NoSuchAccount
+from scat_core.domain.errors import BadInput
 from scat_core.domain.names import name_problem, normalize_name, skeleton
 
 _BASE64_KEY = re.compile(r"[A-Za-z0-9+/]{43}=")
-
-
-class AccountNameTaken(RuleViolation):
-    """The name asked for is an account's already, or looks like one (`player`: the name asked for)."""
-
-    @classmethod
-    def of(cls, name: str, taken_by: str) -> AccountNameTaken:
-        """The refusal of `name`, taken by the account `taken_by`."""
-        same = "is taken" if name == taken_by else f"looks like the account {taken_by!r}"
-        return cls(f"the account name {name!r} {same}: choose another", player=name)
-
-
-class KeyAlreadyRegistered(RuleViolation):
-    """The public key is (or was) an account's key already: one key, one account (`player`: that account)."""
-
-    @classmethod
-    def of(cls, key_id: str, account: str) -> KeyAlreadyRegistered:
-        """The refusal of the key `key_id`, which `account` holds or held."""
-        return cls(f"the key {key_id} is registered already, to the account {account!r}", player=account)
-
-
-class NoSuchAccount(NotFound):
-    """No account has this name or key here."""
-
-    @classmethod
-    def of(cls, what: str) -> NoSuchAccount:
-        """The refusal for an account described by `what` ("named 'ann'", "with the key ...")."""
-        return cls(f"no account {what} on this server")
 
 
 # ---- commands ---------------------------------------------------------------------------
@@ -109,7 +84,8 @@ class AccountRekeyed(_AccountEvent):
 
 
 AccountEvent: TypeAlias = Annotated[AccountRegistered | AccountRekeyed, Field(discriminator="type")]
-ACCOUNT_EVENT: TypeAdapter[AccountRegistered | AccountRekeyed] = TypeAdapter(AccountEvent)
+# cast: mypy takes the Annotated union for a type[...] argument in some import orders, not in others
+ACCOUNT_EVENT: TypeAdapter[AccountRegistered | AccountRekeyed] = TypeAdapter(cast(Any, AccountEvent))
 
 
 # ---- state ------------------------------------------------------------------------------

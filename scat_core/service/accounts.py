@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict
 
 from scat_core.domain import accounts as acc
-from scat_core.domain.errors import AuthFailed
+from scat_core.domain.account_errors import RequestRefused as RequestRefused
+from scat_core.domain.account_errors import TooManyFailures as TooManyFailures
 from scat_core.domain.move_time import recorded_text
 from scat_core.domain.names import skeleton
 from scat_core.records.errors import ConcurrencyConflict
@@ -97,23 +98,3 @@ def _record(seq: int, event: acc.AccountRegistered | acc.AccountRekeyed) -> Acco
                          recorded_at=event.at)
 
 
-class RequestRefused(AuthFailed):
-    """A signed request that does not prove its account; the message says what failed."""
-
-    @classmethod
-    def because(cls, reason: str) -> RequestRefused:
-        """The refusal, for `reason`."""
-        return cls(f"the request's signature was refused: {reason}")
-
-
-class TooManyFailures(AuthFailed):
-    """Too many refused signatures from one client address lately: `retry_after` seconds to wait."""
-
-    retry_after: int = 0
-
-    @classmethod
-    def waiting(cls, retry_after: int) -> TooManyFailures:
-        """The refusal, the address to wait `retry_after` seconds."""
-        error = cls(f"too many refused signatures from this address: try again in {retry_after} s")
-        error.retry_after = retry_after
-        return error
