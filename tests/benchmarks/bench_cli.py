@@ -23,7 +23,9 @@ Typer + SQLAlchemy + pydantic program pays before doing anything. Goals:
   neither BaseModel nor http.client nor ed25519) and `python -c "import typer, httpx"` (the
   httpx client's), are printed beside it.
 
-Medians of N runs, the commands taken in rotation (fair to a machine that is busy). The
+Medians of N runs, the commands taken in rotation (fair to a machine that is busy); the
+client's lines also give its CPU time (user + system, the server's not counted) against the
+client floor's, which a busy machine stretches less than the wall time. The
 commands run with Python writing its bytecode caches, as an installed scat does (pip
 compiles a wheel's modules; an editable install writes them on first use): a
 PYTHONDONTWRITEBYTECODE set in the caller's environment is dropped.
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -62,13 +65,20 @@ FILLER_GAMES = 150
 GAMES_GOAL, FEW_GAMES, MANY_GAMES = 1.2, 10, 10_000
 
 
-def run(command: list[str], env: dict[str, str]) -> float:
-    """Run one command; its wall time in milliseconds."""
+#: Label -> the CPU times (ms, user + system) of its runs, as `run` measured them.
+CPU: dict[str, list[float]] = {}
+
+
+def run(command: list[str], env: dict[str, str], label: str = "") -> float:
+    """Run one command; its wall time in milliseconds (its CPU time kept in CPU[label])."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
     elapsed = (time.perf_counter() - start) * 1000
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed (exit {done.returncode}): {done.stderr.strip()}")
+    now = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.setdefault(label, []).append((now.ru_utime + now.ru_stime - used.ru_utime - used.ru_stime) * 1000)
     return elapsed
 
 
@@ -195,7 +205,7 @@ def main() -> None:
     times: dict[str, list[float]] = {}
 
     def timed(label: str, command: list[str], with_env: dict[str, str] | None = None) -> None:
-        times.setdefault(label, []).append(run(command, with_env or env))
+        times.setdefault(label, []).append(run(command, with_env or env, label))
 
     with tempfile.TemporaryDirectory() as folder:
         one_url, many_url = f"sqlite:///{folder}/one.db", f"sqlite:///{folder}/many.db"
@@ -245,11 +255,12 @@ def main() -> None:
     }
     for label in remote_labels:
         goals[label] = (medians[label] / medians[CLIENT_FLOOR], CLIENT_GOAL, "x client floor")
+    cpu = {label: statistics.median(CPU[label]) for label in [CLIENT_FLOOR, *remote_labels]}
     goals[games_many] = (medians[games_many] / medians[games_few], GAMES_GOAL, f"x the {FEW_GAMES}-game db")
     load = ", ".join(f"{figure:.1f}" for figure in os.getloadavg())
     print(f"median of {runs} runs (wall time); floor = {floor:.0f} ms; load average {load} on {os.cpu_count()} cores "
           "(a busy machine stretches the ms figures; the ratios hold better)")
-    print("client floor = python -c " + repr(CLIENT_FLOOR_CODE.replace("\n", "; ")))
+    print("client floor = python -c " + repr(CLIENT_FLOOR_CODE))
     met = True
     for label, value in medians.items():
         line = f"{label:<48}{value:7.0f} ms  {value / floor:5.2f}x floor"
@@ -260,6 +271,8 @@ def main() -> None:
             shown = f"{figure:.0f} ms" if unit == "ms" else f"{figure:.2f}{unit}"
             line += f"   {shown:<24} goal {'<' if unit == 'ms' else '<='} {goal:g}{' ms' if unit == 'ms' else 'x'}: "
             line += "met" if ok else "NOT met"
+        if label in cpu:
+            line += f" (CPU {cpu[label]:.0f} ms, {cpu[label] / cpu[CLIENT_FLOOR]:.2f}x the client floor's)"
         print(line)
     print("all goals met" if met else "some goals NOT met")
 
