@@ -2,13 +2,20 @@
 
 Every call goes to the `Games` boundary (the game service, or its client through --server)
 on a thread, never on the screen's: a move, then `show` for the view after it; and a follower
-thread that reads `Games.watch` (the push of `scat watch`) and, for each new event, has the
-screen `show` the game again. Refusals are shown in the CLI's one-line wording, with their rule.
+thread that reads `Games.watch` (the push of `scat watch`, as the public sees it: a watch as the
+player would record a look) and, for each new event, has the screen `show` the game again.
+Refusals are shown in the CLI's one-line wording, with their rule.
+
+In a throw-down game (R23) the screen records no look of its own: a hand dealt face down stays
+so (`show(look=False)`) until the player presses `l` (a look, as `scat show --as` is) or acts,
+so that `t` (throw down, unseen) stays his to press. In a game with a move time (R28) the line
+of `scat show` telling how long the player to act has left counts down each second.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +27,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from scat_cli.screen import keys as keymap
-from scat_cli.screen.panes import coloured, news_text, table_text, title_text
+from scat_cli.screen.panes import clock_text, coloured, news_text, table_text, title_text
 
 if TYPE_CHECKING:
     import typer
@@ -77,6 +84,7 @@ class PlayScreenApp(App[None]):
     CSS = """
     #body { height: 1fr; }
     #table { height: auto; }
+    #clock { height: auto; }
     #news { height: auto; margin-top: 1; }
     #status { height: auto; min-height: 1; text-style: bold; }
     #notice { height: auto; color: $error; text-style: bold; }
@@ -89,6 +97,8 @@ class PlayScreenApp(App[None]):
         super().__init__()
         self.ctx, self.games, self.game_id, self.player, self.token = ctx, games, shown.game_id, player, token
         self.shown: Shown = shown
+        self.shown_at = time.monotonic()  # when `shown` came: its move time left counts down from then
+        self.clock_claimed = False  # the refresh owed once the move time shown ran out was asked for
         self.notice = ""  # the last refusal or failure, until the next view
         self.busy = False  # a call to the service is under way: keys wait for it
         self.newest_seen = 0  # the seq of the newest event the follower saw
@@ -100,14 +110,16 @@ class PlayScreenApp(App[None]):
         with Vertical():
             with VerticalScroll(id="body"):
                 yield Static(id="table", markup=False)
+                yield Static(id="clock", markup=False)
                 yield Static(id="news", markup=False)
             yield Static("Loading the game …", id="status", markup=False)
             yield Static(id="notice", markup=False)
             yield Static(id="keys", markup=False)
 
     def on_mount(self) -> None:
-        """Show the game as given, then follow it."""
+        """Show the game as given, then follow it; the move time left (R28) is told again each second."""
         self._paint()
+        self.set_interval(1.0, self._tick)
         threading.Thread(target=self._follow, name=f"scat-play-follow-{self.game_id}", daemon=True).start()
 
     def on_unmount(self) -> None:
@@ -119,7 +131,7 @@ class PlayScreenApp(App[None]):
     def _follow(self) -> None:
         error: str | None = None
         try:
-            for seen in self.games.watch(self.game_id, self.player, self.token):
+            for seen in self.games.watch(self.game_id):  # the public's: a player's watch would be a look (R23)
                 if self._stopping.is_set():
                     return
                 self.post_message(EventSeen(seen.seq))
@@ -132,7 +144,7 @@ class PlayScreenApp(App[None]):
         """A new event: show the game again (once the call under way, if any, is done)."""
         self.newest_seen = max(self.newest_seen, message.seq)
         if not self.busy and self._stale():
-            self._call(lambda: self.games.show(self.game_id, self.player, self.token))
+            self._call(self._view)
 
     def on_follow_stopped(self, message: FollowStopped) -> None:
         """The follower is done: the game is over, or its stream failed (said on the screen)."""
@@ -144,12 +156,34 @@ class PlayScreenApp(App[None]):
     def _stale(self) -> bool:
         return self.newest_seen > self.shown.state.version
 
+    def _view(self, look: bool = False) -> Shown:
+        """The game now as the player may know it; no look recorded (R23) unless `look`."""
+        return self.games.show(self.game_id, self.player, self.token, look=look)
+
+    def time_left(self) -> int | None:
+        """The seconds the player to act has left now (R28), counted down from the view's; None without a move time."""
+        left = self.shown.move_time_left
+        if left is None:
+            return None
+        return max(0, left - int(time.monotonic() - self.shown_at))
+
+    def _tick(self) -> None:
+        """Each second: the move time left told again; once it ran out, the game shown again (which
+        claims the late turn as `scat show` does, or shows the server's claim)."""
+        left = self.time_left()
+        if left is None:
+            return
+        self.query_one("#clock", Static).update(coloured(clock_text(self.shown, left), not self.no_color))
+        if left == 0 and not self.clock_claimed and not self.busy:
+            self.clock_claimed = True
+            self._call(self._view)
+
     def action_press(self, key: str) -> None:
         """A move key: resign asks first; a move not offered is sent too, so the service names its rule."""
         if self.busy:
             return
         if key == "l":
-            self._call(lambda: self.games.show(self.game_id, self.player, self.token))
+            self._call(lambda: self._view(look=True))
             return
         command = keymap.command_for(key, self.shown)
         if isinstance(command, str):
@@ -164,7 +198,7 @@ class PlayScreenApp(App[None]):
     def _send(self, command: Any) -> None:
         def move_then_show() -> Shown:
             self.games.move(self.game_id, command, self.token)
-            return self.games.show(self.game_id, self.player, self.token)
+            return self._view()
 
         self._call(move_then_show)
 
@@ -187,10 +221,10 @@ class PlayScreenApp(App[None]):
         self.busy = False
         self.notice = notice
         if shown is not None:
-            self.shown = shown
+            self.shown, self.shown_at, self.clock_claimed = shown, time.monotonic(), False
         self._paint()
         if self._stale():  # events came meanwhile (others' moves): show them
-            self._call(lambda: self.games.show(self.game_id, self.player, self.token))
+            self._call(self._view)
 
     def _worded(self, failure: Exception) -> str:
         """An error in the CLI's one-line wording (its rule number, its hint as a command)."""
@@ -207,6 +241,8 @@ class PlayScreenApp(App[None]):
         """Draw the view held, the notice and the keys offered now."""
         shown, colour = self.shown, not self.no_color
         self.query_one("#table", Static).update(coloured(table_text(shown), colour))
+        left = self.time_left()
+        self.query_one("#clock", Static).update(coloured(clock_text(shown, left) if left is not None else "", colour))
         self.query_one("#news", Static).update(coloured(news_text(self.ctx, shown), colour))
         self.query_one("#status", Static).update(title_text(self.ctx, shown))
         self.query_one("#notice", Static).update(self.notice)

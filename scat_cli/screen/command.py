@@ -22,8 +22,9 @@ def play(ctx: typer.Context, game: GameArg, player: PlayAs = None, token: Token 
 
     Each move you may make now is on one key (s, d: draw from the stock or the discard pile;
     1-4: discard that card of your hand; k: knock; e: declare 31; t: throw down; l: look;
-    r: resign, which asks first); q quits, and the game waits for you. Like `scat show --as`,
-    it shows your hand: a look (R23). --as may be left out when the game has one human.
+    r: resign, which asks first); q quits, and the game waits for you. In a throw-down game
+    a new hand stays face down until you press l (a look, R23) or move, so t throws it down
+    unseen. --as may be left out when the game has one human.
     Needs a terminal: elsewhere play with `scat show`, `scat draw`, `scat discard`, ...
 
     Example: scat play 3f2a1b9c0d --as you
@@ -44,7 +45,9 @@ def play(ctx: typer.Context, game: GameArg, player: PlayAs = None, token: Token 
         if player is None:
             player = only_human(games.show(game).state.players, game)
         token = token_for(ctx, game, player, token)
-        shown = games.show(game, player, token)  # refusals (no such player, a token wrong) before the screen
+        # Refusals (no such player, a token wrong) before the screen; no look recorded: a hand
+        # dealt face down stays so until `l` (R23), so that `t` may throw it down unseen.
+        shown = games.show(game, player, token, look=False)
         PlayScreenApp(ctx, games, shown, player, token).run()
     if token and shown.state.protected:
         remember(ctx, game, {player: token})

@@ -36,6 +36,13 @@ def table_text(shown: Shown) -> str:
     return captured(lambda: render.view_table(view, finished_parts(shown.result)))
 
 
+def clock_text(shown: Shown, left: int) -> str:
+    """The move time line of `scat show` (R28): how long the player to act has `left`, or that he is out of time."""
+    view = viewer_view(shown.state, shown.viewer)
+    you = str(view["you"]) if view.get("you") else shown.viewer
+    return captured(lambda: render.move_time_line(shown.game_id, view["turn"], you, shown.move_deadline, left))
+
+
 def news_text(ctx: typer.Context, shown: Shown) -> str:
     """The moves since the viewer's last one, as `scat show --as` tells them ("" when none, or once over)."""
     news = shown.news

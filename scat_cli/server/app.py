@@ -303,9 +303,11 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
         return games.games_page(status, waiting_for, limit)
 
     @app.get("/games/{game_id}", response_model=Shown)
-    def show(game_id: str, request: Request, token: Token, viewer: Viewer = None) -> Shown:
+    def show(game_id: str, request: Request, token: Token, viewer: Viewer = None,
+             look: Annotated[bool, Query(description="false: record no look at a face-down hand (R23), "
+                                                     "as `scat play` shows it")] = True) -> Shown:
         """The game as the viewer may know it, his news since his last move, the result once over."""
-        shown = games.show(game_id, viewer, acting(request, token))
+        shown = games.show(game_id, viewer, acting(request, token), look)
         if viewer is not None:
             notifier.changed(game_id)  # a look may be recorded (R23), bots may have moved
         return shown

@@ -19,7 +19,6 @@ from scat_cli.errors import ServerLost
 from scat_cli.server import wire
 from scat_cli.server.backoff import Backoff
 from scat_cli.server.transport import Answer, Connection, TransportError, TransportTimeout
-from scat_core.domain import commands as cmd
 from scat_core.domain import events as ev
 from scat_core.domain.audit_report import AuditReport
 from scat_core.domain.errors import BadInput, RuleViolation
@@ -46,14 +45,13 @@ from scat_core.service.values import (
 
 if TYPE_CHECKING:
     from scat_cli.server.identity import Identity
+    from scat_core.domain.commands import Command, PlayerCommand
     from scat_core.records.move_signatures import MoveSignature
     from scat_core.records.stats import StatsReport
 
 #: How many times a signed move is signed anew when the game moved on between its read and its post.
 SIGN_ATTEMPTS = 3
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MOVES = {cmd.Draw: "draw", cmd.Discard: "discard", cmd.Knock: "knock", cmd.Declare31: "declare",
-          cmd.ThrowDown: "throw-down", cmd.Resign: "resign"}
 
 
 class RemoteGames:
@@ -130,33 +128,39 @@ class RemoteGames:
                 "viewer": viewer}
         return Played.model_validate(self.request("POST", "/games", json=body))
 
-    def move(self, game_id: str, command: cmd.PlayerCommand, token: str | None = None,
+    def move(self, game_id: str, command: PlayerCommand, token: str | None = None,
              signature: MoveSignature | None = None) -> Played:
         """A player's move, then the bots' answer, as the server tells it to the mover (signed by
         this user's key where it is an account, see `_signed`; or with the `signature` given)."""
+        from scat_core.domain import commands as cmd  # a move's, not `show`'s
+
+        endpoints = {cmd.Draw: "draw", cmd.Discard: "discard", cmd.Knock: "knock", cmd.Declare31: "declare",
+                     cmd.ThrowDown: "throw-down", cmd.Resign: "resign"}
         body: dict[str, Any] = {"player": command.player}
         if isinstance(command, cmd.Draw):
             body["source"] = command.source
         if isinstance(command, cmd.Discard):
             body["card"] = command.card
-        path = f"{self._game(game_id)}/{_MOVES[type(command)]}"
+        path = f"{self._game(game_id)}/{endpoints[type(command)]}"
         return self._signed(game_id, command, path, body, token, signature)
 
     def claim(self, game_id: str, claimer: str | None = None, token: str | None = None,
               signature: MoveSignature | None = None) -> Played:
         """A claim of the turn of a player out of time (R28), as the server tells it to the claimer."""
         body: dict[str, Any] = {"player": claimer} if claimer is not None else {}
-        claim = cmd.ClaimTime(claimer, _EPOCH, _EPOCH)  # the server decides the times; the claimer is signed
+        from scat_core.domain.commands import ClaimTime
+
+        claim = ClaimTime(claimer, _EPOCH, _EPOCH)  # the server decides the times; the claimer is signed
         return self._signed(game_id, claim, f"{self._game(game_id)}/claim", body, token, signature)
 
-    def _signed(self, game_id: str, command: cmd.Command, path: str, body: dict[str, Any],
+    def _signed(self, game_id: str, command: Command, path: str, body: dict[str, Any],
                 token: str | None, signature: MoveSignature | None = None) -> Played:
         """POST a move: with a token, or the `signature` given, as it is; as an account, signed at the
         game's position as this user reads it now, and signed anew (up to SIGN_ATTEMPTS times) if
         the game moved on meanwhile."""
         if signature is not None:
             body["signature"] = signature.to_json()
-        unsigned = isinstance(command, cmd.ClaimTime) and command.claimer is None  # scat's own claim
+        unsigned = getattr(command, "claimer", "") is None  # scat's own claim (R28), which nobody signs
         if token or signature is not None or self.identity is None or unsigned:
             return Played.model_validate(self.request("POST", path, token=token, json=body))
         for attempt in range(1, SIGN_ATTEMPTS + 1):
@@ -169,9 +173,11 @@ class RemoteGames:
                     raise
         raise AssertionError("unreachable")
 
-    def show(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Shown:
-        """The game as `viewer` (None: the public) may know it, his news, the result once over."""
-        return Shown.model_validate(self.request("GET", self._game(game_id), token=token, params={"as": viewer}))
+    def show(self, game_id: str, viewer: str | None = None, token: str | None = None, look: bool = True) -> Shown:
+        """The game as `viewer` (None: the public) may know it, his news, the result once over
+        (`look=False`: no look recorded, R23)."""
+        params = {"as": viewer, "look": None if look else "false"}
+        return Shown.model_validate(self.request("GET", self._game(game_id), token=token, params=params))
 
     def log(self, game_id: str, viewer: str | None = None, token: str | None = None) -> History:
         """Every event as `viewer` may see it."""

@@ -16,7 +16,7 @@ import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Annotated, Literal, TypeAlias
+from typing import Annotated, Any, Literal, TypeAlias, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -81,7 +81,8 @@ class AccountRekeyed(_AccountEvent):
 
 
 AccountEvent: TypeAlias = Annotated[AccountRegistered | AccountRekeyed, Field(discriminator="type")]
-ACCOUNT_EVENT: TypeAdapter[AccountRegistered | AccountRekeyed] = TypeAdapter(AccountEvent)
+# cast: mypy takes the Annotated union for a type[...] argument in some import orders, not in others
+ACCOUNT_EVENT: TypeAdapter[AccountRegistered | AccountRekeyed] = TypeAdapter(cast(Any, AccountEvent))
 
 
 # ---- state ------------------------------------------------------------------------------

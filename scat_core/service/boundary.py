@@ -57,8 +57,8 @@ class Games(Protocol):
               signature: MoveSignature | None = None) -> Played:
         """`scat claim` (R28)."""
 
-    def show(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Shown:
-        """`scat show`."""
+    def show(self, game_id: str, viewer: str | None = None, token: str | None = None, look: bool = True) -> Shown:
+        """`scat show`; `look=False` (`scat play`) records no look: a face-down hand stays face down (R23)."""
 
     def log(self, game_id: str, viewer: str | None = None, token: str | None = None) -> History:
         """`scat log`."""

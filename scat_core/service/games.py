@@ -151,9 +151,10 @@ class GameService(Generic[S]):
         """`scat claim`: the turn of a player out of time is claimed (R28), told to the claimer."""
         return self.showing.claim(game_id, claimer, token, signature)
 
-    def show(self, game_id: str, viewer: str | None = None, token: Credential = None) -> Shown:
-        """`scat show`: a look (recorded in throw-down games, R23), the viewer's news, result and moves."""
-        return self.showing.show(game_id, viewer, token)
+    def show(self, game_id: str, viewer: str | None = None, token: Credential = None, look: bool = True) -> Shown:
+        """`scat show`: a look (recorded in throw-down games, R23; none with `look=False`), the viewer's
+        news, result and moves."""
+        return self.showing.show(game_id, viewer, token, look)
 
     def log(self, game_id: str, viewer: str | None = None, token: Credential = None) -> History:
         """`scat log`: every event as `viewer` may see it."""

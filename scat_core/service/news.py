@@ -37,8 +37,11 @@ class CatchingUp:
     def __init__(self, store: Store, playing: Playing) -> None:
         self.store, self.playing = store, playing
 
-    def news(self, game_id: str, viewer: str, token: Credential = None) -> Catchup:
+    def news(self, game_id: str, viewer: str, token: Credential = None, look: bool = True) -> Catchup:
         """The events since `viewer` last acted (since the game was created if he never has), as he may see them.
+
+        `look=False` records no look (R23): while his hand lies face down its deal is told as
+        the public saw it.
 
         Its cost does not grow with the game: the state comes from the snapshot, the viewer's
         last action is sought from the log's end backwards, only the events after it are read
@@ -51,7 +54,7 @@ class CatchingUp:
         viewer = final.players[seat].name  # as seated: `--as " josé "` is José
         if final.status != "finished":
             refuse_bot_viewer(final, viewer)
-            final = self.playing.look(game_id, viewer, token)  # authorizes; records a look (R23)
+            final = self.playing.look(game_id, viewer, token, look)  # authorizes; records a look (R23)
         head, key = final.version, viewer.casefold()
         with self.store.read() as tx:
             start, below = 1, head
@@ -70,11 +73,16 @@ class CatchingUp:
             )
         before, table = _public_state([s.event for s in changes], deal[0].event if deal else None)
         revealed = final.status == "finished"
+        at = final.seat_of(viewer)
+        face_down = not revealed and at is not None and final.hand_unseen(at)
         shown: list[tuple[StoredEvent, ev.Event]] = []
         state = before
         for stored in tail:
             event = stored.event
-            shown.append((stored, event if revealed else redact(event, state, viewer)))
+            if face_down and isinstance(event, ev.HandDealt) and event.hand_number == final.hand_number:
+                shown.append((stored, redact(event, state, None)))  # his hand is face down: the public's deal
+            else:
+                shown.append((stored, event if revealed else redact(event, state, viewer)))
             after = public_evolve(table, event)
             if after is not table:
                 state, table = with_public(state, after), after

@@ -246,9 +246,12 @@ class Playing:
             row = tx.get_game(game_id)
             return row.protected if row is not None else load_for_command(tx, game_id)[0].protected
 
-    def look(self, game_id: str, player: str | None = None, token: Credential = None) -> GameState:
+    def look(self, game_id: str, player: str | None = None, token: Credential = None,
+             record: bool = True) -> GameState:
         """The current state, after the moves bots still owe; showing a player his hand is
         recorded in throw-down games (R23). A look may write: it is not a plain read.
+        `record=False` records no look: his hand stays face down (the state says so, and
+        every view redacts it), so he may still throw down.
 
         Nobody may look as a bot while the game runs (RuleViolation), nor as a player of a
         protected game without his token; once it is over every card is public, so neither
@@ -271,7 +274,7 @@ class Playing:
         if next_bot_command(state) is not None:
             state = self.play_bots(game_id).state
         seat = state.seat_of(player) if player is not None else None
-        if seat is not None and state.hand_unseen(seat) and not state.players[seat].out:
+        if record and seat is not None and state.hand_unseen(seat) and not state.players[seat].out:
             state = self._record_look(game_id, state.players[seat].name)
         return state
 

@@ -109,15 +109,16 @@ class Showing:
             return viewer
         return viewer if self.reading.seats(game_id, viewer) else None
 
-    def show(self, game_id: str, viewer: str | None = None, token: Credential = None) -> Shown:
+    def show(self, game_id: str, viewer: str | None = None, token: Credential = None, look: bool = True) -> Shown:
         """The game now as `viewer` (None: the public) may know it: a look (recorded in throw-down
-        games, R23; owed bot moves are played), his news since his last move, the result once over."""
+        games, R23; owed bot moves are played), his news since his last move, the result once over.
+        `look=False` records no look: a hand still face down stays so, and he may still throw down."""
         viewer = self._viewer(game_id, viewer, token)
-        state = self.playing.look(game_id, viewer, token)
+        state = self.playing.look(game_id, viewer, token, look)
         read_only = state.status != "finished" and self.reading.is_read_only(game_id)
         news = None
         if viewer is not None:
-            found = self.catching_up.news(game_id, viewer, token)
+            found = self.catching_up.news(game_id, viewer, token, look)
             state = found.state
             news = News(state=redact_state(found.state, viewer), before=redact_state(found.before, viewer),
                         events=[SeenEvent.of(stored, event) for stored, event in found.events])

@@ -16,6 +16,7 @@ from scat_cli.screen.panes import coloured
 from scat_core.domain.events import PlayerSeat
 from scat_core.domain.options import GameOptions
 from scat_core.service.games import GameService
+from tests.support.clock import HandClock
 from tests.support.live_server import server_in_thread
 
 #: How long a test waits at most for the screen to show what a key (or another player) did.
@@ -42,7 +43,8 @@ def local(cli_db: str) -> Iterator[tuple[click.Context, GameService[Any]]]:
 
 def screen(ctx: click.Context, games: Any, game_id: str, player: str, token: str | None = None) -> PlayScreenApp:
     """The play screen of `player` in `game_id`, as `scat play` opens it."""
-    return PlayScreenApp(ctx, games, games.show(game_id, player, token), player, token)  # type: ignore[arg-type]
+    shown = games.show(game_id, player, token, look=False)  # no look: a face-down hand stays so (R23)
+    return PlayScreenApp(ctx, games, shown, player, token)
 
 
 async def until(pilot: Any, done: Callable[[], bool], what: str) -> None:
@@ -70,8 +72,9 @@ def run(test: Callable[[], Awaitable[None]]) -> None:
 
 
 def choose(keys: list[str], turns: int) -> str:
-    """A key among those offered: 31 first, then a knock after a few turns, a draw, a discard."""
-    for key in ("e", *(("k",) if turns > 3 else ()), "s", "1", "2", "3", "4"):
+    """A key among those offered: 31 first, then a knock after a few turns, a draw (from the stock
+    and the discard pile in turn), a discard."""
+    for key in ("e", *(("k",) if turns > 3 else ()), "d" if turns % 2 else "s", "s", "1", "2", "3", "4"):
         if key in keys:
             return key
     raise AssertionError(f"no move key among {keys}")
@@ -93,7 +96,7 @@ def test_a_whole_game_against_two_bots_is_played_with_keys_only_to_its_result(lo
                                 "his turn again")
                     continue
                 key = choose(keys, turns)
-                turns += key == "s"
+                turns += key in ("s", "d")
                 await press(pilot, app, key)
                 assert app.notice == "", app.notice  # only moves offered: nothing refused
                 assert turns < 300, "the game never ended"
@@ -205,3 +208,106 @@ def test_no_color_leaves_the_cards_uncoloured(monkeypatch: pytest.MonkeyPatch, l
     ctx, games = local
     game = games.new_game(seats("you", "ann-bot"), seed=7).game_id
     assert screen(ctx, games, game, "you").no_color
+
+
+def test_in_a_throw_down_game_the_hand_stays_face_down_until_l_and_t_throws_it_down_unseen(local: Any) -> None:
+    ctx, games = local
+    game = games.new_game(seats("you", "ann-bot", "bob-bot"), options=GameOptions(throw_down=True, lives=5),
+                          seed=7, dealer="bob-bot").game_id
+
+    async def body() -> None:
+        app = screen(ctx, games, game, "you")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert "face down" in text_of(app, "table")
+            assert app.offered_keys()[:2] == ["l", "t"] and "[t] throw down, unseen (R23)" in text_of(app, "keys")
+            assert 0 not in games.show(game).state.looked  # opening the screen is no look
+            await press(pilot, app, "t")
+            assert app.notice == "", app.notice
+            assert "showdown called by you" in text_of(app, "news")
+            assert app.shown.state.hand_number == 2 and "face down" in text_of(app, "table")  # the next hand
+            await press(pilot, app, "l")
+            assert "Your hand:" in text_of(app, "table") and "face down" not in text_of(app, "table")
+            assert "t" not in app.offered_keys() and "l" not in app.offered_keys()
+            await press(pilot, app, "t")  # looked at: no more a throw down (R23)
+            assert "(R23)" in text_of(app, "notice")
+            await pilot.press("q")
+
+    run(body)
+    assert [event.type for event in games.history(game)].count("ThrowDownCalled") == 1
+
+
+def test_others_moves_shown_on_the_screen_record_no_look_at_a_face_down_hand(local: Any) -> None:
+    ctx, games = local
+    made = games.new_game(seats("you", "eve"), options=GameOptions(throw_down=True), seed=3, dealer="you")
+    game = made.game_id
+
+    async def body() -> None:
+        app = screen(ctx, games, game, "you")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert "Waiting for eve." in text_of(app, "status")
+            version = app.shown.state.version
+            games.move(game, mine_command("draw", "eve", "stock"))
+            card = games.show(game, "eve").state.hands[1][0]
+            games.move(game, mine_command("discard", "eve", card))
+            await until(pilot, lambda: app.shown.state.version >= version + 2, "eve's moves")
+            assert f"eve drew from the stock and discarded {card}" in text_of(app, "news")
+            assert "face down" in text_of(app, "table") and "t" in app.offered_keys()
+            await pilot.press("q")
+
+    run(body)
+    assert 0 not in games.show(game).state.looked
+
+
+def test_the_move_time_left_is_shown_and_counts_down(local: Any) -> None:
+    ctx, games = local
+    game = games.new_game(seats("you", "ann-bot"), options=GameOptions(move_time=3600), seed=7,
+                          dealer="ann-bot").game_id
+
+    async def body() -> None:
+        app = screen(ctx, games, game, "you")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert app.shown.move_time_left is not None
+            assert "You have" in text_of(app, "clock") and "left to move" in text_of(app, "clock")
+            app.shown_at -= 125  # as if two minutes had passed since the view came
+            await until(pilot, lambda: "57m" in text_of(app, "clock"), "the time left counted down")
+            await pilot.press("q")
+
+    run(body)
+
+
+def test_a_turn_whose_move_time_runs_out_on_the_screen_is_claimed_and_shown(local: Any) -> None:
+    ctx, opened = local
+    clock = HandClock()
+    games = GameService(opened.store, clock)
+    game = games.new_game(seats("you", "eve"), options=GameOptions(move_time=60), seed=3, dealer="you").game_id
+
+    async def body() -> None:
+        app = screen(ctx, games, game, "you")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert "eve has 1m left to move" in text_of(app, "clock")
+            clock.advance(61)  # eve's time runs out, for the service and for the screen's countdown
+            app.shown_at -= 61
+            await until(pilot, lambda: app.shown.state.status == "finished", "eve's turn claimed")
+            assert "Game over: you won" in text_of(app, "table") and text_of(app, "clock") == ""
+            await pilot.press("q")
+
+    run(body)
+    assert games.show(game).state.players[1].resigned
+
+
+def test_a_game_without_a_move_time_shows_no_time_line(local: Any) -> None:
+    ctx, games = local
+    game = games.new_game(seats("you", "ann-bot"), seed=7, dealer="ann-bot").game_id
+
+    async def body() -> None:
+        app = screen(ctx, games, game, "you")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert text_of(app, "clock") == "" and app.time_left() is None
+            await pilot.press("q")
+
+    run(body)

@@ -162,3 +162,15 @@ def test_seats_count_from_1_in_every_state_sent_as_the_cli_counts_them(api: http
     api.post(f"/games/{created['game_id']}/discard", json={"player": "you", "card": "2C"}, headers=you)
     shown = api.get(f"/games/{created['game_id']}", params={"as": "you"}, headers=you).json()["state"]
     assert (shown["turn"], shown["had_turn"]) == (2, [1])
+
+
+def test_show_with_look_false_records_no_look_at_a_face_down_hand(api: httpx.Client) -> None:
+    created = create(api, options={"throw_down": True})
+    game, token = created["game_id"], created["tokens"]["you"]
+    unseen = api.get(f"/games/{game}", params={"as": "you", "look": "false"}, headers=auth(token))
+    assert unseen.status_code == 200, unseen.text
+    assert unseen.json()["state"]["hands"][0] == ["??", "??", "??"]
+    assert 1 not in api.get(f"/games/{game}").json()["state"]["looked"]  # seats count from 1: you are 1
+    looked = api.get(f"/games/{game}", params={"as": "you"}, headers=auth(token)).json()
+    assert looked["state"]["hands"][0] == ["2C", "5D", "9H"]
+    assert 1 in api.get(f"/games/{game}").json()["state"]["looked"]

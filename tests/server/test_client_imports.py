@@ -15,8 +15,13 @@ from tests.support.loaded_modules import loaded, not_a_clients
 from tests.support.schema import migrated
 
 #: What a player's `show` or move through a server has no use for either: the rules, the audit, the
-#: maintenance commands (the server decides; #26 item 2).
-NOT_A_PLAYERS = ("scat_core.domain.decide", "scat_core.domain.audit", "scat_cli.db_commands", "scat_cli.key_commands")
+#: maintenance commands, the accounts' decider and service (their pydantic adapters are built at
+#: import; the CLI's exit codes need only their errors, in scat_core.domain.errors): the
+#: server decides (#26 item 2).
+NOT_A_PLAYERS = ("scat_core.domain.decide", "scat_core.domain.audit", "scat_cli.db_commands", "scat_cli.key_commands",
+                 "scat_core.domain.accounts", "scat_core.service.accounts")
+#: What a `show` through a server has no use for besides: the commands of moves.
+NOT_A_LOOKERS = ("scat_core.domain.commands",)
 
 
 @pytest.fixture
@@ -40,3 +45,4 @@ def test_show_and_a_move_through_a_server_load_nothing_of_the_database_or_the_se
         assert "scat_cli.server.client" in modules  # it did go through the server
         assert not_a_clients(modules) == [], command
         assert not_a_clients(modules, NOT_A_PLAYERS) == [], command
+        assert command[0] != "show" or not_a_clients(modules, NOT_A_LOOKERS) == []

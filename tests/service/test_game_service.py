@@ -192,3 +192,29 @@ def test_r23_replaying_the_current_hand_before_a_look_shows_it_face_down_and_rec
     assert len(service.history(created.game_id)) == last  # nothing recorded
     thrown = service.act(created.game_id, ThrowDown("a")).state  # still allowed: he never looked (R23)
     assert thrown.version > last
+
+
+def test_r23_a_show_without_a_look_keeps_a_face_down_hand_so_and_tells_its_deal_as_the_public_saw_it(
+        any_service: GameService) -> None:
+    """`show(look=False)` (what `scat play` shows) records no look: the hand stays face down, the
+    news tell its deal without its cards, and the player may still throw down (R23)."""
+    from scat_core.domain.commands import ThrowDown
+    from scat_core.domain.views import HIDDEN
+
+    service = any_service
+    created = service.create_game([PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)], seed=8,
+                                  dealer="ann", options=GameOptions(throw_down=True))
+    game, last = created.game_id, created.state.version
+    mine = created.state.hands[0]
+    shown = service.show(game, "you", look=False)
+    assert shown.state.hands[0] == (HIDDEN,) * 3 and shown.state.hand_unseen(0)
+    assert [move.name for move in shown.moves][:2] == ["look", "throw-down"]
+    assert shown.news is not None
+    deal = next(seen.event for seen in shown.news.events if seen.type == "HandDealt")
+    assert not set(mine) & set(deal.deck)  # type: ignore[union-attr]
+    assert len(service.history(game)) == last  # nothing recorded
+    looked = service.show(game, "you")  # a look, as `scat show --as` is
+    assert looked.state.hands[0] == mine and "throw-down" not in [move.name for move in looked.moves]
+    assert service.history(game)[-1].type == "HandViewed"
+    with pytest.raises(RuleViolation, match="R23"):
+        service.act(game, ThrowDown("you"))
