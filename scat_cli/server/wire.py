@@ -7,7 +7,7 @@ the request bodies and the refusals (the HTTP status of each error type is the a
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -15,8 +15,10 @@ from scat_cli.errors import BY_EXIT_CODE, error_types, exit_code, wording
 from scat_core.domain.errors import Hint, RuleViolation, ScatError
 from scat_core.domain.options import GameOptions
 from scat_core.records.errors import CorruptHistory, HistoryDamaged
-from scat_core.records.move_signatures import MoveSignature
 from scat_core.service.values import Told
+
+if TYPE_CHECKING:
+    from scat_core.records.move_signatures import MoveSignature
 
 #: Longest name, card or token a request may carry; bodies are limited by the app too.
 SHORT = 200
@@ -67,6 +69,8 @@ class SignatureIn(_Body):
 
     def signed(self) -> MoveSignature:
         """The service's value of this signature."""
+        from scat_core.records.move_signatures import MoveSignature
+
         return MoveSignature(self.seq, self.tag, self.key_id, self.signature)
 
 
