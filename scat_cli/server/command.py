@@ -68,6 +68,13 @@ def serve(
     claim_every: Annotated[float, typer.Option(min=0.1, metavar="SECONDS",
                                                help="How often to look for turns whose move time ran out and "
                                                "claim them (R28).")] = 2.0,
+    max_streams_per_address: Annotated[int, typer.Option(
+        min=1, metavar="INT", help="The most event streams (`wait`, `watch`, `play`, `wait --any`) one client "
+        "address may hold open; one more is refused (HTTP 429 with Retry-After). Behind a proxy every "
+        "client has the proxy's address: raise it there.")] = 50,
+    max_streams: Annotated[int, typer.Option(
+        min=1, metavar="INT", help="The most event streams this process holds open in all; one more "
+        "is refused (HTTP 429 with Retry-After).")] = 2000,
 ) -> None:
     """Run the Scat backend: the HTTP API for `scat --server URL`.
 
@@ -95,7 +102,8 @@ def serve(
     log.setLevel(logging.INFO)
     log.propagate = False
     listening = listen(host, port)  # first: a port in use is told before the database is opened
-    app = create_app(url, testing=testing, claim_every=claim_every)
+    app = create_app(url, testing=testing, claim_every=claim_every, max_streams_per_address=max_streams_per_address,
+                     max_streams=max_streams)
     config = uvicorn.Config(app, host=host, port=port, access_log=False, log_level="warning",
                             timeout_graceful_shutdown=10, server_header=False)
     log.info("listening on http://%s:%d%s", host, port,

@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import httpx
 
@@ -24,11 +25,18 @@ def free_port() -> int:
 @contextmanager
 def server_in_thread(db_url: str, testing: bool = True) -> Iterator[str]:
     """The app over `db_url` served by uvicorn in a thread of this process; yields its base URL."""
+    with app_in_thread(db_url, testing) as (url, _):
+        yield url
+
+
+@contextmanager
+def app_in_thread(db_url: str, testing: bool = True, **options: Any) -> Iterator[tuple[str, Any]]:
+    """`server_in_thread`, the app made with `options` (create_app's); yields (base URL, the app)."""
     import uvicorn
 
     from scat_cli.server.app import create_app
 
-    app = create_app(db_url, testing=testing)
+    app = create_app(db_url, testing=testing, **options)
     sock = socket.socket()
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind(("127.0.0.1", 0))
@@ -42,7 +50,7 @@ def server_in_thread(db_url: str, testing: bool = True) -> Iterator[str]:
             raise RuntimeError("the test server did not start")
         time.sleep(0.005)
     try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}", app
     finally:
         server.should_exit = True
         thread.join(10)
