@@ -4,8 +4,9 @@ Every game created here is protected (a bearer token per human). Responses are t
 service's own values (scat_core.service.values), whose states and events the service has
 already redacted for the authenticated viewer.
 Refusals are ScatErrors mapped once, by exception handlers, to an HTTP status and the one
-line the CLI prints. The app keeps no state but the database: several processes may serve
-one PostgreSQL database (the store's optimistic concurrency keeps it consistent).
+line the CLI prints. The app keeps no state but the database (and what its event streams'
+followers read of it, fanout.py): several processes may serve one PostgreSQL database (the
+store's optimistic concurrency keeps it consistent).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from scat_cli.errors import exit_code
 from scat_cli.server import wire
 from scat_cli.server.fanout import Followers, StreamCaps, Subscriber, sse
 from scat_cli.server.limits import LOG, LimitAndLog
-from scat_cli.server.push import ANY, Notifier, listen
+from scat_cli.server.push import ANY, Notifier, listen, watch_log
 from scat_cli.server.sweep import start_sweeping
 from scat_core.domain import commands as cmd
 from scat_core.domain.audit import AuditReport
@@ -42,10 +43,12 @@ from scat_core.service.values import Export, Exports, GamesPage, History, Listin
 from scat_core.store.sql.database import masked_url
 
 #: How long an event stream sleeps without news before it sends a keep-alive comment (a waiting
-#: client checks its deadline on each line) and looks at the database itself (a move written by
-#: another process on SQLite, which has no NOTIFY).
+#: client checks its deadline on each line); on SQLite, which has no NOTIFY, how often the server
+#: process looks at the log for moves another process wrote (one look for all its streams).
 POLL_SECONDS = 1.0
-PUSHED_POLL_SECONDS = 15.0  # PostgreSQL: every process's moves are NOTIFYed; look anyway now and then
+#: Every process's moves are told (NOTIFY on PostgreSQL, the look of the log on SQLite): a game's
+#: follower and a `wait --any` stream look at the database anyway now and then.
+PUSHED_POLL_SECONDS = 15.0
 #: The caps of open event streams (`GET /games/{id}/events` and `POST /waiting`) per client address
 #: and per process (`scat serve --max-streams-per-address`, `--max-streams`); over them: 429.
 MAX_STREAMS_PER_ADDRESS = 50
@@ -188,13 +191,14 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     accounts = AccountService(SqlAccountLog(games.store.engine))
     verifier = RequestVerifier(accounts)
     notifier, stop = Notifier(), threading.Event()
-    pushed = games.store.engine.dialect.name == "postgresql"
-    followers = Followers(games, notifier, PUSHED_POLL_SECONDS if pushed else POLL_SECONDS)
+    followers = Followers(games, notifier, PUSHED_POLL_SECONDS)
     caps = StreamCaps(max_streams_per_address, max_streams)
+    watch_every = POLL_SECONDS
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         listen(games.store.engine, notifier, stop)  # PostgreSQL: hear other processes' moves
+        watch_log(games.store, notifier, stop, watch_every, lambda: caps.count > 0)  # SQLite: look for them
         on_exit_signal(notifier.close)  # the event streams end at once, so the server can stop
         if claim_every is not None:
             start_sweeping(games, notifier.changed, claim_every, stop)
@@ -365,15 +369,17 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
         subscriber.cursor = max(after, first.events[-1].seq if first.events else 0, subscriber.cursor)
         watching = subscriber
 
-        async def stream() -> AsyncIterator[str]:
-            for event in first.events:
-                if event.seq > after:
-                    yield sse(event.seq, event.type, event.model_dump_json())
+        async def stream() -> AsyncIterator[str]:  # all the events at hand in one write
+            told = "".join(sse(event.seq, event.type, event.model_dump_json())
+                           for event in first.events if event.seq > after)
+            if told:
+                yield told
             if first.state.status == "finished":
                 return
             while True:
-                for _, text in watching.news():
-                    yield text
+                news = watching.news()
+                if news:
+                    yield "".join(text for _, text in news)
                 if watching.ended:
                     return
                 if notifier.closed:
@@ -409,7 +415,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
         """The stream of `POST /waiting`, once its player is proven."""
         player, tokens = await run_in_threadpool(waiting_as, games, body)
         seen = notifier.version(ANY)
-        poll = PUSHED_POLL_SECONDS if games.store.engine.dialect.name == "postgresql" else POLL_SECONDS
+        poll = PUSHED_POLL_SECONDS  # every process's moves wake it (see watch_log): a look now and then anyway
         looking = games.any_turn.looking(player, tokens, body.told)
         first = await run_in_threadpool(looking.look)
 

@@ -22,6 +22,8 @@ from scat_core.service.loading import replay
 
 #: Past any seq a game will have: the upper bound of "every event after seq N".
 NO_END = 2**31 - 1
+#: How many streams a follower wakes before it lets the event loop serve other requests.
+HAND_OUT = 64
 #: (seq, SSE text per view): one event rendered once for each kind of viewer (None alone: all alike).
 Rendered = tuple[int, dict[View, str]]
 
@@ -97,8 +99,8 @@ class Subscriber:
 
     @property
     def ended(self) -> bool:
-        """The game is over and this stream was handed its last event."""
-        return self.follower.finished and self.cursor >= self.follower.seq
+        """The game is over and this stream was handed its last event (or its follower failed)."""
+        return (self.follower.finished and self.cursor >= self.follower.seq) or self.follower.failed
 
     def leave(self) -> None:
         """The stream ended: the follower forgets it (and stops once nobody follows)."""
@@ -110,7 +112,7 @@ class Follower:
 
     def __init__(self, followers: Followers, game_id: str) -> None:
         self.followers, self.game_id = followers, game_id
-        self.state, self.seq, self.finished = GameState(), 0, False
+        self.state, self.seq, self.finished, self.failed = GameState(), 0, False, False
         self.subscribers: set[Subscriber] = set()
         self.rendered: list[Rendered] = []  # seq ascending: the events some subscriber may still need
         self.loaded: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -134,7 +136,17 @@ class Follower:
         return [(seq, texts.get(view, texts[None])) for seq, texts in self.rendered[start:]]
 
     async def run(self, seen: int) -> None:
-        """Follow the game until nobody listens, it ends, or the server stops."""
+        """Follow the game until nobody listens, it ends, or the server stops; should it fail, its
+        streams end (their clients open them again)."""
+        try:
+            await self._follow(seen)
+        except Exception:
+            LOG.exception("the follower of game %s failed", self.game_id)
+            self.failed = True
+            self.followers.drop(self)
+            self._poke_all()
+
+    async def _follow(self, seen: int) -> None:
         notifier, poll = self.followers.notifier, self.followers.poll
         while True:
             await notifier.wait(self.game_id, seen, poll)
@@ -150,6 +162,7 @@ class Follower:
                 continue
             if batch is not None:
                 self._add(*batch)
+                await self._hand_out()
             if self.finished:
                 self.followers.drop(self)
                 return
@@ -207,7 +220,14 @@ class Follower:
         self.rendered += rendered
         floor = min((s.cursor for s in self.subscribers), default=self.seq)
         del self.rendered[:bisect.bisect_right(self.rendered, floor, key=lambda item: item[0])]
-        self._poke_all()
+
+    async def _hand_out(self) -> None:
+        """Wake every subscriber, HAND_OUT at a time: between them the event loop serves the other
+        requests (a move, a health check) rather than a thousand streams' writes first."""
+        for index, subscriber in enumerate(list(self.subscribers)):
+            subscriber.poke()
+            if index % HAND_OUT == HAND_OUT - 1:
+                await asyncio.sleep(0)
 
     def _poke_all(self) -> None:
         for subscriber in list(self.subscribers):

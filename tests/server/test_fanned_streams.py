@@ -282,3 +282,48 @@ def test_scat_serve_offers_the_caps_of_open_streams_with_the_apps_defaults() -> 
     options = inspect.signature(serve).parameters
     assert options["max_streams_per_address"].default == app.MAX_STREAMS_PER_ADDRESS == 50
     assert options["max_streams"].default == app.MAX_STREAMS == 2000
+
+
+def a_turn_beside_the_server(mover: Any, game: str, player: str) -> int:
+    """`player` draws from the stock and discards his first card, straight on the database (as
+    another process would); the head's seq after."""
+    from scat_core.domain.commands import Discard, Draw
+
+    drawn = mover.act(game, Draw(player, "stock"))
+    seat = drawn.state.seat_of(player)
+    return int(mover.act(game, Discard(player, drawn.state.hands[seat][0])).state.version)
+
+
+def test_on_sqlite_the_servers_one_look_at_the_log_brings_a_move_made_elsewhere_to_every_stream(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch,
+) -> None:  # (PostgreSQL tells the server of such a move by its notice: tests/server/test_push.py)
+    from scat_core.domain.events import PlayerSeat
+    from scat_core.service.games import GameService
+
+    # streams and followers look at the game themselves only every hour: only the process's look
+    # at the log (each 0.2 s here) can bring the move
+    monkeypatch.setattr("scat_cli.server.app.PUSHED_POLL_SECONDS", 3600.0)
+    monkeypatch.setattr("scat_cli.server.app.POLL_SECONDS", 0.2)
+    database = migrated(sqlite_url)
+    mover = GameService.open(database)
+    seats = [PlayerSeat(name="you"), PlayerSeat(name="eve"), PlayerSeat(name="bob", is_bot=True)]
+    game = mover.create_game(seats, dealer="bob", deck=DEAL.split()).game_id
+    with app_in_thread(database) as (url, _):
+        start = mover.head_seq(game)
+        opened = [{"after": start}] * 5
+        seen, head = asyncio.run(streams_through_a_move(url, game, opened,
+                                                        lambda: a_turn_beside_the_server(mover, game, "you")))
+        for events in seen:
+            assert [seq for seq, _, _ in events] == list(range(start + 1, head + 1))
+        with httpx.stream("POST", f"{url}/waiting", json={"player": "you", "tokens": {game: "-"}},
+                          timeout=PATIENCE) as waiting:
+            kinds, deadline = [], time.monotonic() + PATIENCE
+            for line in waiting.iter_lines():
+                if time.monotonic() > deadline:  # (a keep-alive comes each 0.2 s: this is reached)
+                    break
+                if line.startswith("event:"):
+                    kinds.append(line[6:].strip())
+                    if kinds == ["told"]:
+                        a_turn_beside_the_server(mover, game, "eve")  # now it is your turn again
+        assert kinds == ["told", "found"]
+    mover.store.engine.dispose()
