@@ -51,18 +51,20 @@ class Notifier:
             loop.call_soon_threadsafe(event.set)
 
     async def wait(self, game_id: str, seen: int, timeout: float) -> bool:
-        """Until the game changes after version `seen`; False after `timeout` seconds."""
+        """Until the game changes after version `seen`; False after `timeout` seconds (a timer: no
+        task per wait, as a thousand idle streams each wait every second)."""
         event, loop = asyncio.Event(), asyncio.get_running_loop()
         with self._lock:
             if self._versions[game_id] != seen or self.closed:
                 return True
             self._waiters[game_id].add((loop, event))
+        timer = loop.call_later(timeout, event.set)
         try:
-            await asyncio.wait_for(event.wait(), timeout)
-            return True
-        except TimeoutError:
-            return False
+            await event.wait()
+            with self._lock:
+                return self._versions[game_id] != seen or self.closed
         finally:
+            timer.cancel()
             with self._lock:
                 self._waiters[game_id].discard((loop, event))
                 if not self._waiters[game_id]:
