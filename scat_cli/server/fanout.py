@@ -1,7 +1,8 @@
 """Event streams that fan out: per server process, one follower per game that has open streams
-reads only the game's new events (woken by the Notifier, which relays every process's appends on
-PostgreSQL, or by a look now and then), redacts each once per kind of viewer and hands each
-stream the events after its cursor; a stream never reads the log again itself."""
+reads only the game's new events (woken by the Notifier, told of every process's appends by
+PostgreSQL's notices or on SQLite by the process's one look at the log each second, and by a
+look of its own now and then), redacts each once per kind of viewer and hands each stream the
+events after its cursor; a stream never reads the log again itself."""
 
 from __future__ import annotations
 
