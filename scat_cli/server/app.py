@@ -4,8 +4,9 @@ Every game created here is protected (a bearer token per human). Responses are t
 service's own values (scat_core.service.values), whose states and events the service has
 already redacted for the authenticated viewer.
 Refusals are ScatErrors mapped once, by exception handlers, to an HTTP status and the one
-line the CLI prints. The app keeps no state but the database: several processes may serve
-one PostgreSQL database (the store's optimistic concurrency keeps it consistent).
+line the CLI prints. The app keeps no state but the database (and what its event streams'
+followers read of it, fanout.py): several processes may serve one PostgreSQL database (the
+store's optimistic concurrency keeps it consistent).
 """
 
 from __future__ import annotations
@@ -20,15 +21,16 @@ from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
 from scat_cli.errors import exit_code
 from scat_cli.server import wire
+from scat_cli.server.fanout import Followers, StreamCaps, Subscriber, sse
 from scat_cli.server.limits import LOG, LimitAndLog
-from scat_cli.server.push import ANY, Notifier, listen
+from scat_cli.server.push import ANY, Notifier, listen, watch_log
 from scat_cli.server.sweep import start_sweeping
 from scat_core.domain import commands as cmd
 from scat_core.domain.audit import AuditReport
@@ -65,10 +67,18 @@ from scat_core.service.values import (
 from scat_core.store.sql.database import masked_url
 
 #: How long an event stream sleeps without news before it sends a keep-alive comment (a waiting
-#: client checks its deadline on each line) and looks at the database itself (a move written by
-#: another process on SQLite, which has no NOTIFY).
+#: client checks its deadline on each line); on SQLite, which has no NOTIFY, how often the server
+#: process looks at the log for moves another process wrote (one look for all its streams).
 POLL_SECONDS = 1.0
-PUSHED_POLL_SECONDS = 15.0  # PostgreSQL: every process's moves are NOTIFYed; look anyway now and then
+#: Every process's moves are told (NOTIFY on PostgreSQL, the look of the log on SQLite): a game's
+#: follower and a `wait --any` stream look at the database anyway now and then.
+PUSHED_POLL_SECONDS = 15.0
+#: The caps of open event streams (`GET /games/{id}/events` and `POST /waiting`) per client address
+#: and per process (`scat serve --max-streams-per-address`, `--max-streams`); over them: 429.
+MAX_STREAMS_PER_ADDRESS = 50
+MAX_STREAMS = 2000
+#: How soon a client refused for too many open streams may try again (its Retry-After).
+STREAMS_RETRY_AFTER = 5
 #: The last message of an event stream cut short because the server is stopping (the client says so).
 STOPPING = 'event: stopping\ndata: {"error": "the server is stopping"}\n\n'
 Viewer = Annotated[str | None, Query(alias="as", max_length=wire.SHORT, description="See the game as this player.")]
@@ -77,6 +87,36 @@ ExportLimit = Annotated[int | None, Query(ge=1, le=wire.MAX_EXPORT_PAGE,
                                           description="Games in this page (default 100).")]
 After = Annotated[str | None, Query(max_length=wire.SHORT, description="Where the page starts: the `next` of the "
                                     "page before (none: the first page).")]
+
+
+#: The OpenAPI responses of an event stream: the stream, or 429 over the caps of open streams.
+STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"text/event-stream": {}}, "description": "The stream (server-sent events)."},
+    429: {"model": wire.ErrorOut, "description": "Too many open streams from this address or on this server: "
+          "try again after the Retry-After header's seconds."},
+}
+
+
+class EventStream(StreamingResponse):
+    """A server-sent event stream that runs `closed` once it ends, however it ends (even unstarted)."""
+
+    def __init__(self, content: AsyncIterator[str], closed: Callable[[], None]) -> None:
+        super().__init__(content, media_type="text/event-stream",
+                         headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
+        self.closed = closed
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.closed()
+
+
+def too_many_streams(message: str) -> JSONResponse:
+    """The refusal of one more event stream over a cap: 429, told when to try again."""
+    response = _error(429, message, TooManyFailures)
+    response.headers["retry-after"] = str(STREAMS_RETRY_AFTER)
+    return response
 
 
 def bearer(authorization: Annotated[str | None, Header(max_length=1000)] = None) -> str | None:
@@ -187,10 +227,12 @@ def waiting_as(games: GameService, body: wire.WaitAnyIn) -> tuple[str, dict[str,
 
 
 def create_app(db_url: str | None = None, *, testing: bool = False, claim_every: float | None = None,
-               tokens: bool = False) -> FastAPI:
+               tokens: bool = False, max_streams_per_address: int = MAX_STREAMS_PER_ADDRESS,
+               max_streams: int = MAX_STREAMS) -> FastAPI:
     """The app over the database at `db_url`; `testing` allows games with --seed/--deck;
     `claim_every` (seconds): how often it claims turns out of move time itself (R28; None: never);
-    `tokens`: it also serves requests without an account (games protected by per-game tokens)."""
+    `tokens`: it also serves requests without an account (games protected by per-game tokens);
+    at most `max_streams_per_address` event streams open from one client address, `max_streams` in all."""
     from scat_cli.server.account_routes import account_router
     from scat_cli.server.verify import RequestVerifier
     from scat_core.service.accounts import AccountService
@@ -200,10 +242,14 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     accounts = AccountService(SqlAccountLog(games.store.engine))
     verifier = RequestVerifier(accounts, tokens=tokens)
     notifier, stop = Notifier(), threading.Event()
+    followers = Followers(games, notifier, PUSHED_POLL_SECONDS)
+    caps = StreamCaps(max_streams_per_address, max_streams)
+    watch_every = POLL_SECONDS
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         listen(games.store.engine, notifier, stop)  # PostgreSQL: hear other processes' moves
+        watch_log(games.store, notifier, stop, watch_every, lambda: caps.count > 0)  # SQLite: look for them
         on_exit_signal(notifier.close)  # the event streams end at once, so the server can stop
         if claim_every is not None:
             start_sweeping(games, notifier.changed, claim_every, stop)
@@ -218,6 +264,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
                   dependencies=[Depends(verifier)])  # a signed request proves its account first (verify.py)
     app.state.games, app.state.testing, app.state.notifier = games, testing, notifier
     app.state.accounts, app.state.verifier = accounts, verifier
+    app.state.followers, app.state.stream_caps = followers, caps
     app.include_router(account_router(accounts, verifier))
     app.add_middleware(LimitAndLog)
 
@@ -374,58 +421,79 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
         """The game as after event `to`, as the viewer could see it then."""
         return games.replay(game_id, to, viewer, acting(request, token))
 
-    @app.get("/games/{game_id}/events", response_class=StreamingResponse,
-             responses={200: {"content": {"text/event-stream": {}}}})
+    @app.get("/games/{game_id}/events", response_class=StreamingResponse, responses=STREAM_RESPONSES)
     async def events(request: Request, game_id: str, token: Token, viewer: Viewer = None,
-                     after: Annotated[int, Query(ge=0, le=2**31)] = 0) -> StreamingResponse:
-        """Server-sent events: each event after seq `after`, as `viewer` may see it, as it is appended."""
-        seen = notifier.version(game_id)
-        poll = PUSHED_POLL_SECONDS if games.store.engine.dialect.name == "postgresql" else POLL_SECONDS
+                     after: Annotated[int, Query(ge=0, le=2**31)] = 0) -> Response:
+        """Server-sent events: each event after seq `after`, as `viewer` may see it, as it is appended
+        (a comment each second meanwhile); 429 over the caps of open streams."""
+        address = request.client.host if request.client else "-"
+        refused = caps.take(address)
+        if refused is not None:
+            return too_many_streams(refused)
+        subscriber: Subscriber | None = None
         credential = acting(request, token)
-        first = await run_in_threadpool(games.log, game_id, viewer, credential)  # refuses before streaming
+        try:  # the game's follower first, so that it has every event after this stream's first page
+            subscriber = await followers.subscribe(game_id, viewer, credential)
+            first = await run_in_threadpool(games.log, game_id, viewer, credential)  # refuses before streaming
+        except BaseException:
+            if subscriber is not None:
+                subscriber.leave()
+            caps.give_back(address)
+            raise
+        subscriber.cursor = max(after, first.events[-1].seq if first.events else 0, subscriber.cursor)
+        watching = subscriber
 
-        async def stream() -> AsyncIterator[str]:
-            nonlocal seen
-            last, current, looked = after, first, time.monotonic()
+        async def stream() -> AsyncIterator[str]:  # all the events at hand in one write
+            told = "".join(sse(event.seq, event.type, event.model_dump_json())
+                           for event in first.events if event.seq > after)
+            if told:
+                yield told
+            if first.state.status == "finished":
+                return
             while True:
-                for event in current.events:
-                    if event.seq > last:
-                        yield f"id: {event.seq}\nevent: {event.type}\ndata: {event.model_dump_json()}\n\n"
-                        last = event.seq
-                if current.state.status == "finished":
+                news = watching.news()
+                if news:
+                    yield "".join(text for _, text in news)
+                if watching.ended:
                     return
                 if notifier.closed:
                     yield STOPPING
                     return
-                woke = await notifier.wait(game_id, seen, POLL_SECONDS)
-                if await request.is_disconnected():
-                    return
-                if notifier.closed:
-                    continue
-                if not woke:
+                if not await watching.wait(POLL_SECONDS):
                     yield ": still here\n\n"  # each second: keeps proxies open, lets a waiting client give up
-                    if time.monotonic() - looked < poll:
-                        continue
-                seen = notifier.version(game_id)
-                current = await run_in_threadpool(games.log, game_id, viewer, credential)
-                looked = time.monotonic()
 
-        return StreamingResponse(stream(), media_type="text/event-stream",
-                                 headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
+        def closed() -> None:
+            watching.leave()
+            caps.give_back(address)
 
-    @app.post("/waiting", response_class=StreamingResponse,
-              responses={200: {"content": {"text/event-stream": {}}}})
-    async def waiting(request: Request, body: wire.WaitAnyIn) -> StreamingResponse:
+        return EventStream(stream(), closed)
+
+    @app.post("/waiting", response_class=StreamingResponse, responses=STREAM_RESPONSES)
+    async def waiting(request: Request, body: wire.WaitAnyIn) -> Response:
         """Server-sent events for `wait --any`, one stream for all of a player's games: first
         `told` (the cursor to send again when reconnecting), then, once a game waits for him
-        or ended, `found` (a WaitedAny) and the end; a comment each second until then."""
+        or ended, `found` (a WaitedAny) and the end; a comment each second until then; 429 over
+        the caps of open streams."""
+        address = request.client.host if request.client else "-"
+        refused = caps.take(address)
+        if refused is not None:
+            return too_many_streams(refused)
+        try:
+            response = await waiting_stream(request, body)
+        except BaseException:
+            caps.give_back(address)
+            raise
+        return EventStream(response, lambda: caps.give_back(address))
+
+    async def waiting_stream(request: Request, body: wire.WaitAnyIn) -> AsyncIterator[str]:
+        """The stream of `POST /waiting`, once its player is proven."""
         credential = acting(request, None)
         if isinstance(credential, ActingAccount) and credential.name.casefold() == body.player.strip().casefold():
             player, tokens = credential.name, dict(body.tokens)  # his account's games, and any token game he has
         else:
             player, tokens, credential = *(await run_in_threadpool(waiting_as, games, body)), None
         seen = notifier.version(ANY)
-        poll = PUSHED_POLL_SECONDS if games.store.engine.dialect.name == "postgresql" else POLL_SECONDS
+        poll = PUSHED_POLL_SECONDS  # every process's moves wake it (see watch_log): a look now and then anyway
         looking = games.any_turn.looking(player, tokens, body.told, credential)
         first = await run_in_threadpool(looking.look)
 
@@ -453,8 +521,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
                 current = await run_in_threadpool(looking.look)
                 looked = time.monotonic()
 
-        return StreamingResponse(stream(), media_type="text/event-stream",
-                                 headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
+        return stream()
 
     @app.get("/ids/{prefix}", response_model=wire.GameIdOut)
     def resolve(prefix: str) -> wire.GameIdOut:

@@ -71,6 +71,13 @@ def serve(
     tokens: Annotated[bool, typer.Option("--tokens", help="Also serve users without an account: games they "
                                          "create are protected by per-game tokens, as before accounts (for a "
                                          "server whose players have not all registered yet).")] = False,
+    max_streams_per_address: Annotated[int, typer.Option(
+        min=1, metavar="INT", help="The most event streams (`wait`, `watch`, `play`, `wait --any`) one client "
+        "address may hold open; one more is refused (HTTP 429 with Retry-After). Behind a proxy every "
+        "client has the proxy's address: raise it there.")] = 50,
+    max_streams: Annotated[int, typer.Option(
+        min=1, metavar="INT", help="The most event streams this process holds open in all; one more "
+        "is refused (HTTP 429 with Retry-After).")] = 2000,
 ) -> None:
     """Run the Scat backend: the HTTP API for `scat --server URL`.
 
@@ -103,7 +110,8 @@ def serve(
     log.setLevel(logging.INFO)
     log.propagate = False
     listening = listen(host, port)  # first: a port in use is told before the database is opened
-    app = create_app(url, testing=testing, claim_every=claim_every, tokens=tokens)
+    app = create_app(url, testing=testing, claim_every=claim_every, tokens=tokens,
+                     max_streams_per_address=max_streams_per_address, max_streams=max_streams)
     config = server_config(app, host=host, port=port, timeout_graceful_shutdown=10)
     log.info("listening on http://%s:%d%s", host, port,
                                           " (testing: --seed/--deck accepted)" if testing else "")

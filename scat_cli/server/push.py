@@ -1,15 +1,18 @@
-"""Push in the server: who is waiting for which game, woken by this process's own writes and,
-on PostgreSQL, by every process's (LISTEN/NOTIFY on one connection per server process)."""
+"""Push in the server: who is waiting for which game, woken by this process's own writes and by
+every process's: on PostgreSQL by LISTEN/NOTIFY on one connection per server process, on SQLite
+by one look at the log each second per server process (whatever the number of streams)."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
 from collections import defaultdict
+from collections.abc import Callable
 
 from sqlalchemy import Engine
 
 from scat_cli.server.limits import LOG
+from scat_core.store.sql.event_store import EventStore
 from scat_core.store.sql.notify import Listener
 
 #: The key of the change counter of every game at once (no game id is empty): `wait --any`'s.
@@ -48,18 +51,20 @@ class Notifier:
             loop.call_soon_threadsafe(event.set)
 
     async def wait(self, game_id: str, seen: int, timeout: float) -> bool:
-        """Until the game changes after version `seen`; False after `timeout` seconds."""
+        """Until the game changes after version `seen`; False after `timeout` seconds (a timer: no
+        task per wait, as a thousand idle streams each wait every second)."""
         event, loop = asyncio.Event(), asyncio.get_running_loop()
         with self._lock:
             if self._versions[game_id] != seen or self.closed:
                 return True
             self._waiters[game_id].add((loop, event))
+        timer = loop.call_later(timeout, event.set)
         try:
-            await asyncio.wait_for(event.wait(), timeout)
-            return True
-        except TimeoutError:
-            return False
+            await event.wait()
+            with self._lock:
+                return self._versions[game_id] != seen or self.closed
         finally:
+            timer.cancel()
             with self._lock:
                 self._waiters[game_id].discard((loop, event))
                 if not self._waiters[game_id]:
@@ -91,3 +96,37 @@ def listen(engine: Engine, notifier: Notifier, stop: threading.Event) -> threadi
     thread = threading.Thread(target=relay, name="scat-listen", daemon=True)
     thread.start()
     return thread
+
+
+def watch_log(store: EventStore, notifier: Notifier, stop: threading.Event, every: float,
+              wanted: Callable[[], bool]) -> threading.Thread | None:
+    """On SQLite (no NOTIFY), a thread telling `notifier` of each game another process (or this
+    one) appended to, from one look at the log every `every` seconds while `wanted()` (streams
+    are open; the first look tells what changed since the last), until `stop`; None on
+    PostgreSQL, whose notices tell."""
+    if store.engine.dialect.name == "postgresql":
+        return None
+
+    def look() -> None:
+        seen: int | None = None  # the newest position of the last look (None: none yet)
+        while True:
+            if seen is None or wanted():  # the first look at once: every later append is told
+                try:
+                    with store.read() as tx:
+                        newest, changed = tx.games_changed_after(NO_POSITION if seen is None else seen)
+                except Exception as error:  # the database is away: look again shortly
+                    LOG.warning("cannot look for new events: %s", (str(error) or repr(error)).splitlines()[0])
+                else:
+                    for game_id in changed:
+                        notifier.changed(game_id)
+                    seen = newest
+            if stop.wait(every):
+                return
+
+    thread = threading.Thread(target=look, name="scat-watch-log", daemon=True)
+    thread.start()
+    return thread
+
+
+#: Past any position of the log: a look from it finds only the newest position.
+NO_POSITION = 2**62

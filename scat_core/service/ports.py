@@ -69,6 +69,12 @@ class EventLog(Protocol):
         """Every game id the log holds events of."""
         ...
 
+    def games_changed_after(self, position: int) -> tuple[int, list[str]]:
+        """(The log's newest position, the ids of the games with an event after `position`): what
+        changed since a look that saw `position`, where writers commit one at a time (SQLite,
+        memory; a position on PostgreSQL may commit after a higher one: its notices tell instead)."""
+        ...
+
     def append(
         self, game_id: str, expected_seq: int, events: Sequence[BaseModel], summary: GameSummary | None = None,
         snapshot: str | None = None, expected_hash: str | None = None, recorded_at: str | None = None,

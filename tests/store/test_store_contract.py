@@ -236,6 +236,25 @@ def test_reading_parts_of_the_log(store: Store) -> None:
         assert tx.head("nosuchgame") is None and tx.get_game("nosuchgame") is None
 
 
+def test_the_games_changed_after_a_position_are_those_with_an_event_after_it(store: Store) -> None:
+    with store.read() as tx:
+        assert tx.games_changed_after(0) == (0, [])  # an empty log
+    state, chance, head = start(store)
+    with store.read() as tx:
+        first, changed = tx.games_changed_after(0)
+        assert changed == [state.game_id] and first >= state.version
+        assert tx.games_changed_after(first) == (first, [])  # nothing since
+        assert tx.games_changed_after(2**31 - 1) == (first, [])  # the newest position alone
+    other, other_chance, other_head = start(store, "c0ffee0002", seed=6)
+    play(store, state, chance, head, 2)
+    with store.read() as tx:
+        newest, changed = tx.games_changed_after(first)
+        assert changed == sorted([state.game_id, other.game_id]) and newest > first
+    play(store, other, other_chance, other_head, 1)
+    with store.read() as tx:
+        assert tx.games_changed_after(newest)[1] == [other.game_id]
+
+
 def test_secrets_are_kept_until_a_command_finishes_the_game_and_tokens_are_kept(store: Store) -> None:
     state, chance, head = start(store)
     with store.transaction() as tx:

@@ -26,19 +26,20 @@ def free_port() -> int:
 def server_in_thread(db_url: str, testing: bool = True, tokens: bool = True) -> Iterator[str]:
     """The app over `db_url` served by uvicorn in a thread of this process; yields its base URL.
     `tokens`: it also serves users without an account (per-game tokens), as most tests use it."""
-    with app_in_thread(db_url, testing, tokens) as (url, _):
+    with app_in_thread(db_url, testing, tokens=tokens) as (url, _):
         yield url
 
 
 @contextmanager
-def app_in_thread(db_url: str, testing: bool = True, tokens: bool = True) -> Iterator[tuple[str, Any]]:
-    """`server_in_thread`, yielding (its base URL, the app it serves: its `state.games` is the service)."""
+def app_in_thread(db_url: str, testing: bool = True, **options: Any) -> Iterator[tuple[str, Any]]:
+    """`server_in_thread`, the app made with `options` (create_app's; `tokens` True unless given);
+    yields (base URL, the app)."""
     import uvicorn
 
     from scat_cli.server.app import create_app
     from scat_cli.server.protocol import server_config
 
-    app = create_app(db_url, testing=testing, tokens=tokens)
+    app = create_app(db_url, testing=testing, **{"tokens": True, **options})
     sock = socket.socket()
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind(("127.0.0.1", 0))

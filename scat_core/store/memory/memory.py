@@ -139,6 +139,12 @@ class MemoryTransaction:
         """Every game id the log holds events of."""
         return [game_id for game_id, rows in self._t.events.items() if rows]
 
+    def games_changed_after(self, position: int) -> tuple[int, list[str]]:
+        """(The log's newest position, the games with an event after `position`): positions count
+        the log's events in commit order from 1."""
+        newest = len(self._t.log)
+        return newest, sorted({game_id for game_id, _ in self._t.log[max(position, 0):]})
+
     def append(
         self, game_id: str, expected_seq: int, events: Sequence[BaseModel], summary: GameSummary | None = None,
         snapshot: str | None = None, expected_hash: str | None = None, recorded_at: str | None = None,

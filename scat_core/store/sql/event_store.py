@@ -125,6 +125,11 @@ class StoreTransaction:
         """Every game id, oldest first (from the games read model, not the whole log)."""
         return games_list.game_ids(self._conn)
 
+    def games_changed_after(self, position: int) -> tuple[int, list[str]]:
+        """(The log's newest position, the games with an event after `position`): SQLite commits one
+        writer at a time, so positions commit in order there (PostgreSQL: see its notices)."""
+        return log_reads.games_changed_after(self._conn, position)
+
     def logged_game_ids(self) -> list[str]:
         """Every game id the log holds events of (a scan of the log: for audits of everything)."""
         return log_reads.logged_game_ids(self._conn)

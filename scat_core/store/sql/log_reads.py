@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.engine import Connection
 
 from scat_core.domain.errors import Hint, NotFound
@@ -119,6 +119,16 @@ def first_events(conn: Connection, game_ids: Sequence[str]) -> list[StoredEvent]
         )
         found += StoredEvent.from_rows(conn.execute(query))
     return found
+
+
+def games_changed_after(conn: Connection, position: int) -> tuple[int, list[str]]:
+    """(The log's newest position, the games with an event after `position`), by the position key."""
+    newest = conn.execute(select(func.max(t.events.c.position))).scalar()
+    if newest is None or newest <= position:
+        return int(newest or 0), []
+    changed = select(t.events.c.game_id).distinct().where(t.events.c.position > position,
+                                                          t.events.c.position <= newest)
+    return int(newest), sorted({str(row[0]) for row in conn.execute(changed)})
 
 
 def logged_game_ids(conn: Connection) -> list[str]:
