@@ -89,6 +89,7 @@ def command_for(events: Sequence[ev.Event], index: int) -> cmd.Command | None:
                 protected=event.protected,
                 rules_version=event.rules_version,
                 seed_chosen=event.seed_chosen,
+                signed=event.signed,
             )
         case ev.StockReshuffled():  # the start of a draw from the empty stock (R17)
             return cmd.Draw(following.player, following.source) if isinstance(following, ev.CardDrawn) else None

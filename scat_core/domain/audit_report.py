@@ -18,7 +18,7 @@ class AuditReport:
     first_deck_stacked: bool = False  # hand 1 was dealt from a deck given at creation, not the seed
     seed_chosen: bool | None = False  # the creator chose the seed (--seed); None: not recorded (v2)
     # Filled by the service (signing is not the domain's): the head's signature, "valid",
-    # "invalid", "unknown key" or "unsigned" (None: not checked), its key id and signer.
+    # "invalid", "missing", "unknown key" or "unsigned" (None: not checked), its key id and signer.
     signature: str | None = None
     signature_key_id: str | None = None
     signature_signer: str | None = None  # "this installation" or "trusted" when known

@@ -25,6 +25,8 @@ class CreateGame:
     #: re-deciding a game recorded before scat recorded it (GameCreated v3 or older, names not
     #: normalised then).
     seed_chosen: bool | None = False
+    #: Its heads are signed from the first event on (the service's stores all sign): GameCreated.signed.
+    signed: bool = False
 
 
 @dataclass(frozen=True, slots=True)

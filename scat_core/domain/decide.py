@@ -130,6 +130,7 @@ def _create(out: _Emitter, command: CreateGame, chance: Chance) -> None:
             first_deck_stacked=command.first_deck is not None,
             rules_version=command.rules_version,
             seed_chosen=command.seed_chosen,
+            signed=command.signed,
         )
     )
     if command.first_deck is not None:

@@ -50,6 +50,18 @@ class GameCreated(_Event):
     rules_version: RulesVersion = RULES_VERSION
     #: The creator chose the seed (--seed), so he could know every deal; None: not recorded (v3 and before).
     seed_chosen: bool | None = False
+    #: Made by a scat that signs every head of the game from this first event on (README: "What an
+    #: audit proves"): a head without a signature is then damage, not an older unsigned game.
+    #: Left out of the record when False, so the games made before it hash and audit as before.
+    signed: bool = False
+
+    @model_serializer(mode="wrap")
+    def _without_signed_unset(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """`signed` is recorded only when true (games made before it serialize as they did)."""
+        data = handler(self)
+        if isinstance(data, dict) and data.get("signed") is False:
+            del data["signed"]
+        return data
 
 
 class HandDealt(_Event):

@@ -44,6 +44,7 @@ class GameState:
     seed_commitment: str = ""
     seed_chosen: bool | None = False  # the creator chose the seed (--seed); None: not recorded
     first_deck_stacked: bool = False  # hand 1 came from a deck given at creation (--deck)
+    signed: bool = False  # every head is signed from the first event on (GameCreated.signed)
     dealer: int = -1
     hand_number: int = 0
     hands: tuple[tuple[str, ...], ...] = ()

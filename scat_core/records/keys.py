@@ -50,6 +50,8 @@ PREFIX = b"scat-head-signature-v1\n"
 #: What the key that seals snapshots (records/seals.py) is derived under: HMAC-SHA256(seed, label).
 SNAPSHOT_KEY_LABEL = b"scat-snapshot-seal-key-v1"
 VALID, INVALID, UNKNOWN_KEY, UNSIGNED = "valid", "invalid", "unknown key", "unsigned"
+#: No signature, in a game whose first event says every head of it is signed (GameCreated.signed): damage.
+MISSING = "missing"
 #: How many verified heads a KeyRing remembers (see KeyRing._verified).
 VERIFIED_KEPT = 4096
 _BASE64_KEY = re.compile(r"[A-Za-z0-9+/]{43}=")

@@ -78,6 +78,7 @@ class CommandLoad:
     events: list[StoredEvent]
     secret: GameSecret | None
     head_hash: str  # the hash of the last event, as verified
+    head_signed: bool = False  # the head has a signature row (whether it verifies is the append's to judge)
 
 
 def verified_load(game_id: str, rows: Sequence[Sequence[Any]], logged: int) -> CommandLoad:

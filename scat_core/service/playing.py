@@ -121,6 +121,7 @@ class Playing:
             first_deck=tuple(deck) if deck is not None else None,
             protected=protect,
             seed_chosen=seed is not None,
+            signed=True,  # every store signs each head from the first on (records/signatures.py)
         )
         events, state = decide_and_evolve(GameState(), command, chance)
         tokens = {p.name: new_token() for p in state.players if protect and not p.is_bot}

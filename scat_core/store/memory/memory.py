@@ -122,7 +122,8 @@ class MemoryTransaction:
         start = snap[0] if usable and snap else 1
         joined: list[tuple[object, ...]] = [(*prefix, *row) for row in rows if row[1] >= start]
         joined = joined or [(*prefix, *(None,) * 8)]  # a games row without events (a LEFT JOIN's row)
-        return verified_load(game_id, joined, len(rows))
+        load = verified_load(game_id, joined, len(rows))
+        return replace(load, head_signed=(game_id, HEAD) in self._t.signatures)
 
     def load_raw(self, game_id: str) -> list[dict[str, Any]]:
         """The game's full records as stored."""

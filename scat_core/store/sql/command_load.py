@@ -8,6 +8,7 @@ The rows are checked by `scat_core.records.verified.verified_load`, as the memor
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy.engine import Connection
@@ -99,7 +100,7 @@ def load_for_command(conn: Connection, game_id: str, use_snapshot: bool = True, 
     seq, head_hash, key_id, public_key, signed = rows[0][_SIGNATURE]
     signature = None if seq is None else StoredSignature(
         int(seq), str(head_hash), HeadSignature(str(key_id), str(public_key), str(signed)))
-    return load, signature
+    return replace(load, head_signed=signature is not None), signature
 
 
 def _fetch(conn: Connection, game_id: str, use_snapshot: bool) -> Sequence[Any]:
