@@ -96,9 +96,10 @@ def audit(ctx: typer.Context,
     checks the invariants and, once the seed is revealed, recomputes every deal from it
     (all but a first deck given with `scat new --deck`: "first_deck_stacked" in --json).
     Then the head's signature: one that does not verify fails the audit (the history was
-    rewritten); a head unsigned, or signed by a key this installation does not know, is
-    said ("signature": "valid" | "invalid" | "unknown key" | "unsigned" in --json) and
-    fails only with --strict. `scat key` shows and trusts keys.
+    rewritten), as does none in a game whose first event says it is signed ("missing");
+    a head unsigned, or signed by a key this installation does not know, is said
+    ("signature": "valid" | "invalid" | "missing" | "unknown key" | "unsigned" in --json)
+    and fails only with --strict. `scat key` shows and trusts keys.
     With --all, --json prints {"games": [report, ...], "ok": true|false}.
 
     Example: scat audit 3f2a1b9c0d

@@ -54,16 +54,20 @@ def check_command(
     ctx: typer.Context,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
-    """Check the schema revision and the event triggers; exit 1 if off.
+    """Check schema, event triggers and snapshots; exit 1 if off.
 
-    The triggers keep the events immutable.
+    The triggers keep the events immutable. Each game's snapshot must be sealed by this
+    installation's key and folded at an event of its log: one that is not is ignored by
+    every command (they fold the events) and named here.
 
-    Changes nothing: `scat db upgrade` restores a missing or altered trigger.
+    Changes nothing: `scat db upgrade` restores a missing or altered trigger; the next move
+    in a game writes it a fresh snapshot.
 
     Example: scat db check
     """
     from scat_cli.common import runnable
     from scat_cli.server.command import refuse_server
+    from scat_core.records.keys import KeyRing
     from scat_core.store.sql.database import (
         HEAD_REVISION,
         _connect,
@@ -74,26 +78,43 @@ def check_command(
         safe_url,
     )
     from scat_core.store.sql.db_failures import as_scat_errors
+    from scat_core.store.sql.snapshot_check import snapshot_problems
     from scat_core.store.sql.triggers import trigger_problems
 
     refuse_server(ctx, "db check")
     engine = make_engine(resolve_url(state(ctx).db_url))
+    key = KeyRing.default().snapshot_key()  # None: no key file here, nothing sealed can be checked
+    snapshots: dict[str, str] = {}
     try:
         with as_scat_errors(engine), _connect(engine) as conn:
             revision = current_revision(conn)
             newer = is_newer_revision(revision)  # a newer scat's: upgrade refuses it
+            current = revision == HEAD_REVISION
             problems = trigger_problems(conn) if revision is not None and not newer else {}
+            if current and key is not None:
+                snapshots = snapshot_problems(conn, key)
     finally:
         engine.dispose()
-    ok = revision == HEAD_REVISION and not problems
+    ok = current and not problems and not snapshots
     if as_json:
         typer.echo(json.dumps({"database": safe_url(engine), "revision": revision, "newest": HEAD_REVISION,
-                               "trigger_problems": problems, "ok": ok}))
+                               "trigger_problems": problems, "snapshot_problems": snapshots,
+                               "snapshots_checked": current and key is not None, "ok": ok}))
     else:
         typer.echo(f"database {safe_url(engine)}: schema revision {revision or 'none'} (newest {HEAD_REVISION})")
         for name, problem in problems.items():
             typer.echo(runnable(f"trigger {name} is {problem}: events can be changed; `scat db upgrade` restores it"))
-        advice = "the database is newer than this scat: upgrade scat" if newer else runnable("run `scat db upgrade`")
+        for game_id, problem in snapshots.items():
+            typer.echo(runnable(f"snapshot of game {game_id} does not match: {problem}; commands ignore it and "
+                                f"fold the events (`scat audit {game_id}` checks them)"))
+        if current and key is None:
+            typer.echo("snapshots not checked: this installation has no signing key yet")
+        if newer:
+            advice = "the database is newer than this scat: upgrade scat"
+        elif not current or problems:
+            advice = runnable("run `scat db upgrade`")
+        else:
+            advice = "a snapshot does not match its game (above)"
         typer.echo("OK" if ok else f"NOT OK: {advice}")
     if not ok:
         raise typer.Exit(1)

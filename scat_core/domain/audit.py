@@ -91,6 +91,7 @@ def command_for(events: Sequence[ev.Event], index: int) -> cmd.Command | None:
                 rules_version=event.rules_version,
                 seed_chosen=event.seed_chosen,
                 signed_moves=event.signed_moves,
+                signed=event.signed,
             )
         case ev.StockReshuffled():  # the start of a draw from the empty stock (R17)
             return cmd.Draw(following.player, following.source) if isinstance(following, ev.CardDrawn) else None

@@ -20,7 +20,7 @@ class AuditReport:
     moves_signed: int = 0  # the moves whose players signed them (a server whose seats are accounts)
     moves_verified: int = 0  # of those, the signatures that verify (each under the key it names)
     # Filled by the service (signing is not the domain's): the head's signature, "valid",
-    # "invalid", "unknown key" or "unsigned" (None: not checked), its key id and signer.
+    # "invalid", "missing", "unknown key" or "unsigned" (None: not checked), its key id and signer.
     signature: str | None = None
     signature_key_id: str | None = None
     signature_signer: str | None = None  # "this installation" or "trusted" when known

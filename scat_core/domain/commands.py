@@ -27,6 +27,8 @@ class CreateGame:
     seed_chosen: bool | None = False
     #: Its humans are a server's accounts, who sign each of their moves.
     signed_moves: bool = False
+    #: Its heads are signed from the first event on (the service's stores all sign): GameCreated.signed.
+    signed: bool = False
 
 
 @dataclass(frozen=True, slots=True)

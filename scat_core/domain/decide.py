@@ -131,6 +131,7 @@ def _create(out: _Emitter, command: CreateGame, chance: Chance) -> None:
             rules_version=command.rules_version,
             seed_chosen=command.seed_chosen,
             signed_moves=command.signed_moves,
+            signed=command.signed,
         )
     )
     if command.first_deck is not None:

@@ -52,6 +52,18 @@ class GameCreated(_Event):
     seed_chosen: bool | None = False
     #: Its humans are a server's accounts: each of their moves is signed by its player's key (v4 and before: False).
     signed_moves: bool = False
+    #: Made by a scat that signs every head of the game from this first event on (README: "What an
+    #: audit proves"): a head without a signature is then damage, not an older unsigned game.
+    #: Left out of the record when False, so the games made before it hash and audit as before.
+    signed: bool = False
+
+    @model_serializer(mode="wrap")
+    def _without_signed_unset(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """`signed` is recorded only when true (games made before it serialize as they did)."""
+        data = handler(self)
+        if isinstance(data, dict) and data.get("signed") is False:
+            del data["signed"]
+        return data
 
 
 class HandDealt(_Event):

@@ -37,6 +37,7 @@ def _created(state: GameState, s: Fields, event: ev.GameCreated) -> None:
     s["seed_chosen"] = event.seed_chosen
     s["signed_moves"] = event.signed_moves
     s["first_deck_stacked"] = event.first_deck_stacked
+    s["signed"] = event.signed
     s["dealer"] = next(p.seat for p in players if p.name == event.dealer)
 
 

@@ -45,6 +45,7 @@ class GameState:
     seed_chosen: bool | None = False  # the creator chose the seed (--seed); None: not recorded
     signed_moves: bool = False  # the humans are a server's accounts, who sign their moves
     first_deck_stacked: bool = False  # hand 1 came from a deck given at creation (--deck)
+    signed: bool = False  # every head is signed from the first event on (GameCreated.signed)
     dealer: int = -1
     hand_number: int = 0
     hands: tuple[tuple[str, ...], ...] = ()

@@ -18,6 +18,8 @@ installations are trusted by listing them, one a line, in the trust file beside 
 The signed message is the domain-separation prefix `scat-head-signature-v1` and a newline,
 then the canonical JSON (sorted keys, no spaces, UTF-8) of {"game_id", "hash", "seq"}.
 `cryptography` is imported only when a key is used, never by `scat --help` or `scat show`.
+The same private key also keys the seals of snapshots (`snapshot_key`, records/seals.py): an
+HMAC key derived from its seed, read from the PEM without `cryptography`.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import hmac
 import os
 import re
 import secrets
@@ -44,7 +47,11 @@ KEY_FILE_ENV = "SCAT_KEY_FILE"
 KEY_FILE_NAME = "installation-key.pem"
 SCHEME = "scat-head-ed25519-v1"
 PREFIX = b"scat-head-signature-v1\n"
+#: What the key that seals snapshots (records/seals.py) is derived under: HMAC-SHA256(seed, label).
+SNAPSHOT_KEY_LABEL = b"scat-snapshot-seal-key-v1"
 VALID, INVALID, UNKNOWN_KEY, UNSIGNED = "valid", "invalid", "unknown key", "unsigned"
+#: No signature, in a game whose first event says every head of it is signed (GameCreated.signed): damage.
+MISSING = "missing"
 #: How many verified heads a KeyRing remembers (see KeyRing._verified).
 VERIFIED_KEPT = 4096
 _BASE64_KEY = re.compile(r"[A-Za-z0-9+/]{43}=")
@@ -133,6 +140,7 @@ class KeyRing:
         #: Verifying is a pure function of these, so a command need not verify again the head
         #: the previous one signed; bounded, oldest forgotten first.
         self._verified: BoundedMemo[tuple[str, str, str, int, str], None] = BoundedMemo(VERIFIED_KEPT)
+        self._snapshot_key: bytes | None = None
 
     @classmethod
     def default(cls) -> KeyRing:
@@ -159,6 +167,22 @@ class KeyRing:
         signature = HeadSignature(self.key_id, self._public, base64.b64encode(raw).decode("ascii"))
         self._remember_verified(signature, game_id, seq, head_hash)
         return signature
+
+    def snapshot_key(self, create: bool = False) -> bytes | None:
+        """The secret key that seals snapshots (records/seals.py), derived from this installation's
+        private key; None when there is no usable key file and `create` is not given (a read
+        creates nothing: it then trusts no snapshot). With `create`, as `sign_head` loads the key.
+        """
+        if self._snapshot_key is None:
+            if self._private is not None or create:
+                seed = self._load().private_bytes_raw()
+            else:
+                existing = _existing_seed(self.key_path)
+                if existing is None:
+                    return None
+                seed = existing
+            self._snapshot_key = hmac.digest(seed, SNAPSHOT_KEY_LABEL, hashlib.sha256)
+        return self._snapshot_key
 
     def _remember_verified(self, signature: HeadSignature, game_id: str, seq: int, head_hash: str) -> None:
         self._verified.remember((signature.public_key, signature.signature, game_id, seq, head_hash), None)
@@ -248,6 +272,16 @@ def load_or_create_key(path: Path) -> Ed25519PrivateKey:
         raise KeyFileUnusable(f"cannot use the signing key file {path}: {error.strerror or error}") from None
     except (ValueError, UnicodeDecodeError, binascii.Error):
         raise KeyFileUnusable(f"the signing key file {path} is not a PEM Ed25519 private key") from None
+
+
+def _existing_seed(path: Path) -> bytes | None:
+    """The seed of the key file `path` if it exists and is private (0600), read without `cryptography`; else None."""
+    try:
+        if os.name == "posix" and path.stat().st_mode & 0o077:
+            return None
+        return _seed_of_pem(path.read_text(encoding="ascii"))
+    except (OSError, ValueError, UnicodeDecodeError, binascii.Error):
+        return None
 
 
 def _seed_of_pem(text: str) -> bytes:

@@ -59,6 +59,15 @@ def verify_log(game_id: str, rows: Sequence[Sequence[Any]], head: tuple[int, str
     check_head(game_id, int(last[1]), str(last[7]), *head)
 
 
+def without_snapshot(rows: Sequence[Sequence[Any]]) -> list[Sequence[Any]]:
+    """The rows of a command's load (see `verified_load`) as if the game had no snapshot: its seq,
+    hash and state proved nothing (its seal did not verify, records/seals.py)."""
+    if not rows:
+        return []
+    first = rows[0]
+    return [(*first[:2], None, None, None, *first[5:]), *rows[1:]]
+
+
 @dataclass(frozen=True)
 class CommandLoad:
     """What a command needs of a game, verified: a snapshot (or none) and the events after it."""
@@ -69,6 +78,7 @@ class CommandLoad:
     events: list[StoredEvent]
     secret: GameSecret | None
     head_hash: str  # the hash of the last event, as verified
+    head_signed: bool = False  # the head has a signature row (whether it verifies is the append's to judge)
 
 
 def verified_load(game_id: str, rows: Sequence[Sequence[Any]], logged: int) -> CommandLoad:

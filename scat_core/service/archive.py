@@ -16,10 +16,18 @@ from scat_core.records.errors import CorruptHistory, HistoryDamaged
 from scat_core.records.games import GameRow
 from scat_core.records.signatures import HEAD, ORIGIN
 from scat_core.service.boundary import Progress
+from scat_core.service.loading import SIGNATURE_REMOVED
 from scat_core.service.move_signing import with_signers
 from scat_core.service.ports import Store
 from scat_core.service.read_model import snapshot_json, summarize
-from scat_core.service.signatures import check_import, load_signed, origin_of, with_export_signature, with_signatures
+from scat_core.service.signatures import (
+    check_import,
+    load_signed,
+    made_signed,
+    origin_of,
+    with_export_signature,
+    with_signatures,
+)
 from scat_core.service.values import Audits, Export, Exports, Skipped
 
 #: What replaying a forged history may raise instead of a verdict; such a history fails.
@@ -190,6 +198,8 @@ class Archive:
                 if head is None or head.seq <= records[-1]["seq"]:
                     break
             row = tx.get_game(game_id)
+        if head is None and made_signed(records):  # as a command finds it (loading.require_signed_head)
+            raise HistoryDamaged(game_id, SIGNATURE_REMOVED)
         records = with_export_signature(records, head)
         still_running = is_running(records)
         protected = row.protected if row is not None else bool(records[0]["data"].get("protected"))

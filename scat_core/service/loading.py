@@ -11,7 +11,7 @@ from scat_core.domain.evolve import fold
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
 from scat_core.records.acting import ActingAccount, Credential
-from scat_core.records.errors import CorruptHistory
+from scat_core.records.errors import CorruptHistory, HistoryDamaged
 from scat_core.records.stored import GameSecret, StoredEvent, utc_now
 from scat_core.records.tokens import verify_token
 from scat_core.service import folded
@@ -19,6 +19,8 @@ from scat_core.service.move_times import deadline_after
 from scat_core.service.ports import UnitOfWork
 from scat_core.service.read_model import snapshot_json, summarize
 
+#: Why a game made signed (GameCreated.signed) whose head has no signature is damaged.
+SIGNATURE_REMOVED = "its head signature was removed, but its first event says every head of it is signed"
 #: What folding a history damaged outside scat may raise (a forged event no rule makes).
 UNPLAYABLE = (IndexError, KeyError, TypeError, ValueError, StopIteration)
 
@@ -59,9 +61,18 @@ def load_for_command(tx: UnitOfWork, game_id: str) -> tuple[GameState, GameSecre
         if state.version != load.snapshot_seq or state.game_id != game_id:
             load, state = tx.load_for_command(game_id, use_snapshot=False), GameState()
     try:
-        return fold((stored.event for stored in load.events), state), load.secret, load.head_hash
+        state = fold((stored.event for stored in load.events), state)
     except UNPLAYABLE as error:  # a forged event no rule makes (#14 item 7)
         raise _damaged(game_id, error) from error
+    require_signed_head(state, load.head_signed)
+    return state, load.secret, load.head_hash
+
+
+def require_signed_head(state: GameState, head_signed: bool) -> None:
+    """HistoryDamaged when a game made signed (its first event says so: GameCreated.signed) has
+    lost its head's signature: removed outside scat, with or without a cut tail, never "unsigned"."""
+    if state.signed and not head_signed:
+        raise HistoryDamaged(state.game_id, SIGNATURE_REMOVED)
 
 
 def append(tx: UnitOfWork, state: GameState, events: list[ev.Event], after: GameState,

@@ -127,6 +127,7 @@ class Playing:
             protected=protect or signed_moves,
             seed_chosen=seed is not None,
             signed_moves=signed_moves,
+            signed=True,  # every store signs each head from the first on (records/signatures.py)
         )
         events, state = decide_and_evolve(GameState(), command, chance)
         tokens = {p.name: new_token() for p in state.players if protect and not signed_moves and not p.is_bot}

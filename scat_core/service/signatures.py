@@ -1,8 +1,9 @@
 """Signed heads in the archive use cases: what audit, export and import do with signatures.
 
 * audit: the head's signature is judged against the log's own last event; one that does not
-  verify fails the audit. Unsigned (older) games and keys not trusted here are said, not
-  failed, unless `strict`.
+  verify fails the audit, and so does none at all in a game whose first event says it is
+  signed (MISSING). Unsigned (older) games and keys not trusted here are said, not failed,
+  unless `strict`.
 * export: the head's signature rides on the last record (`head_signature`).
 * import: the export's signature is verified; one that does not verify refuses the import.
   It is kept as the game's "origin" signature; the head is signed here from then on.
@@ -17,7 +18,7 @@ from typing import Any
 from scat_core.domain.audit import AuditReport
 from scat_core.domain.errors import BadInput, RuleViolation
 from scat_core.records.errors import NotStrictlySigned
-from scat_core.records.keys import INVALID, UNKNOWN_KEY, UNSIGNED, VALID, HeadSignature, KeyRing
+from scat_core.records.keys import INVALID, MISSING, UNKNOWN_KEY, UNSIGNED, VALID, HeadSignature, KeyRing
 from scat_core.records.signatures import HEAD, ORIGIN, SignatureCheck, StoredSignature, check_signature
 from scat_core.service.exports import SIGNATURE_FIELD as EXPORT_FIELD
 from scat_core.service.ports import UnitOfWork
@@ -53,6 +54,9 @@ def with_signatures(report: AuditReport, keys: KeyRing, records: Sequence[Mappin
         return report
     last = records[-1]
     check = check_signature(keys, head, report.game_id, last["seq"], last["hash"])
+    if check.status == UNSIGNED and made_signed(records):
+        check = SignatureCheck(MISSING, problem="the head signature was removed, but event 1 says every head of this "
+                               "game is signed: its history was cut or rewritten outside scat")
     origin_check = None
     if origin is not None:
         origin_check = check_signature(keys, origin, report.game_id, origin.seq, origin.hash)
@@ -69,6 +73,13 @@ def with_signatures(report: AuditReport, keys: KeyRing, records: Sequence[Mappin
     return replace(report, ok=False, problems=[*report.problems, problem])
 
 
+def made_signed(records: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the game's first event says every head of it is signed (GameCreated.signed)."""
+    first = records[0] if records else None
+    data = first.get("data") if isinstance(first, Mapping) and first.get("type") == "GameCreated" else None
+    return isinstance(data, Mapping) and data.get("signed") is True
+
+
 def _signed(report: AuditReport, check: SignatureCheck, origin: SignatureCheck | None) -> AuditReport:
     return replace(
         report, signature=check.status, signature_key_id=check.key_id, signature_signer=check.signer,
@@ -78,7 +89,7 @@ def _signed(report: AuditReport, check: SignatureCheck, origin: SignatureCheck |
 
 def _problem(check: SignatureCheck, strict: bool, what: str = "head") -> str | None:
     """Why the `what`'s signature fails an audit (always when invalid; with `strict`, unless valid)."""
-    if check.status == INVALID:
+    if check.status in (INVALID, MISSING):
         return check.problem or f"the {what} signature does not verify"
     unstrict = _not_strictly_signed(check, what) if strict else None
     return None if unstrict is None else f"{unstrict} (strict audit)"
@@ -108,6 +119,10 @@ def check_import(keys: KeyRing, report: AuditReport, records: Sequence[Mapping[s
                  strict: bool = False) -> tuple[AuditReport, StoredSignature | None]:
     """Judge an export's signature before its import: RuleViolation when it fails; the report and origin."""
     signature = export_signature(records)
+    if signature is None and made_signed(records):
+        raise RuleViolation("refused: the export's first event says every head of the game is signed, but it "
+                            "carries no head_signature (its history was cut, or its signature removed): "
+                            "nothing imported")
     last = records[-1]
     origin = None if signature is None else StoredSignature(last["seq"], last["hash"], signature)
     check = check_signature(keys, origin, report.game_id, last["seq"], last["hash"])

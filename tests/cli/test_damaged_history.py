@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from sqlalchemy import create_engine, text
@@ -57,3 +58,27 @@ def test_an_export_of_a_cut_history_is_refused_like_a_move(scat: Scat, scat_json
     assert every.exit_code == 0, every.output
     assert sorted(path.name for path in folder.iterdir()) == [f"{whole}.jsonl"]
     assert f"skipped game {game}: history damaged" in every.stderr
+
+
+def test_a_deleted_head_signature_of_a_game_made_signed_is_damage_for_audit_and_moves(
+    scat: Scat, scat_json: Scat, cli_db: str
+) -> None:
+    """It read "head NOT signed" with exit 0, and the next move went on (#23 item 4)."""
+    game = new_game(scat_json)
+    events = len(scat_json("log", game)["events"])
+    engine = create_engine(cli_db)
+    with engine.begin() as conn:
+        conn.execute(text("DELETE FROM head_signatures WHERE game_id = :g"), {"g": game})
+    engine.dispose()
+
+    audit = scat("audit", game)
+    assert audit.exit_code == 1 and audit.stdout.startswith(f"game {game}: FAILED: the head signature was removed")
+    assert json.loads(scat("audit", game, "--json").stdout)["signature"] == "missing"
+    every = scat("audit", "--all")
+    assert every.exit_code == 1 and every.stdout.endswith("1 game audited: 1 FAILED\n")
+    result = scat("draw", game, "--as", "you", "stock")
+    assert result.exit_code == 1
+    line = one_line_error(result)
+    assert line.startswith(f"scat: error: history damaged: game {game}: its head signature was removed")
+    assert line.endswith(f"run `scat audit {game}`")
+    assert len(scat_json("log", game)["events"]) == events  # nothing appended

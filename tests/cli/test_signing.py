@@ -12,6 +12,7 @@ from sqlalchemy import text
 
 from scat_core.store.sql.database import make_engine
 from tests.support.cli import CLI_MODES, Scat, finished_game, one_line_error
+from tests.support.domain import made_before_signed_games
 
 SIGNATURE_FIELDS = {"scheme", "key_id", "public_key", "signature"}
 
@@ -120,8 +121,7 @@ def test_an_old_unsigned_export_still_imports_and_says_so_but_not_with_strict(
     scat: Scat, scat_json: Scat, migrated_sqlite: Path, tmp_path: Path
 ) -> None:
     game = finished_game(scat_json)
-    records = lines_of(scat("export", game).stdout)
-    del records[-1]["head_signature"]
+    records = made_before_signed_games(lines_of(scat("export", game).stdout))  # an older scat's, unsigned
     path = tmp_path / "old.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     elsewhere = fresh_db(migrated_sqlite, tmp_path, "elsewhere")
@@ -134,20 +134,28 @@ def test_an_old_unsigned_export_still_imports_and_says_so_but_not_with_strict(
     assert (audit["signature"], audit["origin_signature"]) == ("valid", None)  # signed here from the import on
 
 
-def test_a_game_that_predates_signing_audits_as_before_but_says_unsigned(scat: Scat, scat_json: Scat,
-                                                                         cli_db: str) -> None:
+def test_a_game_that_predates_signing_audits_as_before_but_says_unsigned(
+    scat: Scat, scat_json: Scat, migrated_sqlite: Path, tmp_path: Path
+) -> None:
+    """A game whose first event does not say it is signed (an older scat's); see test_damaged_history
+    for one that says so."""
     game = finished_game(scat_json)
-    engine = make_engine(cli_db)
+    path = tmp_path / "old.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in made_before_signed_games(
+        lines_of(scat("export", game).stdout))))
+    older = {**fresh_db(migrated_sqlite, tmp_path, "older"), "SCAT_SERVER": ""}
+    assert scat("import", str(path), env=older).exit_code == 0
+    engine = make_engine(older["SCAT_DB_URL"])
     with engine.begin() as conn:
         conn.execute(text("DELETE FROM head_signatures WHERE game_id = :g"), {"g": game})
     engine.dispose()
-    result = scat("audit", game)
+    result = scat("audit", game, env=older)
     assert result.exit_code == 0 and result.stdout.rstrip().endswith(
         "; head NOT signed (made before scat signed heads, or its signature was removed)")
-    report = scat_json("audit", game)
+    report = json.loads(scat("audit", game, "--json", env=older).stdout)
     assert report["ok"] and (report["signature"], report["key_id"], report["signed_by"]) == ("unsigned", None, None)
-    assert scat("audit", "--all").stdout == "1 game audited: all OK (1 unsigned)\n"
-    strict = scat("audit", game, "--strict")
+    assert scat("audit", "--all", env=older).stdout == "1 game audited: all OK (1 unsigned)\n"
+    strict = scat("audit", game, "--strict", env=older)
     assert strict.exit_code == 1 and "FAILED: the head is not signed (strict audit)" in strict.stdout
 
 
@@ -213,8 +221,7 @@ def test_the_cli_names_its_own_settings_in_refusals_locally_and_through_a_server
         return scat_json(*args, env={**elsewhere, **(env or {})})
 
     game = finished_game(there)
-    records = lines_of(scat("export", game, env=elsewhere).stdout)
-    del records[-1]["head_signature"]
+    records = made_before_signed_games(lines_of(scat("export", game, env=elsewhere).stdout))
     path = tmp_path / "unsigned.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     strict = scat("import", str(path), "--strict")

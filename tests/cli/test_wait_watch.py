@@ -110,8 +110,10 @@ def test_waiting_on_a_read_only_protected_game_is_refused_as_read_only_not_as_a_
     fresh = tmp_path / "fresh.db"
     shutil.copy(migrated_sqlite, fresh)
     source, target = GameService.open(cli_db), GameService.open(f"sqlite:///{fresh}")
-    with source.store.read() as tx:
-        assert target.import_records(tx.load_raw(game)).ok
+    from scat_core.service.signatures import with_export_signature
+
+    with source.store.read() as tx:  # as an export carries it: the head's signature on the last record
+        assert target.import_records(with_export_signature(tx.load_raw(game), tx.read_signature(game))).ok
     source.store.engine.dispose()
     target.store.engine.dispose()
     env = {"SCAT_DB_URL": f"sqlite:///{fresh}"}

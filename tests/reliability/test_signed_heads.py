@@ -28,7 +28,7 @@ from scat_core.records.keys import KeyRing
 from scat_core.records.stored import utc_now
 from scat_core.service import GameService
 from scat_core.store.sql.event_store import EventStore
-from tests.support.services import a_game_in_play
+from tests.support.services import a_game_in_play, as_a_scat_before_signed_games
 from tests.support.store import drop_event_triggers
 
 BOTS = ("ann", "bob", "cy")
@@ -117,7 +117,11 @@ def test_a_history_cut_at_a_move_boundary_fails_its_audit_and_no_move_is_signed_
     engine.dispose()
 
 
-def test_a_removed_signature_reads_unsigned_stays_unsigned_and_fails_a_strict_audit(db_url: str) -> None:
+def test_a_removed_signature_of_a_game_made_before_signed_games_reads_unsigned_stays_unsigned_and_fails_strict(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game whose first event does not say it is signed (made before GameCreated.signed); one
+    that says so fails instead (test_signed_creation.py)."""
+    as_a_scat_before_signed_games(monkeypatch)
     service = GameService.open(db_url)
     game_id = a_game_in_play(service, moves=3)
     with service.store.engine.begin() as conn:

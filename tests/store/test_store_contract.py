@@ -215,6 +215,7 @@ def test_a_command_loads_the_snapshot_and_the_events_after_it(store: Store) -> N
     assert load.secret is not None and (load.secret.seed, load.secret.salt) == (chance.seed, chance.salt)
     assert (whole.snapshot, whole.snapshot_seq, len(whole.events)) == (None, 0, after.version)
     assert whole.head_hash == load.head_hash
+    assert load.head_signed and whole.head_signed  # its head signature row is there (read in the same query)
 
 
 def test_reading_parts_of_the_log(store: Store) -> None:

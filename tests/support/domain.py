@@ -156,6 +156,20 @@ def records_for(events: Sequence[ev.Event], game_id: str = GAME_ID) -> list[dict
     return records
 
 
+def made_before_signed_games(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """`records` (an export) as a scat before GameCreated.signed made them: the first event without
+    `signed`, every hash after it chained again; a head_signature the last carried is dropped."""
+    rechained, previous = [], GENESIS_HASH
+    for record in records:
+        envelope = {key: record[key] for key in ("game_id", "seq", "type", "schema_version", "recorded_at", "data")}
+        if record["seq"] == 1:
+            envelope["data"] = {key: value for key, value in record["data"].items() if key != "signed"}
+        digest = chain_hash(previous, envelope)
+        rechained.append({**envelope, "prev_hash": previous, "hash": digest})
+        previous = digest
+    return rechained
+
+
 Policy = Callable[[GameState, int], PlayerCommand | None]
 
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from scat_core.domain.bots import heuristic_move
 from scat_core.domain.events import PlayerSeat
 from scat_core.domain.options import GameOptions
-from scat_core.service import GameService
+from scat_core.service import GameService, playing
+from scat_core.service.signatures import with_export_signature
 
 HUMAN_AND_BOT = [PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)]
 
@@ -21,6 +24,13 @@ def a_game_in_play(service: GameService, moves: int = 12) -> str:
         assert command is not None
         state = service.act(outcome.game_id, command).state
     return outcome.game_id
+
+
+def as_a_scat_before_signed_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From now on the service makes its games as scat did before GameCreated.signed: without it
+    (their heads signed all the same, but nothing in the events says they must be)."""
+    real = playing.CreateGame
+    monkeypatch.setattr(playing, "CreateGame", lambda **fields: real(**{**fields, "signed": False}))
 
 
 def next_move(service: GameService, game_id: str) -> None:
@@ -41,7 +51,7 @@ def copy_running(source: GameService, target: GameService, protect: bool) -> tup
     """A running game (you to play) made in `source` and imported into `target`, seed left behind."""
     created = source.create_game(HUMAN_AND_BOT, seed=3, dealer="ann", protect=protect,
                                  options=GameOptions(throw_down=True))
-    with source.store.read() as tx:
-        records = tx.load_raw(created.game_id)  # what an export of it held
+    with source.store.read() as tx:  # what an export of it held, its head's signature on the last record
+        records = with_export_signature(tx.load_raw(created.game_id), tx.read_signature(created.game_id))
     assert target.import_records(records).ok
     return target, created.game_id

@@ -30,6 +30,7 @@ from scat_core.records.errors import ConcurrencyConflict, CorruptHistory, Histor
 from scat_core.records.games import GameRow, GameSummary, NewGame, sits_and_waits
 from scat_core.records.hashing import GENESIS_HASH, canonical_json, chain_hash_raw
 from scat_core.records.keys import HeadSignature, KeyRing
+from scat_core.records.seals import is_sealed, sealed_snapshot
 from scat_core.records.signatures import HEAD, StoredSignature, next_signature
 from scat_core.records.stored import GameSecret, StoredEvent, utc_now
 from scat_core.records.verified import CommandLoad, verified_load
@@ -39,8 +40,8 @@ if TYPE_CHECKING:
 
 #: One stored event in RECORD_KEYS order: game_id, seq, type, schema_version, recorded_at, data (JSON), prev, hash.
 Row = tuple[str, int, str, int, str, str, str, str]
-#: A kept snapshot: seq, hash, state_version, rules_version, state.
-Snapshot = tuple[int, str, int, str, str]
+#: A kept snapshot: seq, hash, state_version, rules_version, state, mac (its seal, records/seals.py).
+Snapshot = tuple[int, str, int, str, str, str | None]
 
 
 @dataclass
@@ -111,6 +112,8 @@ class MemoryTransaction:
         if game is None:
             return verified_load(game_id, [], len(rows))
         snap = self._t.snapshots.get(game_id)
+        if snap is not None and not is_sealed(self._keys.snapshot_key(), game_id, *snap):
+            snap = None  # proves nothing: as if there were none (records/seals.py)
         usable = use_snapshot and snap is not None and (snap[2], snap[3]) == SNAPSHOT_TAG
         secret = self._t.secrets.get(game_id)
         prefix = (game.head_seq, game.head_hash, snap[0] if snap else None, snap[1] if snap else None,
@@ -119,7 +122,8 @@ class MemoryTransaction:
         start = snap[0] if usable and snap else 1
         joined: list[tuple[object, ...]] = [(*prefix, *row) for row in rows if row[1] >= start]
         joined = joined or [(*prefix, *(None,) * 8)]  # a games row without events (a LEFT JOIN's row)
-        return verified_load(game_id, joined, len(rows))
+        load = verified_load(game_id, joined, len(rows))
+        return replace(load, head_signed=(game_id, HEAD) in self._t.signatures)
 
     def load_raw(self, game_id: str) -> list[dict[str, Any]]:
         """The game's full records as stored."""
@@ -183,7 +187,7 @@ class MemoryTransaction:
         self._add_rows(game_id, rows)
         self._move_games_row(game_id, game, last, summary)
         if snapshot is not None:
-            self._t.snapshots[game_id] = (last[1], last[7], *SNAPSHOT_TAG, snapshot)
+            self._t.snapshots[game_id] = self._sealed(game_id, last[1], last[7], snapshot)
         if lean and summary is not None and summary.status == "finished":
             self._t.secrets.pop(game_id, None)
         if signing is not None:
@@ -203,11 +207,16 @@ class MemoryTransaction:
             created = rows[0][4]
             self._t.games[game_id] = _new_row(game_id, created, rows[-1], summary)
             if snapshot is not None:
-                self._t.snapshots[game_id] = (rows[-1][1], rows[-1][7], *SNAPSHOT_TAG, snapshot)
+                self._t.snapshots[game_id] = self._sealed(game_id, rows[-1][1], rows[-1][7], snapshot)
             signature = self._keys.sign_head(game_id, rows[-1][1], rows[-1][7])
             self.write_signature(game_id, HEAD, rows[-1][1], rows[-1][7], signature)
             count += len(rows)
         return count
+
+    def _sealed(self, game_id: str, seq: int, head_hash: str, state: str) -> Snapshot:
+        """The snapshot row of `state` at event `seq` (hash `head_hash`), sealed with this installation's key."""
+        sealed = sealed_snapshot(self._keys, game_id, seq, head_hash, state)
+        return seq, head_hash, sealed["state_version"], sealed["rules_version"], state, sealed["mac"]
 
     def _add_rows(self, game_id: str, rows: Sequence[Row]) -> None:
         self._t.events[game_id] = (*self._t.events.get(game_id, ()), *rows)

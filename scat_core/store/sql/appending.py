@@ -16,11 +16,11 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from scat_core.domain.events import to_record
-from scat_core.domain.snapshot import SNAPSHOT_TAG
 from scat_core.records.errors import ConcurrencyConflict
 from scat_core.records.games import GameSummary
 from scat_core.records.hashing import GENESIS_HASH, canonical_json, chain_hash_raw
 from scat_core.records.keys import KeyRing
+from scat_core.records.seals import sealed_snapshot
 from scat_core.records.signatures import StoredSignature
 from scat_core.records.stored import StoredEvent, utc_now
 from scat_core.store.sql import tables as t
@@ -79,9 +79,8 @@ def append(
         return stored
     if lean:
         assert expected_hash is not None and summary is not None
-        state_version, rules_version = SNAPSHOT_TAG
-        kept = None if snapshot is None else {
-            "state_version": state_version, "rules_version": rules_version, "state": snapshot}
+        last_row = rows[-1]
+        kept = None if snapshot is None else sealed_snapshot(keys, game_id, last_row[0], last_row[6], snapshot)
         known = heads.prior(game_id, expected_seq, expected_hash) if heads is not None else UNREAD
         signing = signature_for_append(conn, keys, game_id, expected_seq, expected_hash, rows[-1][0], rows[-1][6],
                                        known=known)
@@ -100,7 +99,7 @@ def append(
     insert_stored(conn, stored)
     update_games_row(conn, game_id, stored[-1], summary, new=expected_seq == 0)
     if snapshot is not None:
-        put_snapshot(conn, game_id, stored[-1].seq, stored[-1].hash, snapshot)
+        put_snapshot(conn, keys, game_id, stored[-1].seq, stored[-1].hash, snapshot)
     sign_head(conn, keys, stored)
     return stored
 
@@ -124,7 +123,7 @@ def append_raw(
         mine = sorted((s for s in stored if s.game_id == game_id), key=lambda s: s.seq)
         update_games_row(conn, game_id, mine[-1], summary, created_at=mine[0].recorded_at, new=True)
         if snapshot is not None:
-            put_snapshot(conn, game_id, mine[-1].seq, mine[-1].hash, snapshot)
+            put_snapshot(conn, keys, game_id, mine[-1].seq, mine[-1].hash, snapshot)
         sign_head(conn, keys, mine)
     return stored
 

@@ -13,11 +13,11 @@ from typing import Any
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
-from scat_core.domain.snapshot import SNAPSHOT_TAG
 from scat_core.records.errors import ConcurrencyConflict
 from scat_core.records.games import GameSummary
 from scat_core.records.hashing import canonical_json
 from scat_core.records.keys import KeyRing
+from scat_core.records.seals import sealed_snapshot
 from scat_core.store.sql.driver_sql import named
 from scat_core.store.sql.games_list import games_values
 from scat_core.store.sql.lean import EVENT_COLUMNS, SNAPSHOT_COLUMNS, SNAPSHOT_VALUES, SQLITE_EVENTS
@@ -48,7 +48,6 @@ def append_many(conn: Connection, keys: KeyRing, games: Sequence[NewGame]) -> in
     events: list[EventRow] = []
     rows: list[dict[str, Any]] = []
     snapshots: list[dict[str, Any]] = []
-    state_version, rules_version = SNAPSHOT_TAG
     for records, summary, snapshot in games:
         first, last = records[0], records[-1]
         game_id = str(first["game_id"])
@@ -58,12 +57,13 @@ def append_many(conn: Connection, keys: KeyRing, games: Sequence[NewGame]) -> in
              str(r["recorded_at"]), str(r["prev_hash"]), str(r["hash"]))
             for r in records
         ]
-        head = {"head_seq": int(last["seq"]), "head_hash": str(last["hash"])}
+        head_seq, head_hash = int(last["seq"]), str(last["hash"])
+        head = {"head_seq": head_seq, "head_hash": head_hash}
         rows.append({**games_values(summary), **head, "game_id": game_id,
                      "created_at": str(first["recorded_at"]), "last_activity": str(last["recorded_at"])})
         if snapshot is not None:
-            snapshots.append({**head, "game_id": game_id, "state_version": state_version,
-                              "rules_version": rules_version, "state": snapshot})
+            sealed = sealed_snapshot(keys, game_id, head_seq, head_hash, snapshot)
+            snapshots.append({**head, "game_id": game_id, **sealed})
     try:
         insert_games(conn, events, rows, snapshots)
     except IntegrityError as exc:

@@ -1,18 +1,23 @@
 """A command's load in one round trip of SQL: the games row, snapshot, seed, events and head signature.
 
+A snapshot whose seal does not verify (records/seals.py) costs a second read, of every event.
+
 The rows are checked by `scat_core.records.verified.verified_load`, as the memory store's are.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
 
 from sqlalchemy.engine import Connection
 
 from scat_core.domain.snapshot import SNAPSHOT_TAG
-from scat_core.records.keys import HeadSignature
+from scat_core.records.keys import HeadSignature, KeyRing
+from scat_core.records.seals import is_sealed
 from scat_core.records.signatures import StoredSignature
-from scat_core.records.verified import CommandLoad, verified_load
+from scat_core.records.verified import CommandLoad, verified_load, without_snapshot
 from scat_core.store.sql.driver_sql import fetch_all, named
 
 
@@ -38,7 +43,7 @@ _COLUMNS = (
     "g.head_seq", "g.head_hash", "s.seq", "s.hash", f"CASE WHEN {_usable('s')} THEN s.state END",
     "sec.seed", "sec.salt",
     "e.game_id", "e.seq", "e.type", "e.schema_version", "e.recorded_at", "e.data", "e.prev_hash", "e.hash",
-    *_SIGNATURE_COLUMNS,
+    *_SIGNATURE_COLUMNS, "s.mac",
 )
 
 
@@ -62,26 +67,47 @@ def _command_load(columns: Sequence[str]) -> tuple[str, slice]:
 
 
 _COMMAND_LOAD, _SIGNATURE = _command_load(_COLUMNS)
+_MAC = len(_COLUMNS) - 1
 _ANY_EVENT = "SELECT count(*) FROM events WHERE game_id = %(game_id)s"
+_SNAPSHOT_ROW = "SELECT state_version, rules_version, state, mac FROM game_snapshots WHERE game_id = %(game_id)s"
 
 
-def load_for_command(conn: Connection, game_id: str, use_snapshot: bool = True,
+def load_for_command(conn: Connection, game_id: str, use_snapshot: bool = True, keys: KeyRing | None = None,
                      ) -> tuple[CommandLoad, StoredSignature | None]:
     """The game as a command needs it, after checking its log against the recorded head, and
     the head's stored signature (None: unsigned), read in the same query.
 
+    The snapshot is used (its state, and its head as evidence) only when its seal verifies
+    under `keys` (records/seals.py: one HMAC); otherwise the events are read and folded from
+    the first, as if there were none.
     HistoryDamaged unless the events read chain unbroken from the snapshot's event (itself
     re-hashed and equal to the snapshot's head) and the last is the games row's head;
     NotFound when there is no such game at all.
     """
-    state_version, rules_version = SNAPSHOT_TAG if use_snapshot else (-1, "")
-    # On the driver's own cursor (driver_sql.py): SQLAlchemy's Row objects and execution context
-    # cost as much as the fetch.
-    rows = fetch_all(conn, named(conn, _COMMAND_LOAD),
-                     {"game_id": game_id, "state_version": state_version, "rules_version": rules_version})
+    key = keys.snapshot_key() if keys is not None else None
+    rows = _fetch(conn, game_id, use_snapshot)
+    if rows and rows[0][4] is not None:  # a snapshot of these rules: used only if sealed by this key
+        snap_seq, snap_hash, state = rows[0][2:5]
+        if not is_sealed(key, game_id, int(snap_seq), str(snap_hash), *SNAPSHOT_TAG, str(state), rows[0][_MAC]):
+            rows = without_snapshot(_fetch(conn, game_id, use_snapshot=False))
+    elif rows and rows[0][2] is not None:  # its head is evidence only if its seal verifies (read apart)
+        kept = fetch_all(conn, named(conn, _SNAPSHOT_ROW), {"game_id": game_id})
+        if not kept or not is_sealed(key, game_id, int(rows[0][2]), str(rows[0][3]), int(kept[0][0]),
+                                     str(kept[0][1]), str(kept[0][2]), kept[0][3]):
+            rows = without_snapshot(rows)
     logged = 0 if rows else int(fetch_all(conn, named(conn, _ANY_EVENT), {"game_id": game_id})[0][0])
     load = verified_load(game_id, rows, logged)
     seq, head_hash, key_id, public_key, signed = rows[0][_SIGNATURE]
     signature = None if seq is None else StoredSignature(
         int(seq), str(head_hash), HeadSignature(str(key_id), str(public_key), str(signed)))
-    return load, signature
+    return replace(load, head_signed=signature is not None), signature
+
+
+def _fetch(conn: Connection, game_id: str, use_snapshot: bool) -> Sequence[Any]:
+    """The rows of `_COMMAND_LOAD`, from the snapshot's event on when one of these rules is kept
+    (and `use_snapshot`), else from the first event."""
+    state_version, rules_version = SNAPSHOT_TAG if use_snapshot else (-1, "")
+    # On the driver's own cursor (driver_sql.py): SQLAlchemy's Row objects and execution context
+    # cost as much as the fetch.
+    return fetch_all(conn, named(conn, _COMMAND_LOAD),
+                     {"game_id": game_id, "state_version": state_version, "rules_version": rules_version})

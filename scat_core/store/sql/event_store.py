@@ -104,7 +104,7 @@ class StoreTransaction:
 
     def load_for_command(self, game_id: str, use_snapshot: bool = True) -> CommandLoad:
         """The snapshot and the events after it, verified against the games row's head (one query)."""
-        load, signature = load_for_command(self._conn, game_id, use_snapshot)
+        load, signature = load_for_command(self._conn, game_id, use_snapshot, self.keys)
         last = load.events[-1].seq if load.events else load.snapshot_seq
         self._heads.remember(game_id, last, load.head_hash, signature)
         return load
@@ -190,7 +190,7 @@ class StoreTransaction:
     def put_snapshot(self, game_id: str, seq: int, head_hash: str, state: str) -> None:
         """Keep `state` (JSON) as the game's snapshot at event `seq`, tagged with this code's rules."""
         self._may_write()
-        games_list.put_snapshot(self._conn, game_id, seq, head_hash, state)
+        games_list.put_snapshot(self._conn, self.keys, game_id, seq, head_hash, state)
 
     def get_game(self, game_id: str) -> GameRow | None:
         """The read-model row of one game, or None."""

@@ -14,9 +14,10 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 
 from scat_core.domain.errors import Hint
-from scat_core.domain.snapshot import SNAPSHOT_TAG
 from scat_core.records.errors import CorruptHistory, HistoryDamaged
 from scat_core.records.games import GameRow, GameSummary, sits_and_waits
+from scat_core.records.keys import KeyRing
+from scat_core.records.seals import sealed_snapshot
 from scat_core.records.stored import StoredEvent
 from scat_core.store.sql import tables as t
 
@@ -85,11 +86,10 @@ def update_games_row(
         conn.execute(t.games.insert().values(**{**defaults, **values}, game_id=game_id, created_at=created))
 
 
-def put_snapshot(conn: Connection, game_id: str, seq: int, head_hash: str, state: str) -> None:
-    """Keep `state` (JSON) as the game's snapshot at event `seq`, tagged with this code's rules."""
-    state_version, rules_version = SNAPSHOT_TAG
-    values = {"seq": seq, "hash": head_hash, "state_version": state_version,
-              "rules_version": rules_version, "state": state}
+def put_snapshot(conn: Connection, keys: KeyRing, game_id: str, seq: int, head_hash: str, state: str) -> None:
+    """Keep `state` (JSON) as the game's snapshot at event `seq`, tagged with this code's rules and
+    sealed with this installation's key (records/seals.py)."""
+    values = {"seq": seq, "hash": head_hash, **sealed_snapshot(keys, game_id, seq, head_hash, state)}
     # Each dialect's insert is imported here: importing the PostgreSQL dialect costs every
     # command on SQLite about a tenth of its start-up (issue #8).
     if conn.dialect.name == "postgresql":

@@ -39,11 +39,13 @@ _GAMES_WHERE = (
     "OR EXISTS (SELECT 1 FROM head_signatures WHERE game_id = %(game_id)s AND kind = 'head' "
     "AND signature = %(prior_signature)s))"
 )
-SNAPSHOT_COLUMNS = "game_id, seq, hash, state_version, rules_version, state"
-SNAPSHOT_VALUES = "%(game_id)s, %(head_seq)s, %(head_hash)s, %(state_version)s, %(rules_version)s, %(state)s"
+SNAPSHOT_COLUMNS = "game_id, seq, hash, state_version, rules_version, state, mac"
+SNAPSHOT_VALUES = ("%(game_id)s, %(head_seq)s, %(head_hash)s, %(state_version)s, %(rules_version)s, %(state)s, "
+                   "%(mac)s")
 _SNAPSHOT_UPDATE = (
     "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, "
-    "state_version = excluded.state_version, rules_version = excluded.rules_version, state = excluded.state"
+    "state_version = excluded.state_version, rules_version = excluded.rules_version, state = excluded.state, "
+    "mac = excluded.mac"
 )
 _FORGET_SEED = "DELETE FROM game_secrets WHERE game_id = %(game_id)s"
 #: The head's new signature (signed_heads.lean_signature_params), only over the very signature verified.
@@ -98,7 +100,8 @@ def append_after_head(
     `snapshot` and, if the game is finished, forget its seed: all or nothing.
 
     `games` holds the games row's new values (status, players, ...; see _GAMES_SET) and
-    `snapshot` its state_version, rules_version and state; `signature` the head's new
+    `snapshot` its state_version, rules_version, state and mac (its seal, records/seals.py);
+    `signature` the head's new
     signature (signed_heads.lean_signature_params). ConcurrencyConflict if the head
     moved meanwhile (or the row is gone), and then nothing is written.
     """
@@ -106,7 +109,7 @@ def append_after_head(
     finished = games["status"] == "finished"
     params = {**games, "game_id": game_id, "expected_seq": expected[0], "expected_hash": expected[1],
               "head_seq": last[0], "head_hash": last[6], "now": last[4], "finished": finished,
-              "keep_snapshot": snapshot is not None, "state_version": 0, "rules_version": "", "state": "",
+              "keep_snapshot": snapshot is not None, "state_version": 0, "rules_version": "", "state": "", "mac": None,
               "sign": False, "prior_signature": "", "sig_key_id": "", "sig_public_key": "", "sig_signature": "",
               **(snapshot or {}), **(signature or {})}
     try:  # every statement on the driver's own cursor (driver_sql.py): SQLAlchemy's work around one costs more

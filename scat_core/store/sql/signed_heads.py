@@ -4,7 +4,8 @@ Every append signs the game's new head with this installation's key, in the same
 transaction, but only on top of a head that was signed by a key known here (this
 installation's or a trusted one) and still verifies: a rewritten history is never signed
 over ("laundered") by the next move. A game whose head is unsigned (it predates signing, or
-its signature was removed) stays unsigned, for the same reason. Imports are signed here from
+its signature was removed) stays unsigned, for the same reason; one whose first event says it
+is signed (GameCreated.signed) is refused before any of this (service/loading.py). Imports are signed here from
 their first event on; the signature the export carried is kept as the game's "origin".
 """
 
