@@ -5,7 +5,8 @@ idle time between requests (`timeout_keep_alive`), but not the time a client may
 its headers: a client trickling one byte every few seconds (a "slowloris") would hold its
 connection for ever. `HeaderDeadline` closes a connection whose request line and headers are
 not all in within HEADER_SECONDS of their first byte (or of the connection, for a client that
-sends nothing), after a 408. The body has its own deadline (scat_cli.server.limits).
+sends nothing), after a 408; so too one that goes on sending a body the app answered without
+reading. The body the app reads has its own deadline (scat_cli.server.limits).
 """
 
 from __future__ import annotations
@@ -35,12 +36,17 @@ class HeaderDeadline(H11Protocol):
         self._arm()
 
     def data_received(self, data: bytes) -> None:
-        """Bytes in: the first of a request starts its deadline; its last header stops it."""
-        if self.conn.their_state is h11.IDLE and self._header_timer is None:
+        """Bytes in: while no request is being answered, they have HEADER_SECONDS to make one (its
+        line and headers; or to end a body the app left unread after answering)."""
+        if not self._serving() and self._header_timer is None:
             self._arm()
         super().data_received(data)
-        if self.conn.their_state is not h11.IDLE:
+        if self._serving():
             self._disarm()
+
+    def _serving(self) -> bool:
+        """Whether the app is answering a request of this connection now (its headers all came)."""
+        return self.cycle is not None and not self.cycle.response_complete
 
     def connection_lost(self, exc: Exception | None) -> None:
         """The connection is gone: no deadline left to keep."""
@@ -57,17 +63,19 @@ class HeaderDeadline(H11Protocol):
             self._header_timer = None
 
     def _too_slow(self) -> None:
-        """The headers did not come in time: a 408, and the connection closed."""
+        """The headers did not come in time: a 408 (when no answer is under way), and the connection closed."""
         self._header_timer = None
-        if self.conn.their_state is not h11.IDLE or self.transport.is_closing():
+        if self._serving() or self.transport.is_closing():
             return
-        from scat_cli.server.wire import ErrorOut
-        from scat_core.domain.errors import TimedOut
+        if self.conn.their_state is h11.IDLE:
+            from scat_cli.server.wire import ErrorOut
+            from scat_core.domain.errors import TimedOut
 
-        late = TimedOut(f"the request's headers took longer than {HEADER_SECONDS:g} s: the connection is closed")
-        body = json.dumps(ErrorOut.of(late).model_dump(exclude_none=True)).encode()
-        self.transport.write(b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
-                             b"connection: close\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+            late = TimedOut(f"the request's headers took longer than {HEADER_SECONDS:g} s: the connection is closed")
+            body = json.dumps(ErrorOut.of(late).model_dump(exclude_none=True)).encode()
+            self.transport.write(b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
+                                 b"connection: close\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n"
+                                 + body)
         self.transport.close()
 
 

@@ -29,8 +29,8 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[HandClock]:
     hand = HandClock()
     opened = GameService.open
 
-    def open_on_hand_clock(url: str | None = None) -> GameService[Any]:
-        return GameService(opened(url).store, hand)
+    def open_on_hand_clock(url: str | None = None, *, pre_ping: bool = False) -> GameService[Any]:
+        return GameService(opened(url, pre_ping=pre_ping).store, hand)
 
     monkeypatch.setattr(GameService, "open", staticmethod(open_on_hand_clock))
     yield hand
