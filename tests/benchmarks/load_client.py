@@ -99,6 +99,12 @@ class Mover:
     async def new_game(self) -> None:
         status, created = await self.conn.request("POST", "/games", {
             "players": [{"name": "you"}, {"name": "bot", "is_bot": True}], "options": {"lives": 9}})
+        for _ in range(5):  # SQLite: "database busy" (409) while other clients' games are made
+            if status != 409:
+                break
+            await asyncio.sleep(0.5)
+            status, created = await self.conn.request("POST", "/games", {
+                "players": [{"name": "you"}, {"name": "bot", "is_bot": True}], "options": {"lives": 9}})
         if status >= 300:
             raise RuntimeError(f"new game: {status} {created}")
         self.game, self.state, self.token = created["game_id"], created["state"], created["tokens"]["you"]
@@ -133,12 +139,17 @@ async def drive(bases: list[str], clients: int, seconds: float, floor: bool) -> 
     conns = [Connection(bases[index % len(bases)]) for index in range(clients)]
     await asyncio.gather(*(conn.open() for conn in conns))
     movers = [Mover(conn) for conn in conns]
-    for mover in movers:  # untimed, one after the other: a new game and one move each (warm code paths)
-        if floor:
-            await mover.conn.request("POST", "/floor", {"payload": "warm"})
-        else:
-            await mover.new_game()
-            await mover.step()
+    gate = asyncio.Semaphore(4)  # untimed, a few at a time: a new game and one move each (warm code paths)
+
+    async def ready(mover: Mover) -> None:
+        async with gate:
+            if floor:
+                await mover.conn.request("POST", "/floor", {"payload": "warm"})
+            else:
+                await mover.new_game()
+                await mover.step()
+
+    await asyncio.gather(*(ready(mover) for mover in movers))
     latencies: list[float] = []
     started = asyncio.Event()
     ends = [0.0]
