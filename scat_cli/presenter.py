@@ -138,10 +138,10 @@ def report(ctx: typer.Context, played: Played, as_json: bool, extra: dict[str, A
     `extra` adds fields to the JSON document; its "tokens" are printed before the hints.
     `played.result`: the game's result, when this command ended it.
     """
-    if played.bots_interrupted:  # #14 item 8: the command stands; say so, once, on stderr
+    if played.bots_interrupted:  # #14 item 8: the new game stands; say so, once, on stderr
         from scat_cli.escape import say
 
-        say(f"scat: note: your move was recorded, but the bots' replies could not be saved "
+        say(f"scat: note: the game was created, but the bots' first moves could not be saved "
             f"({played.bots_interrupted}): the next command plays them", err=True)
     viewer, result = played.viewer, played.result
     view = viewer_view(played.state, viewer)

@@ -29,6 +29,7 @@ from starlette.requests import ClientDisconnect
 from scat_cli.errors import exit_code
 from scat_cli.server import wire
 from scat_cli.server.fanout import Followers, StreamCaps, Subscriber, sse
+from scat_cli.server.inflight import cap_worker_threads
 from scat_cli.server.limits import LOG, LimitAndLog
 from scat_cli.server.push import ANY, Notifier, listen, watch_log
 from scat_cli.server.sweep import start_sweeping
@@ -248,6 +249,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        cap_worker_threads(games.store.engine)  # in-flight requests: at most the pool's connections (inflight.py)
         listen(games.store.engine, notifier, stop)  # PostgreSQL: hear other processes' moves
         watch_log(games.store, notifier, stop, watch_every, lambda: caps.count > 0)  # SQLite: look for them
         on_exit_signal(notifier.close)  # the event streams end at once, so the server can stop

@@ -1,8 +1,9 @@
 """Playing: creating a game, a player's move, a look at one's hand, and the bots' answers.
 
-A command is handled as load -> fold -> decide -> append (with the read model) in one
-transaction; afterwards the bots whose turn it is play, until a human must act, in one more
-transaction (retried if someone else changed the game meanwhile).
+A player's command is handled as load -> fold -> decide (his move, then the bots' replies
+until a human must act or the game ends) -> append (with the read model) in one transaction:
+one commit per move. A new game is committed first and its bots' opening moves after it, in
+one more transaction (retried if someone else changed the game meanwhile).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ class Outcome:
     events: list[StoredEvent] = field(default_factory=list)
     tokens: dict[str, str] = field(default_factory=dict)
     before: GameState = field(default_factory=GameState)
-    #: Why the bots' replies could not be saved after the command was (the next command plays them).
+    #: Why the bots' opening moves could not be saved after a new game was (the next command plays them).
     bots_interrupted: str | None = None
 
     def seen_by(self, viewer: str | None) -> list[tuple[StoredEvent, ev.Event]]:
@@ -144,8 +145,9 @@ class Playing:
 
     def act(self, game_id: str, command: PlayerCommand, token: Credential = None,
             signature: MoveSignature | None = None) -> Outcome:
-        """Carry out a human player's command, then let bots play until a human must; in a game
-        whose moves are signed, `signature` is the player's (move_signing.py)."""
+        """Carry out a human player's command and the bots' replies until a human must act, in
+        one transaction (ConcurrencyConflict, nothing written, if the game moved meanwhile); in a
+        game whose moves are signed, `signature` is the player's (move_signing.py)."""
         with self.store.command() as tx:
             state, secret, head = load_for_command(tx, game_id)
             seat = authorize(tx, state, command.player, token)
@@ -165,14 +167,12 @@ class Playing:
                 if not claimed_in(events):
                     raise
                 refused, mine, after = error, [], owed
-            events += mine
+            replies, after = bot_moves(after, chance)  # the bots' replies: the same transaction
+            events += mine + replies
             stored = append(tx, state, events, after, head, recorded_text(now))
-            before, state = state, after  # Outcome.before: the state before events[0]
         if refused is not None:
             raise refused
-        outcome = self._bots_after_commit(game_id, state, chance, stored[-1].hash if stored else head)
-        return Outcome(game_id, outcome.state, stored + outcome.events, before=before,
-                       bots_interrupted=outcome.bots_interrupted)
+        return Outcome(game_id, after, stored, before=state)  # Outcome.before: the state before events[0]
 
     def _owed(self, tx: UnitOfWork, state: GameState, chance: SeededChance,
               now: datetime) -> tuple[list[ev.Event], GameState]:
@@ -209,8 +209,8 @@ class Playing:
     def claim(self, game_id: str, claimer: str | None, token: Credential = None,
               signature: MoveSignature | None = None) -> Outcome:
         """Claim the turn of the player to act once his move time ran out (R28): he is resigned,
-        then the bots play. `claimer`: a player still in the game (his token checked as for any
-        move), or None for the server itself. Refused (RuleViolation R28, nothing written) before."""
+        then the bots play, in the same transaction. `claimer`: a player still in the game (his token
+        checked as for any move), or None for the server itself. Refused (RuleViolation R28, nothing written) before."""
         with self.store.command() as tx:
             state, secret, head = load_for_command(tx, game_id)
             if claimer is not None:
@@ -226,12 +226,10 @@ class Playing:
             claim = ClaimTime(claimer, now, began)
             signed = signed_move(state, tag_of(secret, head), claim, token, signature)
             mine, after = decide_and_evolve(evolve(owed, signed) if signed else owed, claim, chance)
-            events += [signed, *mine] if signed else mine
+            replies, after = bot_moves(after, chance)  # the bots' replies: the same transaction
+            events += ([signed, *mine] if signed else mine) + replies
             stored = append(tx, state, events, after, head, recorded_text(now))
-            before, state = state, after
-        outcome = self._bots_after_commit(game_id, state, chance, stored[-1].hash if stored else head)
-        return Outcome(game_id, outcome.state, stored + outcome.events, before=before,
-                       bots_interrupted=outcome.bots_interrupted)
+        return Outcome(game_id, after, stored, before=state)
 
     def move_clock(self, state: GameState) -> tuple[str | None, int | None]:
         """(when the player to act runs out of move time, the seconds he has left now), R28;
@@ -298,7 +296,8 @@ class Playing:
         """Let bots make the moves they still owe, until a human must act or the game ends.
 
         Only an interrupted call leaves bots owing moves: a process killed between the
-        commit of a human's move (or of a new game) and the commit of the bots' answer.
+        commit of a new game and the commit of its bots' first moves (or, before one commit
+        per move, between a human's move and the bots' answer).
         Without this the game would wait for a bot for ever. Nothing owed: nothing appended.
         """
         with self.store.read() as tx:
@@ -310,7 +309,7 @@ class Playing:
         return Outcome(game_id, outcome.state, outcome.events, before=state)
 
     def _bots_after_commit(self, game_id: str, state: GameState, chance: SeededChance, head: str) -> Outcome:
-        """`_run_bots` once a command is committed: a lost database leaves the command standing.
+        """`_run_bots` once a new game is committed: a lost database leaves the game standing.
 
         The bots' replies then wait for the next command (`act` and `look` play owed moves).
         """

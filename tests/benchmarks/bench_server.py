@@ -1,26 +1,36 @@
-"""Commands per second and p50/p99 latency through `scat serve`, next to a minimal FastAPI
-endpoint doing one INSERT and COMMIT on the same database (the floor), all in one run.
+"""Moves per second and p50/p99 latency through `scat serve`, next to a minimal FastAPI
+endpoint doing one INSERT and COMMIT on the same database and driver (the floor), all in one run.
 
-Run: .venv/bin/python tests/benchmarks/bench_server.py [--seconds S] [--pg URL]
+Run: .venv/bin/python tests/benchmarks/bench_server.py [--quick] [--seconds S] [--pg URL]
+                                                        [--baseline REF] [--no-sqlite]
 
-Each client plays its own game against a bot over HTTP (draw, then discard: one command a
-request, the bot answering in the same request), with 1, 8 and 32 concurrent clients: on
-SQLite with one server process, on PostgreSQL ($SCAT_TEST_POSTGRES_URL or --pg) with one and
-with two (clients alternate between them). Goals: >= 0.5x the floor's throughput, p99 <= 3x
-the floor's p99 at 8 clients on PostgreSQL, 0 events lost; and a move reaches a watcher on
-the other server process (event stream, LISTEN/NOTIFY) with p99 no longer than the mover's
-own request.
+The load comes from a separate lean client process (tests/benchmarks/load_client.py: asyncio,
+one keep-alive connection per client, HTTP written by hand), so the client is not the
+bottleneck (its CPU is printed). Each client plays its own game against a bot (draw, then
+discard: one command a request, the bot answering in the same request), with 1, 8 and 32
+concurrent clients, against 1 and 2 server processes (clients alternate between them) and a
+floor of as many processes, on SQLite and on PostgreSQL ($SCAT_TEST_POSTGRES_URL or --pg).
+Goals (#23): moves/s >= 0.6x the floor's and p99 <= 2x the floor's p99 at 8 and 32 clients,
+0 events lost; the servers' RSS at 32 movers is printed (goal <= 300 MiB, with 1,000 streams
+open, which this script does not open). `--baseline REF` runs the same load, in the same run,
+against `scat serve` of the code at git commit REF (before/after a change). On PostgreSQL with
+two processes, a move reaches a watcher on the other process (event stream, LISTEN/NOTIFY)
+with p99 no longer than the mover's own request.
 
 First, in this process, the cost of authenticating one request: a signed request verified
 (scat_cli/server/verify.py: parse, digest, one indexed read, Ed25519, the nonce's INSERT),
 a signed request rejected (signed by another key than the account's: the same work but the
 INSERT), next to today's wrong game token (a 16 MiB scrypt). Goal: a rejected request costs
 <= 1/100 of the wrong token's scrypt. `--verify-only` prints these figures alone.
+
+`--quick` (under a minute on an idle machine): one server process, 1 s per configuration,
+fewer rounds of the authentication costs.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -30,17 +40,22 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.support.live_server import free_port, server_process  # noqa: E402
+from tests.support.live_server import free_port  # noqa: E402
 
 CLIENTS = (1, 8, 32)
-THROUGHPUT_GOAL, P99_GOAL = 0.5, 3.0
+GOAL_CLIENTS = (8, 32)  # the goals hold at these
+THROUGHPUT_GOAL, P99_GOAL = 0.6, 2.0
+RSS_GOAL_MIB = 300
+MIB = 1024 * 1024
+HERE = Path(__file__).resolve().parent
 REJECT_GOAL = 1 / 100  # a rejected signed request against a wrong token's scrypt
 
 
@@ -54,7 +69,7 @@ def median_seconds(action: Callable[[], object], rounds: int) -> float:
     return statistics.median(times)
 
 
-def verification_costs(url: str) -> list[str]:
+def verification_costs(url: str, rounds: int = 300) -> list[str]:
     """Print the cost of verifying and of rejecting a signed request, and of a wrong token; the verdict."""
     import base64
 
@@ -93,10 +108,10 @@ def verification_costs(url: str) -> list[str]:
         raise AssertionError("a request signed by another key was accepted")
 
     stored = hash_token("the right token")
-    wrong = median_seconds(lambda: verify_token("a wrong token", stored), 10)
-    signing = median_seconds(lambda: request(key), 300)
-    ok = median_seconds(verified, 300) - signing
-    refused = median_seconds(rejected, 300) - signing
+    wrong = median_seconds(lambda: verify_token("a wrong token", stored), max(3, rounds // 30))
+    signing = median_seconds(lambda: request(key), rounds)
+    ok = median_seconds(verified, rounds) - signing
+    refused = median_seconds(rejected, rounds) - signing
     name = engine.dialect.name
     engine.dispose()
     print(f"authenticating one request on {name} (median; signing the test request not counted):")
@@ -134,24 +149,100 @@ def serve_floor(url: str, port: int) -> None:
     uvicorn.Server(config).run(sockets=[listening])
 
 
+def wait_until_up(url: str, process: subprocess.Popen[bytes], what: str) -> None:
+    """Wait until `url` answers (GET or POST), or fail when the process ends or 30 s pass."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if url.endswith("/floor"):
+                httpx.post(url, json={"payload": "warm"}, timeout=1).raise_for_status()
+            else:
+                httpx.get(url, timeout=1).raise_for_status()
+            return
+        except httpx.HTTPError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"{what} did not start") from None
+            time.sleep(0.05)
+
+
 @contextmanager
-def floor_process(url: str) -> Iterator[str]:
-    """The floor app in its own process; yields its base URL."""
+def started(command: list[str], env: dict[str, str], probe: str, what: str) -> Iterator[tuple[str, int]]:
+    """A server process on a free port (`{port}` in `command`); yields (base URL, pid), terminated after."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, __file__, "--serve-floor", url, str(port)],
+    process = subprocess.Popen([part.format(port=port) for part in command], env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(300):
-            try:
-                httpx.post(f"{base}/floor", json={"payload": "warm"}, timeout=1)
-                break
-            except httpx.HTTPError:
-                time.sleep(0.05)
-        yield base
+        wait_until_up(base + probe, process, what)
+        yield base, process.pid
     finally:
         process.terminate()
-        process.wait(15)
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def floor_process(url: str) -> AbstractContextManager[tuple[str, int]]:
+    """The floor app in its own process."""
+    return started([sys.executable, __file__, "--serve-floor", url, "{port}"], dict(os.environ), "/floor", "the floor")
+
+
+def scat_process(url: str, source: Path | None = None) -> AbstractContextManager[tuple[str, int]]:
+    """`scat serve --db URL` in its own process, of this code or of the code in `source`."""
+    env = {**os.environ, "SCAT_SERVER": ""}
+    if source is not None:
+        env["PYTHONPATH"] = str(source)  # before the installed (editable) package on sys.path
+    return started([sys.executable, "-c", "from scat_cli.app import main; main()", "serve", "--db", url, "--port",
+                    "{port}"], env, "/health", "scat serve")
+
+
+def rss_mib(pid: int) -> float:
+    """The resident set of a process of this machine, MiB (0 if it cannot be read)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024 / MIB
+    except OSError:
+        pass
+    return 0.0
+
+
+@dataclass
+class Load:
+    """What the load client measured, and the servers' largest RSS meanwhile."""
+
+    rate: float
+    p50: float
+    p99: float
+    lost: int
+    client_cpu: float  # cores the client process used
+    rss: list[float]  # MiB, per server process
+
+
+def drive(bases: list[str], pids: list[int], clients: int, seconds: float, floor: bool) -> Load:
+    """Run the lean load client (load_client.py, its own process) against `bases`; sample the servers' RSS."""
+    job = json.dumps({"bases": bases, "clients": clients, "seconds": seconds, "floor": floor})
+    client = subprocess.Popen([sys.executable, str(HERE / "load_client.py"), job], stdout=subprocess.PIPE, text=True)
+    peaks = [0.0] * len(pids)
+    while client.poll() is None:
+        peaks = [max(peak, rss_mib(pid)) for peak, pid in zip(peaks, pids, strict=True)]
+        time.sleep(0.1)
+    out, _ = client.communicate()
+    if client.returncode != 0:
+        raise RuntimeError(f"the load client failed ({client.returncode})")
+    report = json.loads(out)
+    return Load(report["rate"], report["p50"], report["p99"], report["lost"], report["client_cpu"], peaks)
+
+
+def baseline_tree(ref: str, into: Path) -> Path:
+    """The code of git commit `ref` (scat_cli, scat_core), extracted under `into`."""
+    archive = subprocess.run(["git", "-C", str(HERE.parents[1]), "archive", ref, "scat_cli", "scat_core", "migrations",
+                              "alembic.ini"],
+                             capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    return into
 
 
 def http_client(base: str) -> httpx.Client:
@@ -190,57 +281,6 @@ class Player:
             raise RuntimeError(f"{path}: {response.status_code} {response.text}")
         self.state = response.json()["state"]
         self.ok[self.game] = self.ok.get(self.game, 0) + 1
-
-
-def load(bases: list[str], clients: int, seconds: float, floor: bool) -> tuple[float, float, float, int]:
-    """(commands/s, p50 ms, p99 ms, events lost) of `clients` clients for `seconds`."""
-    latencies: list[float] = []
-    lock, start_line = threading.Lock(), threading.Barrier(clients + 1)
-    stop = threading.Event()
-    players: list[Player] = []
-
-    def client(index: int) -> None:
-        base = bases[index % len(bases)]
-        mine: list[float] = []
-        if floor:
-            http = http_client(base)
-            start_line.wait()
-            while not stop.is_set():
-                began = time.perf_counter()
-                http.post("/floor", json={"payload": uuid.uuid4().hex}).raise_for_status()
-                mine.append(time.perf_counter() - began)
-        else:
-            player = Player(base)
-            with lock:
-                players.append(player)
-            start_line.wait()
-            while not stop.is_set():
-                began = time.perf_counter()
-                player.move()
-                mine.append(time.perf_counter() - began)
-        with lock:
-            latencies.extend(mine)
-
-    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
-    for thread in threads:
-        thread.start()
-    start_line.wait()
-    began = time.perf_counter()
-    time.sleep(seconds)
-    stop.set()
-    for thread in threads:
-        thread.join()
-    elapsed = time.perf_counter() - began
-    lost = 0
-    for player in players:  # every command answered 200 is in the log, once
-        for game, ok in player.ok.items():
-            events = player.http.get(f"/games/{game}/log", params={"as": "you"}, headers=player.headers).json()
-            mine = [e for e in events["events"] if e["type"] in ("CardDrawn", "CardDiscarded")
-                    and e["data"]["player"] == "you"]
-            lost += max(0, ok - len(mine))
-    latencies.sort()
-    p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
-    return len(latencies) / elapsed, statistics.median(latencies) * 1000, p99 * 1000, lost
 
 
 def watch_latency(mover: str, watcher: str, moves: int = 30) -> tuple[float, float]:
@@ -286,19 +326,76 @@ def watch_latency(mover: str, watcher: str, moves: int = 30) -> tuple[float, flo
     return delays[int(len(delays) * 0.99) - 1] * 1000, requests[int(len(requests) * 0.99) - 1] * 1000
 
 
+HEADER = (f"{'database':<11} {'code':<8} {'procs':>5} {'clients':>7} {'moves/s':>8} {'floor/s':>8} {'ratio':>6} "
+          f"{'p50 ms':>7} {'p99 ms':>7} {'floor p99':>9} {'p99 x':>6} {'lost':>4} {'client':>6} {'RSS MiB':>9}")
+
+
+def row(name: str, code: str, processes: int, clients: int, ours: Load, floor: Load) -> str:
+    rss = "/".join(f"{peak:.0f}" for peak in ours.rss)
+    return (f"{name:<11} {code:<8} {processes:>5} {clients:>7} {ours.rate:>8.0f} {floor.rate:>8.0f} "
+            f"{ours.rate / floor.rate:>6.2f} {ours.p50:>7.1f} {ours.p99:>7.1f} {floor.p99:>9.1f} "
+            f"{ours.p99 / floor.p99:>6.2f} {ours.lost:>4} {ours.client_cpu:>5.0%} {rss:>9}")
+
+
+def judged(name: str, code: str, processes: int, clients: int, ours: Load, floor: Load) -> list[str]:
+    """The verdicts of one configuration against the goals."""
+    verdicts = []
+    if clients in GOAL_CLIENTS:
+        rate, p99 = ours.rate / floor.rate, ours.p99 / floor.p99
+        verdicts.append(f"{name} {code} {processes} proc, {clients} clients: moves {rate:.2f}x the floor (goal >= "
+                        f"{THROUGHPUT_GOAL}x: {'met' if rate >= THROUGHPUT_GOAL else 'MISSED'}), p99 {p99:.2f}x the "
+                        f"floor's (goal <= {P99_GOAL}x: {'met' if p99 <= P99_GOAL else 'MISSED'})")
+    if clients == max(CLIENTS):
+        peak = max(ours.rss)
+        verdicts.append(f"{name} {code} {processes} proc: RSS at {clients} movers {peak:.0f} MiB per process (goal <= "
+                        f"{RSS_GOAL_MIB} MiB with 1,000 streams too: {'met' if peak <= RSS_GOAL_MIB else 'MISSED'}, "
+                        "streams not opened here)")
+    if ours.lost:
+        verdicts.append(f"{name} {code} {processes} proc {clients} clients: {ours.lost} events lost (goal 0)")
+    return verdicts
+
+
+def compare(name: str, url: str, seconds: float, baseline: tuple[str, Path] | None,
+            process_counts: tuple[int, ...] = (1, 2)) -> list[str]:
+    """Every configuration on one database: the floor, this code (and the baseline's), interleaved."""
+    verdicts: list[str] = []
+    for processes in process_counts:
+        with ExitStack() as stack:
+            floors = [stack.enter_context(floor_process(url)) for _ in range(processes)]
+            codes = {"this": [stack.enter_context(scat_process(url)) for _ in range(processes)]}
+            if baseline is not None:
+                codes[baseline[0]] = [stack.enter_context(scat_process(url, baseline[1])) for _ in range(processes)]
+            for clients in CLIENTS:
+                floor = drive([b for b, _ in floors], [p for _, p in floors], clients, seconds, floor=True)
+                for code, servers in codes.items():
+                    ours = drive([b for b, _ in servers], [p for _, p in servers], clients, seconds, floor=False)
+                    print(row(name, code, processes, clients, ours, floor), flush=True)
+                    verdicts += judged(name, code, processes, clients, ours, floor)
+            if name == "postgresql" and processes == 2:
+                bases = [b for b, _ in codes["this"]]
+                to_watcher, request = watch_latency(bases[0], bases[1])
+                verdicts.append(f"PG move -> watcher on the other process: p99 {to_watcher:.1f} ms; the "
+                                f"mover's own request p99 {request:.1f} ms (goal: watcher <= request)")
+    return verdicts
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=3.0, help="load per configuration (default 3)")
+    parser.add_argument("--seconds", type=float, default=None, help="load per configuration (default 3; 1 quick)")
+    parser.add_argument("--quick", action="store_true", help="under a minute: 1 process, 1 s per configuration")
     parser.add_argument("--pg", default=os.environ.get("SCAT_TEST_POSTGRES_URL"), help="a PostgreSQL URL to fill")
+    parser.add_argument("--no-sqlite", action="store_true", help="PostgreSQL only")
+    parser.add_argument("--baseline", metavar="REF", help="also serve the code of git commit REF, same load")
     parser.add_argument("--verify-only", action="store_true", help="only the cost of authenticating a request")
     parser.add_argument("--serve-floor", nargs=2, metavar=("URL", "PORT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_floor:
         serve_floor(args.serve_floor[0], int(args.serve_floor[1]))
         return
+    seconds = args.seconds if args.seconds is not None else 1.0 if args.quick else 3.0
     from scat_core.store.sql.database import ensure_schema, make_engine
 
-    databases = {"sqlite": f"sqlite:///{tempfile.mkdtemp()}/bench.db"}
+    databases = {} if args.no_sqlite else {"sqlite": f"sqlite:///{tempfile.mkdtemp()}/bench.db"}
     if args.pg:
         from sqlalchemy import create_engine, text
         from sqlalchemy.engine import make_url
@@ -315,38 +412,15 @@ def main() -> None:
         engine.dispose()
     verdicts: list[str] = []
     try:
-        for url in databases.values():
-            verdicts += verification_costs(url)
-        print()
-        if args.verify_only:
-            databases = {}
-        else:
-            print(f"{'database':<11} {'procs':>5} {'clients':>7} {'cmd/s':>8} {'floor/s':>8} {'ratio':>6} "
-                  f"{'p50 ms':>7} {'p99 ms':>7} {'floor p99':>9} {'p99 x':>6} {'lost':>4}")
-        for name, url in databases.items():
-            floors = {}
-            with floor_process(url) as floor:
-                for clients in CLIENTS:
-                    floors[clients] = load([floor], clients, args.seconds, floor=True)
-            for processes in ((1, 2) if name == "postgresql" else (1,)):
-                with ExitStack() as stack:
-                    bases = [stack.enter_context(server_process(url))[0] for _ in range(processes)]
-                    for clients in CLIENTS:
-                        rate, p50, p99, lost = load(bases, clients, args.seconds, floor=False)
-                        floor_rate, _, floor_p99, _ = floors[clients]
-                        print(f"{name:<11} {processes:>5} {clients:>7} {rate:>8.0f} {floor_rate:>8.0f} "
-                              f"{rate / floor_rate:>6.2f} {p50:>7.1f} {p99:>7.1f} {floor_p99:>9.1f} "
-                              f"{p99 / floor_p99:>6.2f} {lost:>4}", flush=True)
-                        if name == "postgresql" and clients == 8:
-                            verdicts.append(f"PG {processes} proc, 8 clients: throughput {rate / floor_rate:.2f}x "
-                                            f"floor (goal >= {THROUGHPUT_GOAL}x), p99 {p99 / floor_p99:.2f}x floor "
-                                            f"(goal <= {P99_GOAL}x)")
-                        if lost:
-                            verdicts.append(f"{name} {processes} proc {clients} clients: {lost} events lost (goal 0)")
-                    if name == "postgresql" and processes == 2:
-                        to_watcher, request = watch_latency(bases[0], bases[1])
-                        verdicts.append(f"PG move -> watcher on the other process: p99 {to_watcher:.1f} ms; the "
-                                        f"mover's own request p99 {request:.1f} ms (goal: watcher <= request)")
+        with tempfile.TemporaryDirectory(prefix="scat-baseline-") as directory:
+            baseline = (args.baseline[:8], baseline_tree(args.baseline, Path(directory))) if args.baseline else None
+            for url in databases.values():
+                verdicts += verification_costs(url, 30 if args.quick else 300)
+            print()
+            if not args.verify_only:
+                print(HEADER)
+                for name, url in databases.items():
+                    verdicts += compare(name, url, seconds, baseline, (1,) if args.quick else (1, 2))
     finally:
         if args.pg:
             with admin.connect() as conn:

@@ -1,10 +1,24 @@
 """The peer of the #13 benchmark: the `eventsourcing` library doing the same shape of work.
 
-A table of cards is an aggregate; a command loads it from its events (the library's
-repository, no snapshots, as it is used by default), decides one event and saves it with
-the library's optimistic concurrency control, in its own transaction; a replay loads
+A table of cards is an aggregate; a command gets it from the library's repository, decides
+the events scat's command at the same point of its game appended (as many) and saves them
+with the library's optimistic concurrency control, in its own transaction; a replay loads
 aggregates of the same length as scat's games. Needs the `bench` extra:
 `pip install -e '.[bench]'`.
+
+The library runs in one of the settings of SETTINGS (#23 item 5: the best it can do, beside
+how it runs by default), all documented by eventsourcing 9.5 (application.py, persistence):
+
+* "no cache": the default; every command reads the aggregate's whole history;
+* "cache": `AGGREGATE_CACHE_MAXSIZE` (its aggregate cache) with the default fast-forward: a
+  command reads only the events after the cached version, so it stays right with several
+  processes writing (as scat's command does: it checks the head it acts on);
+* "cache+snapshots": the same and snapshotting (`snapshotting_intervals`, every
+  SNAPSHOT_EVERY events), for the loads the cache misses;
+* "cache, no fast-forward": `AGGREGATE_CACHE_FASTFORWARD=n` and
+  `DEEPCOPY_FROM_AGGREGATE_CACHE=n` (and on PostgreSQL `POSTGRES_ENABLE_DB_FUNCTIONS=y`, one
+  function call per save): a command reads nothing, it trusts the copy the last save left in
+  memory. Right only while this process is the one writer (a second one is not seen).
 """
 
 from __future__ import annotations
@@ -23,6 +37,7 @@ except ImportError:  # the optional `bench` extra is not installed
     Application = None  # type: ignore[assignment,misc]
 
 CARDS = ("AS", "10H", "QD", "7C", "2S", "KH")
+SNAPSHOT_EVERY = 10  # events between two snapshots, in the "cache+snapshots" setting
 
 
 def available() -> bool:
@@ -49,6 +64,22 @@ if Application is not None:
     class Tables(Application):  # type: ignore[type-arg]
         """The application holding the tables."""
 
+    class SnapshottingTables(Application):  # type: ignore[type-arg]
+        """The application holding the tables, snapshotting each every SNAPSHOT_EVERY events."""
+
+        snapshotting_intervals = {Table: SNAPSHOT_EVERY}  # noqa: RUF012 (the library's own class variable)
+
+#: The library's settings compared (see the module's docstring): label -> (settings, snapshots).
+SETTINGS: dict[str, tuple[dict[str, str], bool]] = {
+    "no cache": ({}, False),
+    "cache": ({"AGGREGATE_CACHE_MAXSIZE": "10000"}, False),
+    "cache+snapshots": ({"AGGREGATE_CACHE_MAXSIZE": "10000"}, True),
+    "cache, no fast-forward": ({"AGGREGATE_CACHE_MAXSIZE": "10000", "AGGREGATE_CACHE_FASTFORWARD": "n",
+                                "DEEPCOPY_FROM_AGGREGATE_CACHE": "n", "POSTGRES_ENABLE_DB_FUNCTIONS": "y"}, False),
+}
+#: The settings safe with several writers: the goal is measured against the best of them.
+SAFE = ("cache", "cache+snapshots")
+
 
 def environment(sqlite_path: str | None = None, postgres_url: str | None = None,
                 schema: str | None = None) -> dict[str, str]:
@@ -67,26 +98,44 @@ def environment(sqlite_path: str | None = None, postgres_url: str | None = None,
     return env
 
 
-def open_app(env: dict[str, str]) -> Any:
-    """The application on that database (tables created on first use)."""
-    return Tables(env=env)
+def open_app(env: dict[str, str], setting: str = "no cache") -> Any:
+    """The application on that database in one of SETTINGS (tables created on first use)."""
+    extra, snapshots = SETTINGS[setting]
+    return (SnapshottingTables if snapshots else Tables)(env={**env, **extra})
 
 
 def commands(app: Any, count: int, per_game: int) -> float:
     """Commands/s: load the aggregate, play a card, save; `per_game` commands per table."""
-    done, spent = 0, 0.0
-    while done < count:
+    return commands_like(app, [(1, [1] * per_game)] * (count // per_game + 1), count)[0]
+
+
+#: A game as scat played it: (events its creation appended, events each command appended).
+Game = tuple[int, Sequence[int]]
+
+
+def commands_like(app: Any, games: Sequence[Game], count: int | None = None) -> tuple[float, float]:
+    """(commands/s, events per game): tables made of as many events as scat's `games` when made, each
+    command getting the table and saving as many events as scat's command at that point appended."""
+    done, spent, lengths, tables = 0, 0.0, 0, 0
+    for created, appended in games:
+        if count is not None and done >= count:
+            break
         table = Table(players=3)
+        for turn in range(created - 1):
+            table.play(CARDS[turn % len(CARDS)])
         app.save(table)
         table_id = table.id
-        for turn in range(min(per_game, count - done)):
+        for events in appended[:None if count is None else count - done]:
             started = time.perf_counter()
             table = app.repository.get(table_id)
-            table.play(CARDS[turn % len(CARDS)])
+            for turn in range(events):
+                table.play(CARDS[(table.turns + turn) % len(CARDS)])
             app.save(table)
             spent += time.perf_counter() - started
             done += 1
-    return done / spent
+        lengths += table.version
+        tables += 1
+    return done / spent, lengths / tables
 
 
 def tables_of(app: Any, lengths: Sequence[int]) -> list[UUID]:

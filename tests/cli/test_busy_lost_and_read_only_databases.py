@@ -19,19 +19,23 @@ from tests.support.cli import SCAT
 from tests.support.read_only import YOU_AND_BOB, stats_behind_their_events
 
 
-def test_the_cli_says_the_move_was_recorded_and_exits_0(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """One note that the move stands and the next command plays the bots."""
+def test_the_cli_says_the_new_game_was_created_when_its_bots_first_moves_were_lost_and_exits_0(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One note that the game stands and the next command plays the bots (a move and its bots'
+    replies are one transaction: only a new game's opening bot moves come after a commit)."""
     cli_db = f"sqlite:///{tmp_path / 'cli.db'}"
-    game = GameService.open(cli_db).create_game(YOU_AND_BOB, seed=5, dealer="bob").game_id
 
     def lost(*args: Any, **kwargs: Any) -> Any:
         raise StoreUnavailable("cannot use database X: server closed the connection unexpectedly")
 
     monkeypatch.setattr(Playing, "_run_bots", lost)
-    result = CliRunner().invoke(app, ["draw", game, "--as", "you", "stock"], env={"SCAT_DB_URL": cli_db},
-                                catch_exceptions=False)
+    result = CliRunner().invoke(app, ["new", "--player", "you", "--bot", "bob", "--dealer", "you"],
+                                env={"SCAT_DB_URL": cli_db}, catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    assert "your move was recorded" in result.stderr and "next command" in result.stderr
+    assert "the game was created" in result.stderr and "next command" in result.stderr
+    (game,) = GameService.open(cli_db).list_games()
+    assert game.turn == "bob"  # bob, who plays first, still owes his move
 
 
 def hold_the_lock(path: Path) -> sqlite3.Connection:

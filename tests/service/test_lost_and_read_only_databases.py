@@ -1,4 +1,4 @@
-"""A connection lost between a move and the bots' replies, and a database on a read-only file."""
+"""A connection lost during a move or after a new game, and a database on a read-only file."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy.exc import OperationalError
 
 from scat_core.domain.commands import Discard, Draw
-from scat_core.records.errors import DatabaseReadOnly
+from scat_core.records.errors import DatabaseReadOnly, StoreUnavailable
 from scat_core.service.games import GameService
 from tests.support.read_only import YOU_AND_BOB, stats_behind_their_events
 
@@ -30,21 +30,35 @@ def lose_the_connection_on(service: GameService, monkeypatch: pytest.MonkeyPatch
     return calls
 
 
-def test_a_move_recorded_before_the_connection_was_lost_stands_and_the_bots_resume(
+def test_a_move_whose_connection_is_lost_writes_nothing_not_even_half_and_can_be_made_again(
     db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Exit 2 though the move stood; now the outcome says so and the next command resumes."""
+    """A move and the bots' replies are one transaction: a lost connection loses both, never the replies alone."""
     service = GameService.open(db_url)
     game = service.create_game(YOU_AND_BOB, seed=5, dealer="bob").game_id
     drawn = service.act(game, Draw("you", "stock")).state
-    lose_the_connection_on(service, monkeypatch, call=2)  # 1: the move's transaction, 2: the bots'
-    done = service.act(game, Discard("you", drawn.hands[0][0]))
-    assert done.bots_interrupted is not None and "connection" in done.bots_interrupted
-    assert done.state.version == drawn.version + 1  # the discard is recorded, no bot move yet
+    lose_the_connection_on(service, monkeypatch, call=1)  # the move's one transaction
+    with pytest.raises(StoreUnavailable, match="connection"):
+        service.act(game, Discard("you", drawn.hands[0][0]))
     monkeypatch.undo()
-    assert service.history(game)[-1].seq == drawn.version + 1
-    resumed = GameService.open(db_url).look(game)  # the next command plays the bots' replies
-    assert resumed.version > drawn.version + 1 and resumed.turn == 0
+    assert service.history(game)[-1].seq == drawn.version  # nothing written
+    done = service.act(game, Discard("you", drawn.hands[0][0]))
+    assert done.bots_interrupted is None
+    assert done.state.version > drawn.version + 1 and done.state.turn == 0  # the discard and bob's reply
+
+
+def test_a_new_game_recorded_before_the_connection_was_lost_stands_and_its_bots_resume(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The outcome says the bots' opening moves were not saved, and the next command plays them."""
+    service = GameService.open(db_url)
+    lose_the_connection_on(service, monkeypatch, call=2)  # 1: the new game's transaction, 2: its bots'
+    created = service.create_game(YOU_AND_BOB, seed=5, dealer="you")  # bob plays first (R11)
+    assert created.bots_interrupted is not None and "connection" in created.bots_interrupted
+    monkeypatch.undo()
+    assert service.history(created.game_id)[-1].seq == created.state.version and created.state.turn == 1
+    resumed = GameService.open(db_url).look(created.game_id)  # the next command plays bob's move
+    assert resumed.version > created.state.version and resumed.turn == 0
 
 
 def test_stats_on_a_read_only_file_fold_in_memory_what_the_projection_has_not_seen(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
-"""Push on PostgreSQL: the store announces each new head of a game once it is committed, whatever
-wrote it, and a waiter finds a committed move even when its notice was lost (#13)."""
+"""Push on PostgreSQL: the store announces each new head of a game, whatever wrote it (a move from
+its one statement, any other write once committed), and a waiter finds a committed write even
+when its notice was lost (#13, #23 item 2)."""
 
 from __future__ import annotations
 
@@ -67,7 +68,7 @@ def test_every_write_path_announces_the_new_head_once_committed(pg_engine: Engin
     assert notices[-1] == (created.game_id, head(pg_engine, created.game_id))
     assert [seq for _, seq in notices] == sorted({seq for _, seq in notices})  # each head once, in order
 
-    games.act(created.game_id, Draw("you", "stock"))  # the player's command, then the bots' answer
+    games.act(created.game_id, Draw("you", "stock"))  # the player's move and the bots' answer: one statement
     assert heard(listener, created.game_id)[-1] == (created.game_id, head(pg_engine, created.game_id))
     games.act(created.game_id, Resign("you"))
     assert heard(listener, created.game_id) == [(created.game_id, head(pg_engine, created.game_id))]
@@ -100,39 +101,67 @@ def test_nothing_is_announced_for_a_write_rolled_back_or_refused(pg_engine: Engi
 
 
 @pytest.mark.postgres
-def test_the_notice_is_sent_after_the_commit_not_inside_the_write(
+def test_a_move_and_the_bots_reply_send_one_notice_from_their_one_statement_without_a_round_trip_after(
     pg_engine: Engine, listener: Listener, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """PostgreSQL serialises the commits of transactions that NOTIFY: the write must not be one."""
+    """The notice is inside the move's own write: no statement, no transaction of its own."""
     games = GameService(EventStore(pg_engine))
     created = games.create_game(HUMAN_AND_BOT, seed=3)
     state = games.act(created.game_id, Draw("you", "stock")).state
     discard = heuristic_move(state, 0)  # then the bot answers
     assert discard is not None
     heard(listener, created.game_id, seconds=0.5)
+    statements: list[str] = []
+    sent: list[dict[str, int]] = []
+    monkeypatch.setattr(notify, "send", lambda driver, heads: sent.append(heads))
+    def before(conn: Connection, cursor: object, statement: str, *args: object) -> None:
+        statements.append(statement)
+
+    event.listen(pg_engine, "before_cursor_execute", before)
+    try:
+        outcome = games.act(created.game_id, discard)
+    finally:
+        event.remove(pg_engine, "before_cursor_execute", before)
+    final = head(pg_engine, created.game_id)
+    assert any(e.data.get("player") == "ann" for e in outcome.events)  # the bot did answer
+    writes = [s for s in statements if s.lstrip().upper().startswith(("INSERT", "UPDATE", "WITH"))]
+    assert len(statements) == 2 and len(writes) == 1 and "pg_notify" in writes[0]  # the load, the write
+    assert sent == []  # no announcement after it
+    assert heard(listener, created.game_id) == [(created.game_id, final)]
+
+
+@pytest.mark.postgres
+def test_any_other_write_announces_after_its_commit_not_inside_it(
+    pg_engine: Engine, listener: Listener, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write that is not a move (here exported records appended verbatim) NOTIFYs once committed."""
+    games = GameService(EventStore(pg_engine))
+    elsewhere = GameService(MemoryStore(games.store.keys))
+    records = elsewhere.export(elsewhere.create_game(BOTS, seed=6).game_id).records
+    game_id = str(records[0]["game_id"])
     seen: list[tuple[str, int]] = []
 
     def before(conn: Connection, cursor: object, statement: str, *args: object) -> None:
-        assert "pg_notify" not in statement  # no write notifies (nor a trigger: see the schema tests)
+        assert "pg_notify" not in statement  # the write does not notify (nor a trigger: see the schema tests)
         if statement.lstrip().upper().startswith(("INSERT", "UPDATE", "WITH")):
             seen.append(("write", 0))
 
     def send(driver: Any, heads: dict[str, int]) -> None:
         assert driver.info.transaction_status == psycopg.pq.TransactionStatus.IDLE  # no transaction open
-        seen.append(("notify", head(pg_engine, created.game_id)))  # committed already, as others see it
+        seen.append(("notify", head(pg_engine, game_id)))  # committed already, as others see it
         real_send(driver, heads)
 
     real_send = notify.send
     monkeypatch.setattr(notify, "send", send)
     event.listen(pg_engine, "before_cursor_execute", before)
     try:
-        games.act(created.game_id, discard)
+        with games.store.transaction() as tx:
+            tx.append_raw(records)
     finally:
         event.remove(pg_engine, "before_cursor_execute", before)
-    final = head(pg_engine, created.game_id)
-    assert [kind for kind, _ in seen] == ["write", "notify", "write", "notify"]  # the move, then the bot's answer
-    assert seen[3] == ("notify", final) and seen[1][1] < final  # each notice after its own commit
-    assert heard(listener, created.game_id) == [(created.game_id, seen[1][1]), (created.game_id, final)]
+    final = int(records[-1]["seq"])
+    assert [kind for kind, _ in seen if kind == "notify"] == ["notify"] and seen[-1] == ("notify", final)
+    assert heard(listener, game_id) == [(game_id, final)]
 
 
 @pytest.mark.postgres
@@ -151,10 +180,10 @@ def test_a_notice_wakes_a_waiter_at_once(pg_engine: Engine, monkeypatch: pytest.
 
 
 @pytest.mark.postgres
-def test_a_committed_move_whose_notice_was_lost_still_reaches_the_waiter(
+def test_a_committed_write_whose_notice_was_lost_still_reaches_the_waiter(
     pg_engine: Engine, listener: Listener, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A crash between the commit and its notice: the waiter finds the move by looking at the head."""
+    """A crash between a write's commit and its notice: the waiter finds it by looking at the head."""
     monkeypatch.setattr("scat_core.store.sql.notify.PUSHED_POLL_SECONDS", 0.5)
     games = GameService(EventStore(pg_engine))
     created = games.create_game(HUMAN_AND_BOT, seed=3)
@@ -164,21 +193,21 @@ def test_a_committed_move_whose_notice_was_lost_still_reaches_the_waiter(
     with ThreadPoolExecutor(1) as pool:
         waiter = pool.submit(games.wait_for_event, created.game_id, before, 30.0)
         time.sleep(0.3)
-        games.act(created.game_id, Draw("you", "stock"))
+        with games.store.transaction() as tx:  # a write announced after its commit (a move's is in its statement)
+            tx.append(created.game_id, before, a_turn("you"))
         assert heard(listener, created.game_id, seconds=0.2) == []  # no notice went out
         # found by looking at the head, before the waiter's own 30 s were up (120 s: a hang guard)
         assert waiter.result(timeout=120.0) is True
 
 
 @pytest.mark.postgres
-def test_a_notice_that_cannot_be_sent_leaves_the_move_standing(
+def test_a_notice_that_cannot_be_sent_leaves_the_write_standing(
     pg_engine: Engine, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     games = GameService(EventStore(pg_engine))
-    created = games.create_game(HUMAN_AND_BOT, seed=3)
     monkeypatch.setattr("scat_core.store.sql.notify._ANNOUNCE_ONE", "SELECT pg_notify(%s, no_such_column)")
-    outcome = games.act(created.game_id, Draw("you", "stock"))
-    assert head(pg_engine, created.game_id) == outcome.state.version
+    created = games.create_game(HUMAN_AND_BOT, seed=3)  # a new game: announced after its commit
+    assert head(pg_engine, created.game_id) == created.state.version
     assert "could not announce new events of " + created.game_id in caplog.text
 
 
@@ -228,11 +257,10 @@ def test_migration_0007_drops_the_trigger_and_a_downgrade_restores_it_exactly(po
 
 
 @pytest.mark.postgres
-def test_a_connection_lost_before_the_notice_leaves_the_move_standing_and_the_pool_sound(
+def test_a_connection_lost_before_the_notice_leaves_the_write_standing_and_the_pool_sound(
     pg_engine: Engine, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     games = GameService(EventStore(pg_engine))
-    created = games.create_game(HUMAN_AND_BOT, seed=3)
     real_send = notify.send
 
     def lost(driver: Any, heads: dict[str, int]) -> None:
@@ -241,9 +269,9 @@ def test_a_connection_lost_before_the_notice_leaves_the_move_standing_and_the_po
         real_send(driver, heads)
 
     monkeypatch.setattr(notify, "send", lost)
-    outcome = games.act(created.game_id, Draw("you", "stock"))
-    assert head(pg_engine, created.game_id) == outcome.state.version
+    created = games.create_game(HUMAN_AND_BOT, seed=3)  # a new game: announced after its commit
+    assert head(pg_engine, created.game_id) == created.state.version
     assert "could not announce new events of " + created.game_id in caplog.text
     monkeypatch.setattr(notify, "send", real_send)
-    after = games.act(created.game_id, heuristic_move(outcome.state, 0))  # type: ignore[arg-type]
-    assert after.state.version > outcome.state.version  # the lost connection was not handed out again
+    after = games.act(created.game_id, heuristic_move(created.state, 0))  # type: ignore[arg-type]
+    assert after.state.version > created.state.version  # the lost connection was not handed out again

@@ -63,7 +63,8 @@ class StoreTransaction:
         self._writes = writes
         self.keys = keys if keys is not None else KeyRing.default()
         #: The new head (game -> seq) of each game this unit of work appended to: announced
-        #: once it is committed (notify.announce).
+        #: once it is committed (notify.announce); not the lean appends of PostgreSQL, whose
+        #: one statement sends its notice itself (lean.py).
         self.moved: dict[str, int] = {}
 
     def _may_write(self, lean: bool = False) -> None:
@@ -154,10 +155,11 @@ class StoreTransaction:
         PostgreSQL, the games row moved only from that very head (else ConcurrencyConflict,
         nothing written), and a finished game's kept seed forgotten in the same write.
         """
-        self._may_write(appending.is_lean(expected_seq, summary, expected_hash))
+        lean = appending.is_lean(expected_seq, summary, expected_hash)
+        self._may_write(lean)
         stored = appending.append(self._conn, self.keys, game_id, expected_seq, events, summary, snapshot,
                                   expected_hash, self._heads, recorded_at)
-        if stored:
+        if stored and not (lean and self._conn.dialect.name == "postgresql"):  # the lean statement NOTIFYs itself
             self.moved[game_id] = stored[-1].seq
         return stored
 

@@ -3,8 +3,9 @@ forgotten seed in as few round trips as the database allows, every statement wri
 
 PostgreSQL: one statement, all or nothing by itself (data-modifying CTEs): the games row
 moves only from the head the command verified, and the events (a few as named values, more
-through `unnest` of one array per column), the snapshot and the seed's removal happen only if it did; so it needs
-no transaction around it (see `EventStore.command`). SQLite (in-process, no round trips):
+through `unnest` of one array per column), the snapshot, the seed's removal and the new
+head's NOTIFY happen only if it did; so it needs no transaction around it (see
+`EventStore.command`) and no round trip after it. SQLite (in-process, no round trips):
 the same writes as prepared statements in the caller's transaction. Both on the driver's own
 cursor (driver_sql.py), errors as SQLAlchemy's. Either way a concurrent
 or outside change of the head is never overwritten: ConcurrencyConflict, nothing written.
@@ -21,6 +22,7 @@ from sqlalchemy.exc import IntegrityError
 
 from scat_core.records.errors import ConcurrencyConflict
 from scat_core.store.sql.driver_sql import execute, execute_many, fetch_all, named
+from scat_core.store.sql.notify import CHANNEL
 
 #: One stored row, in the column order of EVENT_COLUMNS.
 Row = tuple[int, str, int, str, str, str, str]  # seq, type, schema_version, data, recorded_at, prev_hash, hash
@@ -56,6 +58,9 @@ _SIGN_HEAD = (
 )
 
 _MOVED = "EXISTS (SELECT 1 FROM moved)"
+#: The new head's notice (notify.py), sent by the statement itself when it moved the head: no
+#: round trip of its own. The final SELECT counts it, so it is evaluated (and "1" means moved).
+_NOTICE = f"notice AS (SELECT pg_notify('{CHANNEL}', %(game_id)s || ':' || %(head_seq)s::text) FROM moved)"
 #: The events of a longer append: one array per column.
 _ARRAYS = ("unnest(%(seqs)b::int[], %(types)b::text[], %(versions)b::int[], %(datas)b::text[], "
            "%(recorded)b::text[], %(prevs)b::text[], %(hashes)b::text[]) AS u")
@@ -82,8 +87,9 @@ def _pg_command(count: int) -> str:
         f"snapshot AS (INSERT INTO game_snapshots ({SNAPSHOT_COLUMNS}) SELECT {SNAPSHOT_VALUES} "
         f"WHERE %(keep_snapshot)s AND {_MOVED} {_SNAPSHOT_UPDATE} RETURNING 1), "
         f"forgotten AS ({_FORGET_SEED} AND %(finished)s AND {_MOVED} RETURNING 1), "
-        f"signed AS ({_SIGN_HEAD} AND %(sign)s AND {_MOVED} RETURNING 1) "
-        "SELECT count(*) FROM moved"
+        f"signed AS ({_SIGN_HEAD} AND %(sign)s AND {_MOVED} RETURNING 1), "
+        f"{_NOTICE} "
+        "SELECT count(*) FROM notice"
     )
 
 

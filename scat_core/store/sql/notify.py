@@ -1,18 +1,22 @@
 """Telling waiters that a game has new events: PostgreSQL LISTEN/NOTIFY, else cheap polling.
 
 On PostgreSQL the store itself announces each new head of a game, `pg_notify('scat_events',
-'GAME:SEQ')`, once the write is committed (`announce`, called by EventStore for every unit of
-work that appended: commands, bots, new games, imports, bulk loads), on the same connection
-in a short transaction of its own with `synchronous_commit` off, to every process listening.
-Not in the writing transaction: PostgreSQL serialises the commits of transactions that
-NOTIFY (a global lock on the notice queue held through the commit's flush to disk), which
-kept concurrent writers on different games to one commit at a time (migration 0007 dropped
-the trigger of 0006 that did it so).
+'GAME:SEQ')`, to every process listening. A move (the lean append of lean.py: the player's
+move and the bots' replies, one statement) sends it from that very statement, so inside its
+transaction and without a round trip of its own (#23 item 2). Every other write (new games,
+bots owed after one, imports, bulk loads) announces it once committed (`announce`, called by
+EventStore for each unit of work that appended), on the same connection in a short
+transaction of its own with `synchronous_commit` off. The price of the notice inside the
+move's transaction: PostgreSQL serialises the commits of transactions that NOTIFY (a global
+lock on the notice queue held through the commit's flush to disk), so concurrent moves on
+different games commit one at a time (migration 0007 had moved 0006's trigger out of the
+transaction for that; bench_server.py and bench_hotpath.py's writers measure both ways).
 
-A notice can thus be lost (the process dies between its commit and its notice, the
-connection drops): harmless, since a notice only wakes a waiter, which then reads the game's
-head itself, and every waiter also looks at the head every PUSHED_POLL_SECONDS without one.
-SQLite has no NOTIFY: a waiter polls the game's head, a cheap indexed read.
+A notice sent after a commit can be lost (the process dies between its commit and its
+notice, the connection drops): harmless, since a notice only wakes a waiter, which then
+reads the game's head itself, and every waiter also looks at the head every
+PUSHED_POLL_SECONDS without one. SQLite has no NOTIFY: a waiter polls the game's head, a
+cheap indexed read.
 """
 
 from __future__ import annotations

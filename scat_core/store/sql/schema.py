@@ -21,7 +21,8 @@ from scat_core.store.sql.triggers import IMMUTABILITY_FUNCTION, immutability_tri
 
 #: The triggers each table carries, per engine: the immutability ones of the events table
 #: (migration 0001, restored by triggers.py). The push of each new head of a game is no
-#: trigger (0006's was dropped by 0007): the store announces it after the commit (notify.py).
+#: trigger (0006's was dropped by 0007): a move's one statement sends it, other writes announce
+#: it after their commit (notify.py).
 #: The account log's (migration 0009) refuse UPDATE and DELETE the same way.
 TRIGGERS: dict[str, dict[str, frozenset[str]]] = {
     "sqlite": {"events": immutability_triggers("sqlite"),

@@ -1,0 +1,194 @@
+"""The lean load client of bench_server.py: one process, asyncio, one keep-alive connection per client.
+
+    python tests/benchmarks/load_client.py '{"bases": [...], "clients": 8, "seconds": 3, "floor": false}'
+
+Each client opens its own connection (HTTP/1.1 keep-alive, TCP_NODELAY, written and read by
+hand on asyncio streams: no HTTP library's work per request), then, once every client is
+ready, sends one request after the other for `seconds`: a move in its own game against a bot
+(draw, then discard; a new game when one ends), or the floor's one INSERT. Afterwards
+(untimed) it reads each game's log to count the moves answered 200 that are not in it. It
+prints one JSON line: requests/s, p50 and p99 (ms), events lost, the requests timed and the
+CPU this process used (to show it is not the bottleneck). Nothing but the standard library.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import sys
+import time
+import uuid
+from typing import Any
+from urllib.parse import urlsplit
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection, written and read by hand."""
+
+    def __init__(self, base: str) -> None:
+        parts = urlsplit(base)
+        self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def open(self) -> None:
+        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        self.writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    async def request(self, method: str, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
+        """(status, the JSON body) of one request on this connection (opened again if the server
+        closed it while idle: uvicorn's keep-alive timeout; nothing of the request was read then)."""
+        data = b"" if body is None else json.dumps(body).encode()
+        auth = f"Authorization: Bearer {token}\r\n" if token else ""
+        head = (f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(data)}\r\n{auth}\r\n").encode()
+        for attempt in range(2):
+            assert self.reader is not None and self.writer is not None
+            if self.reader.at_eof() and attempt == 0:
+                await self.reopen()
+                continue
+            try:
+                self.writer.write(head + data)
+                status_line = await self.reader.readline()
+            except ConnectionError:
+                status_line = b""
+            if status_line:
+                break
+            if attempt == 1:
+                raise ConnectionError(f"{method} {path}: the server closed the connection")
+            await self.reopen()
+        status = int(status_line.split()[1])
+        length, chunked = 0, False
+        while (line := await self.reader.readline()) not in (b"\r\n", b""):
+            name, _, value = line.partition(b":")
+            name = name.strip().lower()
+            if name == b"content-length":
+                length = int(value)
+            elif name == b"transfer-encoding":
+                chunked = b"chunked" in value.lower()
+        if chunked:
+            payload = b""
+            while size := int((await self.reader.readline()).strip(), 16):
+                payload += await self.reader.readexactly(size)
+                await self.reader.readline()
+            await self.reader.readline()
+        else:
+            payload = await self.reader.readexactly(length)
+        return status, json.loads(payload) if payload else None
+
+    async def reopen(self) -> None:
+        self.close()
+        await self.open()
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+class Mover:
+    """One client playing its own games against a bot, one command a request."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.ok: dict[str, int] = {}
+        self.game, self.token = "", ""
+        self.state: dict[str, Any] = {}
+
+    async def new_game(self) -> None:
+        status, created = await self.conn.request("POST", "/games", {
+            "players": [{"name": "you"}, {"name": "bot", "is_bot": True}], "options": {"lives": 9}})
+        for _ in range(5):  # SQLite: "database busy" (409) while other clients' games are made
+            if status != 409:
+                break
+            await asyncio.sleep(0.5)
+            status, created = await self.conn.request("POST", "/games", {
+                "players": [{"name": "you"}, {"name": "bot", "is_bot": True}], "options": {"lives": 9}})
+        if status >= 300:
+            raise RuntimeError(f"new game: {status} {created}")
+        self.game, self.state, self.token = created["game_id"], created["state"], created["tokens"]["you"]
+
+    async def step(self) -> None:
+        """Draw or discard, whichever is due; a new game when this one is over."""
+        if self.state["status"] == "finished":
+            await self.new_game()
+            return
+        if self.state["phase"] == "discard":
+            path, body = "discard", {"player": "you", "card": self.state["hands"][0][0]}
+        else:
+            path, body = "draw", {"player": "you", "source": "stock"}
+        status, played = await self.conn.request("POST", f"/games/{self.game}/{path}", body, self.token)
+        if status != 200:
+            raise RuntimeError(f"{path}: {status} {played}")
+        self.state = played["state"]
+        self.ok[self.game] = self.ok.get(self.game, 0) + 1
+
+    async def lost(self) -> int:
+        """The moves answered 200 that are not in their game's log."""
+        lost = 0
+        for game, ok in self.ok.items():
+            _, log = await self.conn.request("GET", f"/games/{game}/log?as=you", token=self.token)
+            mine = [e for e in log["events"] if e["type"] in ("CardDrawn", "CardDiscarded")
+                    and e["data"]["player"] == "you"]
+            lost += max(0, ok - len(mine))
+        return lost
+
+
+async def drive(bases: list[str], clients: int, seconds: float, floor: bool) -> dict[str, Any]:
+    conns = [Connection(bases[index % len(bases)]) for index in range(clients)]
+    await asyncio.gather(*(conn.open() for conn in conns))
+    movers = [Mover(conn) for conn in conns]
+    gate = asyncio.Semaphore(4)  # untimed, a few at a time: a new game and one move each (warm code paths)
+
+    async def ready(mover: Mover) -> None:
+        async with gate:
+            if floor:
+                await mover.conn.request("POST", "/floor", {"payload": "warm"})
+            else:
+                await mover.new_game()
+                await mover.step()
+
+    await asyncio.gather(*(ready(mover) for mover in movers))
+    latencies: list[float] = []
+    started = asyncio.Event()
+    ends = [0.0]
+
+    async def client(index: int) -> None:
+        await started.wait()
+        clock, mover, conn = time.perf_counter, movers[index], conns[index]
+        while (began := clock()) < ends[0]:
+            if floor:
+                status, _ = await conn.request("POST", "/floor", {"payload": uuid.uuid4().hex})
+                if status != 200:
+                    raise RuntimeError(f"floor: {status}")
+            else:
+                await mover.step()
+            done = clock()
+            if done <= ends[0]:
+                latencies.append(done - began)
+
+    cpu = time.process_time()
+    tasks = [asyncio.create_task(client(index)) for index in range(clients)]
+    began = time.perf_counter()
+    ends[0] = began + seconds
+    started.set()
+    await asyncio.gather(*tasks)
+    cpu = time.process_time() - cpu
+    lost = 0 if floor else sum(await asyncio.gather(*(mover.lost() for mover in movers)))
+    for conn in conns:
+        conn.close()
+    latencies.sort()
+    count = len(latencies)
+    return {"rate": count / seconds, "p50": latencies[count // 2] * 1000 if count else 0.0,
+            "p99": latencies[min(count - 1, int(count * 0.99))] * 1000 if count else 0.0, "lost": lost,
+            "requests": count, "client_cpu": cpu / seconds, "pid": os.getpid()}
+
+
+def main() -> None:
+    job = json.loads(sys.argv[1])
+    print(json.dumps(asyncio.run(drive(job["bases"], job["clients"], job["seconds"], job["floor"]))), flush=True)
+
+
+if __name__ == "__main__":
+    main()
