@@ -9,9 +9,9 @@ already redacted for the authenticated viewer: a client never holds a card its u
 from __future__ import annotations
 
 import time
-from collections.abc import Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from pydantic import TypeAdapter
 
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from scat_core.records.move_signatures import MoveSignature
     from scat_core.records.stats import StatsReport
 
+T = TypeVar("T")  # an item of a paged read
 #: How many times a signed move is signed anew when the game moved on between its read and its post.
 SIGN_ATTEMPTS = 3
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -321,18 +322,11 @@ class RemoteGames:
 
     def audit_all(self, strict: bool = False, progress: Progress | None = None) -> Iterator[AuditReport]:
         """The server's audit of every game, oldest first, page after page."""
-        after: str | None = None
-        done = 0
-        while True:
-            page = Audits.model_validate(self.request("GET", "/audit", params={"strict": strict, "after": after}))
-            for report in page.reports:
-                if progress is not None:
-                    progress(done, page.total or len(page.reports))
-                done += 1
-                yield report
-            if page.next is None:
-                return
-            after = page.next
+        def page(after: str | None) -> tuple[Sequence[AuditReport], int | None, str | None]:
+            got = Audits.model_validate(self.request("GET", "/audit", params={"strict": strict, "after": after}))
+            return got.reports, got.total, got.next
+
+        return _paged(page, progress)
 
     def export(self, game_id: str, running: bool = False) -> Export:
         """The full records of a finished game (a server exports no running game)."""
@@ -340,18 +334,11 @@ class RemoteGames:
 
     def export_all(self, running: bool = False, progress: Progress | None = None) -> Iterator[Export | Skipped]:
         """Every finished game on the server, page after page; the others skipped, with the reason."""
-        after: str | None = None
-        done = 0
-        while True:
-            page = Exports.model_validate(self.request("GET", "/export", params={"after": after}))
-            for item in page.items:
-                if progress is not None:
-                    progress(done, page.total or len(page.items))
-                done += 1
-                yield item
-            if page.next is None:
-                return
-            after = page.next
+        def page(after: str | None) -> tuple[Sequence[Export | Skipped], int | None, str | None]:
+            got = Exports.model_validate(self.request("GET", "/export", params={"after": after}))
+            return got.items, got.total, got.next
+
+        return _paged(page, progress)
 
     def signing_key(self) -> SigningKey:
         """The server's public key (`GET /key`)."""
@@ -372,6 +359,23 @@ class RemoteGames:
         if rebuild:
             raise BadInput("`stats --rebuild` rebuilds a database's projection: run it on the server with --db URL")
         return TypeAdapter(StatsReport).validate_python(self.request("GET", "/stats", params={"player": player}))
+
+
+def _paged(page: Callable[[str | None], tuple[Sequence[T], int | None, str | None]],
+           progress: Progress | None) -> Iterator[T]:
+    """Every item of a paged read (`page(after)` gives a page's items, the total and the next
+    cursor), telling `progress` how far along they are."""
+    after: str | None = None
+    done = 0
+    while True:
+        items, total, after = page(after)
+        for item in items:
+            if progress is not None:
+                progress(done, total or len(items))
+            done += 1
+            yield item
+        if after is None:
+            return
 
 
 def _report(body: Any) -> AuditReport:

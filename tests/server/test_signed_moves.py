@@ -137,16 +137,18 @@ def forge(db_url: str, game: str, command: cmd.PlayerCommand, signed_by: Any = N
 @pytest.mark.parametrize("with_signature", [False, True], ids=["unsigned", "signed-by-another-key"])
 def test_a_move_forged_in_the_database_fails_the_audit_at_its_seq(
         table: tuple[str, Path, str], server_db: str, with_signature: bool) -> None:
+    import base64
+
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     from scat_core.domain.accounts import key_id_of
-    from tests.server.test_accounts import public_of
 
     server, keys, game = table
     player = to_act(server, keys, game)
     assert player is not None
     mallory = Ed25519PrivateKey.generate()
-    signer = (mallory, key_id_of(public_of(mallory)), public_of(mallory)) if with_signature else None
+    public = base64.b64encode(mallory.public_key().public_bytes_raw()).decode("ascii")
+    signer = (mallory, key_id_of(public), public) if with_signature else None
     seq = forge(server_db, game, cmd.Draw(player, "stock"), signer)
     audited = run(server, "ann", keys, "audit", game, "--json")
     assert audited.exit_code == 1, audited.output
