@@ -317,7 +317,7 @@ class GameService(Generic[S]):
         """Where a running game stands (its last event's seq and position tag): what a player whose
         moves are signed signs his move at. RuleViolation for a game that takes no more moves here."""
         from scat_core.domain.errors import Hint, NotFound, RuleViolation
-        from scat_core.records.move_signatures import position_tag
+        from scat_core.service.move_signing import tag_of
 
         with self.store.read() as tx:
             head = tx.head(game_id)
@@ -327,7 +327,7 @@ class GameService(Generic[S]):
         if secret is None:
             raise RuleViolation(f"game {game_id} takes no more moves here: it is over, or was imported",
                                 game_id=game_id)
-        return Position(game_id=game_id, seq=head[0], tag=position_tag(secret.seed, secret.salt, head[1]))
+        return Position(game_id=game_id, seq=head[0], tag=tag_of(secret, head[1]))
 
     def signing_key(self) -> SigningKey:
         """The public key that signs the heads of this service's games (its key file is created on first use)."""
