@@ -69,6 +69,7 @@ class RemoteGames:
         #: Who signs this client's requests (and his moves, in a game whose seats are accounts).
         self.identity = identity if identity is not None else identity_for(base_url)
         self.http = Connection(base_url, signer=self.identity.sign if self.identity is not None else None)
+        self._positions: dict[str, Position] = {}  # game id: its position after this client's last move
 
     def __enter__(self) -> RemoteGames:
         return self
@@ -127,7 +128,7 @@ class RemoteGames:
                 "options": (options or GameOptions()).model_dump(), "dealer": dealer,
                 "seed": int(seed) if seed is not None else None, "deck": list(deck) if deck is not None else None,
                 "viewer": viewer}
-        return Played.model_validate(self.request("POST", "/games", json=body))
+        return self._remember(Played.model_validate(self.request("POST", "/games", json=body)))
 
     def move(self, game_id: str, command: PlayerCommand, token: str | None = None,
              signature: MoveSignature | None = None) -> Played:
@@ -164,15 +165,27 @@ class RemoteGames:
         unsigned = getattr(command, "claimer", "") is None  # scat's own claim (R28), which nobody signs
         if token or signature is not None or self.identity is None or unsigned:
             return Played.model_validate(self.request("POST", path, token=token, json=body))
-        for attempt in range(1, SIGN_ATTEMPTS + 1):
-            head = Position.model_validate(self.request("GET", f"{self._game(game_id)}/head"))
+        kept = self._positions.pop(game_id, None)  # the position after this client's last move here
+        attempts = SIGN_ATTEMPTS + (kept is not None)
+        for attempt in range(1, attempts + 1):
+            head = kept or Position.model_validate(self.request("GET", f"{self._game(game_id)}/head"))
+            kept = None
             body["signature"] = self.identity.sign_move(head.game_id, head.seq, head.tag, command).to_json()
             try:
-                return Played.model_validate(self.request("POST", path, json=body))
+                played = Played.model_validate(self.request("POST", path, json=body))
             except ConcurrencyConflict:
-                if attempt == SIGN_ATTEMPTS:
+                if attempt == attempts:
                     raise
+                continue
+            return self._remember(played)
         raise AssertionError("unreachable")
+
+    def _remember(self, played: Played) -> Played:
+        """`played`, its game's position kept for this client's next signed move in it (no GET then;
+        a stale one, the game having moved meanwhile, costs one refusal and a fresh look)."""
+        if played.position is not None:
+            self._positions[played.game_id] = played.position
+        return played
 
     def show(self, game_id: str, viewer: str | None = None, token: str | None = None, look: bool = True) -> Shown:
         """The game as `viewer` (None: the public) may know it, his news, the result once over

@@ -7,6 +7,8 @@ concurrent registration that moved the log first makes it decide again on the ne
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
@@ -20,7 +22,7 @@ from scat_core.service.account_ports import AccountLog, AccountRecord
 from scat_core.service.move_times import Clock, system_clock
 
 #: How many times a use case decides again when another one appended first.
-ATTEMPTS = 3
+ATTEMPTS = 8  # the account log has one head: strangers registering at once take turns (with a jittered pause)
 
 
 class AccountView(BaseModel):
@@ -72,6 +74,7 @@ class AccountService:
             except ConcurrencyConflict:
                 if attempt == ATTEMPTS - 1:
                     raise
+                time.sleep(random.uniform(0, 0.005 * (attempt + 1)))  # out of step with the others retrying
                 continue
             for event in made:
                 accounts = acc.evolve(accounts, event)

@@ -28,7 +28,7 @@ from scat_core.domain.views import redact
 from scat_core.records.acting import Credential
 from scat_core.records.errors import ConcurrencyConflict, StoreUnavailable
 from scat_core.records.move_signatures import MoveSignature
-from scat_core.records.stored import StoredEvent
+from scat_core.records.stored import GameSecret, StoredEvent
 from scat_core.records.tokens import hash_token, new_token
 from scat_core.service.loading import append, authorize, chance_of, load_for_command, refuse_bot_viewer, require_player
 from scat_core.service.move_signing import signed_move, tag_of
@@ -47,6 +47,13 @@ BOT_MOVES_PER_CALL = 100_000  # a safety bound: a bot-only game ends long before
 BOT_RETRIES = 5
 
 
+def position_after(state: GameState, secret: GameSecret | None, stored: Sequence[StoredEvent]) -> str:
+    """The position tag of `stored`'s last event in `state`, a running game whose moves are signed; else ""."""
+    if not state.signed_moves or state.status != "active" or not stored:
+        return ""
+    return tag_of(secret, stored[-1].hash)
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What a call did: the game's state afterwards and the events it appended."""
@@ -58,6 +65,9 @@ class Outcome:
     before: GameState = field(default_factory=GameState)
     #: Why the bots' opening moves could not be saved after a new game was (the next command plays them).
     bots_interrupted: str | None = None
+    #: The position tag after these events, in a running game whose moves are signed ("" otherwise):
+    #: what its next move is signed at, unless someone moves first (service/move_signing.py).
+    position_tag: str = ""
 
     def seen_by(self, viewer: str | None) -> list[tuple[StoredEvent, ev.Event]]:
         """The appended events as `viewer` (None: the public) could see them; all once over."""
@@ -140,8 +150,9 @@ class Playing:
             for name, token in tokens.items():
                 tx.put_token_hash(command.game_id, name, hash_token(token))
         outcome = self._bots_after_commit(command.game_id, state, chance, stored[-1].hash)
-        return Outcome(command.game_id, outcome.state, stored + outcome.events, tokens,
-                       bots_interrupted=outcome.bots_interrupted)
+        stored += outcome.events
+        return Outcome(command.game_id, outcome.state, stored, tokens, bots_interrupted=outcome.bots_interrupted,
+                       position_tag=position_after(outcome.state, GameSecret(chance.seed, chance.salt), stored))
 
     def act(self, game_id: str, command: PlayerCommand, token: Credential = None,
             signature: MoveSignature | None = None) -> Outcome:
@@ -172,7 +183,8 @@ class Playing:
             stored = append(tx, state, events, after, head, recorded_text(now))
         if refused is not None:
             raise refused
-        return Outcome(game_id, after, stored, before=state)  # Outcome.before: the state before events[0]
+        # Outcome.before: the state before events[0]
+        return Outcome(game_id, after, stored, before=state, position_tag=position_after(after, secret, stored))
 
     def _owed(self, tx: UnitOfWork, state: GameState, chance: SeededChance,
               now: datetime) -> tuple[list[ev.Event], GameState]:
@@ -229,7 +241,7 @@ class Playing:
             replies, after = bot_moves(after, chance)  # the bots' replies: the same transaction
             events += ([signed, *mine] if signed else mine) + replies
             stored = append(tx, state, events, after, head, recorded_text(now))
-        return Outcome(game_id, after, stored, before=state)
+        return Outcome(game_id, after, stored, before=state, position_tag=position_after(after, secret, stored))
 
     def move_clock(self, state: GameState) -> tuple[str | None, int | None]:
         """(when the player to act runs out of move time, the seconds he has left now), R28;

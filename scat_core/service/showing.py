@@ -23,7 +23,7 @@ from scat_core.service.move_times import move_clock
 from scat_core.service.news import CatchingUp
 from scat_core.service.playing import Outcome, Playing
 from scat_core.service.reading import Reading
-from scat_core.service.values import GamesPage, History, Listing, Move, News, Played, SeenEvent, Shown
+from scat_core.service.values import GamesPage, History, Listing, Move, News, Played, Position, SeenEvent, Shown
 
 
 def moves_of(state: GameState, viewer: str | None, read_only: bool = False) -> list[Move]:
@@ -100,7 +100,9 @@ class Showing:
         return Played(game_id=outcome.game_id, viewer=viewer, state=state,
                       before=redact_state(outcome.before, viewer), events=_seen(outcome, viewer),
                       tokens=outcome.tokens, result=self.reading.game_result(outcome.game_id) if finished else None,
-                      moves=moves_of(state, viewer), bots_interrupted=outcome.bots_interrupted)
+                      moves=moves_of(state, viewer), bots_interrupted=outcome.bots_interrupted,
+                      position=Position(game_id=outcome.game_id, seq=outcome.state.version, tag=outcome.position_tag)
+                      if outcome.position_tag else None)
 
     def _viewer(self, game_id: str, viewer: str | None, token: Credential) -> str | None:
         """`viewer`, or None (the public) when he is the acting account and sits not in the game:

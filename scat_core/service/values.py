@@ -59,6 +59,15 @@ class Move(_Value):
     argument: str | None = None
 
 
+class Position(_Value):
+    """Where a running game stands: its last event's seq and position tag (what a player signs his
+    move at; the tag hides the event's hash, which would betray a hidden card: records/move_signatures.py)."""
+
+    game_id: str
+    seq: int
+    tag: str
+
+
 class Played(_Value):
     """What a command (`new`, a move) did, for its viewer: the state before and after, the
     events appended as he saw them, the result if it ended the game, and his moves now."""
@@ -72,6 +81,7 @@ class Played(_Value):
     result: GameResult | None = None
     moves: list[Move] = Field(default_factory=list)
     bots_interrupted: str | None = None  # why the bots' replies could not be saved (the next command plays them)
+    position: Position | None = None  # where the game now stands, if its moves are signed: the next move's to sign
 
 
 class News(_Value):
@@ -180,15 +190,6 @@ class SigningKey(_Value):
     algorithm: Literal["ed25519"] = "ed25519"
     key_id: str
     public_key: str
-
-
-class Position(_Value):
-    """Where a running game stands: its last event's seq and position tag (what a player signs his
-    move at; the tag hides the event's hash, which would betray a hidden card: records/move_signatures.py)."""
-
-    game_id: str
-    seq: int
-    tag: str
 
 
 SkipReason = Literal["invalid id", "running", "running and protected", "history damaged"]

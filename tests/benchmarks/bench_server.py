@@ -23,6 +23,11 @@ a signed request rejected (signed by another key than the account's: the same wo
 INSERT), next to today's wrong game token (a 16 MiB scrypt). Goal: a rejected request costs
 <= 1/100 of the wrong token's scrypt. `--verify-only` prints these figures alone.
 
+Then, with one process, moves signed by accounts (every request and every move signed, each
+move at the position the answer before it carried) against token games' moves, 8 clients, on
+the same server (`scat serve --tokens`, which serves both), alternated twice. Goal (#22):
+signed >= 0.9x unsigned.
+
 `--quick` (under a minute on an idle machine): one server process, 1 s per configuration,
 fewer rounds of the authentication costs.
 """
@@ -57,6 +62,7 @@ RSS_GOAL_MIB = 300
 MIB = 1024 * 1024
 HERE = Path(__file__).resolve().parent
 REJECT_GOAL = 1 / 100  # a rejected signed request against a wrong token's scrypt
+SIGNED_CLIENTS, SIGNED_GOAL = 8, 0.9  # signed moves against token moves (#22)
 
 
 def median_seconds(action: Callable[[], object], rounds: int) -> float:
@@ -190,12 +196,21 @@ def floor_process(url: str) -> AbstractContextManager[tuple[str, int]]:
 
 
 def scat_process(url: str, source: Path | None = None) -> AbstractContextManager[tuple[str, int]]:
-    """`scat serve --db URL` in its own process, of this code or of the code in `source`."""
+    """`scat serve --db URL --tokens` in its own process, of this code or of the code in `source`:
+    token games (the load client's unsigned moves) beside accounts' games (its signed ones)."""
     env = {**os.environ, "SCAT_SERVER": ""}
     if source is not None:
         env["PYTHONPATH"] = str(source)  # before the installed (editable) package on sys.path
+    tokens = ["--tokens"] if source is None or "--tokens" in _serve_help(source) else []
     return started([sys.executable, "-c", "from scat_cli.app import main; main()", "serve", "--db", url, "--port",
-                    "{port}"], env, "/health", "scat serve")
+                    "{port}", *tokens], env, "/health", "scat serve")
+
+
+def _serve_help(source: Path) -> str:
+    """`scat serve --help` of the code in `source` (a baseline from before --tokens has none)."""
+    env = {**os.environ, "PYTHONPATH": str(source), "COLUMNS": "200"}
+    return subprocess.run([sys.executable, "-c", "from scat_cli.app import main; main()", "serve", "--help"],
+                          env=env, capture_output=True, text=True).stdout
 
 
 def rss_mib(pid: int) -> float:
@@ -221,9 +236,10 @@ class Load:
     rss: list[float]  # MiB, per server process
 
 
-def drive(bases: list[str], pids: list[int], clients: int, seconds: float, floor: bool) -> Load:
-    """Run the lean load client (load_client.py, its own process) against `bases`; sample the servers' RSS."""
-    job = json.dumps({"bases": bases, "clients": clients, "seconds": seconds, "floor": floor})
+def drive(bases: list[str], pids: list[int], clients: int, seconds: float, floor: bool, signed: bool = False) -> Load:
+    """Run the lean load client (load_client.py, its own process) against `bases`; sample the servers' RSS.
+    `signed`: its clients are accounts, every request and move signed (else token games)."""
+    job = json.dumps({"bases": bases, "clients": clients, "seconds": seconds, "floor": floor, "signed": signed})
     client = subprocess.Popen([sys.executable, str(HERE / "load_client.py"), job], stdout=subprocess.PIPE, text=True)
     peaks = [0.0] * len(pids)
     while client.poll() is None:
@@ -355,6 +371,23 @@ def judged(name: str, code: str, processes: int, clients: int, ours: Load, floor
     return verdicts
 
 
+def signed_against_unsigned(name: str, servers: list[tuple[str, int]], seconds: float) -> str:
+    """Moves/s of accounts signing every request and move against token games' moves, at
+    SIGNED_CLIENTS clients on the same server, alternated twice; the verdict against SIGNED_GOAL."""
+    rates: dict[bool, list[float]] = {False: [], True: []}
+    for _ in range(2):
+        for signed in (False, True):
+            load = drive([b for b, _ in servers], [p for _, p in servers], SIGNED_CLIENTS, seconds, False, signed)
+            rates[signed].append(load.rate)
+            print(f"{name:<10} {'signed' if signed else 'token':<8} 1 proc {SIGNED_CLIENTS:>3} clients: "
+                  f"{load.rate:8.1f} moves/s  p50 {load.p50:6.1f} ms  p99 {load.p99:6.1f} ms  lost {load.lost}",
+                  flush=True)
+    ratio = statistics.mean(rates[True]) / statistics.mean(rates[False])
+    return (f"{name} signed moves (an account's key signs each request and move, at the position the answer "
+            f"before carried) {ratio:.2f}x token moves at {SIGNED_CLIENTS} clients (goal >= {SIGNED_GOAL}: "
+            f"{'met' if ratio >= SIGNED_GOAL else 'MISSED'})")
+
+
 def compare(name: str, url: str, seconds: float, baseline: tuple[str, Path] | None,
             process_counts: tuple[int, ...] = (1, 2)) -> list[str]:
     """Every configuration on one database: the floor, this code (and the baseline's), interleaved."""
@@ -371,6 +404,8 @@ def compare(name: str, url: str, seconds: float, baseline: tuple[str, Path] | No
                     ours = drive([b for b, _ in servers], [p for _, p in servers], clients, seconds, floor=False)
                     print(row(name, code, processes, clients, ours, floor), flush=True)
                     verdicts += judged(name, code, processes, clients, ours, floor)
+            if processes == 1:
+                verdicts.append(signed_against_unsigned(name, codes["this"], seconds))
             if name == "postgresql" and processes == 2:
                 bases = [b for b, _ in codes["this"]]
                 to_watcher, request = watch_latency(bases[0], bases[1])

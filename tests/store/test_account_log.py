@@ -126,3 +126,20 @@ def test_the_accounts_migration_goes_up_and_down(db_url: str) -> None:
         assert not [name for name in names if "account" in name]
     finally:
         engine.dispose()
+
+
+def test_strangers_registering_at_the_same_moment_are_all_registered(log: AccountLog) -> None:
+    """One head for the whole log: concurrent registrations take turns (SQLite: BEGIN IMMEDIATE,
+    no failed read-to-write upgrade), none is refused for another's."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    accounts = AccountService(log)
+    names = [f"player{n}" for n in range(8)]
+    with ThreadPoolExecutor(len(names)) as pool:
+        registered = list(pool.map(lambda n: accounts.register(names[n], key(n)).name, range(len(names))))
+    assert sorted(registered) == sorted(names)
+    assert all(accounts.named(name) is not None for name in names)
+    # And each of them makes requests at once: every nonce is taken, none refused as busy.
+    with ThreadPoolExecutor(8) as pool:
+        taken = list(pool.map(lambda n: log.use_nonce(acc.key_id_of(key(n)), f"nonce{n}", 10**10, 0), range(8)))
+    assert taken == [True] * 8

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
-from sqlalchemy import Engine, delete, func, or_, select, text
+from sqlalchemy import Connection, Engine, delete, func, or_, select, text
 from sqlalchemy.exc import IntegrityError
 
 from scat_core.records.errors import ConcurrencyConflict
 from scat_core.service.account_ports import AccountLog, AccountRecord
 from scat_core.store.sql import tables as t
+from scat_core.store.sql.database import WRITE_OPTION
 from scat_core.store.sql.db_failures import as_scat_errors
+from scat_core.store.sql.driver_sql import autocommit, execute, named
 
 #: One request in this many also deletes the expired nonces (a cheap indexed DELETE).
 PRUNE_ONE_IN = 64
@@ -29,6 +32,29 @@ class SqlAccountLog:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+
+    @contextmanager
+    def _writing(self, durable: bool = True) -> Iterator[Connection]:
+        """A write transaction: on SQLite BEGIN IMMEDIATE, so concurrent writers queue on the busy
+        timeout instead of failing when a read turns into a write (a deferred BEGIN's upgrade).
+
+        Not `durable` (a nonce: one lost in a crash only reopens its 300 s window), its commit
+        waits for no disk flush: PostgreSQL's synchronous_commit off, SQLite's synchronous NORMAL
+        (WAL: flushed at the next checkpoint), the connection's FULL restored after it.
+        """
+        with self.engine.connect() as conn:
+            conn = conn.execution_options(**{WRITE_OPTION: True})
+            lazy = not durable and conn.dialect.name == "sqlite"
+            if lazy:
+                conn.connection.driver_connection.execute("PRAGMA synchronous = NORMAL")  # type: ignore[union-attr]
+            try:
+                with conn.begin():
+                    if not durable and conn.dialect.name == "postgresql":
+                        conn.execute(text("SET LOCAL synchronous_commit = off"))
+                    yield conn
+            finally:
+                if lazy:
+                    conn.connection.driver_connection.execute("PRAGMA synchronous = FULL")  # type: ignore[union-attr]
 
     def matching(self, skeleton: str | None, key_id: str | None) -> tuple[int, list[AccountRecord]]:
         """The log's last seq and every record of the accounts named alike or holding `key_id` ever."""
@@ -49,7 +75,7 @@ class SqlAccountLog:
                  "recorded_at": r.recorded_at} for r in records]
         with as_scat_errors(self.engine):
             try:
-                with self.engine.begin() as conn:
+                with self._writing() as conn:
                     head: int = conn.execute(select(func.coalesce(func.max(e.c.seq), 0))).scalar_one()
                     if int(head) != expected_head:
                         raise ConcurrencyConflict("the accounts changed meanwhile: try again")
@@ -60,11 +86,11 @@ class SqlAccountLog:
     def use_nonce(self, key_id: str, nonce: str, expires_at: int, now: int) -> bool:
         """Insert the nonce; False when the row exists already (a replayed request)."""
         n = t.request_nonces
+        if self.engine.dialect.name == "postgresql":
+            return self._use_nonce_in_one_statement(key_id, nonce, expires_at, now)
         with as_scat_errors(self.engine):
             try:
-                with self.engine.begin() as conn:
-                    if conn.dialect.name == "postgresql":  # a nonce lost in a crash only reopens a 300 s window
-                        conn.execute(text("SET LOCAL synchronous_commit = off"))
+                with self._writing(durable=False) as conn:
                     if random.randrange(PRUNE_ONE_IN) == 0:
                         conn.execute(delete(n).where(n.c.expires_at < now))
                     conn.execute(n.insert().values(key_id=key_id, nonce=nonce, expires_at=expires_at))
@@ -72,5 +98,24 @@ class SqlAccountLog:
                 return False
         return True
 
+
+    def _use_nonce_in_one_statement(self, key_id: str, nonce: str, expires_at: int, now: int) -> bool:
+        """`use_nonce` on PostgreSQL in one round trip: one statement in autocommit, its own
+        transaction, whose commit waits for no disk flush (set_config local to it: a nonce lost in
+        a crash only reopens its 300 s window)."""
+        with as_scat_errors(self.engine), self.engine.connect() as conn, autocommit(conn):
+            if random.randrange(PRUNE_ONE_IN) == 0:
+                execute(conn, named(conn, PRUNE_NONCES), {"now": now})
+            try:
+                execute(conn, named(conn, LAZY_NONCE), {"key_id": key_id, "nonce": nonce, "expires_at": expires_at})
+            except IntegrityError:
+                return False
+        return True
+
+
+#: A nonce's row, committed without waiting for the flush (PostgreSQL; the statement is its transaction).
+LAZY_NONCE = ("INSERT INTO request_nonces (key_id, nonce, expires_at) SELECT %(key_id)s, %(nonce)s, %(expires_at)s "
+              "FROM (SELECT set_config('synchronous_commit', 'off', true)) AS lazy_commit")
+PRUNE_NONCES = "DELETE FROM request_nonces WHERE expires_at < %(now)s"
 
 _: type[AccountLog] = SqlAccountLog
