@@ -19,6 +19,7 @@ from scat_core.domain.errors import (
     NotFound,
     RuleViolation,
     ScatError,
+    Throttled,
     TimedOut,
     Unavailable,
 )
@@ -52,6 +53,7 @@ EXIT_CODES: dict[type[ScatError], int] = {
     NotFound: 4,  # no such game, player or file
     ConcurrencyConflict: 5,  # a concurrent change won: try again
     DatabaseBusy: 5,  # another program holds the lock: as a concurrent change, try again
+    Throttled: 5,  # the server's heavy work is shared and this caller's share is spent: try again later
     TimedOut: 6,  # scat wait timed out
 }
 #: Exit code -> the error type a refusal that names no type (or one unknown here) is raised as.

@@ -29,6 +29,7 @@ from starlette.requests import ClientDisconnect
 from scat_cli.errors import exit_code
 from scat_cli.server import wire
 from scat_cli.server.fanout import Followers, StreamCaps, Subscriber, sse
+from scat_cli.server.heavy_work import IMPORT_COST, STATS_COST, HeavyWork
 from scat_cli.server.inflight import cap_worker_threads
 from scat_cli.server.limits import LOG, LimitAndLog
 from scat_cli.server.push import ANY, Notifier, listen, watch_log
@@ -44,6 +45,7 @@ from scat_core.domain.errors import (
     RequestRefused,
     RuleViolation,
     ScatError,
+    Throttled,
     TimedOut,
     TooManyFailures,
     Unavailable,
@@ -52,6 +54,7 @@ from scat_core.records.acting import ActingAccount, Credential
 from scat_core.records.errors import DatabaseBusy, DatabaseReadOnly, StoreUnavailable
 from scat_core.records.stats import StatsReport
 from scat_core.service.accounts import AccountView
+from scat_core.service.archive import AUDIT_PAGE, EXPORT_PAGE
 from scat_core.service.games import GameService
 from scat_core.service.values import (
     Audits,
@@ -96,6 +99,11 @@ STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
     429: {"model": wire.ErrorOut, "description": "Too many open streams from this address or on this server: "
           "try again after the Retry-After header's seconds."},
 }
+#: The OpenAPI responses of heavy work (audits and exports of every game, stats, imports): 429 once the share is spent.
+THROTTLED: dict[int | str, dict[str, Any]] = {
+    429: {"model": wire.ErrorOut, "description": "The caller's share of heavy work is spent for now: try again "
+          "after the Retry-After header's seconds (scat_cli/server/heavy_work.py)."},
+}
 
 
 class EventStream(StreamingResponse):
@@ -111,6 +119,14 @@ class EventStream(StreamingResponse):
             await super().__call__(scope, receive, send)
         finally:
             self.closed()
+
+
+def caller_of(request: Request) -> str:
+    """Whose share of heavy work a request spends: its account's, or its address's when it is signed by none."""
+    account: AccountView | None = getattr(request.state, "account", None)
+    if account is not None:
+        return f"account {account.name}"
+    return f"address {(request.client.host if request.client else '-')}"
 
 
 def too_many_streams(message: str) -> JSONResponse:
@@ -150,6 +166,7 @@ HTTP_STATUS: dict[type[ScatError], int] = {
     AuthFailed: 403,  # 401 when the request carried no credentials (see `scat_error`)
     RequestRefused: 401,
     TooManyFailures: 429,
+    Throttled: 429,  # a caller's share of heavy work spent: with Retry-After
     NotFound: 404,
     ConcurrencyConflict: 409,
     Unavailable: 503,  # the database lost, restarting or busy: with Retry-After
@@ -245,6 +262,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     notifier, stop = Notifier(), threading.Event()
     followers = Followers(games, notifier, PUSHED_POLL_SECONDS)
     caps = StreamCaps(max_streams_per_address, max_streams)
+    heavy = HeavyWork()  # each caller's share of audits, exports, stats and imports (heavy_work.py)
     watch_every = POLL_SECONDS
 
     @asynccontextmanager
@@ -266,7 +284,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
                   dependencies=[Depends(verifier)])  # a signed request proves its account first (verify.py)
     app.state.games, app.state.testing, app.state.notifier = games, testing, notifier
     app.state.accounts, app.state.verifier = accounts, verifier
-    app.state.followers, app.state.stream_caps = followers, caps
+    app.state.followers, app.state.stream_caps, app.state.heavy_work = followers, caps, heavy
     app.include_router(account_router(accounts, verifier))
     app.add_middleware(LimitAndLog)
 
@@ -535,10 +553,12 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
         """The audit of one game (its head's signature judged by the keys this server trusts)."""
         return games.audit(game_id, strict)
 
-    @app.get("/audit", response_model=Audits)
-    def audit_all(strict: bool = False, limit: AuditLimit = None, after: After = None) -> Audits:
+    @app.get("/audit", response_model=Audits, responses=THROTTLED)
+    def audit_all(request: Request, strict: bool = False, limit: AuditLimit = None, after: After = None) -> Audits:
         """The audit of every game, oldest first, a page at a time: at most `limit` games, those after the game
-        `after` (the `next` of the page before; the last page has none)."""
+        `after` (the `next` of the page before; the last page has none). A page costs the caller's share
+        of heavy work one unit a game (429 and Retry-After when it is spent: heavy_work.py)."""
+        heavy.take(caller_of(request), limit or AUDIT_PAGE)
         return games.audit_page(strict, after, limit)
 
     @app.get("/games/{game_id}/export", response_model=Export)
@@ -546,20 +566,25 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
         """The full history of a finished game (this server exports no running game)."""
         return games.export(game_id, running=False)
 
-    @app.get("/export", response_model=Exports)
-    def export_all(limit: ExportLimit = None, after: After = None) -> Exports:
+    @app.get("/export", response_model=Exports, responses=THROTTLED)
+    def export_all(request: Request, limit: ExportLimit = None, after: After = None) -> Exports:
         """Every finished game's history, the others skipped with the reason, a page at a time: at most
-        `limit` games, those after the game `after` (the `next` of the page before; the last page has none)."""
+        `limit` games, those after the game `after` (the `next` of the page before; the last page has none).
+        A page costs the caller's share of heavy work one unit a game (429 when it is spent)."""
+        heavy.take(caller_of(request), limit or EXPORT_PAGE)
         return games.export_page(False, after, limit)
 
-    @app.post("/import", response_model=AuditReport, status_code=201)
-    def import_(body: wire.ImportIn) -> AuditReport:
-        """Audit an export and, only if it holds, store it."""
+    @app.post("/import", response_model=AuditReport, status_code=201, responses=THROTTLED)
+    def import_(body: wire.ImportIn, request: Request) -> AuditReport:
+        """Audit an export and, only if it holds, store it (a share of the caller's heavy work: 429 when spent)."""
+        heavy.take(caller_of(request), IMPORT_COST)
         return games.import_records(body.records, body.strict)
 
-    @app.get("/stats", response_model=StatsReport)
-    def stats(player: Annotated[str | None, Query(max_length=wire.SHORT)] = None) -> StatsReport:
-        """Figures per player and overall (rebuilding them is the operator's: `scat --db URL stats --rebuild`)."""
+    @app.get("/stats", response_model=StatsReport, responses=THROTTLED)
+    def stats(request: Request, player: Annotated[str | None, Query(max_length=wire.SHORT)] = None) -> StatsReport:
+        """Figures per player and overall (rebuilding them is the operator's: `scat --db URL stats --rebuild`);
+        a share of the caller's heavy work (429 when spent)."""
+        heavy.take(caller_of(request), STATS_COST)
         return games.stats(player=player)
 
     LOG.info("serving the games of %s", masked_url(str(games.store.engine.url.render_as_string(False))))

@@ -8,6 +8,7 @@ already redacted for the authenticated viewer: a client never holds a card its u
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
@@ -21,7 +22,7 @@ from scat_cli.server.backoff import Backoff
 from scat_cli.server.transport import Answer, Connection, TransportError, TransportTimeout
 from scat_core.domain import events as ev
 from scat_core.domain.audit_report import AuditReport
-from scat_core.domain.errors import BadInput, RuleViolation
+from scat_core.domain.errors import BadInput, RuleViolation, Throttled
 from scat_core.domain.options import GameOptions
 from scat_core.records.errors import ConcurrencyConflict
 from scat_core.service.boundary import Progress
@@ -52,6 +53,8 @@ if TYPE_CHECKING:
 T = TypeVar("T")  # an item of a paged read
 #: How many times a signed move is signed anew when the game moved on between its read and its post.
 SIGN_ATTEMPTS = 3
+THROTTLED_TRIES = 30  # a long `audit --all` slows to the user's share of the server's heavy work
+THROTTLED_WAIT_MAX = 120  # seconds: a longer wait is told, not waited
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -70,6 +73,8 @@ class RemoteGames:
         self.identity = identity if identity is not None else identity_for(base_url)
         self.http = Connection(base_url, signer=self.identity.sign if self.identity is not None else None)
         self._positions: dict[str, Position] = {}  # game id: its position after this client's last move
+        self._throttled_told = False
+        self.sleep = time.sleep
 
     def __enter__(self) -> RemoteGames:
         return self
@@ -81,18 +86,31 @@ class RemoteGames:
 
     def request(self, method: str, path: str, *, token: str | None = None, params: Mapping[str, Any] | None = None,
                 json: Any = None) -> Any:
-        """Send one request; a refusal raises the ScatError the server named, with its message."""
+        """Send one request; a refusal raises the ScatError the server named, with its message.
+        Refused as Throttled (this user's share of the server's heavy work spent), it waits the
+        seconds the server names and asks again (THROTTLED_TRIES in all), saying so once."""
         headers = {"authorization": f"Bearer {token}"} if token else {}
         query = {key: value for key, value in (params or {}).items() if value is not None}
-        try:
-            response = self.http.request(method, path, params=query, json=json, headers=headers)
-        except TransportTimeout:
-            raise ServerLost(f"the server {self.base_url} did not answer in time") from None
-        except TransportError as error:
-            raise ServerLost(f"cannot reach the server {self.base_url}: {error}") from None
-        if response.status < 400:
-            return wire.seats_from_zero(response.json())  # the server counts seats from 1
-        self._raise(response)
+        for attempt in range(1, THROTTLED_TRIES + 1):
+            try:
+                response = self.http.request(method, path, params=query, json=json, headers=headers)
+            except TransportTimeout:
+                raise ServerLost(f"the server {self.base_url} did not answer in time") from None
+            except TransportError as error:
+                raise ServerLost(f"cannot reach the server {self.base_url}: {error}") from None
+            if response.status < 400:
+                return wire.seats_from_zero(response.json())  # the server counts seats from 1
+            try:
+                self._raise(response)
+            except Throttled as throttled:
+                wait = throttled.retry_after or 1
+                if attempt == THROTTLED_TRIES or wait > THROTTLED_WAIT_MAX:
+                    raise
+                if not self._throttled_told:
+                    print(f"scat: note: {throttled}; waiting", file=sys.stderr, flush=True)
+                    self._throttled_told = True
+                self.sleep(wait)
+        raise AssertionError("unreachable")
 
     def _raise(self, response: Answer) -> NoReturn:
         """Raise the ScatError a refusal names, with its fields (the CLI words it as a local one)."""

@@ -20,6 +20,7 @@ The tree (every error type of the package is in exactly one branch, `BRANCHES`):
     ├── Unavailable           the database (or the server) cannot be used now: lost, restarted, busy
     │   ├── StoreUnavailable ── DatabaseReadOnly   (records/errors.py)
     │   ├── DatabaseBusy                            (records/errors.py)
+    │   ├── Throttled                               a caller's share of a server's heavy work is spent
     │   └── ServerLost                              (scat_cli/errors.py: the --server is gone)
     ├── CorruptHistory        a stored history damaged outside scat
     │   └── HistoryDamaged                          (records/errors.py)
@@ -111,6 +112,19 @@ class Unavailable(ScatError):
     """Something scat needs cannot be used now (the database lost, restarted or busy; the server gone): try later."""
 
     retry_after: int | None = 2
+
+
+class Throttled(Unavailable):
+    """A caller asked a server for more heavy work (audits, exports, stats, imports) than his share
+    lately: `retry_after` seconds until it can be done (scat_cli/server/heavy_work.py)."""
+
+    @classmethod
+    def waiting(cls, retry_after: int) -> Throttled:
+        """The refusal, the caller to wait `retry_after` seconds."""
+        error = cls(f"this server's heavy work (audits, exports, stats, imports) is shared: yours is spent "
+                    f"for now, try again in {retry_after} s")
+        error.retry_after = retry_after
+        return error
 
 
 class CorruptHistory(ScatError):

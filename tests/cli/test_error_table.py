@@ -28,6 +28,7 @@ from scat_core.domain.errors import (
     NotFound,
     RuleViolation,
     ScatError,
+    Throttled,
     TimedOut,
     Unavailable,
 )
@@ -151,7 +152,7 @@ def test_the_contract_exit_codes_come_from_the_clis_one_table() -> None:
     # database that cannot be used now is "unavailable", which the contract gives no code of its own: 2 as before
     expected = {RuleViolation: 1, CorruptHistory: 1, HistoryDamaged: 1, BadInput: 2, StoreUnavailable: 2,
                 DatabaseReadOnly: 2, ServerLost: 2, AuthFailed: 3, NotFound: 4, ConcurrencyConflict: 5,
-                DatabaseBusy: 5, WaitTimedOut: 6}
+                DatabaseBusy: 5, Throttled: 5, WaitTimedOut: 6}
     assert {kind: exit_code(kind) for kind in expected} == expected
     assert {kind: exit_code(kind("x")) for kind in expected if kind is not HistoryDamaged} == {
         kind: code for kind, code in expected.items() if kind is not HistoryDamaged}
@@ -161,7 +162,7 @@ def test_the_contract_exit_codes_come_from_the_clis_one_table() -> None:
 #: What each branch of the error tree means to an HTTP client (#21 item 2): the statuses it may have.
 BRANCH_STATUSES: dict[type[ScatError], set[int]] = {
     RuleViolation: {409, 422}, NotFound: {404}, AuthFailed: {401, 403, 429}, ConcurrencyConflict: {409},
-    Unavailable: {503}, CorruptHistory: {422}, BadInput: {400}, TimedOut: {408},
+    Unavailable: {503, 429}, CorruptHistory: {422}, BadInput: {400}, TimedOut: {408},
 }
 
 
@@ -175,7 +176,8 @@ def test_every_error_type_is_in_one_branch_with_one_exit_code_and_one_http_statu
         coded = [base for base in kind.__mro__ if base in EXIT_CODES]
         assert coded and coded[0] is not ScatError, kind  # its code is the table's, not a fallback
         assert exit_code(kind) == EXIT_CODES[coded[0]]
-        assert exit_code(kind) == exit_code(branch) or kind is DatabaseBusy, kind  # busy: "try again", as cli.md says
+        # busy, or one's share of a server's heavy work spent: "try again", as cli.md says of code 5
+        assert exit_code(kind) == exit_code(branch) or kind in (DatabaseBusy, Throttled), kind
         statused = [base for base in kind.__mro__ if base in HTTP_STATUS]
         assert statused and statused[0] is not ScatError, kind
         assert http_status(kind.__new__(kind)) in BRANCH_STATUSES[branch], kind

@@ -1,0 +1,56 @@
+"""Each caller's share of a server's heavy work: a page of `audit` or `export` over every game,
+`stats`, an `import`.
+
+A token bucket per caller (his account, or his address when the request is signed by none):
+a request costs what it asks for (the games of a page, a fixed cost for stats and imports),
+the bucket holds BURST units and refills RATE a second. A request the bucket cannot pay is
+refused with `Throttled` (HTTP 429 and `Retry-After`: when the bucket will hold its cost),
+and the `--server` client waits that long and asks again, so a long `audit --all` slows to
+its share instead of failing; one caller cannot keep the workers from everyone else.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable
+
+from scat_core.domain.errors import Throttled
+
+RATE = 20.0  # units a second: about what one worker audits (a unit is one game)
+BURST = 500.0  # units a caller may spend at once: ten pages of 50 games
+STATS_COST = 50  # `stats` over every game, read from its projection
+IMPORT_COST = 50  # an import, up to the body's 8 MiB
+MAX_CALLERS = 10_000  # buckets kept; full ones are dropped first when there are more
+
+
+class HeavyWork:
+    """The buckets of the callers of one server process."""
+
+    def __init__(self, rate: float = RATE, burst: float = BURST,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate, self.burst, self.clock = rate, burst, clock
+        self._buckets: dict[str, tuple[float, float]] = {}  # caller: (units, when counted)
+        self._lock = threading.Lock()
+
+    def take(self, caller: str, cost: float) -> None:
+        """Spend `cost` units of `caller`'s share; Throttled (with the seconds to wait) when he has not got them."""
+        cost = min(float(cost), self.burst)  # the largest request is always possible, on a full bucket
+        with self._lock:
+            now = self.clock()
+            units, then = self._buckets.get(caller, (self.burst, now))
+            units = min(self.burst, units + (now - then) * self.rate)
+            if units < cost:
+                self._buckets[caller] = (units, now)
+                raise Throttled.waiting(max(1, math.ceil((cost - units) / self.rate)))
+            self._buckets[caller] = (units - cost, now)
+            if len(self._buckets) > MAX_CALLERS:
+                self._forget_full(now)
+
+    def _forget_full(self, now: float) -> None:
+        """Drop the buckets that have filled up again (a caller not seen lately starts full anyway)."""
+        full = [caller for caller, (units, then) in self._buckets.items()
+                if units + (now - then) * self.rate >= self.burst]
+        for caller in full:
+            del self._buckets[caller]

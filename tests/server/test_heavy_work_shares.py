@@ -1,0 +1,80 @@
+"""A server's heavy work (audits and exports of every game, stats, imports) is shared: each
+account (or address, unsigned) has a bucket of units that refills; a request it cannot pay is
+429 with Retry-After and the type Throttled (exit 5), another caller is served meanwhile, and
+the `--server` client waits the seconds named and carries on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+
+from scat_cli.errors import exit_code
+from scat_cli.server.client import RemoteGames
+from scat_cli.server.heavy_work import HeavyWork
+from scat_cli.server.identity import Identity
+from scat_core.domain.errors import Throttled
+from tests.support.live_server import app_in_thread
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_share_is_spent_then_refills_at_its_rate_and_callers_do_not_share_buckets() -> None:
+    clock = Clock()
+    shares = HeavyWork(rate=10.0, burst=100.0, clock=clock)
+    shares.take("account ann", 60)
+    shares.take("account ann", 40)
+    with pytest.raises(Throttled) as refused:
+        shares.take("account ann", 50)
+    assert refused.value.retry_after == 5  # 50 units at 10 a second
+    shares.take("account bob", 100)  # bob's bucket is his own
+    clock.now += 5
+    shares.take("account ann", 50)
+    with pytest.raises(Throttled):
+        shares.take("account ann", 1)
+
+
+def test_a_request_larger_than_the_bucket_costs_a_full_bucket_and_is_never_refused_for_ever() -> None:
+    clock = Clock()
+    shares = HeavyWork(rate=10.0, burst=100.0, clock=clock)
+    shares.take("address 10.0.0.1", 10_000)
+    with pytest.raises(Throttled) as refused:
+        shares.take("address 10.0.0.1", 10_000)
+    assert refused.value.retry_after == 10
+    clock.now += 10
+    shares.take("address 10.0.0.1", 10_000)
+
+
+def test_a_spent_share_is_429_with_retry_after_and_another_account_is_served(server_db: str, tmp_path: Path,
+                                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    with app_in_thread(server_db) as (url, app):
+        shares: HeavyWork = app.state.heavy_work
+        shares.rate, shares.burst = 50.0, 50.0  # a page of 50 games empties the bucket; a second waits 1 s
+        with httpx.Client(base_url=url, timeout=30) as api:
+            assert api.get("/audit").status_code == 200
+            refused = api.get("/audit")
+            assert refused.status_code == 429 and refused.headers["retry-after"] == "1"
+            assert refused.json()["type"] == "Throttled" and refused.json()["exit_code"] == exit_code(Throttled) == 5
+            assert api.get("/stats").status_code == 429  # the same bucket: this address's
+            assert api.get("/health").status_code == 200  # light work is not metered
+        with RemoteGames(url, Identity(tmp_path / "ann.pem")) as ann:
+            ann.request("POST", "/accounts", json={"name": "ann", "public_key": ann.identity.public_key})
+            assert list(ann.audit_all()) == []  # ann's own share
+            assert list(ann.audit_all()) == []  # spent: the client waited the second named, then was served
+            assert ann.stats().players == ()
+    assert capsys.readouterr().err.count("heavy work") == 1  # said once, not at every wait
+
+
+def test_every_metered_endpoint_declares_its_429(server_url: str) -> None:
+    paths = httpx.get(f"{server_url}/openapi.json").json()["paths"]
+    for path, method in (("/audit", "get"), ("/export", "get"), ("/stats", "get"), ("/import", "post")):
+        assert "429" in paths[path][method]["responses"], path
