@@ -121,12 +121,16 @@ class EventStream(StreamingResponse):
             self.closed()
 
 
+def account_name(request: Request) -> str | None:
+    """The name of the account that signed `request` (None: unsigned)."""
+    account: AccountView | None = getattr(request.state, "account", None)
+    return account.name if account is not None else None
+
+
 def caller_of(request: Request) -> str:
     """Whose share of heavy work a request spends: its account's, or its address's when it is signed by none."""
-    account: AccountView | None = getattr(request.state, "account", None)
-    if account is not None:
-        return f"account {account.name}"
-    return f"address {(request.client.host if request.client else '-')}"
+    name = account_name(request)
+    return f"account {name}" if name is not None else f"address {request.client.host if request.client else '-'}"
 
 
 def too_many_streams(message: str) -> JSONResponse:
@@ -356,18 +360,18 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
         return played
 
     @app.get("/games", response_model=list[Listing])
-    def game_list(status: Annotated[str | None, Query(pattern="^(active|finished)$")] = None,
+    def game_list(request: Request, status: Annotated[str | None, Query(pattern="^(active|finished)$")] = None,
                   waiting_for: Annotated[str | None, Query(max_length=wire.SHORT)] = None,
                   limit: Annotated[int | None, Query(ge=1, le=wire.MAX_PAGE)] = None) -> list[Listing]:
-        """The games list, newest activity first (at most `limit`)."""
-        return games.game_list(status, waiting_for, limit)
+        """The games list, newest activity first (at most `limit`); an account's own games first."""
+        return games.game_list(status, waiting_for, limit, account_name(request))
 
     @app.get("/games/page", response_model=GamesPage)
-    def games_page(status: Annotated[str | None, Query(pattern="^(active|finished)$")] = None,
+    def games_page(request: Request, status: Annotated[str | None, Query(pattern="^(active|finished)$")] = None,
                    waiting_for: Annotated[str | None, Query(max_length=wire.SHORT)] = None,
                    limit: Annotated[int | None, Query(ge=1, le=wire.MAX_PAGE)] = None) -> GamesPage:
-        """`scat games`: the newest `limit` games of the list and how many match in all."""
-        return games.games_page(status, waiting_for, limit)
+        """`scat games`: the newest `limit` games of the list (an account's own first) and how many match in all."""
+        return games.games_page(status, waiting_for, limit, account_name(request))
 
     @app.get("/games/{game_id}", response_model=Shown)
     def show(game_id: str, request: Request, token: Token, viewer: Viewer = None,

@@ -166,14 +166,15 @@ class GameService(Generic[S]):
         return self.showing.replay(game_id, to, viewer, token)
 
     def game_list(self, status: str | None = None, waiting_for: str | None = None,
-                  limit: int | None = None) -> list[Listing]:
-        """The games list (at most `limit`), each row with its read-only, chosen-chance and move-time fields."""
-        return self.showing.game_list(status, waiting_for, limit)
+                  limit: int | None = None, first_for: str | None = None) -> list[Listing]:
+        """The games list (at most `limit`; `first_for`'s games first), each row with its read-only,
+        chosen-chance and move-time fields."""
+        return self.showing.game_list(status, waiting_for, limit, first_for)
 
     def games_page(self, status: str | None = None, waiting_for: str | None = None,
-                   limit: int | None = None) -> GamesPage:
-        """`scat games`: the newest `limit` games of the list and how many match in all."""
-        return self.showing.games_page(status, waiting_for, limit)
+                   limit: int | None = None, first_for: str | None = None) -> GamesPage:
+        """`scat games`: the newest `limit` games of the list (`first_for`'s first) and how many match in all."""
+        return self.showing.games_page(status, waiting_for, limit, first_for)
 
     def games_waiting_for(self, player: str, limit: int | None = None) -> list[GameRow]:
         """Running games where `player` is to act (any case), newest activity first: from the

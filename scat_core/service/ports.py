@@ -101,9 +101,10 @@ class GamesReadModel(Protocol):
         ...
 
     def list_games(self, status: str | None = None, waiting_for: str | None = None,
-                   limit: int | None = None) -> list[GameRow]:
+                   limit: int | None = None, first_for: str | None = None) -> list[GameRow]:
         """Rows newest activity first, of one status, or whose player to act is `waiting_for` (any case),
-        at most `limit` (a page costs the same however many games there are)."""
+        at most `limit` (a page costs the same however many games there are); with `first_for`, the
+        games that player sits in come first (each part newest activity first)."""
         ...
 
     def count_listed(self, status: str | None = None, waiting_for: str | None = None) -> int:

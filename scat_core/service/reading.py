@@ -34,14 +34,15 @@ class Reading:
 
     def list_games_read_only(
         self, status: str | None = None, waiting_for: str | None = None, limit: int | None = None,
+        first_for: str | None = None,
     ) -> tuple[list[GameRow], set[str]]:
-        """`list_games`, and the ids of the games listed that are read-only here.
+        """`list_games` (`first_for`'s games first), and the ids of the games listed that are read-only here.
 
         Read-only: running, but imported without the secret seed (which stays where the game
         was created), so nobody can play it here and its turn waits for nobody.
         """
         with self.store.read() as tx:
-            rows = tx.list_games(status=status, waiting_for=waiting_for, limit=limit)
+            rows = tx.list_games(status=status, waiting_for=waiting_for, limit=limit, first_for=first_for)
             running = [row.game_id for row in rows if row.status != "finished"]
             playable = tx.secret_game_ids(running)
             read_only = {game_id for game_id in running if game_id not in playable}

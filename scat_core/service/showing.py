@@ -152,19 +152,20 @@ class Showing:
                        moves=moves_of(state, viewer, read_only) if now else [])
 
     def games_page(self, status: str | None = None, waiting_for: str | None = None,
-                   limit: int | None = None) -> GamesPage:
+                   limit: int | None = None, first_for: str | None = None) -> GamesPage:
         """`game_list` of at most `limit` games, and how many the filters match in all (counted
         only when the page is full: one indexed count, whatever the number of games)."""
-        listed = self.game_list(status, waiting_for, limit)
+        listed = self.game_list(status, waiting_for, limit, first_for)
         full = limit is not None and len(listed) >= limit
         return GamesPage(games=listed, total=self.reading.count_listed(status, waiting_for) if full else len(listed))
 
     def game_list(self, status: str | None = None, waiting_for: str | None = None,
-                  limit: int | None = None) -> list[Listing]:
+                  limit: int | None = None, first_for: str | None = None) -> list[Listing]:
         """Games newest activity first (optionally only those with a status or waiting for a name,
         at most `limit`), each with whether it is read-only here and whether its creator chose its
-        chance (#14 item 4) and, with a move time, how long its player to act has left (R28)."""
-        rows, read_only = self.reading.list_games_read_only(status, waiting_for, limit)
+        chance (#14 item 4) and, with a move time, how long its player to act has left (R28);
+        with `first_for` (a server's account), the games he sits in first."""
+        rows, read_only = self.reading.list_games_read_only(status, waiting_for, limit, first_for)
         chosen = self.reading.chosen_chance([row.game_id for row in rows])
         now = self.playing.clock()
         clocks = {row.game_id: move_clock(None if row.game_id in read_only or row.status != "active"

@@ -236,14 +236,17 @@ class MemoryTransaction:
         return self._t.games.get(game_id)
 
     def list_games(self, status: str | None = None, waiting_for: str | None = None,
-                   limit: int | None = None) -> list[GameRow]:
-        """Rows newest activity first (then by id), of one status, or waiting for a name (any case), at most `limit`."""
+                   limit: int | None = None, first_for: str | None = None) -> list[GameRow]:
+        """Rows newest activity first (then by id), of one status, or waiting for a name (any case), at most
+        `limit`; the games `first_for` sits in first."""
         rows = sorted((row for row in self._t.games.values() if status is None or row.status == status),
                       key=lambda row: row.game_id)
         rows.sort(key=lambda row: row.last_activity, reverse=True)
         if waiting_for is not None:
             wanted = waiting_for.casefold()
             rows = [row for row in rows if row.turn is not None and row.turn.casefold() == wanted]
+        if first_for is not None:
+            rows.sort(key=lambda row: first_for not in row.players)  # stable: newest first within each part
         return rows if limit is None else rows[:limit]
 
     def count_listed(self, status: str | None = None, waiting_for: str | None = None) -> int:

@@ -199,10 +199,10 @@ class StoreTransaction:
         return games_list.get_game(self._conn, game_id)
 
     def list_games(self, status: str | None = None, waiting_for: str | None = None,
-                   limit: int | None = None) -> list[GameRow]:
+                   limit: int | None = None, first_for: str | None = None) -> list[GameRow]:
         """Games from the read model, newest activity first, optionally filtered (`waiting_for`:
-        the player to act, matched case-insensitively), at most `limit`."""
-        return games_list.list_games(self._conn, status, waiting_for, limit)
+        the player to act, matched case-insensitively), at most `limit`; `first_for`'s games first."""
+        return games_list.list_games(self._conn, status, waiting_for, limit, first_for)
 
     def count_listed(self, status: str | None = None, waiting_for: str | None = None) -> int:
         """How many games `list_games` lists without a limit."""

@@ -120,18 +120,34 @@ def _filtered(query: Any, status: str | None, waiting_for: str | None) -> Any:
 
 
 def list_games(conn: Connection, status: str | None = None, waiting_for: str | None = None,
-               limit: int | None = None) -> list[GameRow]:
-    """Games from the read model, newest activity first, optionally filtered, at most `limit`.
+               limit: int | None = None, first_for: str | None = None) -> list[GameRow]:
+    """Games from the read model, newest activity first, optionally filtered, at most `limit`;
+    with `first_for`, the games that player sits in first (a server's account: `scat games`).
 
     `waiting_for` matches the name of the player to act case-insensitively, as `--as`
     matches names, Unicode included (the casefolded name is kept in `turn_key`, indexed with
-    the last activity: a page costs the same however many games there are).
+    the last activity: a page costs the same however many games there are). `first_for` is
+    matched in the players' JSON list (his quoted name: a scan of the games rows).
     """
     query = _filtered(select(t.games), status, waiting_for)
     query = query.order_by(t.games.c.last_activity.desc(), t.games.c.game_id)
-    if limit is not None:
-        query = query.limit(limit)
-    return [game_row(r._mapping) for r in conn.execute(query)]
+    if first_for is None:
+        return _rows(conn, query, limit)
+    seated = t.games.c.players.like(f"%{_like_escaped(json.dumps(first_for))}%", escape="\\")
+    first = _rows(conn, query.where(seated), limit)
+    if limit is not None and len(first) >= limit:
+        return first
+    return first + _rows(conn, query.where(~seated), None if limit is None else limit - len(first))
+
+
+def _rows(conn: Connection, query: Any, limit: int | None) -> list[GameRow]:
+    """The games rows `query` selects, at most `limit`."""
+    return [game_row(r._mapping) for r in conn.execute(query if limit is None else query.limit(limit))]
+
+
+def _like_escaped(text: str) -> str:
+    """`text` matched literally by LIKE ... ESCAPE '\\'."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def count_listed(conn: Connection, status: str | None = None, waiting_for: str | None = None) -> int:
