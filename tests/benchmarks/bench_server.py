@@ -26,7 +26,7 @@ INSERT), next to today's wrong game token (a 16 MiB scrypt). Goal: a rejected re
 Then, with one process, moves signed by accounts (every request and every move signed, each
 move at the position the answer before it carried) against token games' moves, 8 clients, on
 the same server (`scat serve --tokens`, which serves both), alternated twice. Goal (#22):
-signed >= 0.9x unsigned.
+signed >= 0.9x unsigned. `--signed-only` runs this comparison alone.
 
 `--quick` (under a minute on an idle machine): one server process, 1 s per configuration,
 fewer rounds of the authentication costs.
@@ -422,6 +422,7 @@ def main() -> None:
     parser.add_argument("--no-sqlite", action="store_true", help="PostgreSQL only")
     parser.add_argument("--baseline", metavar="REF", help="also serve the code of git commit REF, same load")
     parser.add_argument("--verify-only", action="store_true", help="only the cost of authenticating a request")
+    parser.add_argument("--signed-only", action="store_true", help="only signed moves against token moves")
     parser.add_argument("--serve-floor", nargs=2, metavar=("URL", "PORT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_floor:
@@ -449,10 +450,14 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory(prefix="scat-baseline-") as directory:
             baseline = (args.baseline[:8], baseline_tree(args.baseline, Path(directory))) if args.baseline else None
-            for url in databases.values():
+            for url in databases.values() if not args.signed_only else ():
                 verdicts += verification_costs(url, 30 if args.quick else 300)
             print()
-            if not args.verify_only:
+            if args.signed_only:
+                for name, url in databases.items():
+                    with scat_process(url) as server:
+                        verdicts.append(signed_against_unsigned(name, [server], seconds))
+            elif not args.verify_only:
                 print(HEADER)
                 for name, url in databases.items():
                     verdicts += compare(name, url, seconds, baseline, (1,) if args.quick else (1, 2))
