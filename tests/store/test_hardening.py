@@ -1,17 +1,21 @@
-"""A dropped trigger is found and restored, a downgrade never drops games unasked,
-a password holding an `@` is masked whole."""
+"""A dropped or defused trigger (of the games' events or the accounts') is found and restored,
+a downgrade never drops games unasked, a password holding an `@` is masked whole."""
 
 from __future__ import annotations
 
 import argparse
+import base64
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from sqlalchemy import Engine, text
 from typer.testing import CliRunner
 
 from scat_cli.app import app
 from scat_core.domain.events import PlayerSeat
+from scat_core.service.accounts import AccountService
 from scat_core.service.games import GameService
+from scat_core.store.sql.account_log import SqlAccountLog
 from scat_core.store.sql.database import alembic_config, masked_url, safe_url
 from scat_core.store.sql.event_store import EventStore
 from scat_core.store.sql.triggers import restore_triggers, trigger_problems
@@ -26,6 +30,28 @@ def drop_a_trigger(engine: Engine) -> str:
             return "events_no_delete"
         conn.execute(text("DROP TRIGGER events_no_update_delete ON events"))
         return "events_no_update_delete"
+
+
+def drop_an_account_trigger(engine: Engine) -> str:
+    with engine.begin() as conn:
+        if conn.dialect.name == "sqlite":
+            conn.execute(text("DROP TRIGGER account_events_no_update"))
+            return "account_events_no_update"
+        conn.execute(text("DROP TRIGGER account_events_no_truncate ON account_events"))
+        return "account_events_no_truncate"
+
+
+def defuse_the_account_log(engine: Engine) -> str:
+    """Replace the account log's guard by one that lets every change through."""
+    with engine.begin() as conn:
+        if conn.dialect.name == "sqlite":
+            conn.execute(text("DROP TRIGGER account_events_no_delete"))
+            conn.execute(text("CREATE TRIGGER account_events_no_delete BEFORE DELETE ON account_events "
+                              "BEGIN SELECT 1; END"))
+            return "account_events_no_delete"
+        conn.execute(text("CREATE OR REPLACE FUNCTION scat_account_events_immutable() RETURNS trigger "
+                          "LANGUAGE plpgsql AS $$ BEGIN RETURN OLD; END $$"))
+        return "scat_account_events_immutable()"
 
 
 def defuse_a_trigger(engine: Engine) -> str:
@@ -45,7 +71,8 @@ def test_a_fresh_schema_has_every_trigger(engine: Engine) -> None:
         assert trigger_problems(conn) == {}
 
 
-@pytest.mark.parametrize("damage", [drop_a_trigger, defuse_a_trigger])
+@pytest.mark.parametrize("damage", [drop_a_trigger, defuse_a_trigger, drop_an_account_trigger,
+                                    defuse_the_account_log])
 def test_db_check_finds_and_db_upgrade_restores_a_missing_or_defused_trigger(
     engine: Engine, db_url: str, damage: object
 ) -> None:
@@ -64,6 +91,12 @@ def test_db_check_finds_and_db_upgrade_restores_a_missing_or_defused_trigger(
         conn.execute(text("DELETE FROM events"))
     with pytest.raises(Exception, match="immutable"), engine.begin() as conn:
         conn.execute(text("UPDATE events SET seq = seq"))
+    key = Ed25519PrivateKey.generate().public_key().public_bytes_raw()
+    AccountService(SqlAccountLog(engine)).register("ann", base64.b64encode(key).decode("ascii"))
+    with pytest.raises(Exception, match="account events are immutable"), engine.begin() as conn:
+        conn.execute(text("DELETE FROM account_events"))
+    with pytest.raises(Exception, match="account events are immutable"), engine.begin() as conn:
+        conn.execute(text("UPDATE account_events SET seq = seq"))
 
 
 def test_restoring_when_nothing_is_missing_changes_nothing(engine: Engine) -> None:

@@ -17,7 +17,7 @@ from sqlalchemy import Column
 from sqlalchemy.schema import SchemaItem
 
 from scat_core.store.sql.tables import metadata
-from scat_core.store.sql.triggers import IMMUTABILITY_FUNCTION, immutability_triggers
+from scat_core.store.sql.triggers import immutability_functions, immutability_triggers
 
 #: The triggers each table carries, per engine: the immutability ones of the events table
 #: (migration 0001, restored by triggers.py). The push of each new head of a game is no
@@ -25,17 +25,11 @@ from scat_core.store.sql.triggers import IMMUTABILITY_FUNCTION, immutability_tri
 #: it after their commit (notify.py).
 #: The account log's (migration 0009) refuse UPDATE and DELETE the same way.
 TRIGGERS: dict[str, dict[str, frozenset[str]]] = {
-    "sqlite": {"events": immutability_triggers("sqlite"),
-               "account_events": frozenset({"account_events_no_update", "account_events_no_delete",
-                                             "account_events_no_replace"})},
-    "postgresql": {"events": immutability_triggers("postgresql"),
-                   "account_events": frozenset({"account_events_no_update_delete", "account_events_no_truncate"})},
+    dialect: {table: immutability_triggers(dialect, table) for table in ("events", "account_events")}
+    for dialect in ("sqlite", "postgresql")
 }
 #: The functions those triggers run (PostgreSQL), in the schema's own namespace.
-FUNCTIONS: dict[str, frozenset[str]] = {
-    "sqlite": frozenset(),
-    "postgresql": frozenset({IMMUTABILITY_FUNCTION, "scat_account_events_immutable"}),
-}
+FUNCTIONS: dict[str, frozenset[str]] = {"sqlite": frozenset(), "postgresql": immutability_functions()}
 
 
 def on_dialect(item: SchemaItem, dialect: str) -> bool:

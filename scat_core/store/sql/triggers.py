@@ -1,65 +1,80 @@
-"""The triggers that make the events table immutable: which are missing or altered, and restoring them.
+"""The triggers that make the logs immutable (the games' events, the accounts' events): which are
+missing or altered, and restoring them.
 
-Migration 0001 creates them; anyone who can write the database can also drop them (or replace
-one by a trigger that does nothing). `scat db check` finds that and `scat db upgrade` restores
-them, with the same definitions as 0001.
+Migrations 0001 (events) and 0009 (account_events) create them; anyone who can write the
+database can also drop them (or replace one by a trigger that does nothing). `scat db check`
+finds that and `scat db upgrade` restores them, with the same definitions as those migrations.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
-_SQLITE: dict[str, str] = {
-    "events_no_update": """
-    CREATE TRIGGER events_no_update BEFORE UPDATE ON events
-    BEGIN SELECT RAISE(ABORT, 'events are immutable'); END
-    """,
-    "events_no_delete": """
-    CREATE TRIGGER events_no_delete BEFORE DELETE ON events
-    BEGIN SELECT RAISE(ABORT, 'events are immutable'); END
-    """,
-    "events_no_replace": """
-    CREATE TRIGGER events_no_replace BEFORE INSERT ON events
-    WHEN EXISTS (SELECT 1 FROM events WHERE game_id = NEW.game_id AND seq = NEW.seq)
-      OR EXISTS (SELECT 1 FROM events WHERE position = NEW.position)
-    BEGIN SELECT RAISE(ABORT, 'events are immutable: that event exists already'); END
-    """,
-}
 
-_PG_FUNCTION = """
-    CREATE OR REPLACE FUNCTION scat_events_immutable() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-        RAISE EXCEPTION 'events are immutable' USING ERRCODE = 'restrict_violation';
-    END
-    $$
-"""
-_PG: dict[str, str] = {
-    "events_no_update_delete": """
-    CREATE TRIGGER events_no_update_delete BEFORE UPDATE OR DELETE ON events
-    FOR EACH ROW EXECUTE FUNCTION scat_events_immutable()
-    """,
-    "events_no_truncate": """
-    CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON events
-    FOR EACH STATEMENT EXECUTE FUNCTION scat_events_immutable()
-    """,
-}
-#: What each PostgreSQL trigger's definition (pg_get_triggerdef) must say.
-_PG_MEANS = {
-    "events_no_update_delete": ("BEFORE", "UPDATE", "DELETE", "FOR EACH ROW"),
-    "events_no_truncate": ("BEFORE", "TRUNCATE", "FOR EACH STATEMENT"),
-}
+@dataclass(frozen=True)
+class Guarded:
+    """An append-only table: its name, the message its triggers refuse with, and what makes an
+    inserted row the same event as a stored one (SQLite's INSERT OR REPLACE guard)."""
+
+    table: str
+    message: str
+    same_event: str
+
+    @property
+    def function(self) -> str:
+        """The PostgreSQL function its triggers run."""
+        return f"scat_{self.table}_immutable"
+
+    def sqlite(self) -> dict[str, str]:
+        """Its SQLite triggers by name, as the migration creates them."""
+        t, refuse = self.table, f"SELECT RAISE(ABORT, '{self.message}')"
+        return {
+            f"{t}_no_update": f"CREATE TRIGGER {t}_no_update BEFORE UPDATE ON {t} BEGIN {refuse}; END",
+            f"{t}_no_delete": f"CREATE TRIGGER {t}_no_delete BEFORE DELETE ON {t} BEGIN {refuse}; END",
+            f"{t}_no_replace": (  # INSERT OR REPLACE deletes the row it replaces without a DELETE trigger
+                f"CREATE TRIGGER {t}_no_replace BEFORE INSERT ON {t} "
+                f"WHEN EXISTS (SELECT 1 FROM {t} WHERE {self.same_event}) "
+                f"OR EXISTS (SELECT 1 FROM {t} WHERE position = NEW.position) "
+                f"BEGIN SELECT RAISE(ABORT, '{self.message}: that event exists already'); END"),
+        }
+
+    def pg_function(self) -> str:
+        """The PostgreSQL function its triggers run, as the migration creates it."""
+        return (f"CREATE OR REPLACE FUNCTION {self.function}() RETURNS trigger LANGUAGE plpgsql AS $$ "
+                f"BEGIN RAISE EXCEPTION '{self.message}' USING ERRCODE = 'restrict_violation'; END $$")
+
+    def pg(self) -> dict[str, tuple[str, tuple[str, ...]]]:
+        """Its PostgreSQL triggers by name: the definition, and what pg_get_triggerdef must say of it."""
+        t, run = self.table, f"EXECUTE FUNCTION {self.function}()"
+        return {
+            f"{t}_no_update_delete": (f"CREATE TRIGGER {t}_no_update_delete BEFORE UPDATE OR DELETE ON {t} "
+                                      f"FOR EACH ROW {run}", ("BEFORE", "UPDATE", "DELETE", "FOR EACH ROW")),
+            f"{t}_no_truncate": (f"CREATE TRIGGER {t}_no_truncate BEFORE TRUNCATE ON {t} FOR EACH STATEMENT {run}",
+                                 ("BEFORE", "TRUNCATE", "FOR EACH STATEMENT")),
+        }
 
 
-#: The function the PostgreSQL immutability triggers run.
-IMMUTABILITY_FUNCTION = "scat_events_immutable"
+#: The append-only tables: the games' events (0001) and the accounts' (0009).
+GUARDED = (
+    Guarded("events", "events are immutable", "game_id = NEW.game_id AND seq = NEW.seq"),
+    Guarded("account_events", "account events are immutable", "seq = NEW.seq"),
+)
+_BY_TABLE = {guarded.table: guarded for guarded in GUARDED}
 
 
-def immutability_triggers(dialect: str) -> frozenset[str]:
-    """The names of the events table's immutability triggers on `dialect` ("sqlite" or "postgresql")."""
-    return frozenset(_SQLITE if dialect == "sqlite" else _PG)
+def immutability_triggers(dialect: str, table: str = "events") -> frozenset[str]:
+    """The names of `table`'s immutability triggers on `dialect` ("sqlite" or "postgresql")."""
+    guarded = _BY_TABLE[table]
+    return frozenset(guarded.sqlite() if dialect == "sqlite" else guarded.pg())
+
+
+def immutability_functions() -> frozenset[str]:
+    """The PostgreSQL functions the immutability triggers run."""
+    return frozenset(guarded.function for guarded in GUARDED)
 
 
 def _words(sql: str) -> str:
@@ -67,42 +82,55 @@ def _words(sql: str) -> str:
 
 
 def trigger_problems(conn: Connection) -> dict[str, str]:
-    """Each immutability trigger that is missing or not as scat defines it: name -> what is wrong."""
-    if conn.dialect.name == "sqlite":
-        found = {str(name): str(sql or "") for name, sql in conn.execute(
-            text("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'events'"))}
-        return {name: ("missing" if name not in found else "altered")
-                for name, sql in _SQLITE.items() if _words(found.get(name, "")) != _words(sql)}
+    """Each immutability trigger (or, on PostgreSQL, function) that is missing or not as scat
+    defines it: name -> what is wrong."""
     problems: dict[str, str] = {}
-    body = conn.execute(text(
-        "SELECT prosrc FROM pg_proc WHERE oid = to_regprocedure('scat_events_immutable()')")).scalar()
-    if body is None or "raise exception 'events are immutable'" not in _words(str(body)):
-        problems["scat_events_immutable()"] = "missing" if body is None else "altered"
+    for guarded in GUARDED:
+        problems.update(_sqlite_problems(conn, guarded) if conn.dialect.name == "sqlite"
+                        else _pg_problems(conn, guarded))
+    return problems
+
+
+def _sqlite_problems(conn: Connection, guarded: Guarded) -> dict[str, str]:
+    found = {str(name): str(sql or "") for name, sql in conn.execute(
+        text("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = :table"),
+        {"table": guarded.table})}
+    return {name: ("missing" if name not in found else "altered")
+            for name, sql in guarded.sqlite().items() if _words(found.get(name, "")) != _words(sql)}
+
+
+def _pg_problems(conn: Connection, guarded: Guarded) -> dict[str, str]:
+    problems: dict[str, str] = {}
+    body = conn.execute(text("SELECT prosrc FROM pg_proc WHERE oid = to_regprocedure(:function)"),
+                        {"function": f"{guarded.function}()"}).scalar()
+    if body is None or f"raise exception '{guarded.message}'" not in _words(str(body)):
+        problems[f"{guarded.function}()"] = "missing" if body is None else "altered"
     found = {str(name): str(definition) for name, definition in conn.execute(text(
         "SELECT tgname, pg_get_triggerdef(oid) FROM pg_trigger "
-        "WHERE tgrelid = to_regclass('events') AND NOT tgisinternal AND tgenabled <> 'D'"))}
-    for name, means in _PG_MEANS.items():
+        "WHERE tgrelid = to_regclass(:table) AND NOT tgisinternal AND tgenabled <> 'D'"), {"table": guarded.table})}
+    for name, (_, means) in guarded.pg().items():
         definition = found.get(name)
         if definition is None:
             problems[name] = "missing or disabled"
-        elif not all(word in definition for word in means) or "scat_events_immutable()" not in definition:
+        elif not all(word in definition for word in means) or f"{guarded.function}()" not in definition:
             problems[name] = "altered"
     return problems
 
 
 def restore_triggers(conn: Connection) -> list[str]:
-    """Recreate every immutability trigger that is missing or altered; the names restored."""
+    """Recreate every immutability trigger (and function) that is missing or altered; the names restored."""
     problems = trigger_problems(conn)
-    if not problems:
-        return []
-    if conn.dialect.name == "sqlite":
-        for name in problems:
-            conn.execute(text(f"DROP TRIGGER IF EXISTS {name}"))
-            conn.execute(text(_SQLITE[name]))
-        return sorted(problems)
-    conn.execute(text(_PG_FUNCTION))
-    for name in _PG:
-        if name in problems:
-            conn.execute(text(f"DROP TRIGGER IF EXISTS {name} ON events"))
-            conn.execute(text(_PG[name]))
+    for guarded in GUARDED if problems else ():
+        if conn.dialect.name == "sqlite":
+            for name, sql in guarded.sqlite().items():
+                if name in problems:
+                    conn.execute(text(f"DROP TRIGGER IF EXISTS {name}"))
+                    conn.execute(text(sql))
+            continue
+        if f"{guarded.function}()" in problems or any(name in problems for name in guarded.pg()):
+            conn.execute(text(guarded.pg_function()))
+        for name, (sql, _) in guarded.pg().items():
+            if name in problems:
+                conn.execute(text(f"DROP TRIGGER IF EXISTS {name} ON {guarded.table}"))
+                conn.execute(text(sql))
     return sorted(problems)
