@@ -1,13 +1,15 @@
 """The game service: the one boundary every front end (the CLI, the HTTP backend) calls.
 
-GameService is a facade composed of small use-case classes that share one event store:
-Showing (one call per front-end command: new, a move, show, log, replay, games; values
-redacted for the viewer), Playing (create, act, look, bots), Reading (lists, histories,
-results), CatchingUp (a returning player's news), Finding (abbreviated ids), Archive
-(audit, export, import), Waiting (blocking until a game moves), Following (`wait` and
-`watch`), AnyTurn (`wait --any`) and Statistics. Each public method is one use case; those a front end calls (the
-Protocol of boundary.py) take and return plain typed values (scat_core.service.values),
-which the HTTP backend sends as they are.
+GameService is a facade composed of small use-case classes that share one event store. Its
+methods are the front ends' use cases, one name each (`new_game`, `move`, `claim`, `show`,
+`log`, `replay`, `game_list`, `games_page`, `wait_for_turn`, `wait_for_any_turn`, `watch`,
+`audit`, `export`, `import_records`, `stats` ..., the Protocol of boundary.py for most of them),
+taking and returning plain typed values (scat_core.service.values) that the HTTP backend sends
+as they are. Whatever else a caller needs it asks of the use-case class that owns it:
+`playing` (create, act, look, bots: the writes), `reading` (lists, histories, results),
+`catching_up` (a returning player's news), `finding` (abbreviated ids), `archive` (audit,
+export, import), `waiting` (blocking until a game moves), `following`, `any_turn` and
+`statistics`.
 """
 
 from __future__ import annotations
@@ -19,11 +21,8 @@ from scat_core.domain import events as ev
 from scat_core.domain.commands import PlayerCommand
 from scat_core.domain.move_time import recorded_text
 from scat_core.domain.options import GameOptions
-from scat_core.domain.state import GameState
 from scat_core.records.acting import Credential
-from scat_core.records.games import GameRow
 from scat_core.records.move_signatures import MoveSignature
-from scat_core.records.stored import StoredEvent
 from scat_core.service.account_ports import AccountLog
 from scat_core.service.any_turn import AnyTurn
 from scat_core.service.archive import AUDIT_PAGE, EXPORT_PAGE, Archive
@@ -32,7 +31,7 @@ from scat_core.service.finding import Finding
 from scat_core.service.following import Following
 from scat_core.service.loading import replay
 from scat_core.service.move_times import Clock, system_clock
-from scat_core.service.news import CatchingUp, Catchup
+from scat_core.service.news import CatchingUp
 from scat_core.service.playing import Outcome, Playing
 from scat_core.service.ports import Store
 from scat_core.service.read_model import summarize
@@ -63,7 +62,6 @@ if TYPE_CHECKING:
     from scat_core.domain.audit import AuditReport
     from scat_core.records.stats import StatsReport
     from scat_core.service.accounts import AccountService
-    from scat_core.service.outcomes import GameResult
     from scat_core.store.sql.event_store import EventStore
 
 S = TypeVar("S", bound=Store)  # the store adapter a service runs on
@@ -176,11 +174,6 @@ class GameService(Generic[S]):
         """`scat games`: the newest `limit` games of the list (`first_for`'s first) and how many match in all."""
         return self.showing.games_page(status, waiting_for, limit, first_for)
 
-    def games_waiting_for(self, player: str, limit: int | None = None) -> list[GameRow]:
-        """Running games where `player` is to act (any case), newest activity first: from the
-        games read model (an indexed query, no event log read); read-only imports left out."""
-        return self.reading.list_games("active", player, limit)
-
     def wait_for_turn(self, game_id: str, player: str, token: Credential = None,
                       timeout: float | None = None) -> Waited:
         """`scat wait`: what `show` gives `player` once it is his turn (or the game is over, or `timeout` passed)."""
@@ -208,23 +201,7 @@ class GameService(Generic[S]):
         """One page of `export_all`: at most `limit` games after the game `after` (the previous page's `next`)."""
         return self.archive.export_page(running, after, limit or EXPORT_PAGE)
 
-    # ---- playing (writes) ----------------------------------------------------------------
-
-    def create_game(
-        self, players: Sequence[ev.PlayerSeat], *, options: GameOptions | None = None, dealer: str | None = None,
-        seed: int | str | None = None, deck: Sequence[str] | None = None, protect: bool = False,
-    ) -> Outcome:
-        """Create a game, deal its first hand, then let bots play until a human must (see `Playing`)."""
-        return self.playing.create_game(players, options=options, dealer=dealer, seed=seed, deck=deck,
-                                        protect=protect)
-
-    def act(self, game_id: str, command: PlayerCommand, token: Credential = None) -> Outcome:
-        """Carry out a human player's command, then let bots play until a human must."""
-        return self.playing.act(game_id, command, token)
-
-    def claim_expired(self, game_id: str) -> Outcome:
-        """The server's own claim (R28) of a turn whose move time ran out; RuleViolation if none did."""
-        return self.playing.claim(game_id, None)
+    # ---- the server's sweep (R28) ----------------------------------------------------------
 
     def expired_turns(self, limit: int = 100) -> list[str]:
         """Running games whose player to act is out of move time now (R28), longest out first:
@@ -237,56 +214,11 @@ class GameService(Generic[S]):
         or moved first: one claim per expiry."""
         return self.playing.claim_overdue(game_id)
 
-    def look(self, game_id: str, player: str | None = None, token: Credential = None) -> GameState:
-        """The current state after the bots' owed moves; a player's look at his hand is recorded (R23)."""
-        return self.playing.look(game_id, player, token)
-
-    def play_bots(self, game_id: str) -> Outcome:
-        """Let bots make the moves they still owe, until a human must act or the game ends."""
-        return self.playing.play_bots(game_id)
-
     # ---- reading -------------------------------------------------------------------------
 
     def resolve_game_id(self, given: str) -> str:
         """The id of the one game whose id is or starts with `given` (NotFound, or BadInput if several)."""
         return self.finding.resolve_game_id(given)
-
-    def list_games(self, status: str | None = None, waiting_for: str | None = None) -> list[GameRow]:
-        """Games newest activity first, optionally only those with a status or waiting for a name."""
-        return self.reading.list_games(status, waiting_for)
-
-    def list_games_read_only(
-        self, status: str | None = None, waiting_for: str | None = None
-    ) -> tuple[list[GameRow], set[str]]:
-        """`list_games`, and the ids of the games listed that are read-only here."""
-        return self.reading.list_games_read_only(status, waiting_for)
-
-    def chosen_chance(self, game_ids: Sequence[str]) -> dict[str, tuple[bool, bool]]:
-        """For each game: (its seed was chosen at creation, its first deck was)."""
-        return self.reading.chosen_chance(game_ids)
-
-    def is_read_only(self, game_id: str) -> bool:
-        """Whether a running game was imported without its secret seed: shown, never played."""
-        return self.reading.is_read_only(game_id)
-
-    def history(self, game_id: str, up_to: int | None = None) -> list[StoredEvent]:
-        """The stored events of a game, unredacted, up to seq `up_to`."""
-        return self.reading.history(game_id, up_to)
-
-    def look_at_history(
-        self, game_id: str, viewer: str | None = None, token: Credential = None, up_to: int | None = None,
-        as_then: bool = False,
-    ) -> tuple[GameState, list[tuple[StoredEvent, ev.Event]]]:
-        """The state after `up_to` and each event as `viewer` may see it; showing the current hand is a look."""
-        return self.reading.look_at_history(game_id, viewer, token, up_to, as_then)
-
-    def news(self, game_id: str, viewer: str, token: Credential = None) -> Catchup:
-        """The events since `viewer` last acted, as he may see them (a look: may record one, R23)."""
-        return self.catching_up.news(game_id, viewer, token)
-
-    def game_result(self, game_id: str) -> GameResult:
-        """The result of a finished game: each hand's outcome, standings, duration, winner (R26)."""
-        return self.reading.game_result(game_id)
 
     # ---- the archive ---------------------------------------------------------------------
 
@@ -301,18 +233,6 @@ class GameService(Generic[S]):
     def audit_page(self, strict: bool = False, after: str | None = None, limit: int | None = None) -> Audits:
         """One page of `audit_all`: at most `limit` games after the game `after` (the previous page's `next`)."""
         return self.archive.audit_page(strict, after, limit or AUDIT_PAGE)
-
-    def game_ids(self) -> list[str]:
-        """Every game in the database, oldest first."""
-        return self.archive.game_ids()
-
-    def running_games(self) -> dict[str, bool]:
-        """Every game still running, each with whether it is protected."""
-        return self.archive.running_games()
-
-    def export_records(self, game_id: str, *, running: bool = False) -> list[dict[str, Any]]:
-        """The full stored history of a game, one envelope per event (a running game only with `running`)."""
-        return self.archive.export_records(game_id, running=running)
 
     def position(self, game_id: str) -> Position:
         """Where a running game stands (its last event's seq and position tag): what a player whose
@@ -340,20 +260,8 @@ class GameService(Generic[S]):
         """Audit an exported history and its head signature and, only if both hold, store it verbatim."""
         return self.archive.import_records(records, strict, source)
 
-    # ---- waiting and statistics ----------------------------------------------------------
-
-    def head_seq(self, game_id: str) -> int:
-        """The seq of the game's last event (NotFound when there is no such game)."""
-        return self.waiting.head_seq(game_id)
-
-    def wait_for_event(self, game_id: str, after: int, timeout: float | None = None) -> bool:
-        """Block until the game has an event after seq `after`; False when `timeout` seconds pass first."""
-        return self.waiting.wait_for_event(game_id, after, timeout)
+    # ---- statistics --------------------------------------------------------------------------
 
     def stats(self, player: str | None = None, rebuild: bool = False) -> StatsReport:
         """Figures per player and overall, caught up with the log first (rebuilt with `rebuild`)."""
         return self.statistics.stats(player, rebuild)
-
-    def catch_up_stats(self, rebuild: bool = False) -> int:
-        """Fold the events the stats have not seen yet into them; return how many were folded."""
-        return self.statistics.catch_up_stats(rebuild)

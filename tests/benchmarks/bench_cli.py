@@ -110,7 +110,7 @@ def play(games: Any, seed: int, until: int | None) -> tuple[str, int]:
     from scat_core.domain.commands import Draw
     from scat_core.domain.options import GameOptions
 
-    outcome = games.create_game(seats(), options=GameOptions(lives=9), seed=seed, dealer="bob")
+    outcome = games.playing.create_game(seats(), options=GameOptions(lives=9), seed=seed, dealer="bob")
     game, state, last_draw = outcome.game_id, outcome.state, 0
     while state.status == "active":
         mine = state.turn == state.seat_of("you")
@@ -119,11 +119,11 @@ def play(games: Any, seed: int, until: int | None) -> tuple[str, int]:
             if until is not None and state.version >= until:
                 break
         if not mine:
-            state = games.play_bots(game).state
+            state = games.playing.play_bots(game).state
         elif state.phase == "draw":
-            state = games.act(game, Draw("you", "stock")).state
+            state = games.playing.act(game, Draw("you", "stock")).state
         else:
-            state = games.act(game, your_discard(state)).state
+            state = games.playing.act(game, your_discard(state)).state
     return game, last_draw
 
 
@@ -142,14 +142,14 @@ def long_game(games: Any, events: int, then: int) -> tuple[str, int]:
 def ready_to_draw(games: Any, game: str) -> None:
     """Play on in-process (your discards, the bots' turns) until it is your turn to draw."""
 
-    state = games.look(game)
+    state = games.playing.look(game)
     for _ in range(50):
         if state.status != "active" or (state.phase == "draw" and state.turn == state.seat_of("you")):
             return
         if state.turn == state.seat_of("you") and state.phase == "discard":
-            state = games.act(game, your_discard(state)).state
+            state = games.playing.act(game, your_discard(state)).state
         else:
-            state = games.play_bots(game).state
+            state = games.playing.play_bots(game).state
     raise RuntimeError(f"game {game}: not your turn to draw ({state.phase}, turn {state.turn})")
 
 

@@ -148,7 +148,7 @@ def scat_commands(service: GameService, count: int, seed: int = 0) -> Played:
     done, spent, lengths = 0, 0.0, 0
     games: list[peer.Game] = []
     while done < count:
-        outcome = service.create_game(HUMANS, seed=seed)
+        outcome = service.playing.create_game(HUMANS, seed=seed)
         seed += 1
         state, appended = outcome.state, []
         while state.status != "finished" and done < count:
@@ -158,7 +158,7 @@ def scat_commands(service: GameService, count: int, seed: int = 0) -> Played:
             lengths += state.version
             before = state.version
             started = time.perf_counter()
-            state = service.act(outcome.game_id, command).state
+            state = service.playing.act(outcome.game_id, command).state
             spent += time.perf_counter() - started
             appended.append(state.version - before)
             done += 1
@@ -196,12 +196,12 @@ def store_game(service: GameService, state: GameState, events: list[Any], chance
 
 def command_cost(service: GameService, game_id: str) -> float:
     """Seconds for one command on the game (the player to act draws or discards)."""
-    state = service.look(game_id)
+    state = service.playing.look(game_id)
     assert state.turn is not None
     command = heuristic_move(state, state.turn)
     assert command is not None
     started = time.perf_counter()
-    service.act(game_id, command)
+    service.playing.act(game_id, command)
     return time.perf_counter() - started
 
 
@@ -303,7 +303,7 @@ class WritersRun:
 def _writer(url: str, game_id: str, commands: int, start: Any, results: Any) -> None:
     service = GameService.open(url)
     appended = done = 0
-    state = service.look(game_id)
+    state = service.playing.look(game_id)
     with service.store.engine.connect() as conn:  # the one pooled connection every command of this process uses
         backend = int(conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one())
     start.wait()
@@ -312,7 +312,7 @@ def _writer(url: str, game_id: str, commands: int, start: Any, results: Any) -> 
         assert state.turn is not None
         command = heuristic_move(state, state.turn)
         assert command is not None
-        outcome = service.act(game_id, command)
+        outcome = service.playing.act(game_id, command)
         appended += len(outcome.events)
         state = outcome.state
         done += 1
@@ -346,7 +346,7 @@ def writers(service: GameService, url: str, count: int, commands: int, seed: int
         process.join()
     lost = duplicated = 0
     for game_id, _done, appended, *_ in reports:
-        history = service.history(game_id)
+        history = service.reading.history(game_id)
         seqs = [stored.seq for stored in history]
         duplicated += len(seqs) - len(set(seqs))
         lost += before[game_id] + appended - len(set(seqs))
@@ -643,7 +643,7 @@ def run_place(place: Place, args: argparse.Namespace) -> None:
         # replay against the raw floor and the peer
         bots = [PlayerSeat(name=f"bot{i}", is_bot=True) for i in range(3)]
         replay_service = place.service("replay")
-        ids = [replay_service.create_game(bots, seed=seed).game_id for seed in range(10)]
+        ids = [replay_service.playing.create_game(bots, seed=seed).game_id for seed in range(10)]
         events = replay(replay_service, ids)
         floor_url = str(replay_service.store.engine.url.render_as_string(hide_password=False))
         floor = raw_floor(floor_url, ids)

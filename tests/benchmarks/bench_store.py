@@ -177,7 +177,7 @@ def command_throughput(service: GameService, commands: int) -> tuple[float, floa
     started = time.perf_counter()
     seed = 0
     while done < commands:
-        outcome = service.create_game(humans, seed=seed)
+        outcome = service.playing.create_game(humans, seed=seed)
         seed += 1
         state = outcome.state
         while state.status != "finished" and done < commands:
@@ -185,7 +185,7 @@ def command_throughput(service: GameService, commands: int) -> tuple[float, floa
             command = heuristic_move(state, state.turn)
             assert command is not None
             lengths += state.version
-            state = service.act(outcome.game_id, command).state
+            state = service.playing.act(outcome.game_id, command).state
             done += 1
     return done / (time.perf_counter() - started), lengths / done
 

@@ -56,8 +56,8 @@ def play_bot_games(service: GameService, count: int, bots: int = 3, lives: int =
     seats = [PlayerSeat(name=name, is_bot=True) for name in (names or [f"bot{i}" for i in range(bots)])]
     played = []
     for number in range(count):
-        outcome = service.create_game(seats, options=GameOptions(lives=lives), seed=seed + number)
-        played.append(template(service.export_records(outcome.game_id), outcome.state))
+        outcome = service.playing.create_game(seats, options=GameOptions(lives=lives), seed=seed + number)
+        played.append(template(service.archive.export_records(outcome.game_id), outcome.state))
     return played
 
 

@@ -34,7 +34,7 @@ def test_the_cli_says_the_new_game_was_created_when_its_bots_first_moves_were_lo
                                 env={"SCAT_DB_URL": cli_db}, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert "the game was created" in result.stderr and "next command" in result.stderr
-    (game,) = GameService.open(cli_db).list_games()
+    (game,) = GameService.open(cli_db).reading.list_games()
     assert game.turn == "bob"  # bob, who plays first, still owes his move
 
 
@@ -55,7 +55,7 @@ def test_a_locked_sqlite_file_is_database_busy_exit_5_after_a_bounded_wait(
     """A locked file waited 31 s then exited 2; now "database busy", exit 5, SCAT_BUSY_TIMEOUT s."""
     path = tmp_path / "locked.db"
     service = GameService.open(f"sqlite:///{path}")
-    game = service.create_game(YOU_AND_BOB, seed=5, dealer="bob").game_id
+    game = service.playing.create_game(YOU_AND_BOB, seed=5, dealer="bob").game_id
     service.store.engine.dispose()
     holder = hold_the_lock(path)
     try:

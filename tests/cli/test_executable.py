@@ -150,7 +150,7 @@ def _a_game(url: str) -> str:
 
     games = GameService.open(url)
     try:
-        return games.create_game([PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)], seed=3,
+        return games.playing.create_game([PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)], seed=3,
                                  dealer="ann").game_id
     finally:
         games.store.engine.dispose()

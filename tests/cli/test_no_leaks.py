@@ -31,11 +31,11 @@ def play_randomly(scat: Scat, games: GameService, game: str, rng: random.Random)
     """Play `you` at random through the CLI, checking every view; return the moves made."""
     moves = 0
     for _ in range(300):
-        state = games.look(game)
+        state = games.playing.look(game)
         seat = state.seat_of(YOU)
         if state.status == "finished" or seat is None or state.players[seat].out:
             break
-        history = [stored.event for stored in games.history(game)]
+        history = [stored.event for stored in games.reading.history(game)]
         check_view(scat, state, "show", game, "--as", YOU, shown=publicly_shown(history))
         if moves % 4 == 0:
             check_log(scat, game, history)
@@ -55,10 +55,10 @@ def play_randomly(scat: Scat, games: GameService, game: str, rng: random.Random)
         state_before = state
         result = scat(*args)
         assert result.exit_code == 0, result.output
-        after = games.look(game)
+        after = games.playing.look(game)
         if after.status != "finished":
             # what the command printed (your move, the bots' answers, the new state) hides the rest
-            revealed_since = {c for e in [s.event for s in games.history(game)][state_before.version:]
+            revealed_since = {c for e in [s.event for s in games.reading.history(game)][state_before.version:]
                               for c in public_cards(e, after)}
             leaked = cards_in(result.stdout) & hidden_from_you(after, revealed_since)
             assert not leaked, f"{' '.join(args)} shows {leaked}:\n{result.stdout}"
@@ -75,7 +75,7 @@ def test_random_games_never_show_you_a_hidden_card(scat: Scat, scat_json: Scat, 
     try:
         moves = play_randomly(scat, games, game, rng)
         assert moves > 5
-        final = [stored.event for stored in games.history(game)]
+        final = [stored.event for stored in games.reading.history(game)]
     finally:
         games.store.engine.dispose()
     ended = scat_json("show", game)

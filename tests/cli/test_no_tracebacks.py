@@ -18,7 +18,8 @@ from tests.support.store import tamper
 
 
 def running_game(url: str) -> str:
-    return GameService.open(url).create_game([PlayerSeat(name="you"), PlayerSeat(name="bob", is_bot=True)]).game_id
+    return GameService.open(url).playing.create_game([PlayerSeat(name="you"), PlayerSeat(name="bob",
+                                                                                         is_bot=True)]).game_id
 
 
 def break_games_row(url: str, game_id: str) -> None:
@@ -34,7 +35,7 @@ def test_a_games_row_with_broken_json_is_one_error_and_the_audit_blames_the_row(
     game = running_game(db_url)
     break_games_row(db_url, game)
     with pytest.raises(CorruptHistory, match="games list entry of game .* is damaged"):
-        service.list_games()
+        service.reading.list_games()
     report = service.audit(game)
     assert not report.ok and "games list entry" in report.problems[0]
     assert [r.ok for r in service.audit_all()] == [False]
@@ -113,7 +114,7 @@ def finished_game_via_service(url: str) -> str:
     bots = [PlayerSeat(name="ann", is_bot=True), PlayerSeat(name="bob", is_bot=True)]
     from scat_core.domain.options import GameOptions
 
-    return GameService.open(url).create_game(bots, options=GameOptions(lives=1)).game_id
+    return GameService.open(url).playing.create_game(bots, options=GameOptions(lives=1)).game_id
 
 
 def test_an_import_nested_100000_deep_is_exit_2(scat: Scat, tmp_path: Path) -> None:

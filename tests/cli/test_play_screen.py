@@ -234,7 +234,7 @@ def test_in_a_throw_down_game_the_hand_stays_face_down_until_l_and_t_throws_it_d
             await pilot.press("q")
 
     run(body)
-    assert [event.type for event in games.history(game)].count("ThrowDownCalled") == 1
+    assert [event.type for event in games.reading.history(game)].count("ThrowDownCalled") == 1
 
 
 def test_others_moves_shown_on_the_screen_record_no_look_at_a_face_down_hand(local: Any) -> None:

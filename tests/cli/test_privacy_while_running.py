@@ -146,7 +146,7 @@ def test_a_redacted_stock_draw_cannot_be_brute_forced_from_any_hash_printed(
     scat_json("draw", game, "--as", "eve", "stock")
     service = GameService.open(games_db)
     try:
-        drawn = service.history(game)[-1]
+        drawn = service.reading.history(game)[-1]
     finally:
         service.store.engine.dispose()
     assert (drawn.type, drawn.data["card"]) == ("CardDrawn", "8C")

@@ -40,7 +40,7 @@ def test_r27_a_player_resigns_in_the_middle_of_his_turn_and_nobody_sees_his_card
     assert "kay resigned and is out of the game (R27)" in result.stdout
     games = GameService.open(games_db)
     try:
-        history = [stored.event for stored in games.history(game)]
+        history = [stored.event for stored in games.reading.history(game)]
         state = fold(history)
         assert sorted(state.set_aside) == ["5H", "8S", "AS", "KS"]
         assert state.name(state.turn) == YOU  # ann (bot) played after kay; now you

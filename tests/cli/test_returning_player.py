@@ -67,11 +67,11 @@ def test_long_runs_of_moves_are_told_one_line_per_hand_with_the_detail_in_the_lo
     assert scat("resign", game, "--as", "you").exit_code == 0  # you watch kay and the bots play on
     games = GameService.open(cli_db)
     try:
-        while (state := games.look(game)).hand_number < 4 and state.status != "finished":
+        while (state := games.playing.look(game)).hand_number < 4 and state.status != "finished":
             assert state.turn is not None and state.players[state.turn].name == "kay"
             move = heuristic_move(state, state.turn)
             assert move is not None
-            games.act(game, move)
+            games.playing.act(game, move)
     finally:
         games.store.engine.dispose()
     out = scat("show", game, "--as", "you").stdout

@@ -54,7 +54,7 @@ def hammer(db_url: str, games: int, processes: int) -> None:
     service = GameService.open(db_url)
     created = {}
     for number in range(games):
-        outcome = service.create_game(HUMANS, seed=1000 + number)
+        outcome = service.playing.create_game(HUMANS, seed=1000 + number)
         created[outcome.game_id] = outcome.events[-1].seq
     barrier = SPAWN.Barrier(processes)
     tallies: list[Tally] = run_processes(
@@ -74,11 +74,11 @@ def hammer(db_url: str, games: int, processes: int) -> None:
         for first, last in wins:
             assert first == next_seq, f"game {game_id}: a win starts at {first}, not {next_seq}"
             next_seq = last + 1
-        history = service.history(game_id)
+        history = service.reading.history(game_id)
         assert next_seq == len(history) + 1
         assert [e.seq for e in history] == list(range(1, len(history) + 1))
         assert len(wins) == commands_in_log(service, game_id)
-        row = next(g for g in service.list_games() if g.game_id == game_id)
+        row = next(g for g in service.reading.list_games() if g.game_id == game_id)
         assert (row.head_seq, row.head_hash) == (history[-1].seq, history[-1].hash)
     lost_races = sum(t.conflicts + t.stale for t in tallies)
     assert lost_races > 0, "the workers never raced: the test proved nothing"
@@ -120,7 +120,7 @@ def test_racing_transactions_with_the_same_expected_seq_one_wins_the_others_writ
         assert len(won) == 1, f"round {index + 1}: {won} won"
         assert all(by_name[name][index] == "conflict" for name in names if name not in won)
         winners.append(won[0])
-    history = service.history("race")
+    history = service.reading.history("race")
     # Only the winners' events are in the log, one per round, chained; the losers left nothing.
     assert [(e.seq, e.data["player"]) for e in history] == list(enumerate(winners, start=1))
     assert structural_problems(service.store.engine, seeds=False) == []
@@ -159,8 +159,8 @@ def test_on_postgresql_a_writer_waiting_on_the_same_seq_loses_only_if_the_first_
         getattr(first_tx, first_ends_with)()
     thread.join(30)
 
-    history = service.history("g")
-    row = next(g for g in service.list_games() if g.game_id == "g")
+    history = service.reading.history("g")
+    row = next(g for g in service.reading.list_games() if g.game_id == "g")
     if first_ends_with == "commit":
         assert second_result == ["conflict"]
         assert [e.data["player"] for e in history] == ["setup", "first"]

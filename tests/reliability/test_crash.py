@@ -75,7 +75,7 @@ def drain(acks: Connection) -> list[tuple[str, int]]:
 
 
 def heads(service: GameService) -> dict[str, int]:
-    return {game.game_id: game.head_seq for game in service.list_games()}
+    return {game.game_id: game.head_seq for game in service.reading.list_games()}
 
 
 @pytest.mark.slow
@@ -115,18 +115,18 @@ def test_a_writer_killed_over_and_over_leaves_every_game_consistent_and_playable
         assert audit_problems(service, changed) == [], f"after kill {kill}"
         audited.update(now)
         owed_after_kill += sum(
-            1 for g in changed if next_bot_command(service.look(g)) is not None
+            1 for g in changed if next_bot_command(service.playing.look(g)) is not None
         )
     upcoming.process.kill()
     upcoming.process.join(30)
 
     # Play every game on to its end, through the same service calls the writer used.
-    running = [g.game_id for g in service.list_games(status="active")]
+    running = [g.game_id for g in service.reading.list_games(status="active")]
     for game_id in running:
         for _ in range(PLAY_ON_STEPS):
             if workers.advance(service, game_id).state.status == "finished":
                 break
-    assert service.list_games(status="active") == []
+    assert service.reading.list_games(status="active") == []
     assert structural_problems(engine) == []
     reports = list(service.audit_all())
     assert [r.game_id for r in reports if not (r.ok and r.seed_verified)] == []
@@ -154,18 +154,18 @@ def test_bots_left_owing_moves_by_an_interrupted_call_play_on_with_play_bots(
     with monkeypatch.context() as patched:
         patched.setattr(Playing, "_run_bots", killed)
         with pytest.raises(Killed):
-            service.create_game(bots, seed=7)
-    (game,) = service.list_games()
-    stored_state = fold(stored.event for stored in service.history(game.game_id))
+            service.playing.create_game(bots, seed=7)
+    (game,) = service.reading.list_games()
+    stored_state = fold(stored.event for stored in service.reading.history(game.game_id))
     assert game.head_seq == 2 and next_bot_command(stored_state) is not None
 
-    outcome = service.play_bots(game.game_id)
+    outcome = service.playing.play_bots(game.game_id)
 
     assert outcome.state.status == "finished"
     assert outcome.events[0].seq == 3 and outcome.events[-1].seq == outcome.state.version
     report = service.audit(game.game_id)
     assert report.ok and report.seed_verified
-    assert service.play_bots(game.game_id).events == []  # nothing owed any more
+    assert service.playing.play_bots(game.game_id).events == []  # nothing owed any more
     service.store.engine.dispose()
 
 
@@ -177,9 +177,9 @@ def test_showing_or_acting_in_a_game_whose_bots_owe_moves_lets_them_play_first(
     with monkeypatch.context() as patched:
         patched.setattr(Playing, "_run_bots", lambda *_args: (_ for _ in ()).throw(Killed()))
         with pytest.raises(Killed):
-            service.create_game(seats, seed=5, dealer="you")  # ann is to play first (R11)
-    (game,) = service.list_games()
+            service.playing.create_game(seats, seed=5, dealer="you")  # ann is to play first (R11)
+    (game,) = service.reading.list_games()
     assert game.turn == "ann"
-    state = service.look(game.game_id)
+    state = service.playing.look(game.game_id)
     assert (state.turn, state.status) == (0, "active")
     assert service.audit(game.game_id).ok

@@ -96,7 +96,7 @@ def test_a_move_on_a_damaged_history_is_refused_and_writes_nothing(db_url: str, 
         next_move(service, game_id)
     assert exit_code(caught.value) == 1 and caught.value.game_id == game_id
     with pytest.raises(HistoryDamaged):  # and again: nothing was healed by the refusal
-        service.play_bots(game_id)
+        service.playing.play_bots(game_id)
 
     with engine.connect() as conn:
         after = conn.execute(text("SELECT count(*) FROM events WHERE game_id = :g"), {"g": game_id}).scalar_one()
@@ -116,11 +116,12 @@ def test_an_undamaged_game_plays_on_after_the_checks(db_url: str) -> None:
 def test_bots_owing_moves_are_not_resumed_on_a_damaged_history(db_url: str) -> None:
     service = GameService.open(db_url)
     engine = service.store.engine
-    created = service.create_game([PlayerSeat(name="ann", is_bot=True), PlayerSeat(name="bob", is_bot=True)], seed=3)
+    created = service.playing.create_game([PlayerSeat(name="ann", is_bot=True), PlayerSeat(name="bob",
+                                                                                           is_bot=True)], seed=3)
     # Lowering the finished bot game's row: as if its last moves were never recorded in the list.
     _lower_games_row(engine, created.game_id)
     with pytest.raises(HistoryDamaged, match="goes on to event"):
-        service.play_bots(created.game_id)
+        service.playing.play_bots(created.game_id)
     engine.dispose()
 
 
@@ -131,12 +132,12 @@ def test_an_event_altered_before_the_snapshot_is_not_played_on_and_the_audit_sti
     service = GameService.open(db_url)
     engine = service.store.engine
     game_id = a_game_in_play(service)
-    true_state = service.look(game_id)
+    true_state = service.playing.look(game_id)
     drop_event_triggers(engine)
     with engine.begin() as conn:
         conn.execute(text("UPDATE events SET data = replace(data, '\"deck\":[\"', '\"deck\":[\"2C\",\"') "
                           "WHERE game_id = :g AND seq = 2"), {"g": game_id})
-    assert service.look(game_id) == true_state
+    assert service.playing.look(game_id) == true_state
     next_move(service, game_id)
     report = service.audit(game_id)
     assert not report.ok and report.first_bad_seq == 2

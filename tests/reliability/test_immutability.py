@@ -46,13 +46,13 @@ def test_replacing_or_upserting_an_event_is_refused_by_the_database(db_url: str)
     service = GameService.open(db_url)
     engine = service.store.engine
     game_id = a_game_in_play(service)
-    before = service.export_records(game_id, running=True)
+    before = service.archive.export_records(game_id, running=True)
 
     for statement in REWRITES[engine.dialect.name]:
         with pytest.raises(Exception, match="events are immutable"), engine.begin() as conn:
             conn.execute(text(statement))
 
-    assert service.export_records(game_id, running=True) == before
+    assert service.archive.export_records(game_id, running=True) == before
     assert service.audit(game_id).ok
     engine.dispose()
 
@@ -61,7 +61,7 @@ def test_a_tail_deleted_with_the_triggers_dropped_is_caught_by_the_audit(db_url:
     service = GameService.open(db_url)
     engine = service.store.engine
     game_id = a_game_in_play(service)
-    head = len(service.history(game_id))
+    head = len(service.reading.history(game_id))
     assert service.audit(game_id).ok
 
     drop_event_triggers(engine)

@@ -22,8 +22,8 @@ def test_loaded_events_equal_the_appended_ones_field_by_field_and_as_domain_even
 ) -> None:
     service = GameService.open(db_url)
     bots = [PlayerSeat(name=n, is_bot=True) for n in ("ann", "bob", "cy")]
-    appended = service.create_game(bots, seed=5).events
-    loaded = service.history(appended[0].game_id)
+    appended = service.playing.create_game(bots, seed=5).events
+    loaded = service.reading.history(appended[0].game_id)
 
     assert loaded == appended
     assert [s.event for s in loaded] == [s.event for s in appended]

@@ -27,7 +27,7 @@ THIRTY_ONE = ("AS", "QS", "JS")
 
 
 def _truth(service: GameService, game_id: str) -> GameState:
-    return fold(stored.event for stored in service.history(game_id))
+    return fold(stored.event for stored in service.reading.history(game_id))
 
 
 def _dealt(state: GameState, seat: int, cards: tuple[str, ...]) -> GameState:
@@ -86,13 +86,13 @@ def test_a_hand_forged_in_the_snapshot_row_does_not_let_bob_declare_31(db_url: s
     forged = _dealt(truth, seat, THIRTY_ONE)
     _forge(engine, game_id, snapshot.encode(forged))
     folded.forget_all()  # as the next process, which keeps no state of its own (folded.py)
-    head = service.history(game_id)[-1]
+    head = service.reading.history(game_id)[-1]
 
     with pytest.raises(RuleViolation, match="R20"):
-        service.act(game_id, Declare31("bob"))
+        service.playing.act(game_id, Declare31("bob"))
 
-    assert service.history(game_id)[-1] == head  # nothing written
-    assert service.look(game_id) == truth  # the true hands, not the forged ones
+    assert service.reading.history(game_id)[-1] == head  # nothing written
+    assert service.playing.look(game_id) == truth  # the true hands, not the forged ones
     code, shown = _db_check(db_url)
     assert code == 1 and f"snapshot of game {game_id} does not match" in shown, shown
     assert service.audit(game_id).ok
@@ -112,7 +112,7 @@ def test_a_move_after_an_edited_snapshot_is_played_on_the_events_and_writes_a_fr
 
     folded.forget_all()
     after = _truth(service, game_id)
-    assert after.kitty == truth.kitty and service.look(game_id) == after
+    assert after.kitty == truth.kitty and service.playing.look(game_id) == after
     code, shown = _db_check(db_url)
     assert code == 0 and shown.splitlines()[-1] == "OK", shown
     assert service.audit(game_id).ok
@@ -127,7 +127,7 @@ def test_a_snapshot_sealed_with_another_installations_key_is_not_trusted(db_url:
     game_id, truth = _bob_without_31(service)
     seat = truth.seat_of("bob")
     assert seat is not None
-    head = service.history(game_id)[-1]
+    head = service.reading.history(game_id)[-1]
     forged = snapshot.encode(_dealt(truth, seat, THIRTY_ONE))
     other = KeyRing(tmp_path / "other" / "key.pem").snapshot_key(create=True)
     assert other is not None
@@ -138,9 +138,9 @@ def test_a_snapshot_sealed_with_another_installations_key_is_not_trusted(db_url:
     monkeypatch.setattr(snapshot, "decode", lambda state: decoded.append(state) or real(state))
 
     with pytest.raises(RuleViolation, match="R20"):
-        service.act(game_id, Declare31("bob"))
+        service.playing.act(game_id, Declare31("bob"))
 
-    assert decoded == [] and service.look(game_id) == truth  # never even decoded
+    assert decoded == [] and service.playing.look(game_id) == truth  # never even decoded
     code, shown = _db_check(db_url)
     assert code == 1 and game_id in shown and "seal does not verify" in shown
     engine.dispose()
@@ -156,8 +156,8 @@ def test_a_snapshot_whose_head_was_edited_is_ignored_not_taken_for_damage(db_url
     with engine.begin() as conn:
         conn.execute(text("UPDATE game_snapshots SET hash = :h WHERE game_id = :g"), {"h": "ab" * 32, "g": game_id})
     folded.forget_all()
-    assert service.look(game_id) == truth
-    assert service.export_records(game_id, running=True)[-1]["seq"] == truth.version
+    assert service.playing.look(game_id) == truth
+    assert service.archive.export_records(game_id, running=True)[-1]["seq"] == truth.version
     next_move(service, game_id)
     assert service.audit(game_id).ok
     engine.dispose()
@@ -172,7 +172,7 @@ def test_a_sealed_snapshot_is_used_without_folding_the_events_again(db_url: str,
     decoded: list[str] = []
     real = snapshot.decode
     monkeypatch.setattr(snapshot, "decode", lambda state: decoded.append(state) or real(state))
-    assert service.look(game_id) == _truth(service, game_id)
+    assert service.playing.look(game_id) == _truth(service, game_id)
     assert len(decoded) == 1
     assert _db_check(db_url)[0] == 0
     service.store.engine.dispose()

@@ -33,13 +33,13 @@ def _finished_game(service: GameService) -> str:
     """A game of bots played to its end."""
     from scat_core.domain.events import PlayerSeat
 
-    return service.create_game([PlayerSeat(name=n, is_bot=True) for n in ("ann", "bob")], seed=7).game_id
+    return service.playing.create_game([PlayerSeat(name=n, is_bot=True) for n in ("ann", "bob")], seed=7).game_id
 
 
 def test_a_new_games_first_event_says_its_heads_are_signed_and_that_cannot_be_edited_out(db_url: str) -> None:
     service = GameService.open(db_url)
     game_id = _finished_game(service)
-    records = service.export_records(game_id)
+    records = service.archive.export_records(game_id)
     assert records[0]["data"]["signed"] is True
     edited = [{**records[0], "data": {k: v for k, v in records[0]["data"].items() if k != "signed"}}, *records[1:]]
     report = audit_records(edited)  # the field is in event 1's hash, which every later hash chains to
@@ -51,7 +51,7 @@ def test_a_deleted_head_signature_of_a_game_made_signed_fails_its_audit_and_ever
     service = GameService.open(db_url)
     engine = service.store.engine
     game_id = a_game_in_play(service, moves=4)
-    head = service.history(game_id)[-1]
+    head = service.reading.history(game_id)[-1]
     _delete_signature(engine, game_id)
     folded.forget_all()
 
@@ -60,15 +60,15 @@ def test_a_deleted_head_signature_of_a_game_made_signed_fails_its_audit_and_ever
     assert report.problems == ["the head signature was removed, but event 1 says every head of this game is "
                                "signed: its history was cut or rewritten outside scat"]
     with pytest.raises(HistoryDamaged, match=REMOVED):
-        service.look(game_id, "ann")
-    state = fold(stored.event for stored in service.history(game_id))
+        service.playing.look(game_id, "ann")
+    state = fold(stored.event for stored in service.reading.history(game_id))
     command = heuristic_move(state, state.turn or "")
     assert command is not None
     with pytest.raises(HistoryDamaged, match=REMOVED):
-        service.act(game_id, command)
+        service.playing.act(game_id, command)
     with pytest.raises(HistoryDamaged, match=REMOVED):
-        service.export_records(game_id, running=True)
-    assert service.history(game_id)[-1] == head  # nothing written
+        service.archive.export_records(game_id, running=True)
+    assert service.reading.history(game_id)[-1] == head  # nothing written
     engine.dispose()
 
 
@@ -78,7 +78,7 @@ def test_a_cut_tail_whose_signature_was_deleted_too_is_not_healed(db_url: str) -
     service = GameService.open(db_url)
     engine = service.store.engine
     game_id = a_game_in_play(service, moves=6)
-    records = service.export_records(game_id, running=True)
+    records = service.archive.export_records(game_id, running=True)
     kept = [r for r in records if r["seq"] <= records[-1]["seq"] - 2]
     while kept[-1]["type"] != "CardDiscarded":
         kept.pop()
@@ -93,12 +93,12 @@ def test_a_cut_tail_whose_signature_was_deleted_too_is_not_healed(db_url: str) -
 
     report = service.audit(game_id)
     assert not report.ok and report.signature == "missing"
-    state = fold(stored.event for stored in service.history(game_id))
+    state = fold(stored.event for stored in service.reading.history(game_id))
     command = heuristic_move(state, state.turn or "")
     assert command is not None
     with pytest.raises(HistoryDamaged, match=REMOVED):
-        service.act(game_id, command)
-    assert [stored.seq for stored in service.history(game_id)] == [r["seq"] for r in kept]
+        service.playing.act(game_id, command)
+    assert [stored.seq for stored in service.reading.history(game_id)] == [r["seq"] for r in kept]
     engine.dispose()
 
 
@@ -106,7 +106,7 @@ def test_an_export_of_a_game_made_signed_without_its_head_signature_is_refused_a
         db_url: str, tmp_path: Path) -> None:
     service = GameService.open(db_url)
     game_id = _finished_game(service)
-    records = service.export_records(game_id)
+    records = service.archive.export_records(game_id)
     elsewhere = GameService.open(f"sqlite:///{tmp_path / 'elsewhere.db'}")
     unsigned = [*records[:-1], {k: v for k, v in records[-1].items() if k != "head_signature"}]
     with pytest.raises(RuleViolation, match="carries no head_signature"):
@@ -123,7 +123,7 @@ def test_a_game_made_before_signed_games_still_audits_ok_without_its_signature(
     as_a_scat_before_signed_games(monkeypatch)
     service = GameService.open(db_url)
     game_id = a_game_in_play(service, moves=3)
-    assert "signed" not in service.export_records(game_id, running=True)[0]["data"]
+    assert "signed" not in service.archive.export_records(game_id, running=True)[0]["data"]
     _delete_signature(service.store.engine, game_id)
     report = service.audit(game_id)
     assert report.ok and report.signature == "unsigned"

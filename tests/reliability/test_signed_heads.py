@@ -90,7 +90,7 @@ def test_a_history_cut_at_a_move_boundary_fails_its_audit_and_no_move_is_signed_
     service = GameService.open(db_url)
     engine = service.store.engine
     game_id = a_game_in_play(service)
-    records = service.export_records(game_id, running=True)
+    records = service.archive.export_records(game_id, running=True)
     kept = [r for r in records if r["seq"] <= records[-1]["seq"] - 2]  # the last move's events gone
     while kept[-1]["type"] != "CardDiscarded":
         kept.pop()
@@ -105,14 +105,14 @@ def test_a_history_cut_at_a_move_boundary_fails_its_audit_and_no_move_is_signed_
     assert not report.ok and report.signature == "invalid"
     assert f"the log ends at event {kept[-1]['seq']}" in report.problems[0]
 
-    state = service.look(game_id)
+    state = service.playing.look(game_id)
     from scat_core.domain.bots import heuristic_move
 
     command = heuristic_move(state, state.turn or "")
     assert command is not None
     with pytest.raises(HistoryDamaged, match="the head signature is of event"):
-        service.act(game_id, command)
-    assert [r["seq"] for r in service.export_records(game_id, running=True)] == [r["seq"] for r in kept]
+        service.playing.act(game_id, command)
+    assert [r["seq"] for r in service.archive.export_records(game_id, running=True)] == [r["seq"] for r in kept]
     assert service.audit(game_id).signature == "invalid"
     engine.dispose()
 
@@ -134,10 +134,10 @@ def test_a_removed_signature_of_a_game_made_before_signed_games_reads_unsigned_s
 
     from scat_core.domain.bots import heuristic_move
 
-    state = service.look(game_id)
+    state = service.playing.look(game_id)
     command = heuristic_move(state, state.turn or "")
     assert command is not None
-    service.act(game_id, command)  # an unsigned game may be played on, and is never signed afresh
+    service.playing.act(game_id, command)  # an unsigned game may be played on, and is never signed afresh
     assert service.audit(game_id).signature == "unsigned"
     service.store.engine.dispose()
 
@@ -156,15 +156,15 @@ def test_a_database_moved_to_another_key_audits_unknown_key_and_refuses_moves_un
 
     from scat_core.domain.bots import heuristic_move
 
-    state = there.look(game_id)
+    state = there.playing.look(game_id)
     command = heuristic_move(state, state.turn or "")
     assert command is not None
     with pytest.raises(RuleViolation, match="does not trust"):
-        there.act(game_id, command)
+        there.playing.act(game_id, command)
 
     assert there_keys.trust(here.store.keys.public_key)
     assert there.audit(game_id).signature == "valid" and there.audit(game_id).signature_signer == "trusted"
-    there.act(game_id, command)
+    there.playing.act(game_id, command)
     after = there.audit(game_id)
     assert after.ok and (after.signature, after.signature_signer) == ("valid", "this installation")
     assert here.audit(game_id).signature == "unknown key"  # the first machine does not trust the second

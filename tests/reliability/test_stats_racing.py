@@ -38,17 +38,17 @@ def writer(service: GameService, worker: int, stop: threading.Event, errors: lis
         while not stop.is_set():
             lineup = [PlayerSeat(name=f"p{worker}"), PlayerSeat(name=rng.choice(["Ann", "ANN", "bob"])),
                       PlayerSeat(name="bot", is_bot=True)]
-            game_id = service.create_game(lineup, seed=rng.randrange(10**6)).game_id
+            game_id = service.playing.create_game(lineup, seed=rng.randrange(10**6)).game_id
             for _ in range(40):
                 if stop.is_set():
                     return
-                state = service.look(game_id)
+                state = service.playing.look(game_id)
                 if state.status == "finished" or state.turn is None:
                     break
                 command = heuristic_move(state, state.turn)
                 assert command is not None
                 try:
-                    service.act(game_id, command)
+                    service.playing.act(game_id, command)
                 except (ConcurrencyConflict, RuleViolation):
                     pass
     except BaseException as exc:  # reported by the test
@@ -106,12 +106,14 @@ def test_a_writer_still_running_with_earlier_positions_is_read_later_not_skipped
     engine = make_engine(postgres_url)
     ensure_schema(engine)
     service = GameService(EventStore(engine))
-    first = service.create_game([PlayerSeat(name="ann", is_bot=True), PlayerSeat(name="bob", is_bot=True)], seed=1)
-    records = service.export_records(first.game_id)
+    first = service.playing.create_game([PlayerSeat(name="ann", is_bot=True), PlayerSeat(name="bob", is_bot=True)],
+                                        seed=1)
+    records = service.archive.export_records(first.game_id)
     catch_up(engine, STATS)
     with service.store.transaction() as held:  # a writer that has inserted but not committed yet
         held.append_raw([{**record, "game_id": "held"} for record in records])
-        later = service.create_game([PlayerSeat(name="cy", is_bot=True), PlayerSeat(name="dan", is_bot=True)], seed=2)
+        later = service.playing.create_game([PlayerSeat(name="cy", is_bot=True), PlayerSeat(name="dan", is_bot=True)],
+                                            seed=2)
         with engine.connect() as conn:
             positions = dict(conn.execute(
                 select(t.events.c.game_id, func.max(t.events.c.position)).group_by(t.events.c.game_id)
@@ -138,7 +140,7 @@ def test_a_long_transaction_elsewhere_does_not_hold_back_a_finished_game(postgre
     service = GameService(EventStore(engine))
     with engine.connect() as idle, idle.begin():
         idle.execute(text("SELECT pg_current_xact_id()"))  # holds an old transaction id open
-        service.create_game([PlayerSeat(name="ann", is_bot=True), PlayerSeat(name="bob", is_bot=True)], seed=1)
+        service.playing.create_game([PlayerSeat(name="ann", is_bot=True), PlayerSeat(name="bob", is_bot=True)], seed=1)
         assert service.stats().overall.games_played == 1
     engine.dispose()
 
@@ -153,11 +155,11 @@ def test_writers_never_wait_for_a_catch_up_in_progress(postgres_url: str) -> Non
     ensure_schema(engine)
     service = GameService(EventStore(engine))
     def write() -> None:
-        outcome = service.create_game([PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)], seed=3)
+        outcome = service.playing.create_game([PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)], seed=3)
         state = outcome.state
         command = heuristic_move(state, state.turn) if state.turn is not None else None
         assert command is not None
-        service.act(outcome.game_id, command)
+        service.playing.act(outcome.game_id, command)
 
     pool = ThreadPoolExecutor(1)
     with _projector(engine, STATS.name) as conn:

@@ -289,9 +289,9 @@ def a_turn_beside_the_server(mover: Any, game: str, player: str) -> int:
     another process would); the head's seq after."""
     from scat_core.domain.commands import Discard, Draw
 
-    drawn = mover.act(game, Draw(player, "stock"))
+    drawn = mover.playing.act(game, Draw(player, "stock"))
     seat = drawn.state.seat_of(player)
-    return int(mover.act(game, Discard(player, drawn.state.hands[seat][0])).state.version)
+    return int(mover.playing.act(game, Discard(player, drawn.state.hands[seat][0])).state.version)
 
 
 def test_on_sqlite_the_servers_one_look_at_the_log_brings_a_move_made_elsewhere_to_every_stream(
@@ -307,9 +307,9 @@ def test_on_sqlite_the_servers_one_look_at_the_log_brings_a_move_made_elsewhere_
     database = migrated(sqlite_url)
     mover = GameService.open(database)
     seats = [PlayerSeat(name="you"), PlayerSeat(name="eve"), PlayerSeat(name="bob", is_bot=True)]
-    game = mover.create_game(seats, dealer="bob", deck=DEAL.split()).game_id
+    game = mover.playing.create_game(seats, dealer="bob", deck=DEAL.split()).game_id
     with app_in_thread(database) as (url, _):
-        start = mover.head_seq(game)
+        start = mover.waiting.head_seq(game)
         opened = [{"after": start}] * 5
         seen, head = asyncio.run(streams_through_a_move(url, game, opened,
                                                         lambda: a_turn_beside_the_server(mover, game, "you")))

@@ -25,12 +25,12 @@ def pg_db(postgres_url: str) -> str:
 def wait_through_the_server(server_url: str, mover: GameService, game_id: str) -> bool:
     """Whether the stream of a client waiting through the server (up to 30 s) brings a move made
     beside the server (straight on the database); the 120 s only guard against a hang."""
-    after = mover.head_seq(game_id)
+    after = mover.waiting.head_seq(game_id)
     with RemoteGames(server_url) as client, ThreadPoolExecutor(1) as pool:
         waiting = pool.submit(client.wait_for_event, game_id, after, 30.0)
         time.sleep(0.5)  # the stream is open and waiting
         assert not waiting.done()
-        mover.act(game_id, Draw("you", "stock"))
+        mover.playing.act(game_id, Draw("you", "stock"))
         return bool(waiting.result(timeout=120.0))
 
 
@@ -42,7 +42,7 @@ def test_the_stream_is_woken_by_the_notice_of_a_move_made_elsewhere(
     # within the waiter's 30 s
     monkeypatch.setattr("scat_cli.server.app.PUSHED_POLL_SECONDS", 3600.0)
     mover = GameService.open(pg_db)
-    game_id = mover.create_game(HUMAN_AND_BOT, seed=3).game_id
+    game_id = mover.playing.create_game(HUMAN_AND_BOT, seed=3).game_id
     with server_in_thread(pg_db) as url:
         assert wait_through_the_server(url, mover, game_id) is True
     mover.store.engine.dispose()
@@ -52,7 +52,7 @@ def test_the_stream_is_woken_by_the_notice_of_a_move_made_elsewhere(
 def test_the_stream_finds_a_move_whose_notice_was_lost(pg_db: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("scat_cli.server.app.PUSHED_POLL_SECONDS", 0.5)
     mover = GameService.open(pg_db)
-    game_id = mover.create_game(HUMAN_AND_BOT, seed=3).game_id
+    game_id = mover.playing.create_game(HUMAN_AND_BOT, seed=3).game_id
     monkeypatch.setattr("scat_core.store.sql.event_store.announce", lambda conn, heads: None)  # the notice is lost
     with server_in_thread(pg_db) as url:
         assert wait_through_the_server(url, mover, game_id) is True  # by looking: no notice went out

@@ -17,17 +17,17 @@ SEATS = [ev.PlayerSeat(name="ann"), ev.PlayerSeat(name="bob"), ev.PlayerSeat(nam
 def test_r28_a_sweep_claims_each_turn_out_of_time_once_and_tells_its_game() -> None:
     clock = HandClock()
     service = GameService(MemoryStore(), clock)
-    hour = service.create_game(SEATS, options=GameOptions(move_time=HOUR), dealer="cy", protect=True).game_id
-    day = service.create_game(SEATS, options=GameOptions(move_time=24 * HOUR), dealer="cy").game_id
-    untimed = service.create_game(SEATS, dealer="cy").game_id
+    hour = service.playing.create_game(SEATS, options=GameOptions(move_time=HOUR), dealer="cy", protect=True).game_id
+    day = service.playing.create_game(SEATS, options=GameOptions(move_time=24 * HOUR), dealer="cy").game_id
+    untimed = service.playing.create_game(SEATS, dealer="cy").game_id
     told: list[str] = []
     clock.advance(HOUR - 1)
     assert sweep_once(service, told.append) == 0
     clock.advance(1)
     assert sweep_once(service, told.append) == 1
     assert told == [hour]
-    claimed = service.history(hour)[-1]
+    claimed = service.reading.history(hour)[-1]
     assert claimed.event == ev.Resigned(player="ann", cause="move time", claimed_by=None)
     assert sweep_once(service, told.append) == 0  # bob's hour has just begun
-    assert [len(service.history(game)) for game in (day, untimed)] == [2, 2]
+    assert [len(service.reading.history(game)) for game in (day, untimed)] == [2, 2]
     assert service.audit(hour).ok

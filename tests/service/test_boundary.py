@@ -11,7 +11,7 @@ from scat_core.service.values import Export, Move, Played, Skipped
 
 def test_a_move_comes_back_redacted_for_the_mover_with_his_moves_now(db_url: str) -> None:
     service = GameService.open(db_url)
-    game = service.create_game([PlayerSeat(name="you"), PlayerSeat(name="eve")], seed=3, dealer="eve").game_id
+    game = service.playing.create_game([PlayerSeat(name="you"), PlayerSeat(name="eve")], seed=3, dealer="eve").game_id
     played = service.move(game, Draw("you", "stock"))
     assert isinstance(played, Played) and played.viewer == "you"
     assert len(played.state.hands[0]) == 4 and HIDDEN not in played.state.hands[0]
@@ -23,7 +23,7 @@ def test_a_move_comes_back_redacted_for_the_mover_with_his_moves_now(db_url: str
 
 def test_show_as_the_player_to_act_offers_his_draws_and_knock_and_as_the_public_none(db_url: str) -> None:
     service = GameService.open(db_url)
-    game = service.create_game([PlayerSeat(name="you"), PlayerSeat(name="eve")], seed=3, dealer="eve").game_id
+    game = service.playing.create_game([PlayerSeat(name="you"), PlayerSeat(name="eve")], seed=3, dealer="eve").game_id
     shown = service.show(game, "you")
     assert shown.moves[:2] == [Move(name="draw", argument="stock"), Move(name="draw", argument="discard")]
     assert not shown.read_only and shown.news is not None and shown.result is None
@@ -34,9 +34,10 @@ def test_show_as_the_player_to_act_offers_his_draws_and_knock_and_as_the_public_
 def test_export_all_exports_finished_games_and_says_why_it_skips_running_ones(db_url: str) -> None:
     service = GameService.open(db_url)
     bots = [PlayerSeat(name=name, is_bot=True) for name in ("ann", "bob")]
-    finished = service.create_game(bots, seed=7).game_id
-    running = service.create_game([PlayerSeat(name="you"), PlayerSeat(name="eve")], seed=3).game_id
-    guarded = service.create_game([PlayerSeat(name="you"), PlayerSeat(name="eve")], seed=3, protect=True).game_id
+    finished = service.playing.create_game(bots, seed=7).game_id
+    running = service.playing.create_game([PlayerSeat(name="you"), PlayerSeat(name="eve")], seed=3).game_id
+    guarded = service.playing.create_game([PlayerSeat(name="you"), PlayerSeat(name="eve")], seed=3,
+                                          protect=True).game_id
     items = {item.game_id: item for item in service.export_all()}
     assert isinstance(items[finished], Export) and not items[finished].running
     assert items[running] == Skipped(game_id=running, reason="running")
@@ -48,7 +49,7 @@ def test_export_all_exports_finished_games_and_says_why_it_skips_running_ones(db
 
 def test_waiting_for_a_turn_that_is_already_there_returns_at_once_and_a_timeout_is_said(db_url: str) -> None:
     service = GameService.open(db_url)
-    game = service.create_game([PlayerSeat(name="you"), PlayerSeat(name="eve")], seed=3, dealer="eve").game_id
+    game = service.playing.create_game([PlayerSeat(name="you"), PlayerSeat(name="eve")], seed=3, dealer="eve").game_id
     assert not service.wait_for_turn(game, "you").timed_out
     waited = service.wait_for_turn(game, "eve", timeout=0)
     assert waited.timed_out and waited.shown.state.name(waited.shown.state.turn) == "you"

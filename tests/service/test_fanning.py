@@ -30,7 +30,7 @@ def test_once_the_game_is_over_every_view_is_the_events_as_recorded_with_their_h
     service: GameService,
 ) -> None:
     bots = [PlayerSeat(name=name, is_bot=True) for name in ("ann", "bob")]
-    game = service.create_game(bots, seed=4).game_id  # bots alone play to the end at once
+    game = service.playing.create_game(bots, seed=4).game_id  # bots alone play to the end at once
     history = service.reading.history(game)
     state, seen = seen_by_all(GameState(), history)
     assert state.status == "finished"
@@ -40,7 +40,7 @@ def test_once_the_game_is_over_every_view_is_the_events_as_recorded_with_their_h
 
 
 def test_a_hand_still_face_down_is_dealt_to_its_player_as_the_public_saw_it(service: GameService) -> None:
-    game = service.create_game([PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)], dealer="ann",
+    game = service.playing.create_game([PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)], dealer="ann",
                                options=GameOptions(throw_down=True), seed=8).game_id
     history = service.reading.history(game)
     state, seen = seen_by_all(GameState(), history)
@@ -49,7 +49,7 @@ def test_a_hand_still_face_down_is_dealt_to_its_player_as_the_public_saw_it(serv
     deal = next(item for item in seen if item.seen_by(PUBLIC).type == "HandDealt")
     assert deal.seen_by(you) == deal.seen_by(PUBLIC)  # his cards stay hidden until he looks (R23)
     assert hands_to_show(state, history, [you]) == [you]  # a follower records his look first
-    service.look(game, "you")
+    service.playing.look(game, "you")
     state, seen = seen_by_all(GameState(), service.reading.history(game))
     deal = next(item for item in seen if item.seen_by(PUBLIC).type == "HandDealt")
     assert deal.seen_by(you) != deal.seen_by(PUBLIC) and not state.hand_unseen(you)

@@ -31,7 +31,7 @@ def _decodes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def _truth(service: GameService, game_id: str) -> object:
-    return fold(stored.event for stored in service.history(game_id))
+    return fold(stored.event for stored in service.reading.history(game_id))
 
 
 def test_the_commands_of_one_process_decode_no_snapshot_and_play_on_the_full_fold(
@@ -41,12 +41,12 @@ def test_the_commands_of_one_process_decode_no_snapshot_and_play_on_the_full_fol
     decoded = _decodes(monkeypatch)
     for _ in range(6):
         next_move(service, game_id)
-    assert service.look(game_id) == _truth(service, game_id)
+    assert service.playing.look(game_id) == _truth(service, game_id)
     assert decoded == []  # each command played on the state the one before it wrote
     folded.forget_all()  # as a new process: it decodes the snapshot once, then plays on what it wrote
     for _ in range(3):
         next_move(service, game_id)
-    assert len(decoded) == 1 and service.look(game_id) == _truth(service, game_id)
+    assert len(decoded) == 1 and service.playing.look(game_id) == _truth(service, game_id)
     assert service.audit(game_id).ok
     service.store.engine.dispose()
 
@@ -57,7 +57,7 @@ def test_a_snapshot_of_a_head_this_process_did_not_write_is_decoded(db_url: str,
     the state kept here is of the head before, so the new snapshot is decoded and played on."""
     service = GameService.open(db_url)
     game_id = a_game_in_play(service, moves=3)
-    state, head = service.look(game_id), service.history(game_id)[-1].hash
+    state, head = service.playing.look(game_id), service.reading.history(game_id)[-1].hash
     with service.store.read() as tx:
         secret = tx.get_secret(game_id)
     assert secret is not None and state.turn is not None
@@ -67,10 +67,10 @@ def test_a_snapshot_of_a_head_this_process_did_not_write_is_decoded(db_url: str,
     with service.store.command() as tx:
         tx.append(game_id, state.version, events, summarize(after), snapshot_json(after), head)
     decoded = _decodes(monkeypatch)
-    assert service.look(game_id) == after == _truth(service, game_id)
+    assert service.playing.look(game_id) == after == _truth(service, game_id)
     assert decoded == [snapshot_json(after)]
     next_move(service, game_id)  # on the state that look decoded: not decoded again
-    assert len(decoded) == 1 and service.look(game_id) == _truth(service, game_id)
+    assert len(decoded) == 1 and service.playing.look(game_id) == _truth(service, game_id)
     service.store.engine.dispose()
 
 
@@ -81,9 +81,9 @@ def test_a_snapshot_replaced_outside_scat_at_the_head_kept_is_not_read(db_url: s
     service = GameService.open(db_url)
     game_id = a_game_in_play(service, moves=4)
     truth = _truth(service, game_id)
-    forged = snapshot.encode(service.look(game_id).evolved({"kitty": 99}))
+    forged = snapshot.encode(service.playing.look(game_id).evolved({"kitty": 99}))
     with service.store.engine.begin() as conn:
         conn.execute(text("UPDATE game_snapshots SET state = :s WHERE game_id = :g"), {"s": forged, "g": game_id})
     decoded = _decodes(monkeypatch)
-    assert service.look(game_id) == truth and decoded == []
+    assert service.playing.look(game_id) == truth and decoded == []
     service.store.engine.dispose()

@@ -30,7 +30,7 @@ SEATS = [ev.PlayerSeat(name="ann", is_bot=True), ev.PlayerSeat(name="bob", is_bo
 
 def finished_records(service: GameService) -> list[dict[str, Any]]:
     """The records of a bots-only game, over as soon as it is created."""
-    created = service.create_game(SEATS, seed=11, options=GameOptions(lives=1))
+    created = service.playing.create_game(SEATS, seed=11, options=GameOptions(lives=1))
     assert created.state.status == "finished"
     with service.store.read() as tx:
         return tx.load_raw(created.game_id)
@@ -63,7 +63,7 @@ def test_import_refuses_a_game_id_scat_does_not_make(service: GameService, game_
     target = service
     with pytest.raises(RuleViolation, match="not a game id scat makes"):
         target.import_records(forged)
-    assert game_id not in target.game_ids()
+    assert game_id not in target.archive.game_ids()
 
 
 def forge_game(game_id: str, seed: str, salt: str) -> list[dict[str, Any]]:
@@ -87,7 +87,7 @@ def test_import_refuses_a_revealed_seed_holding_an_escape_sequence(service: Game
     target = service
     with pytest.raises(RuleViolation, match="not a decimal integer"):
         target.import_records(forged)
-    assert "abcdef0123" not in target.game_ids()
+    assert "abcdef0123" not in target.archive.game_ids()
     assert target.import_records(forge_game("abcdef0123", "271828", "0" * 32)).ok  # the same, honest
 
 

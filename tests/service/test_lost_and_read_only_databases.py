@@ -35,14 +35,14 @@ def test_a_move_whose_connection_is_lost_writes_nothing_not_even_half_and_can_be
 ) -> None:
     """A move and the bots' replies are one transaction: a lost connection loses both, never the replies alone."""
     service = GameService.open(db_url)
-    game = service.create_game(YOU_AND_BOB, seed=5, dealer="bob").game_id
-    drawn = service.act(game, Draw("you", "stock")).state
+    game = service.playing.create_game(YOU_AND_BOB, seed=5, dealer="bob").game_id
+    drawn = service.playing.act(game, Draw("you", "stock")).state
     lose_the_connection_on(service, monkeypatch, call=1)  # the move's one transaction
     with pytest.raises(StoreUnavailable, match="connection"):
-        service.act(game, Discard("you", drawn.hands[0][0]))
+        service.playing.act(game, Discard("you", drawn.hands[0][0]))
     monkeypatch.undo()
-    assert service.history(game)[-1].seq == drawn.version  # nothing written
-    done = service.act(game, Discard("you", drawn.hands[0][0]))
+    assert service.reading.history(game)[-1].seq == drawn.version  # nothing written
+    done = service.playing.act(game, Discard("you", drawn.hands[0][0]))
     assert done.bots_interrupted is None
     assert done.state.version > drawn.version + 1 and done.state.turn == 0  # the discard and bob's reply
 
@@ -53,11 +53,11 @@ def test_a_new_game_recorded_before_the_connection_was_lost_stands_and_its_bots_
     """The outcome says the bots' opening moves were not saved, and the next command plays them."""
     service = GameService.open(db_url)
     lose_the_connection_on(service, monkeypatch, call=2)  # 1: the new game's transaction, 2: its bots'
-    created = service.create_game(YOU_AND_BOB, seed=5, dealer="you")  # bob plays first (R11)
+    created = service.playing.create_game(YOU_AND_BOB, seed=5, dealer="you")  # bob plays first (R11)
     assert created.bots_interrupted is not None and "connection" in created.bots_interrupted
     monkeypatch.undo()
-    assert service.history(created.game_id)[-1].seq == created.state.version and created.state.turn == 1
-    resumed = GameService.open(db_url).look(created.game_id)  # the next command plays bob's move
+    assert service.reading.history(created.game_id)[-1].seq == created.state.version and created.state.turn == 1
+    resumed = GameService.open(db_url).playing.look(created.game_id)  # the next command plays bob's move
     assert resumed.version > created.state.version and resumed.turn == 0
 
 
@@ -70,7 +70,7 @@ def test_stats_on_a_read_only_file_fold_in_memory_what_the_projection_has_not_se
     before = path.read_bytes()
     read_only = GameService.open(f"sqlite:///file:{path}?mode=ro&uri=true")  # SQLite refuses every write
     with pytest.raises(DatabaseReadOnly):
-        read_only.catch_up_stats()
+        read_only.statistics.catch_up_stats()
     writable = GameService.open(f"sqlite:///{copy}")
     for player in (None, "BOB", "ann"):
         shown = read_only.stats(player)
@@ -83,4 +83,4 @@ def test_stats_on_a_read_only_file_fold_in_memory_what_the_projection_has_not_se
     assert read_only.stats(rebuild=True) == writable.stats(rebuild=True) == shown
     read_only.store.engine.dispose()
     assert path.read_bytes() == before  # nothing written
-    assert writable.catch_up_stats() == 0  # the writable copy keeps what it caught up
+    assert writable.statistics.catch_up_stats() == 0  # the writable copy keeps what it caught up

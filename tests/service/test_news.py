@@ -27,7 +27,7 @@ NAMES = ("ann", "Bob", "cy", "dee")
 
 def whole_game_news(service: GameService, game_id: str, viewer: str) -> tuple[object, ...]:
     """The news as computed from the whole history: the reference."""
-    state, shown = service.look_at_history(game_id, viewer)
+    state, shown = service.reading.look_at_history(game_id, viewer)
     true_events = [stored.event for stored, _ in shown]
     last = last_action_index(true_events, viewer)
     start = 1 if last is None else last + 1
@@ -46,26 +46,26 @@ def test_news_from_the_logs_end_is_the_news_from_the_whole_game_for_every_player
     service: GameService, seed: int
 ) -> None:
     rng = random.Random(seed)
-    created = service.create_game([PlayerSeat(name=name) for name in NAMES], seed=seed,
+    created = service.playing.create_game([PlayerSeat(name=name) for name in NAMES], seed=seed,
                                   options=GameOptions(lives=1, throw_down=seed == 2))
     game_id, state, moves = created.game_id, created.state, 0
     while state.status != "finished" and moves < 400:
         moves += 1
         if moves % 5 == 0:
             for viewer in NAMES:
-                news = service.news(game_id, viewer.upper())
+                news = service.catching_up.news(game_id, viewer.upper())
                 assert (news.state, public(news.before), [(s.seq, e) for s, e in news.events]) == whole_game_news(
                     service, game_id, viewer.upper()
                 )
-        state = service.look(game_id)
+        state = service.playing.look(game_id)
         assert state.turn is not None
         command = (Resign(state.players[state.turn].name) if rng.random() < 0.01
                    else rng.choice(play_moves(state, state.turn)))
         try:
-            state = service.act(game_id, command).state
+            state = service.playing.act(game_id, command).state
         except ScatError:
             continue
-    news = service.news(game_id, "ann")  # a finished game: nothing is redacted any more
+    news = service.catching_up.news(game_id, "ann")  # a finished game: nothing is redacted any more
     assert (news.state, public(news.before), [(s.seq, e) for s, e in news.events]) == whole_game_news(
         service, game_id, "ann"
     )

@@ -45,8 +45,8 @@ def appends_per_committed_unit(service: GameService, monkeypatch: pytest.MonkeyP
 
 def discard_answered_by_both_bots(service: GameService) -> tuple[str, Any]:
     """A game where you have drawn: your discard is answered by ann's move and bob's."""
-    game = service.create_game(YOU_ANN_BOB, seed=11, dealer="bob").game_id
-    drawn = service.act(game, Draw("you", "stock")).state
+    game = service.playing.create_game(YOU_ANN_BOB, seed=11, dealer="bob").game_id
+    drawn = service.playing.act(game, Draw("you", "stock")).state
     return game, drawn
 
 
@@ -56,7 +56,7 @@ def test_a_move_answered_by_two_bots_is_one_unit_of_work_with_one_append(
     game, drawn = discard_answered_by_both_bots(any_service)
     units = appends_per_committed_unit(any_service, monkeypatch)
 
-    done = any_service.act(game, Discard("you", drawn.hands[0][0]))
+    done = any_service.playing.act(game, Discard("you", drawn.hands[0][0]))
 
     movers = [stored.event.player for stored in done.events if hasattr(stored.event, "player")]
     assert movers[0] == "you" and {"ann", "bob"} <= set(movers)  # both bots answered ...
@@ -71,7 +71,7 @@ def test_on_sqlite_a_move_answered_by_two_bots_commits_once(sqlite_url: str) -> 
     commits: list[int] = []
     event.listen(service.store.engine, "commit", lambda _conn: commits.append(1))
 
-    done = service.act(game, Discard("you", drawn.hands[0][0]))
+    done = service.playing.act(game, Discard("you", drawn.hands[0][0]))
 
     assert len(done.events) >= 5 and commits == [1]  # your discard, ann's and bob's draw and discard
     service.store.engine.dispose()
@@ -82,7 +82,7 @@ def test_on_postgresql_a_move_and_its_bots_replies_are_written_by_one_transactio
     service = GameService.open(postgres_url)
     game, drawn = discard_answered_by_both_bots(service)
 
-    done = service.act(game, Discard("you", drawn.hands[0][0]))
+    done = service.playing.act(game, Discard("you", drawn.hands[0][0]))
 
     with service.store.engine.connect() as conn:
         writers = conn.execute(text("SELECT DISTINCT xmin::text FROM events WHERE game_id = :g AND seq > :v"),
@@ -98,13 +98,13 @@ def test_a_conflict_in_the_moves_transaction_writes_neither_the_move_nor_the_bot
     game, drawn = discard_answered_by_both_bots(any_service)
     with any_service.store.read() as tx:
         stale = load_for_command(tx, game)
-    any_service.act(game, Discard("you", drawn.hands[0][0]))  # the other call, which won
-    before = [(s.seq, s.hash) for s in any_service.history(game)]
+    any_service.playing.act(game, Discard("you", drawn.hands[0][0]))  # the other call, which won
+    before = [(s.seq, s.hash) for s in any_service.reading.history(game)]
     monkeypatch.setattr(playing, "load_for_command", lambda _tx, _game: stale)
 
     with pytest.raises(ConcurrencyConflict):
-        any_service.act(game, Discard("you", drawn.hands[0][0]))  # decided on the stale state, bots included
+        any_service.playing.act(game, Discard("you", drawn.hands[0][0]))  # decided on the stale state, bots included
 
     monkeypatch.undo()
-    assert [(s.seq, s.hash) for s in any_service.history(game)] == before
+    assert [(s.seq, s.hash) for s in any_service.reading.history(game)] == before
     assert any_service.audit(game).ok

@@ -94,7 +94,7 @@ def test_a_version_1_export_imports_and_audits_clean_in_the_database(db_url: str
     game_id = GAMES[name]["game_id"]
     report = service.audit(game_id)
     assert (report.ok, report.problems, report.seed_verified) == (True, [], True)
-    exported = service.export_records(game_id)
+    exported = service.archive.export_records(game_id)
     assert exported[-1].pop("head_signature")["key_id"] == service.store.keys.key_id  # signed here on import
     assert exported == rows  # stored verbatim: never rewritten
 
@@ -107,7 +107,7 @@ def test_a_version_1_game_in_progress_finishes_under_this_scat_with_version_1_ou
         tx.put_secret(game_id, secret["seed"], secret["salt"])
     play(service, game_id, throw_down_after_knock=True)
     expected = records("in_progress_finished_by_v1")
-    played = service.export_records(game_id)
+    played = service.archive.export_records(game_id)
     assert [(r["type"], r["schema_version"], r["data"]) for r in played] == [
         (r["type"], r["schema_version"], r["data"]) for r in expected
     ]

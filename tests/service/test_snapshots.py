@@ -29,11 +29,11 @@ def _set_snapshot(engine: Engine, game_id: str, **values: object) -> None:
 def test_every_command_leaves_the_snapshot_at_the_head_equal_to_the_full_fold(db_url: str) -> None:
     service = GameService.open(db_url)
     game_id = a_game_in_play(service, moves=6)
-    history = service.history(game_id)
+    history = service.reading.history(game_id)
     seq, head_hash, version, rules, state = _snapshot_row(service.store.engine, game_id)
     assert (seq, head_hash) == (history[-1].seq, history[-1].hash)
     assert (version, rules) == snapshot.SNAPSHOT_TAG
-    assert snapshot.decode(state) == fold(s.event for s in history) == service.look(game_id)
+    assert snapshot.decode(state) == fold(s.event for s in history) == service.playing.look(game_id)
     service.store.engine.dispose()
 
 
@@ -41,15 +41,15 @@ def test_a_snapshot_of_other_rules_or_unreadable_is_not_used_and_is_rebuilt(db_u
     service = GameService.open(db_url)
     engine = service.store.engine
     game_id = a_game_in_play(service, moves=6)
-    truth = service.look(game_id)
+    truth = service.playing.look(game_id)
     forged = snapshot.encode(truth.evolved({"kitty": 99}))
     for change in ({"rules_version": "an older scat", "state": forged}, {"state_version": 0, "state": forged},
                    {"state": "{not json"}, {"state": snapshot.encode(truth.evolved({"version": 3}))}):
         _set_snapshot(engine, game_id, **change)
         folded.forget_all()  # as another process, which has not kept the state it wrote (folded.py)
-        assert service.look(game_id) == truth  # folded from the events instead
+        assert service.playing.look(game_id) == truth  # folded from the events instead
         next_move(service, game_id)
-        truth = fold(s.event for s in service.history(game_id))
+        truth = fold(s.event for s in service.reading.history(game_id))
         assert _snapshot_row(engine, game_id)[2:] == (*snapshot.SNAPSHOT_TAG, snapshot.encode(truth))
     assert service.audit(game_id).ok
     engine.dispose()
@@ -63,8 +63,8 @@ def test_a_snapshot_behind_the_head_is_caught_up_from_the_events_after_it(db_url
     for _ in range(3):
         next_move(service, game_id)
     _set_snapshot(engine, game_id, seq=old[0], hash=old[1], state=old[4])
-    truth = fold(s.event for s in service.history(game_id))
-    assert service.look(game_id) == truth
+    truth = fold(s.event for s in service.reading.history(game_id))
+    assert service.playing.look(game_id) == truth
     next_move(service, game_id)
     assert service.audit(game_id).ok
     engine.dispose()
@@ -72,8 +72,8 @@ def test_a_snapshot_behind_the_head_is_caught_up_from_the_events_after_it(db_url
 
 def test_an_import_keeps_a_snapshot_of_the_imported_game(db_url: str, tmp_path: Path) -> None:
     service, game_id = import_running(db_url, tmp_path, protect=False)
-    history = service.history(game_id)
+    history = service.reading.history(game_id)
     seq, head_hash, *tag, state = _snapshot_row(service.store.engine, game_id)
     assert (seq, head_hash, tuple(tag)) == (history[-1].seq, history[-1].hash, snapshot.SNAPSHOT_TAG)
-    assert snapshot.decode(state) == fold(s.event for s in history) == service.look(game_id)
+    assert snapshot.decode(state) == fold(s.event for s in history) == service.playing.look(game_id)
     service.store.engine.dispose()

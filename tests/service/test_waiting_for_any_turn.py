@@ -30,8 +30,8 @@ def bobs_games(service: GameService, count: int) -> list[str]:
 
 def pass_the_turn(service: GameService, game: str) -> None:
     """Play the player to act's moves until it is someone else's turn."""
-    mover = service.look(game).turn
-    while service.look(game).turn == mover:
+    mover = service.playing.look(game).turn
+    while service.playing.look(game).turn == mover:
         next_move(service, game)
 
 

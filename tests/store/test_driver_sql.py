@@ -46,7 +46,7 @@ def test_the_kept_cursor_holds_on_the_sqlalchemy_release_it_was_written_for() ->
 
 
 def test_a_load_is_the_rows_sqlalchemy_reads_in_seq_order_up_to_a_seq(store: EventStore) -> None:
-    game_id = GameService(store).create_game(BOTS, seed=4).game_id
+    game_id = GameService(store).playing.create_game(BOTS, seed=4).game_id
     with store.read() as tx:
         rows = tx.connection.execute(
             select(*(t.events.c[k] for k in RECORD_KEYS)).where(t.events.c.game_id == game_id).order_by(t.events.c.seq)
@@ -121,10 +121,10 @@ def test_a_connection_keeps_one_cursor_for_these_statements_until_it_goes(
 def test_an_unreadable_row_is_corrupt_history_not_a_driver_error(sqlite_url: str) -> None:
     """A row SQLite cannot decode (not UTF-8) is named damaged, through the driver's cursor too."""
     service = GameService.open(sqlite_url)
-    game_id = service.create_game(BOTS, seed=2).game_id
+    game_id = service.playing.create_game(BOTS, seed=2).game_id
     tamper(sqlite_url, "UPDATE events SET data = CAST(x'7bff7d' AS TEXT) WHERE game_id = :g AND seq = 2", g=game_id)
     with pytest.raises(CorruptHistory, match="cannot be read back"):
-        service.history(game_id)
+        service.reading.history(game_id)
     service.store.engine.dispose()
 
 
@@ -132,7 +132,7 @@ def test_an_unreadable_row_is_corrupt_history_not_a_driver_error(sqlite_url: str
 def test_a_connection_lost_under_a_load_is_unavailable_and_never_handed_out_again(postgres_url: str) -> None:
     service = GameService.open(postgres_url)
     store = service.store
-    game_id = service.create_game(BOTS, seed=1).game_id
+    game_id = service.playing.create_game(BOTS, seed=1).game_id
     with store.read() as tx:
         pid = tx.connection.connection.driver_connection.info.backend_pid  # type: ignore[union-attr]
     admin = create_engine(postgres_url)  # not the store's pool: that holds the connection to kill
@@ -203,17 +203,17 @@ def test_a_command_on_a_read_only_sqlite_file_is_database_read_only(sqlite_url: 
     """#14 item 8 as before: the lean append's write refused by SQLite (on the driver's cursor) is
     DatabaseReadOnly, and the file is left as it was."""
     service = GameService.open(sqlite_url)
-    game = service.create_game(HUMANS, seed=5)
+    game = service.playing.create_game(HUMANS, seed=5)
     service.store.engine.dispose()
     path = sqlite_url.removeprefix("sqlite:///")
     read_only = GameService.open(f"sqlite:///file:{path}?mode=ro&uri=true")
-    state = read_only.look(game.game_id)
+    state = read_only.playing.look(game.game_id)
     assert state.turn is not None
     command = heuristic_move(state, state.turn)
     assert command is not None
     with pytest.raises(DatabaseReadOnly, match="read-only"):
-        read_only.act(game.game_id, command)
-    assert read_only.look(game.game_id).version == state.version
+        read_only.playing.act(game.game_id, command)
+    assert read_only.playing.look(game.game_id).version == state.version
     read_only.store.engine.dispose()
 
 
@@ -223,7 +223,7 @@ def test_a_connection_lost_in_a_command_is_unavailable_writes_nothing_and_is_nev
         postgres_url: str, lost_before: str) -> None:
     service = GameService.open(postgres_url)
     store = service.store
-    game = service.create_game(HUMANS, seed=1)
+    game = service.playing.create_game(HUMANS, seed=1)
     before = _rows(store.engine, game.game_id)
     admin = create_engine(postgres_url)  # not the store's pool: that holds the connection to kill
 
@@ -240,11 +240,11 @@ def test_a_connection_lost_in_a_command_is_unavailable_writes_nothing_and_is_nev
         tx.append(game.game_id, game.state.version, [Knocked(player="ann")], SUMMARY, None, load.head_hash)
     admin.dispose()
     assert _rows(store.engine, game.game_id) == before
-    state = service.look(game.game_id)  # a new connection: the lost one was invalidated
+    state = service.playing.look(game.game_id)  # a new connection: the lost one was invalidated
     assert state.turn is not None
     command = heuristic_move(state, state.turn)
     assert command is not None
-    assert service.act(game.game_id, command).events
+    assert service.playing.act(game.game_id, command).events
     assert service.audit(game.game_id).ok
     store.engine.dispose()
 
@@ -257,7 +257,7 @@ def test_a_command_hands_its_connection_back_in_transactions_or_not_at_all(postg
     transaction() would each commit alone."""
     service = GameService.open(postgres_url)
     store = service.store
-    game = service.create_game(HUMANS, seed=3)
+    game = service.playing.create_game(HUMANS, seed=3)
     admin = create_engine(postgres_url)
     expected: AbstractContextManager[Any] = nullcontext()
     if ending != "clean":
@@ -278,5 +278,5 @@ def test_a_command_hands_its_connection_back_in_transactions_or_not_at_all(postg
         again: Any = conn.connection.driver_connection
         assert not again.autocommit
         assert again is not driver if ending == "lost" else again is driver
-    assert len(service.history(game.game_id)) == game.state.version + (ending == "clean")
+    assert len(service.reading.history(game.game_id)) == game.state.version + (ending == "clean")
     store.engine.dispose()

@@ -86,7 +86,7 @@ def test_db_check_finds_and_db_upgrade_restores_a_missing_or_defused_trigger(
     with engine.connect() as conn:
         assert trigger_problems(conn) == {}
     assert runner.invoke(app, ["--db", db_url, "db", "check"]).exit_code == 0
-    GameService(EventStore(engine)).create_game(BOTS)
+    GameService(EventStore(engine)).playing.create_game(BOTS)
     with pytest.raises(Exception, match="immutable"), engine.begin() as conn:
         conn.execute(text("DELETE FROM events"))
     with pytest.raises(Exception, match="immutable"), engine.begin() as conn:
@@ -108,7 +108,7 @@ def test_alembic_downgrade_base_refuses_to_drop_a_schema_holding_games(engine: E
     """`alembic downgrade base` dropped every game without a word."""
     from alembic import command
 
-    game = GameService.open(engine.url.render_as_string(hide_password=False)).create_game(BOTS).game_id
+    game = GameService.open(engine.url.render_as_string(hide_password=False)).playing.create_game(BOTS).game_id
     with engine.begin() as conn, pytest.raises(Exception, match="holds 1 game"):
         command.downgrade(alembic_config(conn), "base")
     with engine.connect() as conn:

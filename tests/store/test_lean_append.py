@@ -133,7 +133,7 @@ def test_a_command_and_the_bots_reply_are_two_statements_on_postgresql(store: Ev
     from scat_core.service import GameService
 
     service = GameService(store)
-    game = service.create_game((PlayerSeat(name="ann"), PlayerSeat(name="bob", is_bot=True)), seed=3)
+    game = service.playing.create_game((PlayerSeat(name="ann"), PlayerSeat(name="bob", is_bot=True)), seed=3)
     statements: list[str] = []
     event.listen(store.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
     state = game.state
@@ -142,7 +142,7 @@ def test_a_command_and_the_bots_reply_are_two_statements_on_postgresql(store: Ev
         command = heuristic_move(state, state.turn)
         assert command is not None
         statements.clear()
-        outcome = service.act(game.game_id, command)
+        outcome = service.playing.act(game.game_id, command)
         if engine.dialect.name == "postgresql":  # (the notice is in the write: tests/store/test_notify.py)
             assert len(statements) == 2, statements
         assert not any(s.lstrip().startswith("SELECT head_signatures") for s in statements)  # read in the load

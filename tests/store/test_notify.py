@@ -63,22 +63,22 @@ def head(engine: Engine, game_id: str) -> int:
 @pytest.mark.postgres
 def test_every_write_path_announces_the_new_head_once_committed(pg_engine: Engine, listener: Listener) -> None:
     games = GameService(EventStore(pg_engine))
-    created = games.create_game(HUMAN_AND_BOT, seed=3)  # a new game (a transaction), then the bots (a command)
+    created = games.playing.create_game(HUMAN_AND_BOT, seed=3)  # a new game (a transaction), then the bots (a command)
     notices = heard(listener, created.game_id)
     assert notices[-1] == (created.game_id, head(pg_engine, created.game_id))
     assert [seq for _, seq in notices] == sorted({seq for _, seq in notices})  # each head once, in order
 
-    games.act(created.game_id, Draw("you", "stock"))  # the player's move and the bots' answer: one statement
+    games.playing.act(created.game_id, Draw("you", "stock"))  # the player's move and the bots' answer: one statement
     assert heard(listener, created.game_id)[-1] == (created.game_id, head(pg_engine, created.game_id))
-    games.act(created.game_id, Resign("you"))
+    games.playing.act(created.game_id, Resign("you"))
     assert heard(listener, created.game_id) == [(created.game_id, head(pg_engine, created.game_id))]
 
     elsewhere = GameService(MemoryStore(games.store.keys))
-    finished = elsewhere.create_game(BOTS, seed=5)  # bots only: over at once
+    finished = elsewhere.playing.create_game(BOTS, seed=5)  # bots only: over at once
     assert games.import_records(elsewhere.export(finished.game_id).records).ok  # the bulk path (append_many)
     assert heard(listener, finished.game_id) == [(finished.game_id, head(pg_engine, finished.game_id))]
 
-    other = elsewhere.create_game(BOTS, seed=6)
+    other = elsewhere.playing.create_game(BOTS, seed=6)
     with games.store.transaction() as tx:
         records = elsewhere.export(other.game_id).records
         tx.append_raw(records)  # exported records verbatim
@@ -88,9 +88,9 @@ def test_every_write_path_announces_the_new_head_once_committed(pg_engine: Engin
 @pytest.mark.postgres
 def test_nothing_is_announced_for_a_write_rolled_back_or_refused(pg_engine: Engine, listener: Listener) -> None:
     games = GameService(EventStore(pg_engine))
-    created = games.create_game(HUMAN_AND_BOT, seed=3)
+    created = games.playing.create_game(HUMAN_AND_BOT, seed=3)
     heard(listener, created.game_id, seconds=0.5)
-    version = games.head_seq(created.game_id)
+    version = games.waiting.head_seq(created.game_id)
     with pytest.raises(RuntimeError, match="changed my mind"), games.store.transaction() as tx:
         tx.append(created.game_id, version, a_turn("you"))
         raise RuntimeError("changed my mind")
@@ -106,8 +106,8 @@ def test_a_move_and_the_bots_reply_send_one_notice_from_their_one_statement_with
 ) -> None:
     """The notice is inside the move's own write: no statement, no transaction of its own."""
     games = GameService(EventStore(pg_engine))
-    created = games.create_game(HUMAN_AND_BOT, seed=3)
-    state = games.act(created.game_id, Draw("you", "stock")).state
+    created = games.playing.create_game(HUMAN_AND_BOT, seed=3)
+    state = games.playing.act(created.game_id, Draw("you", "stock")).state
     discard = heuristic_move(state, 0)  # then the bot answers
     assert discard is not None
     heard(listener, created.game_id, seconds=0.5)
@@ -119,7 +119,7 @@ def test_a_move_and_the_bots_reply_send_one_notice_from_their_one_statement_with
 
     event.listen(pg_engine, "before_cursor_execute", before)
     try:
-        outcome = games.act(created.game_id, discard)
+        outcome = games.playing.act(created.game_id, discard)
     finally:
         event.remove(pg_engine, "before_cursor_execute", before)
     final = head(pg_engine, created.game_id)
@@ -137,7 +137,7 @@ def test_any_other_write_announces_after_its_commit_not_inside_it(
     """A write that is not a move (here exported records appended verbatim) NOTIFYs once committed."""
     games = GameService(EventStore(pg_engine))
     elsewhere = GameService(MemoryStore(games.store.keys))
-    records = elsewhere.export(elsewhere.create_game(BOTS, seed=6).game_id).records
+    records = elsewhere.export(elsewhere.playing.create_game(BOTS, seed=6).game_id).records
     game_id = str(records[0]["game_id"])
     seen: list[tuple[str, int]] = []
 
@@ -169,13 +169,13 @@ def test_a_notice_wakes_a_waiter_at_once(pg_engine: Engine, monkeypatch: pytest.
     # the waiter looks at the head only every hour: only the notice can wake it within its 30 s
     monkeypatch.setattr("scat_core.store.sql.notify.PUSHED_POLL_SECONDS", 3600.0)
     games = GameService(EventStore(pg_engine))
-    created = games.create_game(HUMAN_AND_BOT, seed=3)
-    before = games.head_seq(created.game_id)
+    created = games.playing.create_game(HUMAN_AND_BOT, seed=3)
+    before = games.waiting.head_seq(created.game_id)
     with ThreadPoolExecutor(1) as pool:
-        waiter = pool.submit(games.wait_for_event, created.game_id, before, 30.0)
+        waiter = pool.submit(games.waiting.wait_for_event, created.game_id, before, 30.0)
         time.sleep(0.5)  # the waiter is listening
         assert not waiter.done()
-        games.act(created.game_id, Draw("you", "stock"))
+        games.playing.act(created.game_id, Draw("you", "stock"))
         assert waiter.result(timeout=120.0) is True  # woken before its own 30 s were up (120 s: a hang guard)
 
 
@@ -186,12 +186,12 @@ def test_a_committed_write_whose_notice_was_lost_still_reaches_the_waiter(
     """A crash between a write's commit and its notice: the waiter finds it by looking at the head."""
     monkeypatch.setattr("scat_core.store.sql.notify.PUSHED_POLL_SECONDS", 0.5)
     games = GameService(EventStore(pg_engine))
-    created = games.create_game(HUMAN_AND_BOT, seed=3)
-    before = games.head_seq(created.game_id)
+    created = games.playing.create_game(HUMAN_AND_BOT, seed=3)
+    before = games.waiting.head_seq(created.game_id)
     heard(listener, created.game_id, seconds=0.5)
     monkeypatch.setattr("scat_core.store.sql.event_store.announce", lambda conn, heads: None)  # every notice lost
     with ThreadPoolExecutor(1) as pool:
-        waiter = pool.submit(games.wait_for_event, created.game_id, before, 30.0)
+        waiter = pool.submit(games.waiting.wait_for_event, created.game_id, before, 30.0)
         time.sleep(0.3)
         with games.store.transaction() as tx:  # a write announced after its commit (a move's is in its statement)
             tx.append(created.game_id, before, a_turn("you"))
@@ -206,21 +206,21 @@ def test_a_notice_that_cannot_be_sent_leaves_the_write_standing(
 ) -> None:
     games = GameService(EventStore(pg_engine))
     monkeypatch.setattr("scat_core.store.sql.notify._ANNOUNCE_ONE", "SELECT pg_notify(%s, no_such_column)")
-    created = games.create_game(HUMAN_AND_BOT, seed=3)  # a new game: announced after its commit
+    created = games.playing.create_game(HUMAN_AND_BOT, seed=3)  # a new game: announced after its commit
     assert head(pg_engine, created.game_id) == created.state.version
     assert "could not announce new events of " + created.game_id in caplog.text
 
 
 def test_a_waiter_wakes_when_the_head_moves_and_times_out_otherwise(engine: Engine) -> None:
     games = GameService(EventStore(engine))
-    created = games.create_game([PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)], seed=3)
-    head_seq = games.head_seq(created.game_id)
+    created = games.playing.create_game([PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)], seed=3)
+    head_seq = games.waiting.head_seq(created.game_id)
     began = time.monotonic()
-    assert not games.wait_for_event(created.game_id, head_seq, timeout=0.3)
+    assert not games.waiting.wait_for_event(created.game_id, head_seq, timeout=0.3)
     assert time.monotonic() - began >= 0.3  # it waited its timeout out (a lower bound: no load breaks it)
-    games.act(created.game_id, Draw("you", "stock"))
+    games.playing.act(created.game_id, Draw("you", "stock"))
     # the head has moved: found on the first look, with no time at all to wait
-    assert wait_for_head(engine, lambda: games.head_seq(created.game_id), head_seq, created.game_id, 0)
+    assert wait_for_head(engine, lambda: games.waiting.head_seq(created.game_id), head_seq, created.game_id, 0)
 
 
 
@@ -269,9 +269,9 @@ def test_a_connection_lost_before_the_notice_leaves_the_write_standing_and_the_p
         real_send(driver, heads)
 
     monkeypatch.setattr(notify, "send", lost)
-    created = games.create_game(HUMAN_AND_BOT, seed=3)  # a new game: announced after its commit
+    created = games.playing.create_game(HUMAN_AND_BOT, seed=3)  # a new game: announced after its commit
     assert head(pg_engine, created.game_id) == created.state.version
     assert "could not announce new events of " + created.game_id in caplog.text
     monkeypatch.setattr(notify, "send", real_send)
-    after = games.act(created.game_id, heuristic_move(created.state, 0))  # type: ignore[arg-type]
+    after = games.playing.act(created.game_id, heuristic_move(created.state, 0))  # type: ignore[arg-type]
     assert after.state.version > created.state.version  # the lost connection was not handed out again

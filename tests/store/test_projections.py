@@ -25,20 +25,20 @@ def bots(*names: str) -> list[PlayerSeat]:
 def rebuilt_equals_current(service: GameService) -> bool:
     """Catch up, then drop and rebuild from the events: the rows must be the same."""
     engine = service.store.engine
-    service.catch_up_stats()
+    service.statistics.catch_up_stats()
     before = projection_rows(engine)
-    service.catch_up_stats(rebuild=True)
+    service.statistics.catch_up_stats(rebuild=True)
     return projection_rows(engine) == before and before != ([], [])
 
 
 def play_until_hand(service: GameService, game_id: str, hand: int) -> None:
     """Play every human's heuristic move until hand `hand` is dealt (or the game ends)."""
-    state = service.look(game_id)
+    state = service.playing.look(game_id)
     while state.status != "finished" and state.hand_number < hand:
         assert state.turn is not None
         command = heuristic_move(state, state.turn)
         assert command is not None
-        state = service.act(game_id, command).state
+        state = service.playing.act(game_id, command).state
 
 
 @pytest.fixture
@@ -48,8 +48,8 @@ def service(store: EventStore) -> GameService:
 
 def test_catching_up_game_by_game_gives_the_rows_a_rebuild_gives(service: GameService) -> None:
     for seed in range(3):
-        service.create_game(bots("ann", "bob", "cy"), seed=seed)
-        assert service.catch_up_stats() > 0
+        service.playing.create_game(bots("ann", "bob", "cy"), seed=seed)
+        assert service.statistics.catch_up_stats() > 0
     assert rebuilt_equals_current(service)
     report = service.stats()
     assert report.overall.games_played == 3
@@ -57,7 +57,7 @@ def test_catching_up_game_by_game_gives_the_rows_a_rebuild_gives(service: GameSe
 
 
 def test_a_second_catch_up_folds_nothing_and_keeps_the_checkpoint(service: GameService) -> None:
-    service.create_game(bots("ann", "bob"), seed=1)
+    service.playing.create_game(bots("ann", "bob"), seed=1)
     first = catch_up(service.store.engine, STATS)
     assert first.events > 0 and first.games == 1
     assert not is_behind(service.store.engine, STATS)
@@ -68,7 +68,7 @@ def test_a_second_catch_up_folds_nothing_and_keeps_the_checkpoint(service: GameS
 
 
 def test_a_game_in_progress_counts_only_its_finished_hands(service: GameService) -> None:
-    game_id = service.create_game([PlayerSeat(name="you"), *bots("ann")], seed=5).game_id
+    game_id = service.playing.create_game([PlayerSeat(name="you"), *bots("ann")], seed=5).game_id
     play_until_hand(service, game_id, 2)
     report = service.stats()
     assert report.overall.games_in_progress == 1 and report.overall.games_played == 0
@@ -81,8 +81,8 @@ def test_a_game_in_progress_counts_only_its_finished_hands(service: GameService)
 
 
 def test_a_player_is_his_name_ignoring_case_across_games(service: GameService) -> None:
-    service.create_game(bots("Ann", "bob"), seed=1)
-    service.create_game(bots("ANN", "cy"), seed=2)
+    service.playing.create_game(bots("Ann", "bob"), seed=1)
+    service.playing.create_game(bots("ANN", "cy"), seed=2)
     report = service.stats(player="ann")
     assert [p.games_played for p in report.players] == [2]
     assert len(service.stats().players) == 3
@@ -91,8 +91,8 @@ def test_a_player_is_his_name_ignoring_case_across_games(service: GameService) -
 def test_a_resignation_counts_as_a_game_played_and_not_won_R27(service: GameService) -> None:
     from scat_core.domain.commands import Resign
 
-    game_id = service.create_game([PlayerSeat(name="you"), *bots("ann")], seed=6).game_id
-    service.act(game_id, Resign("you"))
+    game_id = service.playing.create_game([PlayerSeat(name="you"), *bots("ann")], seed=6).game_id
+    service.playing.act(game_id, Resign("you"))
     you, ann = service.stats(player="you").players[0], service.stats(player="ann").players[0]
     assert (you.resigned, you.games_played, you.games_won) == (1, 1, 0)
     assert (ann.resigned, ann.games_played, ann.games_won) == (0, 1, 1)
@@ -101,7 +101,7 @@ def test_a_resignation_counts_as_a_game_played_and_not_won_R27(service: GameServ
 
 def test_each_player_has_his_own_longest_game_the_earliest_id_on_a_tie(service: GameService) -> None:
     for seed, lineup in enumerate([("ann", "bob"), ("ann", "cy"), ("bob", "cy", "dan"), ("dan", "eve")]):
-        service.create_game(bots(*lineup), seed=seed)
+        service.playing.create_game(bots(*lineup), seed=seed)
     report = service.stats()
     games, players = projection_rows(service.store.engine)
     hands = {row[0]: row[4] for row in games}  # game_id -> hands (every game finished)
@@ -113,14 +113,14 @@ def test_each_player_has_his_own_longest_game_the_earliest_id_on_a_tie(service: 
 
 
 def test_an_unknown_player_is_not_found(service: GameService) -> None:
-    service.create_game(bots("ann", "bob"), seed=1)
+    service.playing.create_game(bots("ann", "bob"), seed=1)
     with pytest.raises(NotFound, match="no player 'zed'"):
         service.stats(player="zed")
 
 
 def test_imported_games_count_as_games_played_here(service: GameService, sqlite_url: str, db_url: str) -> None:
-    game_id = service.create_game(bots("ann", "bob"), seed=3).game_id
-    records = service.export_records(game_id)
+    game_id = service.playing.create_game(bots("ann", "bob"), seed=3).game_id
+    records = service.archive.export_records(game_id)
     target_url = sqlite_url if db_url.startswith("postgresql") else sqlite_url.replace("scat.db", "other.db")
     other = GameService(EventStore(make_engine(target_url)))
     ensure_schema(other.store.engine)

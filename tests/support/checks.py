@@ -80,8 +80,8 @@ def structural_problems(engine: Engine, seeds: bool = True) -> list[str]:
 def audit_problems(service: GameService, game_ids: Iterable[str] | None = None) -> list[str]:
     """The problems `GameService.audit` (and the bare hash chain) finds in the given games."""
     problems: list[str] = []
-    for game_id in service.game_ids() if game_ids is None else game_ids:
-        bad_seq, reason = verify_chain(service.export_records(game_id, running=True))
+    for game_id in service.archive.game_ids() if game_ids is None else game_ids:
+        bad_seq, reason = verify_chain(service.archive.export_records(game_id, running=True))
         if bad_seq is not None:
             problems.append(f"game {game_id}: hash chain broken at {bad_seq}: {reason}")
         report = service.audit(game_id)
@@ -93,4 +93,4 @@ def audit_problems(service: GameService, game_ids: Iterable[str] | None = None) 
 
 def commands_in_log(service: GameService, game_id: str) -> int:
     """How many player commands the game's log records (see COMMAND_EVENT_TYPES)."""
-    return sum(1 for e in service.history(game_id) if e.type in COMMAND_EVENT_TYPES)
+    return sum(1 for e in service.reading.history(game_id) if e.type in COMMAND_EVENT_TYPES)

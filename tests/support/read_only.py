@@ -15,10 +15,10 @@ def stats_behind_their_events(path: Path) -> str:
     """A database whose stats projection has seen one game (its id returned), and whose log holds
     one of its moves and a finished game more."""
     service = GameService.open(f"sqlite:///{path}")
-    game = service.create_game(YOU_AND_BOB, seed=5, dealer="bob").game_id
+    game = service.playing.create_game(YOU_AND_BOB, seed=5, dealer="bob").game_id
     service.stats()  # the projection catches up: its rows and checkpoint are written
-    drawn = service.act(game, Draw("you", "stock")).state
-    service.act(game, Discard("you", drawn.hands[0][0]))  # and the bot replies: you draw next
-    service.create_game([PlayerSeat(name="ann", is_bot=True), PlayerSeat(name="Bob", is_bot=True)], seed=7)
+    drawn = service.playing.act(game, Draw("you", "stock")).state
+    service.playing.act(game, Discard("you", drawn.hands[0][0]))  # and the bot replies: you draw next
+    service.playing.create_game([PlayerSeat(name="ann", is_bot=True), PlayerSeat(name="Bob", is_bot=True)], seed=7)
     service.store.engine.dispose()
     return game

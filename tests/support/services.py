@@ -17,12 +17,12 @@ HUMAN_AND_BOT = [PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)]
 
 def a_game_in_play(service: GameService, moves: int = 12) -> str:
     """A game of three humans, `moves` commands in (not finished)."""
-    outcome = service.create_game([PlayerSeat(name=n) for n in ("ann", "bob", "cy")], seed=31)
+    outcome = service.playing.create_game([PlayerSeat(name=n) for n in ("ann", "bob", "cy")], seed=31)
     state = outcome.state
     for _ in range(moves):
         command = heuristic_move(state, state.turn) if state.turn is not None else None
         assert command is not None
-        state = service.act(outcome.game_id, command).state
+        state = service.playing.act(outcome.game_id, command).state
     return outcome.game_id
 
 
@@ -35,11 +35,11 @@ def as_a_scat_before_signed_games(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def next_move(service: GameService, game_id: str) -> None:
     """Play the heuristic bot's move for the player to play."""
-    state = service.look(game_id)
+    state = service.playing.look(game_id)
     assert state.turn is not None
     command = heuristic_move(state, state.turn)
     assert command is not None
-    service.act(game_id, command)
+    service.playing.act(game_id, command)
 
 
 def import_running(db_url: str, tmp_path: Path, protect: bool) -> tuple[GameService, str]:
@@ -49,7 +49,7 @@ def import_running(db_url: str, tmp_path: Path, protect: bool) -> tuple[GameServ
 
 def copy_running(source: GameService, target: GameService, protect: bool) -> tuple[GameService, str]:
     """A running game (you to play) made in `source` and imported into `target`, seed left behind."""
-    created = source.create_game(HUMAN_AND_BOT, seed=3, dealer="ann", protect=protect,
+    created = source.playing.create_game(HUMAN_AND_BOT, seed=3, dealer="ann", protect=protect,
                                  options=GameOptions(throw_down=True))
     with source.store.read() as tx:  # what an export of it held, its head's signature on the last record
         records = with_export_signature(tx.load_raw(created.game_id), tx.read_signature(created.game_id))

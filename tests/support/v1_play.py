@@ -17,7 +17,7 @@ def play(
 ) -> None:
     """Play the humans with the heuristic bot's moves until the game ends (or `stop_after` events)."""
     while True:
-        state = service.look(game_id)
+        state = service.playing.look(game_id)
         if state.status == "finished" or (stop_after is not None and state.version >= stop_after):
             return
         humans = [p for p in state.players if not p.is_bot and not p.out]
@@ -33,7 +33,7 @@ def play(
                 )
             )
             if wants_throw:
-                service.act(game_id, cmd.ThrowDown(player.name))
+                service.playing.act(game_id, cmd.ThrowDown(player.name))
                 moved = True
                 break
         if moved:
@@ -41,7 +41,7 @@ def play(
         assert state.turn is not None and not state.players[state.turn].is_bot, state
         name = state.players[state.turn].name
         if state.hand_unseen(state.turn):
-            state = service.look(game_id, name)
+            state = service.playing.look(game_id, name)
         move = heuristic_move(state, state.turn)
         assert move is not None
-        service.act(game_id, move)
+        service.playing.act(game_id, move)

@@ -69,7 +69,7 @@ def hammer(
         deadline = time.monotonic() + seconds
         while open_games and time.monotonic() < deadline:
             game_id = rng.choice(open_games)
-            state = service.look(game_id)
+            state = service.playing.look(game_id)
             if state.status == "finished" or state.turn is None:
                 open_games.remove(game_id)
                 continue
@@ -77,7 +77,7 @@ def hammer(
             assert command is not None
             tally.attempts += 1
             try:
-                outcome = service.act(game_id, command)
+                outcome = service.playing.act(game_id, command)
             except ConcurrencyConflict:
                 tally.conflicts += 1
             except RuleViolation:
@@ -121,14 +121,14 @@ def race_appends(
 
 def advance(service: GameService, game_id: str) -> Outcome:
     """One step of a running game: the bots' owed moves if any, else the human to act."""
-    state = service.look(game_id)
+    state = service.playing.look(game_id)
     if next_bot_command(state) is not None:
         # Only an interrupted call (a killed writer) leaves bots owing moves.
-        return service.play_bots(game_id)
+        return service.playing.play_bots(game_id)
     assert state.turn is not None, f"game {game_id} is stuck in phase {state.phase}"
     command = heuristic_move(state, state.turn)
     assert command is not None
-    return service.act(game_id, command)
+    return service.playing.act(game_id, command)
 
 
 def track_write_transactions(engine: Engine, flag: c_int) -> None:
@@ -160,9 +160,9 @@ def crash_writer(
     started.set()
     go.wait(START_TIMEOUT_S)
     while True:
-        active = service.list_games(status="active")
+        active = service.reading.list_games(status="active")
         if not active or (len(active) < MAX_ACTIVE_GAMES and rng.random() < 0.2):
-            outcome = service.create_game(rng.choice(LINEUPS), seed=rng.getrandbits(32))
+            outcome = service.playing.create_game(rng.choice(LINEUPS), seed=rng.getrandbits(32))
         else:
             outcome = advance(service, rng.choice(active).game_id)
         acks.send((outcome.game_id, outcome.state.version))

@@ -45,7 +45,8 @@ def export(db: str, game_id: str, name: str, running: bool = False) -> None:
 
 def has_31_at_showdown(service: GameService, game_id: str) -> bool:
     """Whether some showdown of the game valued a hand at 31."""
-    return any(isinstance(s.event, ev.ShowdownHeld) and 31 in s.event.values.values() for s in service.history(game_id))
+    return any(isinstance(s.event,
+                          ev.ShowdownHeld) and 31 in s.event.values.values() for s in service.reading.history(game_id))
 
 
 def main() -> None:
@@ -55,7 +56,7 @@ def main() -> None:
         service = GameService.open(db)
         made: dict[str, dict[str, object]] = {}
 
-        game = service.create_game(seats("ann", "botbob", "botcy"), seed=7, dealer="botcy").game_id
+        game = service.playing.create_game(seats("ann", "botbob", "botcy"), seed=7, dealer="botcy").game_id
         play(service, game)
         export(db, game, "standard")
         made["standard"] = {"game_id": game}
@@ -63,32 +64,32 @@ def main() -> None:
         options = GameOptions(
             lives=2, three_of_a_kind=True, straight_flush=True, min_knock=20, no_first_round_knock=True, no_dole=True
         )
-        game = service.create_game(seats("dan", "botemma", "eve", "botfay"), options=options, seed=11).game_id
+        game = service.playing.create_game(seats("dan", "botemma", "eve", "botfay"), options=options, seed=11).game_id
         play(service, game)
         export(db, game, "options")
         made["options"] = {"game_id": game}
 
         # R23 in version 1: a throw down after a knock is allowed (the caller takes the knocker's place).
         for seed in range(1, 400):
-            game = service.create_game(
+            game = service.playing.create_game(
                 seats("botgus", "hal"), options=GameOptions(throw_down=True), seed=seed, dealer="hal"
             ).game_id
             play(service, game, throw_down_after_knock=True)
-            if any(isinstance(s.event, ev.ThrowDownCalled) for s in service.history(game)):
+            if any(isinstance(s.event, ev.ThrowDownCalled) for s in service.reading.history(game)):
                 export(db, game, "throw_down_after_knock")
                 made["throw_down_after_knock"] = {"game_id": game, "seed": seed}
                 break
 
         # R20 in version 1: a 31 at a showdown is just the highest hand.
         for seed in range(1, 400):
-            game = service.create_game(seats("ivy", "botjo", "botkim", "botlu"), seed=seed).game_id
+            game = service.playing.create_game(seats("ivy", "botjo", "botkim", "botlu"), seed=seed).game_id
             play(service, game)
             if has_31_at_showdown(service, game):
                 export(db, game, "thirty_one_at_showdown")
                 made["thirty_one_at_showdown"] = {"game_id": game, "seed": seed}
                 break
 
-        game = service.create_game(
+        game = service.playing.create_game(
             seats("mo", "botnell", "pat"), options=GameOptions(throw_down=True, lives=2), seed=23, protect=False
         ).game_id
         play(service, game, throw_down_first=True)
@@ -96,7 +97,7 @@ def main() -> None:
         made["throw_down"] = {"game_id": game}
 
         # A game in progress: exported with --running, and its secret kept so tests can play on.
-        game = service.create_game(
+        game = service.playing.create_game(
             seats("quin", "botrae", "sam"), options=GameOptions(throw_down=True), seed=31, dealer="sam"
         ).game_id
         play(service, game, stop_after=60)
