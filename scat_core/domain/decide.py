@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import events as ev
-from . import made
+from . import unvalidated
 from .cards import hand_value, validate_deck
 from .commands import ClaimTime, Command, CreateGame, Declare31, Discard, Draw, Knock, Resign, ThrowDown, ViewHand
 from .errors import BadInput, Hint, NotFound, RuleViolation, ScatError
@@ -137,7 +137,7 @@ def _create(out: _Emitter, command: CreateGame, chance: Chance) -> None:
     if command.first_deck is not None:
         out.emit(ev.HandDealt(hand_number=1, dealer=dealer, deck=command.first_deck, stacked=True))
     else:
-        out.emit(made.hand_dealt(1, dealer, tuple(chance.deck(1))))
+        out.emit(unvalidated.hand_dealt(1, dealer, tuple(chance.deck(1))))
 
 
 def turn_refusal(state: GameState, seat: int, phase: str) -> RuleViolation | None:
@@ -177,12 +177,12 @@ def _draw(out: _Emitter, seat: int, command: Draw, chance: Chance) -> None:
         raise refusal
     player = state.players[seat].name
     if command.source == "discard":
-        out.emit(made.card_drawn(player, "discard", state.discard[-1]))
+        out.emit(unvalidated.card_drawn(player, "discard", state.discard[-1]))
         return
     if not state.stock:  # R17
         stock = chance.restock(state.hand_number, state.reshuffles + 1, state.discard[:-1])
-        out.emit(made.stock_reshuffled(tuple(stock)))
-    out.emit(made.card_drawn(player, "stock", out.state.stock[0]))
+        out.emit(unvalidated.stock_reshuffled(tuple(stock)))
+    out.emit(unvalidated.card_drawn(player, "stock", out.state.stock[0]))
 
 
 def discard_refusal(state: GameState, seat: int, card: str) -> RuleViolation | None:
@@ -202,7 +202,7 @@ def _discard(out: _Emitter, seat: int, command: Discard, chance: Chance) -> None
     refusal = discard_refusal(state, seat, command.card)
     if refusal is not None:
         raise refusal
-    out.emit(made.card_discarded(state.players[seat].name, command.card))
+    out.emit(unvalidated.card_discarded(state.players[seat].name, command.card))
     if out.state.phase == "settling":  # R16: the player to the knocker's right has discarded
         assert state.knocker is not None
         _showdown(out, state.knocker, chance)
@@ -252,7 +252,7 @@ def _knock(out: _Emitter, seat: int, command: Knock, chance: Chance) -> None:
     refusal = turn_refusal(state, seat, "draw") or knock_refusal(state, seat)
     if refusal is not None:
         raise refusal
-    out.emit(made.knocked(state.players[seat].name))
+    out.emit(unvalidated.knocked(state.players[seat].name))
 
 
 def _declare(out: _Emitter, seat: int, command: Declare31, chance: Chance) -> None:
@@ -261,7 +261,7 @@ def _declare(out: _Emitter, seat: int, command: Declare31, chance: Chance) -> No
     if refusal is not None:
         raise refusal
     player = state.players[seat].name
-    out.emit(made.thirty_one_declared(player, state.hands[seat]))
+    out.emit(unvalidated.thirty_one_declared(player, state.hands[seat]))
     _lose_lives(out, [(other, 1) for other in state.play_order() if other != seat])  # R21
     _next_hand_or_end(out, chance)
 
@@ -288,14 +288,14 @@ def _throw_down(out: _Emitter, seat: int, command: ThrowDown, chance: Chance) ->
     refusal = throw_down_refusal(state, seat)
     if refusal is not None:
         raise refusal
-    out.emit(made.throw_down_called(state.players[seat].name))
+    out.emit(unvalidated.throw_down_called(state.players[seat].name))
     _showdown(out, seat, chance)
 
 
 def _view(out: _Emitter, seat: int, command: ViewHand, chance: Chance) -> None:
     state = out.state
     if state.hand_unseen(seat):  # R23: a first look is recorded
-        out.emit(made.hand_viewed(state.players[seat].name))
+        out.emit(unvalidated.hand_viewed(state.players[seat].name))
 
 
 def _resign(out: _Emitter, seat: int, command: Resign, chance: Chance) -> None:
@@ -304,7 +304,7 @@ def _resign(out: _Emitter, seat: int, command: Resign, chance: Chance) -> None:
     refusal = resign_refusal(state, seat)
     if refusal is not None:
         raise refusal
-    out.emit(made.resigned(state.players[seat].name))
+    out.emit(unvalidated.resigned(state.players[seat].name))
     _after_resignation(out, chance)
 
 
@@ -325,7 +325,7 @@ def _claim(out: _Emitter, command: ClaimTime, chance: Chance) -> None:
         raise refusal
     assert state.turn is not None
     claimer = None if command.claimer is None else state.name(state.seat_of(command.claimer))
-    out.emit(made.timed_out(state.players[state.turn].name, claimer))
+    out.emit(unvalidated.timed_out(state.players[state.turn].name, claimer))
     _after_resignation(out, chance)
 
 
@@ -391,7 +391,7 @@ def _showdown(out: _Emitter, caller: int, chance: Chance) -> None:
     losses = showdown_losses(state, caller, values)
     names = state.players
     out.emit(
-        made.showdown_held(
+        unvalidated.showdown_held(
             caller=names[caller].name,
             hands={names[seat].name: state.hands[seat] for seat in order},
             values={names[seat].name: values[seat] for seat in order},
@@ -410,11 +410,11 @@ def _lose_lives(out: _Emitter, losses: list[tuple[int, int]]) -> None:
             if player.out:
                 break
             if player.pennies > 0:
-                out.emit(made.penny_paid(player.name))
+                out.emit(unvalidated.penny_paid(player.name))
                 if out.state.options.no_dole and out.state.players[seat].pennies == 0:
-                    out.emit(made.player_eliminated(player.name))
+                    out.emit(unvalidated.player_eliminated(player.name))
             else:
-                out.emit(made.player_eliminated(player.name))
+                out.emit(unvalidated.player_eliminated(player.name))
 
 
 def _next_hand_or_end(out: _Emitter, chance: Chance) -> None:
@@ -424,11 +424,11 @@ def _next_hand_or_end(out: _Emitter, chance: Chance) -> None:
     if len(remaining) == 1:
         seed, salt = chance.reveal()
         winner = state.players[remaining[0]].name
-        out.emit(made.game_won(winner, state.kitty, seed, salt))
+        out.emit(unvalidated.game_won(winner, state.kitty, seed, salt))
         return
     dealer = state.left_of(state.dealer)
     number = state.hand_number + 1
-    out.emit(made.hand_dealt(number, state.players[dealer].name, tuple(chance.deck(number))))
+    out.emit(unvalidated.hand_dealt(number, state.players[dealer].name, tuple(chance.deck(number))))
 
 
 _PLAYER_COMMANDS: dict[type, Callable[[_Emitter, int, Any, Chance], None]] = {

@@ -1,6 +1,6 @@
 """The two places the rules' hot path reaches past a library's public API, each behind one switch.
 
-- **pydantic slots** (`made.py`): decide builds its events by writing BaseModel's four
+- **pydantic slots** (`unvalidated.py`): decide builds its events by writing BaseModel's four
   instance slots, skipping validation and `model_construct`'s bookkeeping.
 - **frozen dataclass writes** (`evolve.py`, `GameState.evolved`, `stats.changed`,
   `snapshot.decode`): a new, not yet shared state is filled by writing its instance
@@ -35,7 +35,7 @@ _PYDANTIC_SLOTS = ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", 
 
 
 def pydantic_slots_hold() -> bool:
-    """Whether BaseModel still keeps an instance's state in the four slots `made.py` writes."""
+    """Whether BaseModel still keeps an instance's state in the four slots `unvalidated.py` writes."""
     major = int(pydantic.VERSION.split(".")[0])
     slots = pydantic.BaseModel.__dict__
     return major in PYDANTIC_TESTED and all(hasattr(slots.get(name), "__set__") for name in _PYDANTIC_SLOTS)
@@ -59,7 +59,7 @@ def dict_writes_hold() -> bool:
     return probe.value == 2 and probe == _Probe(2)
 
 
-#: Whether made.py writes pydantic's slots (else `model_construct`).
+#: Whether unvalidated.py writes pydantic's slots (else `model_construct`).
 SLOT_WRITES = not TURNED_OFF & {"1", "slots"} and pydantic_slots_hold()
 #: Whether new states are filled through their instance dict (else the public dataclass API).
 DICT_WRITES = not TURNED_OFF & {"1", "dict"} and dict_writes_hold()

@@ -9,9 +9,9 @@ from scat_core.domain.move_time import recorded_text
 from scat_core.records.acting import ActingAccount
 from scat_core.records.games import GameRow
 from scat_core.records.tokens import verify_token
+from scat_core.service.answers import Answers
 from scat_core.service.following import turn_has_come
 from scat_core.service.move_times import Clock
-from scat_core.service.showing import Showing
 from scat_core.service.values import Shown, Told, WaitedAny
 from scat_core.service.waiting import Waiting
 
@@ -19,8 +19,8 @@ from scat_core.service.waiting import Waiting
 class AnyTurn:
     """Blocks until any running game where a player sits waits for him, or one of them ends."""
 
-    def __init__(self, showing: Showing, waiting: Waiting, clock: Clock) -> None:
-        self.showing, self.waiting, self.clock = showing, waiting, clock
+    def __init__(self, answers: Answers, waiting: Waiting, clock: Clock) -> None:
+        self.answers, self.waiting, self.clock = answers, waiting, clock
 
     def start(self) -> Told:
         """A fresh `told`: nothing told yet, and only games that end from now on are news."""
@@ -45,7 +45,7 @@ class AnyTurn:
                 account: ActingAccount | None = None) -> Looking:
         """A look-out for `player`'s next turn or end, to ask as often as games move (see Looking);
         `account`: his server account, proven by the request (his games whose seats are accounts)."""
-        return Looking(self.showing, self.waiting, player, dict(tokens or {}), told or self.start(), account)
+        return Looking(self.answers, self.waiting, player, dict(tokens or {}), told or self.start(), account)
 
     def wait_for_any_turn(self, player: str, tokens: Mapping[str, str] | None = None,
                           timeout: float | None = None, told: Told | None = None) -> WaitedAny:
@@ -77,9 +77,9 @@ class Looking:
     `show`'s check, the one place a server's identity goes through.
     """
 
-    def __init__(self, showing: Showing, waiting: Waiting, player: str, tokens: dict[str, str], told: Told,
+    def __init__(self, answers: Answers, waiting: Waiting, player: str, tokens: dict[str, str], told: Told,
                  account: ActingAccount | None = None) -> None:
-        self.showing, self.waiting, self.player, self.tokens, self.told = showing, waiting, player, tokens, told
+        self.answers, self.waiting, self.player, self.tokens, self.told = answers, waiting, player, tokens, told
         self.account = account
         self.looked: dict[str, int] = {}  # game -> the head it was loaded at and held nothing for him
 
@@ -103,7 +103,7 @@ class Looking:
         """The game as `show` gives it to the player if it waits for him (or ended) and was not
         told; None if not, or if he cannot show it as that player (no token) or it is read-only."""
         try:
-            shown = self.showing.show(row.game_id, self.player, self.tokens.get(row.game_id) or self.account)
+            shown = self.answers.show(row.game_id, self.player, self.tokens.get(row.game_id) or self.account)
         except (AuthFailed, NotFound):
             return None
         state = shown.state

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from scat_core.domain.errors import AuthFailed, RuleViolation
 from scat_core.domain.state import GameState
 from scat_core.records.acting import Credential
-from scat_core.service.showing import Showing
+from scat_core.service.answers import Answers
 from scat_core.service.values import SeenEvent, Waited
 from scat_core.service.waiting import Waiting
 
@@ -30,8 +30,8 @@ def _read_only(game_id: str) -> RuleViolation:
 class Following:
     """`scat wait` and `scat watch`: each one call that blocks until the game moves."""
 
-    def __init__(self, showing: Showing, waiting: Waiting) -> None:
-        self.showing, self.waiting = showing, waiting
+    def __init__(self, answers: Answers, waiting: Waiting) -> None:
+        self.answers, self.waiting = answers, waiting
 
     def wait_for_turn(self, game_id: str, player: str, token: Credential = None,
                       timeout: float | None = None) -> Waited:
@@ -40,9 +40,9 @@ class Following:
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             try:
-                shown = self.showing.show(game_id, player, token)
+                shown = self.answers.show(game_id, player, token)
             except AuthFailed:  # a protected game imported running has no tokens here: read-only too
-                if self.showing.reading.is_read_only(game_id):
+                if self.answers.reading.is_read_only(game_id):
                     raise _read_only(game_id) from None
                 raise
             if shown.read_only:
@@ -64,7 +64,7 @@ class Following:
         is appended, until the game is over."""
         told = 0
         while True:
-            history = self.showing.log(game_id, viewer, token)
+            history = self.answers.log(game_id, viewer, token)
             for seen in history.events:
                 if seen.seq > told:
                     yield seen

@@ -24,19 +24,19 @@ from scat_core.domain.options import GameOptions
 from scat_core.records.acting import Credential
 from scat_core.records.move_signatures import MoveSignature
 from scat_core.service.account_ports import AccountLog
+from scat_core.service.answers import Answers
 from scat_core.service.any_turn import AnyTurn
 from scat_core.service.archive import AUDIT_PAGE, EXPORT_PAGE, Archive
 from scat_core.service.boundary import Progress
+from scat_core.service.catching_up import CatchingUp
 from scat_core.service.finding import Finding
 from scat_core.service.following import Following
 from scat_core.service.loading import replay
 from scat_core.service.move_times import Clock, system_clock
-from scat_core.service.news import CatchingUp
 from scat_core.service.playing import Outcome, Playing
 from scat_core.service.ports import Store
 from scat_core.service.read_model import summarize
 from scat_core.service.reading import Reading
-from scat_core.service.showing import Showing
 from scat_core.service.statistics import Statistics
 from scat_core.service.values import (
     Audits,
@@ -87,9 +87,9 @@ class GameService(Generic[S]):
         self.archive = Archive(store, self._account_named if accounts is not None else None)
         self.waiting = Waiting(store)
         self.statistics = Statistics(store)
-        self.showing = Showing(self.playing, self.reading, self.catching_up)
-        self.following = Following(self.showing, self.waiting)
-        self.any_turn = AnyTurn(self.showing, self.waiting, clock)
+        self.answers = Answers(self.playing, self.reading, self.catching_up)
+        self.following = Following(self.answers, self.waiting)
+        self.any_turn = AnyTurn(self.answers, self.waiting, clock)
 
     @property
     def accounts(self) -> AccountService | None:
@@ -126,7 +126,7 @@ class GameService(Generic[S]):
         viewer: str | None = None,
     ) -> Played:
         """`scat new`: create a game, then the bots play; told to `viewer` (one of its humans) or the public."""
-        return self.showing.new_game(players, options=options, dealer=dealer, seed=seed, deck=deck,
+        return self.answers.new_game(players, options=options, dealer=dealer, seed=seed, deck=deck,
                                      protect=protect, viewer=viewer)
 
     def new_game_of_accounts(
@@ -135,44 +135,44 @@ class GameService(Generic[S]):
     ) -> Played:
         """`scat --server URL new` by an account: a game whose humans are the server's accounts
         (checked by the caller: `AccountService.seat`), each move signed by its player's key; no tokens."""
-        return self.showing.new_game(players, options=options, dealer=dealer, seed=seed, deck=deck,
+        return self.answers.new_game(players, options=options, dealer=dealer, seed=seed, deck=deck,
                                      viewer=viewer, signed_moves=True)
 
     def move(self, game_id: str, command: PlayerCommand, token: Credential = None,
              signature: MoveSignature | None = None) -> Played:
         """`scat draw|discard|knock|declare|throw-down|resign`: the move and the bots' answer, told to
         the mover; `signature`: his signature of it, in a game whose moves are signed."""
-        return self.showing.move(game_id, command, token, signature)
+        return self.answers.move(game_id, command, token, signature)
 
     def claim(self, game_id: str, claimer: str | None = None, token: Credential = None,
               signature: MoveSignature | None = None) -> Played:
         """`scat claim`: the turn of a player out of time is claimed (R28), told to the claimer."""
-        return self.showing.claim(game_id, claimer, token, signature)
+        return self.answers.claim(game_id, claimer, token, signature)
 
     def show(self, game_id: str, viewer: str | None = None, token: Credential = None, look: bool = True) -> Shown:
         """`scat show`: a look (recorded in throw-down games, R23; none with `look=False`), the viewer's
         news, result and moves."""
-        return self.showing.show(game_id, viewer, token, look)
+        return self.answers.show(game_id, viewer, token, look)
 
     def log(self, game_id: str, viewer: str | None = None, token: Credential = None) -> History:
         """`scat log`: every event as `viewer` may see it."""
-        return self.showing.log(game_id, viewer, token)
+        return self.answers.log(game_id, viewer, token)
 
     def replay(self, game_id: str, to: int | None = None, viewer: str | None = None,
                token: Credential = None) -> History:
         """`scat replay`: the game as after event `to`, as `viewer` could see it then."""
-        return self.showing.replay(game_id, to, viewer, token)
+        return self.answers.replay(game_id, to, viewer, token)
 
     def game_list(self, status: str | None = None, waiting_for: str | None = None,
                   limit: int | None = None, first_for: str | None = None) -> list[Listing]:
         """The games list (at most `limit`; `first_for`'s games first), each row with its read-only,
         chosen-chance and move-time fields."""
-        return self.showing.game_list(status, waiting_for, limit, first_for)
+        return self.answers.game_list(status, waiting_for, limit, first_for)
 
     def games_page(self, status: str | None = None, waiting_for: str | None = None,
                    limit: int | None = None, first_for: str | None = None) -> GamesPage:
         """`scat games`: the newest `limit` games of the list (`first_for`'s first) and how many match in all."""
-        return self.showing.games_page(status, waiting_for, limit, first_for)
+        return self.answers.games_page(status, waiting_for, limit, first_for)
 
     def wait_for_turn(self, game_id: str, player: str, token: Credential = None,
                       timeout: float | None = None) -> Waited:

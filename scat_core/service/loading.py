@@ -14,7 +14,7 @@ from scat_core.records.acting import ActingAccount, Credential
 from scat_core.records.errors import CorruptHistory, HistoryDamaged
 from scat_core.records.stored import GameSecret, StoredEvent, utc_now
 from scat_core.records.tokens import verify_token
-from scat_core.service import folded
+from scat_core.service import state_cache
 from scat_core.service.move_times import deadline_after
 from scat_core.service.ports import UnitOfWork
 from scat_core.service.read_model import snapshot_json, summarize
@@ -48,7 +48,7 @@ def load_for_command(tx: UnitOfWork, game_id: str) -> tuple[GameState, GameSecre
     load = tx.load_for_command(game_id)
     state = GameState()
     if load.snapshot is not None:
-        kept = folded.recall(game_id, load.snapshot_seq, load.snapshot_hash)  # (folded.py)
+        kept = state_cache.recall(game_id, load.snapshot_seq, load.snapshot_hash)  # (state_cache.py)
         if kept is not None:
             state = kept
         else:
@@ -57,7 +57,7 @@ def load_for_command(tx: UnitOfWork, game_id: str) -> tuple[GameState, GameSecre
             except (ValueError, TypeError):  # unreadable: the events alone decide
                 state = GameState()
             if state.version == load.snapshot_seq and state.game_id == game_id:
-                folded.remember(state, load.snapshot_hash)
+                state_cache.remember(state, load.snapshot_hash)
         if state.version != load.snapshot_seq or state.game_id != game_id:
             load, state = tx.load_for_command(game_id, use_snapshot=False), GameState()
     try:
@@ -85,7 +85,7 @@ def append(tx: UnitOfWork, state: GameState, events: list[ev.Event], after: Game
     summary = summarize(after, deadline_after(tx, state, after, recorded_at))
     stored = tx.append(state.game_id, state.version, events, summary, kept, head, recorded_at)
     if kept is not None and stored and stored[-1].seq == after.version:
-        folded.remember(after, stored[-1].hash)  # the state of the snapshot just written (folded.py)
+        state_cache.remember(after, stored[-1].hash)  # the state of the snapshot just written (state_cache.py)
     return stored
 
 

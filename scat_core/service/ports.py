@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from scat_core.records.signatures import StoredSignature
     from scat_core.records.stats import StatsReport
     from scat_core.records.stored import GameSecret, StoredEvent
-    from scat_core.records.verified import CommandLoad
+    from scat_core.records.verified_load import CommandLoad
 
 
 

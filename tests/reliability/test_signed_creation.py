@@ -16,7 +16,7 @@ from scat_core.domain.errors import RuleViolation
 from scat_core.domain.evolve import fold
 from scat_core.records.chain import audit_records
 from scat_core.records.errors import HistoryDamaged
-from scat_core.service import GameService, folded
+from scat_core.service import GameService, state_cache
 from tests.support.domain import made_before_signed_games
 from tests.support.services import a_game_in_play, as_a_scat_before_signed_games
 from tests.support.store import drop_event_triggers
@@ -53,7 +53,7 @@ def test_a_deleted_head_signature_of_a_game_made_signed_fails_its_audit_and_ever
     game_id = a_game_in_play(service, moves=4)
     head = service.reading.history(game_id)[-1]
     _delete_signature(engine, game_id)
-    folded.forget_all()
+    state_cache.forget_all()
 
     report = service.audit(game_id)
     assert not report.ok and report.signature == "missing"
@@ -89,7 +89,7 @@ def test_a_cut_tail_whose_signature_was_deleted_too_is_not_healed(db_url: str) -
                      {"s": kept[-1]["seq"], "h": kept[-1]["hash"], "g": game_id})
         conn.execute(text("DELETE FROM game_snapshots WHERE game_id = :g"), {"g": game_id})
     _delete_signature(engine, game_id)
-    folded.forget_all()
+    state_cache.forget_all()
 
     report = service.audit(game_id)
     assert not report.ok and report.signature == "missing"

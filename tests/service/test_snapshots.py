@@ -9,7 +9,7 @@ from sqlalchemy import Engine, text
 
 from scat_core.domain import snapshot
 from scat_core.domain.evolve import fold
-from scat_core.service import GameService, folded
+from scat_core.service import GameService, state_cache
 from tests.support.services import a_game_in_play, import_running, next_move
 
 
@@ -46,7 +46,7 @@ def test_a_snapshot_of_other_rules_or_unreadable_is_not_used_and_is_rebuilt(db_u
     for change in ({"rules_version": "an older scat", "state": forged}, {"state_version": 0, "state": forged},
                    {"state": "{not json"}, {"state": snapshot.encode(truth.evolved({"version": 3}))}):
         _set_snapshot(engine, game_id, **change)
-        folded.forget_all()  # as another process, which has not kept the state it wrote (folded.py)
+        state_cache.forget_all()  # as another process, which has not kept the state it wrote (state_cache.py)
         assert service.playing.look(game_id) == truth  # folded from the events instead
         next_move(service, game_id)
         truth = fold(s.event for s in service.reading.history(game_id))

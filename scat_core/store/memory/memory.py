@@ -33,7 +33,7 @@ from scat_core.records.keys import HeadSignature, KeyRing
 from scat_core.records.seals import is_sealed, sealed_snapshot
 from scat_core.records.signatures import HEAD, StoredSignature, next_signature
 from scat_core.records.stored import GameSecret, StoredEvent, utc_now
-from scat_core.records.verified import CommandLoad, verified_load
+from scat_core.records.verified_load import CommandLoad, verified_load
 
 if TYPE_CHECKING:
     from scat_core.records.stats import StatsReport

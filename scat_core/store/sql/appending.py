@@ -3,7 +3,7 @@
 Either way the games row, the snapshot and the head signature move in the same unit of work
 as the events. `append` is optimistic: `expected_seq` is the seq of the last event the
 caller saw (0 for a new game); if someone appended since, ConcurrencyConflict and nothing
-is written. With `expected_hash` it takes the lean path (lean.py): one statement on PostgreSQL.
+is written. With `expected_hash` it takes the lean path (command_append.py): one statement on PostgreSQL.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from scat_core.records.seals import sealed_snapshot
 from scat_core.records.signatures import StoredSignature
 from scat_core.records.stored import StoredEvent, utc_now
 from scat_core.store.sql import tables as t
+from scat_core.store.sql.command_append import Row, append_after_head
 from scat_core.store.sql.games_list import games_values, put_snapshot, update_games_row
-from scat_core.store.sql.lean import Row, append_after_head
 from scat_core.store.sql.log_reads import IDS_CHUNK, head
 from scat_core.store.sql.signed_heads import (
     UNREAD,

@@ -18,9 +18,9 @@ from scat_core.records.games import GameSummary
 from scat_core.records.hashing import canonical_json
 from scat_core.records.keys import KeyRing
 from scat_core.records.seals import sealed_snapshot
+from scat_core.store.sql.command_append import EVENT_COLUMNS, SNAPSHOT_COLUMNS, SNAPSHOT_VALUES, SQLITE_EVENTS
 from scat_core.store.sql.driver_sql import named
 from scat_core.store.sql.games_list import games_values
-from scat_core.store.sql.lean import EVENT_COLUMNS, SNAPSHOT_COLUMNS, SNAPSHOT_VALUES, SQLITE_EVENTS
 from scat_core.store.sql.signed_heads import sign_new_heads
 
 #: One new game: its records (as exported), its games-row summary, its snapshot (or None).

@@ -2,7 +2,7 @@
 
 A snapshot whose seal does not verify (records/seals.py) costs a second read, of every event.
 
-The rows are checked by `scat_core.records.verified.verified_load`, as the memory store's are.
+The rows are checked by `scat_core.records.verified_load.verified_load`, as the memory store's are.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from scat_core.domain.snapshot import SNAPSHOT_TAG
 from scat_core.records.keys import HeadSignature, KeyRing
 from scat_core.records.seals import is_sealed
 from scat_core.records.signatures import StoredSignature
-from scat_core.records.verified import CommandLoad, verified_load, without_snapshot
+from scat_core.records.verified_load import CommandLoad, verified_load, without_snapshot
 from scat_core.store.sql.driver_sql import fetch_all, named
 
 

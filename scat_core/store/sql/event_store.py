@@ -13,8 +13,8 @@ On SQLite write transactions start with BEGIN IMMEDIATE so writers queue (busy t
 instead of deadlocking; on PostgreSQL the UNIQUE(game_id, seq) decides every race.
 
 This module is the unit of work; the work is done in: log_reads.py (reading the log),
-command_load.py (a command's load, checked by scat_core/records/verified.py), appending.py
-and lean.py (appends), bulk.py (whole games at once), games_list.py (the games read model and
+command_load.py (a command's load, checked by scat_core/records/verified_load.py), appending.py
+and command_append.py (appends), bulk.py (whole games at once), games_list.py (the games read model and
 snapshots), game_secrets.py (seeds, tokens) and db_failures.py (database errors as scat's);
 the hot path's statements (a command's load and lean append, a replay) run on the driver's
 own cursor, through driver_sql.py.
@@ -34,7 +34,7 @@ from scat_core.records.games import GameRow, GameSummary
 from scat_core.records.keys import HeadSignature, KeyRing
 from scat_core.records.signatures import HEAD, StoredSignature
 from scat_core.records.stored import RECORD_KEYS, GameSecret, StoredEvent, utc_now
-from scat_core.records.verified import CommandLoad
+from scat_core.records.verified_load import CommandLoad
 from scat_core.store.sql import appending, bulk, game_secrets, games_list, log_reads
 from scat_core.store.sql.command_load import load_for_command
 from scat_core.store.sql.database import WRITE_OPTION
@@ -64,7 +64,7 @@ class StoreTransaction:
         self.keys = keys if keys is not None else KeyRing.default()
         #: The new head (game -> seq) of each game this unit of work appended to: announced
         #: once it is committed (notify.announce); not the lean appends of PostgreSQL, whose
-        #: one statement sends its notice itself (lean.py).
+        #: one statement sends its notice itself (command_append.py).
         self.moved: dict[str, int] = {}
 
     def _may_write(self, lean: bool = False) -> None:
@@ -135,7 +135,7 @@ class StoreTransaction:
         """Every game id the log holds events of (a scan of the log: for audits of everything)."""
         return log_reads.logged_game_ids(self._conn)
 
-    # ---- appends (appending.py, lean.py, bulk.py) --------------------------------------------
+    # ---- appends (appending.py, command_append.py, bulk.py) --------------------------------------------
 
     def append(
         self,

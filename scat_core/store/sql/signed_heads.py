@@ -34,7 +34,7 @@ class KnownHeads:
 
     A memo of one process, so an append after a command's load (or after the same store's
     previous append) need not read the signature again: the lean append then writes only
-    if the database still holds that very signature (compare and swap, lean.py), so a memo
+    if the database still holds that very signature (compare and swap, command_append.py), so a memo
     that is out of date costs a ConcurrencyConflict, never a wrong signature. Bounded.
     """
 
@@ -127,7 +127,7 @@ def sign_appended_head(conn: Connection, keys: KeyRing, game_id: str, prior_seq:
 
 
 def lean_signature_params(signing: tuple[StoredSignature | None, HeadSignature] | None) -> dict[str, object]:
-    """The parameters of the lean append's head_signatures update (see lean.py): sign, the prior
+    """The parameters of the lean append's head_signatures update (see command_append.py): sign, the prior
     signature it must still find (compare and swap), and the new one."""
     prior, new = signing if signing is not None else (None, None)
     if prior is None or new is None:

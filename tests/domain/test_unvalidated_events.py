@@ -1,4 +1,4 @@
-"""#13: decide builds its events without validation (scat_core/domain/made.py); every one of
+"""#13: decide builds its events without validation (scat_core/domain/unvalidated.py); every one of
 them must be exactly the model that validation makes of the same data, field types included,
 and the same after the round trip through a record."""
 
@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, reject, settings
 from pydantic import BaseModel
 
 from scat_core.domain import events as ev
-from scat_core.domain import made
+from scat_core.domain import unvalidated
 from scat_core.domain.evolve import event_classes
 from scat_core.domain.options import GameOptions
 from tests.support.random_games import NAMES, Setup, play_states, setups
@@ -33,7 +33,7 @@ def assert_as_validated(event: BaseModel) -> None:
     validated = type(event).model_validate(event.model_dump())
     assert validated == event
     assert shape(validated.__dict__) == shape(event.__dict__)  # same fields, order and types
-    if type(event) in made.MADE and not getattr(event, "stacked", False):
+    if type(event) in unvalidated.MADE and not getattr(event, "stacked", False):
         # (GameCreated and a deck given at creation are validated: their fields set are those decide gave)
         assert event.model_fields_set == validated.model_fields_set == set(type(event).model_fields)
     assert (event.__pydantic_extra__, event.__pydantic_private__) == (None, None)
@@ -87,9 +87,9 @@ SAMPLES: dict[type[BaseModel], dict[str, Any]] = {
 
 def test_each_maker_builds_what_the_validating_constructor_builds() -> None:
     from_outside = {ev.GameCreated, ev.MoveSigned}  # the creator's and a player's input: validated
-    assert set(made.MADE) == set(SAMPLES) == event_classes() - from_outside
+    assert set(unvalidated.MADE) == set(SAMPLES) == event_classes() - from_outside
     for cls, data in SAMPLES.items():
-        built = made.MADE[cls](**data)
+        built = unvalidated.MADE[cls](**data)
         assert type(built) is cls
         assert built == cls(**data)
         assert shape(built.__dict__) == shape(cls(**data).__dict__)
@@ -100,8 +100,8 @@ def test_each_maker_builds_what_the_validating_constructor_builds() -> None:
 def test_model_construct_the_public_fallback_of_the_slot_writes_builds_the_same_events() -> None:
     """speed_tricks.SLOT_WRITES off (SCAT_PUBLIC_API_ONLY=slots): pydantic's own constructor, same events."""
     for cls, data in SAMPLES.items():
-        in_slots = made._made_in_slots(cls, dict(made.MADE[cls](**data).__dict__))
-        constructed = made._made_constructed(cls, dict(in_slots.__dict__))
+        in_slots = unvalidated._made_in_slots(cls, dict(unvalidated.MADE[cls](**data).__dict__))
+        constructed = unvalidated._made_constructed(cls, dict(in_slots.__dict__))
         assert constructed == in_slots == cls(**data)
         assert constructed.model_fields_set == in_slots.model_fields_set == set(cls.model_fields)
         assert shape(constructed.__dict__) == shape(in_slots.__dict__)
@@ -110,7 +110,7 @@ def test_model_construct_the_public_fallback_of_the_slot_writes_builds_the_same_
 
 
 def test_a_made_event_copies_like_a_validated_one_and_stays_frozen() -> None:
-    drawn = made.card_drawn("Ann", "stock", "AS")
+    drawn = unvalidated.card_drawn("Ann", "stock", "AS")
     hidden = drawn.model_copy(update={"card": "??"})  # as views.redact does
     assert (hidden.card, drawn.card) == ("??", "AS")
     assert drawn.model_fields_set == set(ev.CardDrawn.model_fields)  # the copy's update did not leak back

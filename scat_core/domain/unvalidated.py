@@ -5,7 +5,7 @@ events here are built by decide from a state that is valid and from inputs it ha
 so validating them again is pure cost on the rules' hot path (it was a fifth of a draw).
 Each function returns exactly the model that validation would: every field in order, every
 field counted as set (as for an event read back from its record), no extras, no private
-attributes. tests/domain/test_made_events.py checks every event of random games against
+attributes. tests/domain/test_unvalidated_events.py checks every event of random games against
 `model_validate` of its own dump, and each function here against the validating constructor.
 Writing BaseModel's slots is a speed trick behind one switch (`speed_tricks.SLOT_WRITES`):
 where it does not hold, `model_construct` builds the same event.

@@ -1,4 +1,4 @@
-"""A process does not decode again the snapshot it wrote or read (service/folded.py, #13): the
+"""A process does not decode again the snapshot it wrote or read (service/state_cache.py, #13): the
 state it kept is used only for a snapshot that records that very head (game, seq and hash),
 and a command plays on exactly the state the events fold to, on SQLite and PostgreSQL."""
 
@@ -12,7 +12,7 @@ from scat_core.domain.bots import heuristic_move
 from scat_core.domain.decide import decide_and_evolve
 from scat_core.domain.evolve import fold
 from scat_core.domain.shuffle import SeededChance
-from scat_core.service import GameService, folded
+from scat_core.service import GameService, state_cache
 from scat_core.service.read_model import snapshot_json, summarize
 from tests.support.services import a_game_in_play, next_move
 
@@ -43,7 +43,7 @@ def test_the_commands_of_one_process_decode_no_snapshot_and_play_on_the_full_fol
         next_move(service, game_id)
     assert service.playing.look(game_id) == _truth(service, game_id)
     assert decoded == []  # each command played on the state the one before it wrote
-    folded.forget_all()  # as a new process: it decodes the snapshot once, then plays on what it wrote
+    state_cache.forget_all()  # as a new process: it decodes the snapshot once, then plays on what it wrote
     for _ in range(3):
         next_move(service, game_id)
     assert len(decoded) == 1 and service.playing.look(game_id) == _truth(service, game_id)

@@ -7,7 +7,7 @@ seq), the head the snapshot records, and a command uses it only when the snapsho
 from the database, in the same query as the events, records that very head: the events read
 chain to that hash, and the hash chains every event before it, so those events are exactly
 the ones the state was folded from (or, decoded, trusted for). No other condition of the
-snapshot's use changes (records/verified.py: its rules tag, its event re-hashed and chained to the
+snapshot's use changes (records/verified_load.py: its rules tag, its event re-hashed and chained to the
 games row's head; records/seals.py: its seal, checked by the store before the snapshot is handed
 over at all, so a row edited under a kept head is not even read).
 Bounded, oldest forgotten first; lock-free (BoundedMemo).

@@ -19,8 +19,8 @@ from scat_core.domain.state import GameState
 from scat_core.domain.views import redact_state
 from scat_core.records.acting import ActingAccount, Credential
 from scat_core.records.move_signatures import MoveSignature
+from scat_core.service.catching_up import CatchingUp
 from scat_core.service.move_times import move_clock
-from scat_core.service.news import CatchingUp
 from scat_core.service.playing import Outcome, Playing
 from scat_core.service.reading import Reading
 from scat_core.service.values import GamesPage, History, Listing, Move, News, Played, Position, SeenEvent, Shown
@@ -60,7 +60,7 @@ def _seen(outcome: Outcome, viewer: str | None) -> list[SeenEvent]:
     return [SeenEvent.of(stored, event, finished) for stored, event in seen]
 
 
-class Showing:
+class Answers:
     """`new`, a move, `show`, `log`, `replay` and `games`, each as one call returning one value."""
 
     def __init__(self, playing: Playing, reading: Reading, catching_up: CatchingUp) -> None:
