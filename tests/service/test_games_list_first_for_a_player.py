@@ -1,6 +1,6 @@
 """The games list with a player's games first (a server lists an account's own first, cli.md),
 alike on every adapter: his games newest activity first, then the others, the limit over both;
-his name matched exactly (LIKE's `_` in a name is a letter, not a wildcard)."""
+his name matched whole, in any case, as `--as` matches names (a `_` or `.` is a letter)."""
 
 from __future__ import annotations
 
@@ -20,3 +20,9 @@ def test_a_players_games_come_first_and_only_his(any_service: GameService) -> No
     page = any_service.games_page(first_for="ann.b", limit=1)
     assert [row.game_id for row in page.games] == [made["ann.b"]] and page.total == 4
     assert [row.game_id for row in any_service.game_list(status="finished", first_for="ann")] == []
+
+
+def test_a_players_name_is_matched_in_any_case(any_service: GameService) -> None:
+    theirs = any_service.new_game([ev.PlayerSeat(name="Zoë"), ev.PlayerSeat(name="bot", is_bot=True)]).game_id
+    other = any_service.new_game([ev.PlayerSeat(name="zoe"), ev.PlayerSeat(name="bot", is_bot=True)]).game_id
+    assert [row.game_id for row in any_service.game_list(first_for="ZOË")] == [theirs, other]

@@ -245,8 +245,9 @@ class MemoryTransaction:
         if waiting_for is not None:
             wanted = waiting_for.casefold()
             rows = [row for row in rows if row.turn is not None and row.turn.casefold() == wanted]
-        if first_for is not None:
-            rows.sort(key=lambda row: first_for not in row.players)  # stable: newest first within each part
+        if first_for is not None:  # matched as `--as` matches names (the SQL adapter's game_seats)
+            key = first_for.casefold()
+            rows.sort(key=lambda row: all(name.casefold() != key for name in row.players))  # stable
         return rows if limit is None else rows[:limit]
 
     def count_listed(self, status: str | None = None, waiting_for: str | None = None) -> int:

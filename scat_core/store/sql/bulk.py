@@ -7,6 +7,7 @@ Each new head is signed with this installation's key, in the same unit of work.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -20,7 +21,7 @@ from scat_core.records.keys import KeyRing
 from scat_core.records.seals import sealed_snapshot
 from scat_core.store.sql.command_append import EVENT_COLUMNS, SNAPSHOT_COLUMNS, SNAPSHOT_VALUES, SQLITE_EVENTS
 from scat_core.store.sql.driver_sql import named
-from scat_core.store.sql.games_list import games_values
+from scat_core.store.sql.games_list import games_values, seat_rows
 from scat_core.store.sql.signed_heads import sign_new_heads
 
 #: One new game: its records (as exported), its games-row summary, its snapshot (or None).
@@ -38,6 +39,7 @@ _GAMES_COLUMNS = ("game_id, status, players, bots, turn, hand_number, dealer, cr
                   "head_seq, head_hash, protected, move_deadline, turn_key")
 _GAMES_PARAMS = ", ".join(f"%({column})s" for column in _GAMES_COLUMNS.split(", "))
 _INSERT_GAMES = f"INSERT INTO games ({_GAMES_COLUMNS}) VALUES ({_GAMES_PARAMS})"
+_INSERT_SEATS = "INSERT INTO game_seats (game_id, seat, name_key) VALUES (%(game_id)s, %(seat)s, %(name_key)s)"
 _INSERT_SNAPSHOTS = f"INSERT INTO game_snapshots ({SNAPSHOT_COLUMNS}) VALUES ({SNAPSHOT_VALUES})"
 
 
@@ -84,11 +86,18 @@ def insert_games(
             conn.exec_driver_sql(_PG_BULK_EVENTS, dict(zip(names, columns, strict=True)))
         if games:
             conn.exec_driver_sql(_INSERT_GAMES, list(games))
+            conn.exec_driver_sql(_INSERT_SEATS, _seats(games))
         if snapshots:
             conn.exec_driver_sql(_INSERT_SNAPSHOTS, list(snapshots))
         return
     conn.exec_driver_sql(SQLITE_EVENTS, list(events))
     if games:
         conn.exec_driver_sql(named(conn, _INSERT_GAMES), list(games))
+        conn.exec_driver_sql(named(conn, _INSERT_SEATS), _seats(games))
     if snapshots:
         conn.exec_driver_sql(named(conn, _INSERT_SNAPSHOTS), list(snapshots))
+
+
+def _seats(games: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The game_seats rows of new games rows (their players, as JSON)."""
+    return [seat for row in games for seat in seat_rows(row["game_id"], json.loads(row["players"]))]

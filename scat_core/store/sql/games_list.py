@@ -8,6 +8,7 @@ its own; the snapshot of the folded state at the head is kept beside it (README 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import func, select
@@ -84,6 +85,14 @@ def update_games_row(
         }
         created = created_at or last.recorded_at
         conn.execute(t.games.insert().values(**{**defaults, **values}, game_id=game_id, created_at=created))
+        seats = seat_rows(game_id, summary.players if summary is not None else ())
+        if seats:
+            conn.execute(t.game_seats.insert(), seats)
+
+
+def seat_rows(game_id: str, players: Sequence[str]) -> list[dict[str, Any]]:
+    """The game_seats rows of a new game: one per seat, the name as the list matches it (`turn_key`)."""
+    return [{"game_id": game_id, "seat": seat, "name_key": name.casefold()} for seat, name in enumerate(players)]
 
 
 def put_snapshot(conn: Connection, keys: KeyRing, game_id: str, seq: int, head_hash: str, state: str) -> None:
@@ -127,13 +136,13 @@ def list_games(conn: Connection, status: str | None = None, waiting_for: str | N
     `waiting_for` matches the name of the player to act case-insensitively, as `--as`
     matches names, Unicode included (the casefolded name is kept in `turn_key`, indexed with
     the last activity: a page costs the same however many games there are). `first_for` is
-    matched in the players' JSON list (his quoted name: a scan of the games rows).
+    matched the same way, through the indexed seats of game_seats.
     """
     query = _filtered(select(t.games), status, waiting_for)
     query = query.order_by(t.games.c.last_activity.desc(), t.games.c.game_id)
     if first_for is None:
         return _rows(conn, query, limit)
-    seated = t.games.c.players.like(f"%{_like_escaped(json.dumps(first_for))}%", escape="\\")
+    seated = t.games.c.game_id.in_(select(t.game_seats.c.game_id).where(t.game_seats.c.name_key == turn_key(first_for)))
     first = _rows(conn, query.where(seated), limit)
     if limit is not None and len(first) >= limit:
         return first
@@ -143,11 +152,6 @@ def list_games(conn: Connection, status: str | None = None, waiting_for: str | N
 def _rows(conn: Connection, query: Any, limit: int | None) -> list[GameRow]:
     """The games rows `query` selects, at most `limit`."""
     return [game_row(r._mapping) for r in conn.execute(query if limit is None else query.limit(limit))]
-
-
-def _like_escaped(text: str) -> str:
-    """`text` matched literally by LIKE ... ESCAPE '\\'."""
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def count_listed(conn: Connection, status: str | None = None, waiting_for: str | None = None) -> int:

@@ -78,6 +78,17 @@ games = Table(
     Index("ix_games_turn_key", "turn_key", "last_activity"),
 )
 
+#: The seats of each listed game (a name casefolded per seat), written with its games row and
+#: never changed: a server lists the signing account's games first through its index (0011).
+game_seats = Table(
+    "game_seats",
+    metadata,
+    Column("game_id", String(64), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("name_key", String(64), nullable=False),
+    Index("ix_game_seats_name_key", "name_key", "game_id"),
+)
+
 game_secrets = Table(
     "game_secrets",
     metadata,
