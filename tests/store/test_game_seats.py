@@ -12,7 +12,8 @@ from sqlalchemy import text
 from scat_core.domain import events as ev
 from scat_core.service import GameService
 from scat_core.store.memory import MemoryStore
-from scat_core.store.sql.database import alembic_config, ensure_schema, make_engine
+from scat_core.store.sql.database import alembic_config, ensure_schema
+from tests.support.old_schema import add_games_row, engine_at
 
 DATABASES = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
@@ -23,15 +24,9 @@ def test_the_upgrade_seats_the_players_of_every_game_and_a_downgrade_drops_them(
 ) -> None:
     from alembic import command
 
-    engine = make_engine(str(request.getfixturevalue(f"{database}_url")))
-    with engine.begin() as conn:
-        command.upgrade(alembic_config(conn), "0010")
-        for game_id, players in [("a000000001", ["Zoë", "bob"]), ("a000000002", ["ann", "ZOË", "cy"])]:
-            conn.execute(text(
-                "INSERT INTO games (game_id, status, players, bots, turn, hand_number, dealer, created_at, "
-                "last_activity, winner, head_seq, head_hash, protected) VALUES (:game_id, 'active', :players, "
-                "'[]', NULL, 1, NULL, '2026-12-01T00:00:00.000000Z', '2026-12-01T00:00:00.000000Z', NULL, 0, '', "
-                "false)"), {"game_id": game_id, "players": json.dumps(players)})
+    engine = engine_at(str(request.getfixturevalue(f"{database}_url")), "0010")
+    for game_id, players in [("a000000001", ["Zoë", "bob"]), ("a000000002", ["ann", "ZOË", "cy"])]:
+        add_games_row(engine, game_id, players=json.dumps(players))
     ensure_schema(engine)
     with engine.connect() as conn:
         seats = conn.execute(text("SELECT game_id, seat, name_key FROM game_seats ORDER BY game_id, seat")).all()

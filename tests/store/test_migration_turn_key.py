@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import text
 
-from scat_core.store.sql.database import alembic_config, ensure_schema, make_engine
+from scat_core.store.sql.database import alembic_config, ensure_schema
+from tests.support.old_schema import add_games_row, engine_at
 
 
 @pytest.mark.parametrize("database", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -15,17 +16,9 @@ def test_the_upgrade_fills_turn_key_from_turn_and_a_downgrade_drops_it(
 ) -> None:
     from alembic import command
 
-    engine = make_engine(str(request.getfixturevalue(f"{database}_url")))
-    with engine.begin() as conn:
-        command.upgrade(alembic_config(conn), "0007")
-    rows = [("a000000001", "Straße"), ("a000000002", "BOB"), ("a000000003", None)]
-    with engine.begin() as conn:
-        for game_id, turn in rows:
-            conn.execute(text(
-                "INSERT INTO games (game_id, status, players, bots, turn, hand_number, dealer, created_at, "
-                "last_activity, winner, head_seq, head_hash, protected) VALUES (:game_id, 'active', '[]', '[]', "
-                ":turn, 1, NULL, '2026-12-01T00:00:00.000000Z', '2026-12-01T00:00:00.000000Z', NULL, 0, '', false)"
-            ), {"game_id": game_id, "turn": turn})
+    engine = engine_at(str(request.getfixturevalue(f"{database}_url")), "0007")
+    for game_id, turn in [("a000000001", "Straße"), ("a000000002", "BOB"), ("a000000003", None)]:
+        add_games_row(engine, game_id, turn=turn)
     ensure_schema(engine)
     with engine.connect() as conn:
         keys = dict(conn.execute(text("SELECT game_id, turn_key FROM games ORDER BY game_id")).all())
