@@ -70,10 +70,13 @@ from scat_core.service.values import (
 )
 from scat_core.store.sql.database import masked_url
 
-#: How long an event stream sleeps without news before it sends a keep-alive comment (a waiting
-#: client checks its deadline on each line); on SQLite, which has no NOTIFY, how often the server
-#: process looks at the log for moves another process wrote (one look for all its streams).
+#: On SQLite, which has no NOTIFY, how often the server process looks at the log for moves
+#: another process wrote (one look for all its streams).
 POLL_SECONDS = 1.0
+#: How long an event stream stays silent before it sends a keep-alive comment: within proxies'
+#: idle timeouts and the client's read timeout (30 s), and cheap with a thousand streams open
+#: (a waiting client gives up on time by its own read deadline, transport.Http.stream).
+KEEP_ALIVE_SECONDS = 15.0
 #: Every process's moves are told (NOTIFY on PostgreSQL, the look of the log on SQLite): a game's
 #: follower and a `wait --any` stream look at the database anyway now and then.
 PUSHED_POLL_SECONDS = 15.0
@@ -483,8 +486,8 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
                 if notifier.closed:
                     yield STOPPING
                     return
-                if not await watching.wait(POLL_SECONDS):
-                    yield ": still here\n\n"  # each second: keeps proxies open, lets a waiting client give up
+                if not await watching.wait(KEEP_ALIVE_SECONDS):
+                    yield ": still here\n\n"  # keeps proxies open, tells the client the server is there
 
         def closed() -> None:
             watching.leave()
@@ -532,7 +535,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
                 if notifier.closed:
                     yield STOPPING
                     return
-                woke = await notifier.wait(ANY, seen, POLL_SECONDS)
+                woke = await notifier.wait(ANY, seen, KEEP_ALIVE_SECONDS)
                 if await request.is_disconnected():
                     return
                 if notifier.closed:

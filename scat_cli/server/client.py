@@ -238,15 +238,15 @@ class RemoteGames:
     # ---- waiting -------------------------------------------------------------------------
 
     def _events(self, game_id: str, after: int, viewer: str | None = None, token: str | None = None,
-                advice: str = "; run the command again") -> Generator[str, None, None]:
+                advice: str = "; run the command again", deadline: float | None = None) -> Generator[str, None, None]:
         """The lines of the game's event stream (server-sent events) after seq `after`, as `viewer`
-        may see them; it ends when the game is over (ServerLost, with `advice`, when the server
-        stops first)."""
+        may see them; it ends when the game is over or at `deadline` (ServerLost, with `advice`,
+        when the server stops first)."""
         headers = {"authorization": f"Bearer {token}"} if token else {}
         params: dict[str, str | int] = {"after": after, **({"as": viewer} if viewer is not None else {})}
-        try:  # the server says something each second, so a read timeout means it is gone
+        try:  # the server says something every few seconds, so a read timeout means it is gone
             with self.http.stream("GET", f"{self._game(game_id)}/events", params=params,
-                                  headers=headers) as (response, lines):
+                                  headers=headers, deadline=lambda: deadline) as (response, lines):
                 if response.status >= 400:
                     self._raise(response)
                 for line in lines:
@@ -262,7 +262,7 @@ class RemoteGames:
         """Block until the game has an event after seq `after` (the server's event stream pushes
         it); False when `timeout` seconds pass first."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        lines = self._events(game_id, after, advice="")  # the waits try again
+        lines = self._events(game_id, after, advice="", deadline=deadline)  # the waits try again
         try:
             for line in lines:
                 if line.startswith("id:") and int(line[3:].strip() or 0) > after:
@@ -271,7 +271,7 @@ class RemoteGames:
                     return False
         finally:
             lines.close()
-        return True  # the stream ended: the game is over
+        return deadline is None or time.monotonic() < deadline  # the stream ended: the game is over
 
     def wait_for_turn(self, game_id: str, player: str, token: str | None = None,
                       timeout: float | None = None) -> Waited:
@@ -318,8 +318,10 @@ class RemoteGames:
         """One `POST /waiting` stream: (what it found or None at the deadline, the cursor it began with)."""
         body = {"player": player, "tokens": tokens, "told": told.model_dump() if told is not None else None}
         kind = ""
-        try:  # the server says something each second, so a read timeout means it is gone
-            with self.http.stream("POST", "/waiting", json=body) as (response, lines):
+        try:  # the server says something every few seconds, so a read timeout means it is gone
+            # the deadline counts once the server told where it began (the cursor a fresh wait sends)
+            with self.http.stream("POST", "/waiting", json=body,
+                                  deadline=lambda: deadline if told is not None else None) as (response, lines):
                 if response.status >= 400:
                     self._raise(response)
                 backoff.reset()
@@ -334,6 +336,8 @@ class RemoteGames:
                         return WaitedAny.model_validate_json(line[5:].strip()), told
                     if deadline is not None and time.monotonic() >= deadline and told is not None:
                         return None, told  # (a fresh wait first reads the cursor the server began with)
+            if deadline is not None and time.monotonic() >= deadline:  # the server said nothing more in time
+                return None, told
         except TransportTimeout:
             raise ServerLost(f"the server {self.base_url} stopped answering") from None
         except TransportError as error:

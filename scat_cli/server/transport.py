@@ -13,6 +13,7 @@ import http.client
 import json as jsonlib
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -168,25 +169,38 @@ class Connection:
 
     @contextmanager
     def stream(self, method: str, path: str, *, params: Mapping[str, Any] | None = None, json: Any = None,
-               headers: Mapping[str, str] | None = None,
-               read_timeout: float = READ_TIMEOUT) -> Iterator[tuple[Answer, Iterator[str]]]:
+               headers: Mapping[str, str] | None = None, read_timeout: float = READ_TIMEOUT,
+               deadline: Callable[[], float | None] | None = None) -> Iterator[tuple[Answer, Iterator[str]]]:
         """Within: the answer's status (with the whole body when it is a refusal, >= 400) and
-        an iterator over the lines of its body as they arrive. The connection is closed after."""
+        an iterator over the lines of its body as they arrive, which simply ends if the server
+        says nothing until `deadline()` (time.monotonic; asked before each line, None: no
+        deadline yet): a server that keeps a stream alive with a line now and then (15 s) still
+        lets a wait give up on time. The connection is closed after."""
         response = self._send(method, path, params, json, headers, read_timeout)
         try:
             if response.status >= 400:
                 yield Answer(response.status, response.reason, response.read()), iter(())
             else:
-                yield Answer(response.status, response.reason, b""), self._lines(response)
+                yield Answer(response.status, response.reason, b""), self._lines(response, read_timeout, deadline)
         finally:
             self.close()  # a stream is not read to its end: its connection cannot be reused
 
-    def _lines(self, response: http.client.HTTPResponse) -> Iterator[str]:
-        """The lines of a streamed body, without their line ends, until it ends."""
+    def _lines(self, response: http.client.HTTPResponse, read_timeout: float,
+               deadline: Callable[[], float | None] | None) -> Iterator[str]:
+        """The lines of a streamed body, without their line ends, until it ends (or `deadline()` passes)."""
+        sock = self._conn.sock if self._conn is not None else None
         while True:
+            until = deadline() if deadline is not None else None
+            left = None if until is None else until - time.monotonic()
+            if left is not None and left <= 0:
+                return
+            if sock is not None:
+                sock.settimeout(read_timeout if left is None else min(read_timeout, left))
             try:
                 raw = response.readline()
             except TimeoutError:
+                if until is not None and time.monotonic() >= until:
+                    return  # nothing more said before the deadline: the caller's wait is over
                 raise TransportTimeout("timed out") from None
             except (OSError, http.client.HTTPException) as error:
                 raise TransportError(_reason(error)) from None

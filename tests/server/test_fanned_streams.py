@@ -31,6 +31,7 @@ def served(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, 
     followers look at the store only when told of a move (no timed look during a test)."""
     monkeypatch.setattr("scat_cli.server.app.PUSHED_POLL_SECONDS", 3600.0)
     monkeypatch.setattr("scat_cli.server.app.POLL_SECONDS", 3600.0)
+    monkeypatch.setattr("scat_cli.server.app.KEEP_ALIVE_SECONDS", 3600.0)
     with app_in_thread(migrated(db_url), max_streams_per_address=1000) as served:
         yield served
 
@@ -304,6 +305,7 @@ def test_on_sqlite_the_servers_one_look_at_the_log_brings_a_move_made_elsewhere_
     # at the log (each 0.2 s here) can bring the move
     monkeypatch.setattr("scat_cli.server.app.PUSHED_POLL_SECONDS", 3600.0)
     monkeypatch.setattr("scat_cli.server.app.POLL_SECONDS", 0.2)
+    monkeypatch.setattr("scat_cli.server.app.KEEP_ALIVE_SECONDS", 0.2)
     database = migrated(sqlite_url)
     mover = GameService.open(database)
     seats = [PlayerSeat(name="you"), PlayerSeat(name="eve"), PlayerSeat(name="bob", is_bot=True)]

@@ -43,11 +43,11 @@ def new_game(env: dict[str, str]) -> tuple[str, str]:
 def test_a_wait_through_the_server_gives_up_on_time(
     db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The stream looks at the database only every hour here (it was 15 s on PostgreSQL, and the
-    # waiter heard nothing meanwhile): a `wait --timeout 1` that ends with exit 6 within the
-    # 120 s guard was woken by the keep-alive the stream sends each second, on every database.
+    # The stream looks at the database and says it is still there only every hour here: a
+    # `wait --timeout 1` that ends with exit 6 within the 120 s guard gave up by its own read
+    # deadline, on every database (it once waited for a keep-alive each second to look at it).
     monkeypatch.setattr("scat_cli.server.app.PUSHED_POLL_SECONDS", 3600.0)
-    monkeypatch.setattr("scat_cli.server.app.POLL_SECONDS", 1.0)
+    monkeypatch.setattr("scat_cli.server.app.KEEP_ALIVE_SECONDS", 3600.0)
     with server_in_thread(migrated(db_url), testing=False) as url:
         env = {**os.environ, "SCAT_SERVER": url, "XDG_CONFIG_HOME": str(tmp_path / "config"), "SCAT_TOKEN": ""}
         game, token = new_game(env)
