@@ -16,9 +16,12 @@ position at the same seq (the same seq with another tag: a rewritten history), i
 history: the command fails with HistoryRolledBack (exit 1, scat_cli/errors.py), and `scat
 audit` (locally or through `--server`) fails the game with the same reason.
 
-What it cannot see: a history cut back and then played on past the position seen here (a fork
-longer than what this user saw) shows a higher seq, and is caught only where an answer carries
-a tag at the very seq kept. Each user sees only the positions he was shown.
+A history cut back and then played on past the position seen here (a fork longer than what
+this user saw) shows a higher seq: while the game runs it is caught only where an answer carries
+a tag at the very seq kept (the tag hides the event's hash until the seed is revealed); once the
+game is over, `scat audit GAME` recomputes the tag at the last tagged seq kept from the game's
+export (the seed and salt are in its last event) and fails a history whose event there is another.
+Each user sees only the positions he was shown.
 """
 
 from __future__ import annotations
@@ -59,8 +62,18 @@ def _load(path: Path) -> dict[str, dict[str, Any]]:
             if isinstance(value, dict) and isinstance(value.get("seq"), int)}
 
 
+def _merged(kept: dict[str, Any] | None, seen: dict[str, Any]) -> dict[str, Any]:
+    """Two records of one game's positions as one: the higher seq, and the tag of the higher tagged seq."""
+    if kept is None:
+        return seen
+    tagged = seen if (seen.get("tag_seq") or 0) >= (kept.get("tag_seq") or 0) and seen.get("tag") else kept
+    return {"seq": max(kept["seq"], seen["seq"]), "tag_seq": tagged.get("tag_seq"), "tag": tagged.get("tag"),
+            "at": max(kept.get("at", 0), seen.get("at", 0))}
+
+
 class SeenHeads:
-    """The positions this user has seen of the games at `where` (a server or a database URL)."""
+    """The positions this user has seen of the games at `where` (a server or a database URL): per
+    game the highest seq (`seq`), and the highest seq seen with its position tag (`tag_seq`, `tag`)."""
 
     def __init__(self, where: str, place: str, path: Path | None = None) -> None:
         self.where, self.place = where, place  # place: who shows the game, "the server" or "the database"
@@ -71,7 +84,8 @@ class SeenHeads:
     def _key(self, game_id: str) -> str:
         return f"{self.where}\t{game_id}"
 
-    def _kept(self, game_id: str) -> dict[str, Any] | None:
+    def kept(self, game_id: str) -> dict[str, Any] | None:
+        """What was seen here of the game (`seq`, `tag_seq`, `tag`), if anything."""
         if self._known is None:
             self._known = _load(self.path)
         key = self._key(game_id)
@@ -79,16 +93,34 @@ class SeenHeads:
 
     def problem(self, game_id: str, seq: int, tag: str | None = None) -> str | None:
         """Why the game shown at (`seq`, `tag`) is older than (or other than) what was seen here; None if not."""
-        kept = self._kept(game_id)
+        kept = self.kept(game_id)
         if kept is None:
             return None
         if seq < kept["seq"]:
             return (f"{self.place} shows it at event {seq}, but event {kept['seq']} was seen here before: its "
                     "history was cut back to an older head (rolled back)")
-        if seq == kept["seq"] and tag and kept.get("tag") and tag != kept["tag"]:
+        if tag and kept.get("tag") and seq == kept.get("tag_seq") and tag != kept["tag"]:
             return (f"{self.place} shows another event {seq} than the one seen here before: its history was "
                     "rewritten")
         return None
+
+    def fork(self, game_id: str, records: list[dict[str, Any]]) -> str | None:
+        """Why a finished game's whole history (its export's `records`, the seed revealed in the last)
+        is not the one seen here: its event at the tagged seq kept has another position tag (None:
+        it is the same, or nothing tells)."""
+        from scat_core.records.move_signatures import position_tag
+
+        kept = self.kept(game_id)
+        won = records[-1].get("data", {}) if records else {}
+        if kept is None or not kept.get("tag") or not isinstance(won, dict) or "seed" not in won:
+            return None
+        at = next((record for record in records if record.get("seq") == kept.get("tag_seq")), None)
+        if at is None:
+            return None  # fewer events: `problem` says so
+        if position_tag(str(won["seed"]), str(won.get("seed_salt", "")), str(at.get("hash", ""))) == kept["tag"]:
+            return None
+        return (f"{self.place}'s event {kept['tag_seq']} is not the one seen here before: its history was "
+                "rewritten from there on (a fork)")
 
     def saw(self, game_id: str, seq: int, tag: str | None = None, recorded: bool = False, check: bool = True) -> None:
         """The game was shown at (`seq`, `tag`): HistoryRolledBack when that is older than (or other
@@ -101,9 +133,11 @@ class SeenHeads:
             from scat_cli.errors import HistoryRolledBack
 
             raise HistoryRolledBack(game_id, wrong, recorded=recorded)
-        kept = self._kept(game_id)
-        if kept is None or seq > kept["seq"] or (tag and not kept.get("tag")):
-            self._newer[self._key(game_id)] = {"seq": seq, "tag": tag, "at": int(time.time())}
+        kept = self.kept(game_id)
+        seen = {"seq": seq, "tag_seq": seq if tag else None, "tag": tag or None, "at": int(time.time())}
+        merged = _merged(kept, seen)
+        if kept is None or merged["seq"] != kept["seq"] or merged["tag_seq"] != kept.get("tag_seq"):
+            self._newer[self._key(game_id)] = merged
 
     def save(self) -> None:
         """Keep what this command saw further along (merged with what other commands kept meanwhile:
@@ -112,9 +146,7 @@ class SeenHeads:
             return
         known = _load(self.path)
         for key, seen in self._newer.items():
-            kept = known.get(key)
-            if kept is None or seen["seq"] > kept["seq"] or (seen["seq"] == kept["seq"] and not kept.get("tag")):
-                known[key] = seen
+            known[key] = _merged(known.get(key), seen)
         if len(known) > MOST_GAMES:
             newest = sorted(known.items(), key=lambda item: item[1].get("at", 0), reverse=True)[:MOST_GAMES]
             known = dict(newest)
@@ -201,8 +233,14 @@ class Witnessed:
         return dataclasses.replace(report, ok=False, problems=[*report.problems, wrong])
 
     def audit(self, game_id: str, strict: bool = False) -> AuditReport:
-        """`scat audit GAME`, failed also for a history older than one seen here."""
-        return self._audited(self._games.audit(game_id, strict))
+        """`scat audit GAME`, failed also for a history older than one seen here; and, once the game is
+        over, for one whose event at a position seen here with its tag is another (a fork, however long)."""
+        report = self._audited(self._games.audit(game_id, strict))
+        kept = self._seen.kept(game_id)
+        if not report.ok or not report.seed_verified or kept is None or not kept.get("tag"):
+            return report
+        wrong = self._seen.fork(game_id, self._games.export(game_id).records)  # one more read, for this game only
+        return report if wrong is None else dataclasses.replace(report, ok=False, problems=[*report.problems, wrong])
 
     def audit_all(self, strict: bool = False, progress: Progress | None = None) -> Iterator[AuditReport]:
         """`scat audit --all`, each game failed also for a history older than one seen here."""

@@ -111,8 +111,8 @@ def test_positions_seen_are_kept_highest_first_and_a_rewritten_one_is_damage(tmp
     other.saw("g2", 3, None)
     other.save()  # merged with what the first kept: the highest position stays
     kept = json.loads(path.read_text())
-    assert {key: (value["seq"], value["tag"]) for key, value in kept.items()} == {
-        "http://s\tg1": (7, "bbb"), "http://s\tg2": (3, None)}
+    assert {key: (value["seq"], value["tag_seq"], value["tag"]) for key, value in kept.items()} == {
+        "http://s\tg1": (7, 7, "bbb"), "http://s\tg2": (3, None, None)}
     assert path.stat().st_mode & 0o777 == 0o600
 
     later = SeenHeads("http://s", "the server", path)
@@ -124,6 +124,37 @@ def test_positions_seen_are_kept_highest_first_and_a_rewritten_one_is_damage(tmp
     assert wording(rewritten.value) == (
         "history damaged: game g1: the server shows another event 7 than the one seen here before: its history "
         "was rewritten; nothing was played: run `scat audit g1`")
+    later.saw("g1", 9, None)  # further along without a tag: the tag of event 7 is kept
+    assert {name: later.kept("g1")[name] for name in ("seq", "tag_seq", "tag")} == {  # type: ignore[index]
+        "seq": 9, "tag_seq": 7, "tag": "bbb"}
+    later.saw("g1", 9, "ddd")
+    assert later.kept("g1")["tag_seq"] == 9  # type: ignore[index]
     with pytest.raises(HistoryRolledBack):
-        later.saw("g1", 6, None)
+        later.saw("g1", 8, None)
     assert SeenHeads("http://elsewhere", "the server", path).problem("g1", 1) is None  # kept per place
+
+
+def test_a_finished_game_whose_event_at_a_position_seen_here_is_another_fails_its_audit(cli_db: str) -> None:
+    """A fork however long: once the seed is revealed, the tag kept at a seq is recomputed from the history."""
+    from scat_cli.seen_heads import heads_path
+    from scat_core.records.move_signatures import position_tag
+    from scat_core.store.sql.database import resolve_url
+
+    env: dict[str, str | None] = {"SCAT_DB_URL": cli_db, "SCAT_SERVER": None}
+    created = run(env, "new", "--bot", "ann", "--bot", "bob", "--seed", "11", "--lives", "1", "--json")
+    game = json.loads(created.stdout)["game_id"]
+    exported = run(env, "export", game, "--format", "json")
+    events = json.loads(exported.stdout)["events"]
+    won = events[-1]["data"]
+    tag = position_tag(won["seed"], won["seed_salt"], events[2]["hash"])
+    key = f"{resolve_url(cli_db)}\t{game}"
+
+    def audit_with_kept(kept_tag: str) -> Any:
+        heads_path().write_text(json.dumps({key: {"seq": 3, "tag_seq": 3, "tag": kept_tag, "at": 0}}))
+        return run(env, "audit", game)
+
+    assert audit_with_kept(tag).exit_code == 0  # the position seen here is in the history
+    forked = audit_with_kept("0" * 64)  # another event 3 was seen here: the history was rewritten from there
+    assert forked.exit_code == 1
+    assert forked.stdout.strip() == (f"game {game}: FAILED: the database's event 3 is not the one seen here "
+                                     "before: its history was rewritten from there on (a fork)")
