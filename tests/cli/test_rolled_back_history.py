@@ -158,3 +158,32 @@ def test_a_finished_game_whose_event_at_a_position_seen_here_is_another_fails_it
     assert forked.exit_code == 1
     assert forked.stdout.strip() == (f"game {game}: FAILED: the database's event 3 is not the one seen here "
                                      "before: its history was rewritten from there on (a fork)")
+
+
+def test_a_signed_move_answered_at_the_same_seq_with_another_tag_is_refused_as_rewritten(
+    cli_db: str, tmp_path: Path
+) -> None:
+    """An account's moves are signed at position tags, which the answers carry: the same move played
+    again on a restored copy reaches the same seq (same seed, same moves) with other hashes, so
+    another tag: a rewritten history, though its seq alone looks fine."""
+    path = Path(make_url(cli_db).database or "")
+    backup = tmp_path / "backup.db"
+    port = free_port()
+    key = {"SCAT_KEY_FILE": str(tmp_path / "ann.pem")}
+    with served(cli_db, port) as env:
+        env = {**env, **key}
+        assert run(env, "account", "register", "ann").exit_code == 0
+        created = run(env, "new", "--player", "ann", "--bot", "bob", "--dealer", "bob", "--seed", "3", "--json")
+        assert created.exit_code == 0, created.output
+        game = json.loads(created.stdout)["game_id"]
+        copy_database(path, backup)
+        knocked = run(env, "knock", game, "--as", "ann", "--json")
+        assert knocked.exit_code == 0, knocked.output
+        seen = json.loads(knocked.stdout)["last_seq"]
+    copy_database(backup, path)
+    with served(cli_db, port) as env:
+        again = run({**env, **key}, "knock", game, "--as", "ann")
+        assert again.exit_code == 1, again.output
+        assert one_line_error(again) == (
+            f"scat: error: history damaged: game {game}: the server shows another event {seen} than the one seen "
+            f"here before: its history was rewritten; your move was recorded on it: run `scat audit {game}`")
