@@ -41,6 +41,16 @@ class ServerLost(Unavailable):
     """The `--server` could not be reached, or the connection to it broke (a wait tries again)."""
 
 
+class HistoryRolledBack(HistoryDamaged):
+    """A game shown older than (or other than) a position this user saw of it before: its log cut
+    back and an older head put back, which no check of the database or server alone can see
+    (scat_cli/seen_heads.py). `recorded`: the command's move was recorded on it all the same."""
+
+    def __init__(self, game_id: str, reason: str, recorded: bool = False) -> None:
+        self.recorded = recorded
+        super().__init__(game_id, reason)
+
+
 #: Error type -> the exit code the CLI contract gives it (/shared/spec/cli.md): one line per
 #: branch of the error tree (scat_core.domain.errors), and the one leaf the contract words
 #: otherwise. A type takes the code of its nearest listed base class.
@@ -119,5 +129,6 @@ def hint_text(error: ScatError) -> str:
 def wording(error: ScatError) -> str:
     """The one line the CLI tells `error` in (after `scat: error: `), its hint worded as a command."""
     if isinstance(error, HistoryDamaged):
-        return f"history damaged: game {error.game_id}: {error.reason}; nothing was played{hint_text(error)}"
+        done = "your move was recorded on it" if getattr(error, "recorded", False) else "nothing was played"
+        return f"history damaged: game {error.game_id}: {error.reason}; {done}{hint_text(error)}"
     return error.worded(hint_text(error))

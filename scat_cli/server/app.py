@@ -32,6 +32,7 @@ from scat_cli.server.fanout import Followers, StreamCaps, Subscriber, sse
 from scat_cli.server.heavy_work import IMPORT_COST, STATS_COST, HeavyWork
 from scat_cli.server.inflight import cap_worker_threads
 from scat_cli.server.limits import LOG, LimitAndLog
+from scat_cli.server.lost_reads import RetryLostReads
 from scat_cli.server.push import ANY, Notifier, listen, watch_log
 from scat_cli.server.sweep import start_sweeping
 from scat_core.domain import commands as cmd
@@ -293,6 +294,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     app.state.accounts, app.state.verifier = accounts, verifier
     app.state.followers, app.state.stream_caps, app.state.heavy_work = followers, caps, heavy
     app.include_router(account_router(accounts, verifier))
+    app.add_middleware(RetryLostReads, engine=games.store.engine)  # a GET that lost its connection: once more
     app.add_middleware(LimitAndLog)
 
     @app.exception_handler(ScatError)

@@ -97,6 +97,7 @@ def serve(
 
     import uvicorn
 
+    from scat_cli.server import server_log
     from scat_cli.server.app import create_app
     from scat_cli.server.protocol import server_config
     from scat_core.store.sql.database import resolve_url
@@ -104,15 +105,11 @@ def serve(
     refuse_server(ctx, "serve")
     url = resolve_url(db if db is not None else state(ctx).db_url)
     log = logging.getLogger("scat.server")
-    handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s scat serve: %(message)s"))
-    log.addHandler(handler)
-    log.setLevel(logging.INFO)
-    log.propagate = False
     listening = listen(host, port)  # first: a port in use is told before the database is opened
     app = create_app(url, testing=testing, claim_every=claim_every, tokens=tokens,
                      max_streams_per_address=max_streams_per_address, max_streams=max_streams)
     config = server_config(app, host=host, port=port, timeout_graceful_shutdown=10)
+    server_log.install()  # after uvicorn configured its loggers (in Config): every line escaped, whoever logs it
     log.info("listening on http://%s:%d%s", host, port,
                                           " (testing: --seed/--deck accepted)" if testing else "")
     # uvicorn finishes the requests in flight on SIGTERM/SIGINT, then raises the signal again

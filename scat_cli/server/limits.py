@@ -30,13 +30,32 @@ def escaped(text: object) -> str:
 
 
 class Escaping(logging.Filter):
-    """Writes every record of the server's log as one line: its arguments (a path, a reason, a
-    client's address: anything a request may carry) escaped (see `escaped`)."""
+    """Writes every record of the server's log as one line: its message, with its arguments (a path,
+    a reason, a client's address: anything a request may carry), and its traceback and stack, if
+    any (an exception's text may quote a game id or a player's name), all escaped (see `escaped`).
+
+    A record is escaped once, whichever filter sees it first (this logger's, or the handler of
+    `scat serve`'s log, scat_cli.server.server_log, which every logger of the process writes through).
+    """
 
     def filter(self, record: logging.LogRecord) -> bool:
-        """Escape the record's formatted message (its traceback, if any, is the server's own)."""
-        record.msg, record.args = escaped(record.getMessage()), None
+        """Fold the record's traceback and stack into its message, and escape it all into one line."""
+        if getattr(record, "scat_escaped", False):
+            return True
+        text = record.getMessage()
+        if record.exc_info and not record.exc_text:
+            record.exc_text = _TRACEBACKS.formatException(record.exc_info)
+        if record.exc_text:
+            text = f"{text}\n{record.exc_text}"
+        if record.stack_info:
+            text = f"{text}\n{record.stack_info}"
+        record.msg, record.args = escaped(text), None
+        record.exc_info, record.exc_text, record.stack_info = None, None, None
+        record.scat_escaped = True
         return True
+
+
+_TRACEBACKS = logging.Formatter()  # formats a record's exception as logging does
 
 
 LOG.addFilter(Escaping())

@@ -108,3 +108,75 @@ def test_postgres_backends_terminated_under_the_server_fail_no_request(
         assert api.get(f"/games/{game}").status_code == 200
         assert api.get("/health").status_code == 200
         assert str(db.password or "no password") not in logged(caplog)
+
+
+def lose_the_connection_of_the_next_statement(engine: Any, admin_url: str | None = None) -> list[str]:
+    """Arm `engine` so that the connection of the next statement it runs is lost just before the
+    statement (on PostgreSQL its backend terminated by `admin_url`'s, as a restart would; on SQLite
+    the connection closed under it); returns the statements lost (filled once it happens)."""
+    from sqlalchemy import event
+
+    lost: list[str] = []
+
+    def cut(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        if lost:
+            return
+        lost.append(statement)
+        raw = conn.connection.dbapi_connection
+        if admin_url is None:
+            raw.close()
+            return
+        admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+        with admin.connect() as other:
+            other.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": raw.info.backend_pid})
+        admin.dispose()
+
+    event.listen(engine, "before_cursor_execute", cut)
+    return lost
+
+
+@pytest.fixture
+def lost_midway(db_url: str, request: pytest.FixtureRequest,
+                caplog: pytest.LogCaptureFixture) -> Iterator[tuple[httpx.Client, Any, str, str, str | None]]:
+    """A served game (SQLite or PostgreSQL): (client, app, game id, you's token, the admin URL that cuts
+    connections: None on SQLite)."""
+    admin = request.getfixturevalue("postgres_url") if db_url.startswith("postgresql") else None
+    caplog.set_level(logging.INFO, logger="scat.server")
+    with app_in_thread(migrated(db_url)) as (url, app), httpx.Client(base_url=url, timeout=30) as api:
+        created = api.post("/games", json={"players": [{"name": "you"}, {"name": "bob", "is_bot": True}]})
+        assert created.status_code == 201, created.text
+        yield api, app, created.json()["game_id"], created.json()["tokens"]["you"], admin
+
+
+def test_a_read_whose_connection_is_lost_midway_is_answered_from_a_fresh_connection(
+    lost_midway: tuple[httpx.Client, Any, str, str, str | None], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The pre-ping cannot help a connection lost after it: the GET is asked again, once, before any 503."""
+    api, app, game, _, admin = lost_midway
+    before = api.get(f"/games/{game}")
+    assert before.status_code == 200
+    lost = lose_the_connection_of_the_next_statement(app.state.games.store.engine, admin)
+    answer = api.get(f"/games/{game}")
+    assert lost, "no statement ran"
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["state"] == before.json()["state"]
+    assert f"database connection lost on GET /games/{game}: asked again on a fresh connection" in logged(caplog)
+    assert api.get("/health").status_code == 200
+
+
+def test_a_move_whose_connection_is_lost_is_503_and_not_played_by_the_server_again(
+    lost_midway: tuple[httpx.Client, Any, str, str, str | None], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A write is not tried again by the server (it cannot know whether a lost commit committed): the
+    client is told 503, nothing was played, and the same move sent again is played once."""
+    api, app, game, token, admin = lost_midway
+    seq = api.get(f"/games/{game}").json()["state"]["version"]
+    lost = lose_the_connection_of_the_next_statement(app.state.games.store.engine, admin)
+    draw = {"player": "you", "source": "stock"}
+    moved = api.post(f"/games/{game}/draw", json=draw, headers={"authorization": f"Bearer {token}"})
+    assert lost and moved.status_code == 503, moved.text
+    assert "asked again" not in logged(caplog)
+    assert api.get(f"/games/{game}").json()["state"]["version"] == seq
+    again = api.post(f"/games/{game}/draw", json=draw, headers={"authorization": f"Bearer {token}"})
+    assert again.status_code == 200, again.text
+    assert again.json()["state"]["version"] == seq + 1
