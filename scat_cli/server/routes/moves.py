@@ -11,7 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 
 from scat_cli.server import wire
-from scat_cli.server.move_wire import ClaimMove, MoveBody, body_for, command_of
+from scat_cli.server.move_wire import MODELS, ClaimMove, MoveBody, body_for, command_of
 from scat_cli.server.routes.deps import Acting, Server, ServerState
 from scat_cli.server.routes.errors import MOVE, responses
 from scat_core.records.acting import Credential
@@ -36,11 +36,11 @@ def play(game_id: str, body: BaseModel, server: ServerState, credential: Credent
         server.notifier.changed(game_id)
 
 
-@router.post("/games/{game_id}/moves", response_model=Played, responses=MOVED)
+@router.post("/games/{game_id}/moves", response_model=Played, responses=MOVED, summary="Move",
+             description=f"A player's move (`move`: {', '.join(MODELS)}; a claim takes the turn of a player "
+             "out of move time, R28), then the bots' answer, as the mover may see it. In a game whose seats are "
+             "accounts, `signature` is the player's of this move at the game's head.")
 def moves(game_id: str, body: MoveBody, server: Server, credential: Acting) -> Played:
-    """A player's move (`move`: draw, discard, knock, declare, throw-down, resign, or claim: the turn
-    of a player out of move time, R28), then the bots' answer, as the mover may see it. In a game
-    whose seats are accounts, `signature` is the player's of this move at the game's head."""
     return play(game_id, body, server, credential)
 
 
