@@ -1,11 +1,11 @@
 """Commands: what a player (or the shell, for a new game) asks for, in the imperative.
 
 Each command a player sends has a class-level `verb`, its name everywhere outside the domain: the
-CLI command, the `move` of the HTTP body (`POST /games/{id}/moves`, scat_cli/server/move_wire.py)
-and the deprecated per-move URL. The body's other fields are the command's own fields, typed as
-here (a field's Annotated pydantic metadata checks and normalises it on the wire), so a new move
-is a class here, in the PlayerCommand union, and its rule in decide.py: the wire, the server's
-endpoint, the client and the signed form of the move (signed_moves.move_fields) follow.
+CLI command and the `move` of the HTTP body (`POST /games/{id}/moves`, scat_cli/server/move_wire.py).
+The body's other fields are the command's own fields, typed as here (a field's Annotated pydantic
+metadata checks and normalises it on the wire), so a new move is a class here, in the
+PlayerCommand union, and its rule in decide.py (listed by legal.legal_moves): the wire, the
+server's endpoint, the client and the signed form of the move (signed_moves.move_fields) follow.
 """
 
 from __future__ import annotations

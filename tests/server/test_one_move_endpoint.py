@@ -5,8 +5,9 @@ the --server client sends every move and claim there."""
 from __future__ import annotations
 
 import time
+from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args, get_type_hints
 
 import httpx
 import pytest
@@ -21,9 +22,17 @@ from tests.support.decks import stacked
 # you are dealt first (bob deals): you 2C 5D 9H, eve KS QS 4D, bob 6H 6D 2S; discard 7C; stock 8C 3H ...
 DEAL = stacked([["2C", "5D", "9H"], ["KS", "QS", "4D"], ["6H", "6D", "2S"]], "7C", ["8C", "3H", "6S", "JD"])
 THIRTY_ONE = stacked([["AS", "KS", "QS"], ["2D", "3D", "4H"]], "7C", ["8C", "3H"])
-#: One command of each move a player sends, as the client makes it.
-SAMPLES = {cmd.Draw: cmd.Draw("you", "discard"), cmd.Discard: cmd.Discard("you", "10H"), cmd.Knock: cmd.Knock("you"),
-           cmd.Declare31: cmd.Declare31("you"), cmd.ThrowDown: cmd.ThrowDown("you"), cmd.Resign: cmd.Resign("you")}
+
+
+def sample(kind: type[cmd.PlayerCommand]) -> cmd.PlayerCommand:
+    """A command of the move `kind`, made from its fields' types: a Literal's last value, else a card."""
+    hints = get_type_hints(kind)
+    return kind(**{part.name: "you" if part.name == "player" else (get_args(hints[part.name]) or ("10H",))[-1]
+                   for part in fields(kind)})
+
+
+#: One command of each move a player sends, as the client makes it (a new move is in it at once).
+SAMPLES = {kind: sample(kind) for kind in cmd.MOVES}
 
 
 def new_game(api: httpx.Client, deck: str = DEAL, eve: bool = True, **extra: Any) -> tuple[str, dict[str, str]]:
@@ -40,7 +49,7 @@ def move(api: httpx.Client, game: str, token: str, **body: Any) -> httpx.Respons
 
 
 def test_every_move_a_player_sends_has_a_body_derived_from_its_command() -> None:
-    assert set(SAMPLES) == set(cmd.MOVES)  # a new move: a sample here, nothing else on the wire
+    assert {cmd.Draw, cmd.Discard, cmd.Knock, cmd.Declare31, cmd.ThrowDown, cmd.Resign} <= set(SAMPLES)
     for kind, command in SAMPLES.items():
         body = wire.move_body(command)
         assert body["move"] == kind.verb
