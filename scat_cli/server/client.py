@@ -46,7 +46,7 @@ from scat_core.service.values import (
 
 if TYPE_CHECKING:
     from scat_cli.server.identity import Identity
-    from scat_core.domain.commands import Command, PlayerCommand
+    from scat_core.domain.commands import ClaimTime, PlayerCommand
     from scat_core.records.move_signatures import MoveSignature
     from scat_core.records.stats import StatsReport
 
@@ -152,32 +152,22 @@ class RemoteGames:
              signature: MoveSignature | None = None) -> Played:
         """A player's move, then the bots' answer, as the server tells it to the mover (signed by
         this user's key where it is an account, see `_signed`; or with the `signature` given)."""
-        from scat_core.domain import commands as cmd  # a move's, not `show`'s
-
-        endpoints = {cmd.Draw: "draw", cmd.Discard: "discard", cmd.Knock: "knock", cmd.Declare31: "declare",
-                     cmd.ThrowDown: "throw-down", cmd.Resign: "resign"}
-        body: dict[str, Any] = {"player": command.player}
-        if isinstance(command, cmd.Draw):
-            body["source"] = command.source
-        if isinstance(command, cmd.Discard):
-            body["card"] = command.card
-        path = f"{self._game(game_id)}/{endpoints[type(command)]}"
-        return self._signed(game_id, command, path, body, token, signature)
+        return self._signed(game_id, command, token, signature)
 
     def claim(self, game_id: str, claimer: str | None = None, token: str | None = None,
               signature: MoveSignature | None = None) -> Played:
         """A claim of the turn of a player out of time (R28), as the server tells it to the claimer."""
-        body: dict[str, Any] = {"player": claimer} if claimer is not None else {}
         from scat_core.domain.commands import ClaimTime
 
         claim = ClaimTime(claimer, _EPOCH, _EPOCH)  # the server decides the times; the claimer is signed
-        return self._signed(game_id, claim, f"{self._game(game_id)}/claim", body, token, signature)
+        return self._signed(game_id, claim, token, signature)
 
-    def _signed(self, game_id: str, command: Command, path: str, body: dict[str, Any],
-                token: str | None, signature: MoveSignature | None = None) -> Played:
-        """POST a move: with a token, or the `signature` given, as it is; as an account, signed at the
-        game's position as this user reads it now, and signed anew (up to SIGN_ATTEMPTS times) if
-        the game moved on meanwhile."""
+    def _signed(self, game_id: str, command: PlayerCommand | ClaimTime, token: str | None,
+                signature: MoveSignature | None = None) -> Played:
+        """POST a move to the game's /moves (its body `wire.move_body`): with a token, or the `signature`
+        given, as it is; as an account, signed at the game's position as this user reads it now, and
+        signed anew (up to SIGN_ATTEMPTS times) if the game moved on meanwhile."""
+        path, body = f"{self._game(game_id)}/moves", wire.move_body(command)
         if signature is not None:
             body["signature"] = signature.to_json()
         unsigned = getattr(command, "claimer", "") is None  # scat's own claim (R28), which nobody signs

@@ -18,6 +18,7 @@ from scat_core.records.errors import CorruptHistory, HistoryDamaged
 from scat_core.service.values import Told
 
 if TYPE_CHECKING:
+    from scat_core.domain.commands import ClaimTime, PlayerCommand  # noqa: F401 - ClaimTime also at run time
     from scat_core.records.move_signatures import MoveSignature
 
 #: Longest name, card or token a request may carry; bodies are limited by the app too.
@@ -82,6 +83,19 @@ class MoveIn(_Body):
     source: Literal["stock", "discard"] | None = None
     card: str | None = Field(default=None, max_length=8)
     signature: SignatureIn | None = None
+
+
+def move_body(command: PlayerCommand | ClaimTime) -> dict[str, Any]:
+    """The body of `POST /games/{id}/moves` that sends `command` (without its signature): its
+    `move` (the class's verb) and its fields; a claim names its claimer `player` (none: scat's
+    own claim) and leaves its times to the server (move_wire.py reads it)."""
+    from dataclasses import fields
+
+    from scat_core.domain.commands import ClaimTime
+
+    if isinstance(command, ClaimTime):
+        return {"move": command.verb, "player": command.claimer}
+    return {"move": command.verb, **{part.name: getattr(command, part.name) for part in fields(command)}}
 
 
 class ClaimIn(_Body):

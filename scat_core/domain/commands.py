@@ -1,11 +1,22 @@
-"""Commands: what a player (or the shell, for a new game) asks for, in the imperative."""
+"""Commands: what a player (or the shell, for a new game) asks for, in the imperative.
+
+Each command a player sends has a class-level `verb`, its name everywhere outside the domain: the
+CLI command and the `move` of the HTTP body (`POST /games/{id}/moves`, scat_cli/server/move_wire.py).
+The body's other fields are the command's own fields, typed as here (a field's Annotated pydantic
+metadata checks and normalises it on the wire), so a new move is a class here, in the
+PlayerCommand union, and its rule in decide.py (listed by legal.legal_moves): the wire, the
+server's endpoint, the client and the signed form of the move (signed_moves.move_fields) follow.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, ClassVar, Literal, get_args
 
+from pydantic import AfterValidator, StringConstraints
+
+from .cards import parse_card
 from .events import RULES_VERSION, PlayerSeat, RulesVersion
 from .options import GameOptions
 
@@ -35,6 +46,7 @@ class CreateGame:
 class Draw:
     """Draw the top card of the stock or of the discard pile (R12)."""
 
+    verb: ClassVar[str] = "draw"
     player: str
     source: Literal["stock", "discard"]
 
@@ -43,14 +55,17 @@ class Draw:
 class Discard:
     """Discard a card from the hand (R12, R13)."""
 
+    verb: ClassVar[str] = "discard"
     player: str
-    card: str
+    #: A card in the CLI's notation, normalised (10H, AS) as it arrives on the wire.
+    card: Annotated[str, StringConstraints(max_length=8), AfterValidator(parse_card)]
 
 
 @dataclass(frozen=True, slots=True)
 class Knock:
     """Knock instead of drawing (R14-R16)."""
 
+    verb: ClassVar[str] = "knock"
     player: str
 
 
@@ -58,6 +73,7 @@ class Knock:
 class Declare31:
     """Declare a hand worth 31 (R20-R22)."""
 
+    verb: ClassVar[str] = "declare"
     player: str
 
 
@@ -65,6 +81,7 @@ class Declare31:
 class ThrowDown:
     """Call a throw down without having looked at the hand (R23)."""
 
+    verb: ClassVar[str] = "throw-down"
     player: str
 
 
@@ -72,6 +89,7 @@ class ThrowDown:
 class ViewHand:
     """Show a player his own hand (recorded in throw-down games, R23)."""
 
+    verb: ClassVar[str] = "view-hand"
     player: str
 
 
@@ -79,6 +97,7 @@ class ViewHand:
 class Resign:
     """Leave the game for good, at any time, in turn or not (R27)."""
 
+    verb: ClassVar[str] = "resign"
     player: str
 
 
@@ -90,10 +109,15 @@ class ClaimTime:
     are data decided by the shell: `now` (recorded as the claim's time) and when that turn began.
     """
 
+    verb: ClassVar[str] = "claim"
+
     claimer: str | None
     now: datetime
     turn_began_at: datetime
 
 
 PlayerCommand = Draw | Discard | Knock | Declare31 | ThrowDown | ViewHand | Resign
+#: The moves a player sends (a look at his hand, ViewHand, the server records as it shows the
+#: hand; a claim of another's turn, ClaimTime, has times the shell decides): each a `verb`.
+MOVES: tuple[type[PlayerCommand], ...] = tuple(kind for kind in get_args(PlayerCommand) if kind is not ViewHand)
 Command = CreateGame | PlayerCommand | ClaimTime

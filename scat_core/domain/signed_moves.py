@@ -11,21 +11,20 @@ shows the hand, and is not signed; bots and scat's own claims sign nothing.
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 from . import commands as cmd
 from . import events as ev
 from .state import GameState
 
 
 def move_fields(command: cmd.Command) -> dict[str, str] | None:
-    """The signed form of a human's command ({"type", "player", ...}); None for one nobody signs."""
+    """The signed form of a human's command ({"type", "player", ...}: its class's name and its fields,
+    e.g. a draw's source, a discard's card); None for one nobody signs."""
     if isinstance(command, cmd.ClaimTime):
         return {"type": "ClaimTime", "player": command.claimer} if command.claimer is not None else None
-    if isinstance(command, cmd.Draw):
-        return {"type": "Draw", "player": command.player, "source": command.source}
-    if isinstance(command, cmd.Discard):
-        return {"type": "Discard", "player": command.player, "card": command.card}
-    if isinstance(command, (cmd.Knock, cmd.Declare31, cmd.ThrowDown, cmd.Resign)):
-        return {"type": type(command).__name__, "player": command.player}
+    if isinstance(command, cmd.MOVES):
+        return {"type": type(command).__name__, **{part.name: getattr(command, part.name) for part in fields(command)}}
     return None
 
 

@@ -18,7 +18,7 @@ import scat_core
 from scat_cli import errors as cli_errors
 from scat_cli.common import COMMANDS
 from scat_cli.errors import EXIT_CODES, HINTS, ServerLost, WaitTimedOut, exit_code, wording
-from scat_cli.server.app import HTTP_STATUS, http_status, told_to_clients
+from scat_cli.server.routes.errors import HTTP_STATUS, http_status, told_to_clients
 from scat_cli.server.wire import ErrorOut
 from scat_core.domain.errors import (
     BRANCHES,

@@ -1,0 +1,26 @@
+"""What a server tells about itself: its signing key (`GET /key`) and its health (`GET /health`)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from scat_cli.server import wire
+from scat_cli.server.routes.deps import Server
+from scat_cli.server.routes.errors import responses
+from scat_core.service.values import SigningKey
+
+router = APIRouter()
+
+
+@router.get("/key", response_model=SigningKey, responses=responses())
+def signing_key(server: Server) -> SigningKey:
+    """The server's public key, which signs its games' heads: `scat key trust --server URL` trusts it."""
+    return server.games.signing_key()
+
+
+@router.get("/health", response_model=wire.HealthOut, responses=responses())
+def health(server: Server) -> wire.HealthOut:
+    """The server answers and reads its database."""
+    with server.games.store.read() as tx:
+        tx.game_ids()
+    return wire.HealthOut(database=server.games.store.engine.dialect.name)

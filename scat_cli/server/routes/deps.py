@@ -1,0 +1,105 @@
+"""What the requests of `scat serve` share, as FastAPI dependencies: the server's state, who signed
+the request (the one reader of `request.state.account`, which verify.py sets), the bearer token,
+the credential a use case acts as, and whose share of heavy work a request spends."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated
+
+from fastapi import Depends, Header, Query, Request
+
+from scat_cli.server import wire
+from scat_core.domain.errors import BadInput
+from scat_core.records.acting import ActingAccount, Credential
+from scat_core.service.accounts import AccountView
+
+if TYPE_CHECKING:
+    from scat_cli.server.fanout import Followers, StreamCaps
+    from scat_cli.server.heavy_work import HeavyWork
+    from scat_cli.server.push import Notifier
+    from scat_cli.server.verify import RequestVerifier
+    from scat_core.service.accounts import AccountService
+    from scat_core.service.games import GameService
+
+
+@dataclass(frozen=True, slots=True)
+class ServerState:
+    """What the routes of one app share (`app.state.server`, built by `create_app`)."""
+
+    games: GameService
+    accounts: AccountService
+    verifier: RequestVerifier
+    notifier: Notifier
+    followers: Followers
+    caps: StreamCaps
+    heavy: HeavyWork
+    #: Games with --seed/--deck are allowed (`scat serve --testing`).
+    testing: bool
+    #: SQLite: how often the process looks at the log for other processes' moves.
+    poll_seconds: float
+    #: An event stream's keep-alive comment after this many seconds without news.
+    keep_alive_seconds: float
+    #: How often a `wait --any` stream looks at the database without being told of a move.
+    pushed_poll_seconds: float
+
+
+def server_state(request: Request) -> ServerState:
+    """The state of the app serving `request`."""
+    state: ServerState = request.app.state.server
+    return state
+
+
+Server = Annotated[ServerState, Depends(server_state)]
+
+
+def signed_by(request: Request) -> AccountView | None:
+    """The account whose key signed `request` (None: unsigned, or by a key of no account)."""
+    account: AccountView | None = getattr(request.state, "account", None)
+    return account
+
+
+SignedBy = Annotated[AccountView | None, Depends(signed_by)]
+
+
+def account_name(account: SignedBy) -> str | None:
+    """The name of the account that signed the request (None: unsigned)."""
+    return account.name if account is not None else None
+
+
+AccountName = Annotated[str | None, Depends(account_name)]
+
+
+def caller_of(request: Request, account: SignedBy) -> str:
+    """Whose share of heavy work a request spends: its account's, or its address's when it is signed by none."""
+    if account is not None:
+        return f"account {account.name}"
+    return f"address {request.client.host if request.client else '-'}"
+
+
+Caller = Annotated[str, Depends(caller_of)]
+
+
+def bearer(authorization: Annotated[str | None, Header(max_length=1000)] = None) -> str | None:
+    """The bearer token of the request, if any."""
+    if authorization is None:
+        return None
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise BadInput("the Authorization header must be `Bearer TOKEN`")
+    return token.strip()
+
+
+Token = Annotated[str | None, Depends(bearer)]
+
+
+def acting(token: Token, account: SignedBy) -> Credential:
+    """Who the request acts as: its bearer token, else the account its signature proved (verify.py)."""
+    if token:
+        return token
+    return ActingAccount(account.name, account.key_id, account.public_key) if account is not None else None
+
+
+Acting = Annotated[Credential, Depends(acting)]
+
+Viewer = Annotated[str | None, Query(alias="as", max_length=wire.SHORT, description="See the game as this player.")]

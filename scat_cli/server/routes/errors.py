@@ -1,0 +1,193 @@
+"""Refusals over HTTP: the one table of statuses by error type, the exception handlers that turn
+every error into its status and the one line the CLI prints, and the error responses each
+operation declares in the OpenAPI document (every status it can return)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
+from starlette.routing import Match
+
+from scat_cli.errors import exit_code
+from scat_cli.server import wire
+from scat_cli.server.limits import LOG
+from scat_core.domain.errors import (
+    AuthFailed,
+    BadInput,
+    ConcurrencyConflict,
+    CorruptHistory,
+    NotFound,
+    RequestRefused,
+    RuleViolation,
+    ScatError,
+    Throttled,
+    TimedOut,
+    TooManyFailures,
+    Unavailable,
+)
+from scat_core.records.errors import DatabaseBusy, DatabaseReadOnly, StoreUnavailable
+
+#: Error type -> the HTTP status of its refusal: one line per branch of the error tree
+#: (scat_core.domain.errors) and the leaves that say more; a type takes its nearest listed base's.
+HTTP_STATUS: dict[type[ScatError], int] = {
+    RuleViolation: 422,  # refused by the rules or the game's state
+    CorruptHistory: 422,  # the game's stored history cannot be played on
+    BadInput: 400,
+    AuthFailed: 403,  # 401 when the request carried no credentials (see `scat_error`)
+    RequestRefused: 401,
+    TooManyFailures: 429,
+    Throttled: 429,  # a caller's share of heavy work spent: with Retry-After
+    NotFound: 404,
+    ConcurrencyConflict: 409,
+    Unavailable: 503,  # the database lost, restarting or busy: with Retry-After
+    TimedOut: 408,
+}
+#: HTTP status -> the exit code of a refusal that is no ScatError (a bad path, a bad method).
+STATUS_EXIT = {status: exit_code(kind) for kind, status in reversed(HTTP_STATUS.items())} | {
+    401: exit_code(AuthFailed), 405: exit_code(BadInput), 413: exit_code(BadInput), 429: exit_code(TooManyFailures)}
+#: How soon a client refused for too many open streams may try again (its Retry-After).
+STREAMS_RETRY_AFTER = 5
+
+#: Every error response an operation may declare: status -> what it means here.
+ERRORS: dict[int, str] = {
+    400: "Bad input: a malformed body, parameter, header or card (exit code 2).",
+    401: "No credentials, or a request signature that does not hold (exit code 3).",
+    403: "Credentials that are not the player's, or a server serving accounts only (exit code 3).",
+    404: "No such game, player, account or path (exit code 4).",
+    408: "The request's body came too slowly (exit code 6).",
+    409: "The game moved on meanwhile, or the name or game exists already: read it again and retry "
+         "(exit code 5).",
+    413: "The request's body is too large (exit code 2).",
+    422: "Refused by the rules or the game's state (the rule named), or a damaged history (exit code 1).",
+    429: "Too many failed attempts from this address: try again after the Retry-After header's seconds.",
+    503: "The server's database is unavailable, busy or read-only: try again after the Retry-After "
+         "header's seconds.",
+}
+#: What every operation may answer, whatever it does: the request's signature and headers are checked
+#: (verify.py) and its size and pace limited (limits.py) before it, and the database may be lost.
+EVERY = (400, 401, 403, 408, 413, 429, 503)
+#: What an operation on one game adds: no such game or player, a damaged history.
+ONE_GAME = (404, 422)
+#: What a move adds: the rules' refusal and a concurrent move.
+MOVE = (404, 409, 422)
+#: 429 of heavy work (audits and exports of every game, stats, imports): the caller's share is spent.
+THROTTLED = "The caller's share of heavy work is spent for now, or too many failed attempts from this address: " \
+    "try again after the Retry-After header's seconds (scat_cli/server/heavy_work.py)."
+#: 429 of an event stream: too many open streams.
+TOO_MANY_STREAMS = "Too many open streams from this address or on this server, or too many failed attempts: " \
+    "try again after the Retry-After header's seconds."
+
+
+def responses(*statuses: int, **told: str) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI responses of an operation: EVERY status and `statuses`, each an ErrorOut; `told`
+    (e.g. `s429=THROTTLED`) words a status differently for this operation."""
+    declared: dict[int | str, dict[str, Any]] = {}
+    for status in sorted({*EVERY, *statuses}):
+        description = told.get(f"s{status}", ERRORS[status])
+        declared[status] = {"model": wire.ErrorOut, "description": description}
+    return declared
+
+
+#: The OpenAPI responses of an event stream: the stream, or a refusal (429 over the caps of open streams).
+STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"text/event-stream": {}}, "description": "The stream (server-sent events)."},
+    **responses(*ONE_GAME, s429=TOO_MANY_STREAMS),
+}
+
+
+def http_status(error: ScatError) -> int:
+    """The HTTP status of the refusal `error` (see HTTP_STATUS)."""
+    return next(HTTP_STATUS[kind] for kind in type(error).__mro__ if kind in HTTP_STATUS)
+
+
+def told_to_clients(error: ScatError) -> ScatError:
+    """`error` as a client may read it: a database the server cannot use is named by no URL, host or
+    driver message (those are the operator's, in the log), only by its type and what to do."""
+    if isinstance(error, DatabaseReadOnly):
+        return DatabaseReadOnly("the server's database is read-only: only reads work for now")
+    if isinstance(error, StoreUnavailable):
+        return type(error)("the server's database is unavailable: try again later")
+    return error
+
+
+def refusal(status: int, message: str, told_as: type[ScatError]) -> JSONResponse:
+    """A refusal that is no ScatError, with the exit code of the error type it is told as."""
+    return JSONResponse({"error": message, "exit_code": exit_code(told_as)}, status_code=status)
+
+
+def too_many_streams(message: str) -> JSONResponse:
+    """The refusal of one more event stream over a cap: 429, told when to try again."""
+    response = refusal(429, message, TooManyFailures)
+    response.headers["retry-after"] = str(STREAMS_RETRY_AFTER)
+    return response
+
+
+def _validation_message(error: RequestValidationError) -> str:
+    """The first problem of a request that does not fit its model, as one line."""
+    problems = error.errors()
+    if not problems:
+        return "bad request"
+    first = problems[0]
+    where = ".".join(str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path"))
+    message = " ".join(str(first.get("msg", "invalid")).split())
+    return f"bad request: {where}: {message}" if where else f"bad request: {message}"
+
+
+async def scat_error(request: Request, error: Exception) -> JSONResponse:
+    """A ScatError: its status (403 told as 401 to a request without credentials), its type and fields."""
+    assert isinstance(error, ScatError)
+    status = http_status(error)
+    if status == 403 and "authorization" not in request.headers:
+        status = 401
+    if isinstance(error, StoreUnavailable | DatabaseBusy):
+        LOG.warning("database unavailable on %s %s: %s", request.method, request.url.path,
+                    getattr(error, "reason", "") or type(error).__name__)
+    told = told_to_clients(error)
+    headers = {"retry-after": str(told.retry_after)} if told.retry_after is not None else None
+    return JSONResponse(wire.ErrorOut.of(told).model_dump(exclude_none=True), status_code=status, headers=headers)
+
+
+async def bad_request(request: Request, error: Exception) -> JSONResponse:
+    """A request that does not fit its model: 400 and its first problem."""
+    assert isinstance(error, RequestValidationError)
+    return refusal(400, _validation_message(error), BadInput)
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """The methods the request's path takes, on every route of the app (Starlette's own `Allow`
+    names those of the first route of the path only, e.g. POST alone for GET and POST /games)."""
+    methods = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+    return [method for method in methods
+            if any(route.matches({**request.scope, "method": method})[0] is Match.FULL for route in request.app.routes)]
+
+
+async def http_error(request: Request, error: Exception) -> JSONResponse:
+    """Starlette's refusals (no such path, a method the path does not take: with its `Allow`)."""
+    assert isinstance(error, StarletteHTTPException)
+    headers = dict(error.headers or {})
+    if error.status_code == 405:
+        headers.pop("Allow", None)
+        headers["allow"] = ", ".join(allowed_methods(request))
+    return JSONResponse({"error": str(error.detail), "exit_code": STATUS_EXIT.get(error.status_code, 2)},
+                        status_code=error.status_code, headers=headers or None)
+
+
+async def unexpected(request: Request, error: Exception) -> JSONResponse:
+    """Anything else: 500, logged (or nobody to answer: the client went away)."""
+    if isinstance(error, ClientDisconnect):  # refused as too large, or gone: nobody to answer
+        return refusal(400, "the client went away", BadInput)
+    LOG.exception("unexpected error on %s", request.url.path)
+    return refusal(500, "the server failed on this request (see its log)", ScatError)
+
+
+def handle_errors(app: FastAPI) -> None:
+    """Install the handlers that turn every error into its refusal."""
+    app.add_exception_handler(ScatError, scat_error)
+    app.add_exception_handler(RequestValidationError, bad_request)
+    app.add_exception_handler(StarletteHTTPException, http_error)
+    app.add_exception_handler(Exception, unexpected)

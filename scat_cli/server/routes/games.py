@@ -1,0 +1,94 @@
+"""The games: create one, the list, one game as its viewer may know it, its position, log and replay,
+and the one game an abbreviated id names."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from scat_cli.server import wire
+from scat_cli.server.routes.deps import AccountName, Acting, Server, SignedBy, Viewer
+from scat_cli.server.routes.errors import MOVE, ONE_GAME, responses
+from scat_core.domain.errors import BadInput
+from scat_core.service.values import GamesPage, History, Listing, Played, Position, Shown
+
+router = APIRouter()
+Status = Annotated[str | None, Query(pattern="^(active|finished)$")]
+WaitingFor = Annotated[str | None, Query(max_length=wire.SHORT)]
+Limit = Annotated[int | None, Query(ge=1, le=wire.MAX_PAGE)]
+
+
+@router.post("/games", response_model=Played, status_code=201, responses=responses(*MOVE))
+def new_game(body: wire.CreateIn, server: Server, account: SignedBy) -> Played:
+    """Create a game. Signed by an account: its humans are accounts (the creator one of them),
+    who sign their moves; else protected by tokens, which come back once."""
+    from scat_core.domain.cards import parse_deck
+    from scat_core.domain.events import PlayerSeat
+
+    games = server.games
+    if (body.seed is not None or body.deck is not None) and not server.testing:
+        raise BadInput("this server refuses --seed and --deck (whoever created the game would know every "
+                       "hand); only a server started with --testing accepts them")
+    seats = [PlayerSeat(name=seat.name, is_bot=seat.is_bot) for seat in body.players]
+    deck = parse_deck(body.deck) if body.deck is not None else None
+    if account is not None:
+        humans = iter(server.accounts.seat(account.name, [seat.name for seat in seats if not seat.is_bot]))
+        seats = [seat if seat.is_bot else PlayerSeat(name=next(humans), is_bot=False) for seat in seats]
+        played = games.new_game_of_accounts(seats, options=body.options, dealer=body.dealer, seed=body.seed,
+                                            deck=deck, viewer=account.name)
+    else:
+        played = games.new_game(seats, options=body.options, dealer=body.dealer, seed=body.seed, deck=deck,
+                                protect=True, viewer=body.viewer)
+    server.notifier.changed(played.game_id)
+    return played
+
+
+@router.get("/games", response_model=list[Listing], responses=responses())
+def game_list(server: Server, signer: AccountName, status: Status = None, waiting_for: WaitingFor = None,
+              limit: Limit = None) -> list[Listing]:
+    """The games list, newest activity first (at most `limit`); an account's own games first."""
+    return server.games.game_list(status, waiting_for, limit, signer)
+
+
+@router.get("/games/page", response_model=GamesPage, responses=responses())
+def games_page(server: Server, signer: AccountName, status: Status = None, waiting_for: WaitingFor = None,
+               limit: Limit = None) -> GamesPage:
+    """`scat games`: the newest `limit` games of the list (an account's own first) and how many match in all."""
+    return server.games.games_page(status, waiting_for, limit, signer)
+
+
+@router.get("/games/{game_id}", response_model=Shown, responses=responses(*ONE_GAME))
+def show(game_id: str, server: Server, credential: Acting, viewer: Viewer = None,
+         look: Annotated[bool, Query(description="false: record no look at a face-down hand (R23), "
+                                                 "as `scat play` shows it")] = True) -> Shown:
+    """The game as the viewer may know it, his news since his last move, the result once over."""
+    shown = server.games.show(game_id, viewer, credential, look)
+    if viewer is not None:
+        server.notifier.changed(game_id)  # a look may be recorded (R23), bots may have moved
+    return shown
+
+
+@router.get("/games/{game_id}/head", response_model=Position, responses=responses(*ONE_GAME))
+def position(game_id: str, server: Server) -> Position:
+    """Where the game stands (its last event's seq and hash): what a player signs his move at."""
+    return server.games.position(game_id)
+
+
+@router.get("/games/{game_id}/log", response_model=History, responses=responses(*ONE_GAME))
+def log(game_id: str, server: Server, credential: Acting, viewer: Viewer = None) -> History:
+    """Every event as the viewer may see it."""
+    return server.games.log(game_id, viewer, credential)
+
+
+@router.get("/games/{game_id}/replay", response_model=History, responses=responses(*ONE_GAME))
+def replay(game_id: str, server: Server, credential: Acting, viewer: Viewer = None,
+           to: Annotated[int | None, Query(ge=-(2**31), le=2**31)] = None) -> History:
+    """The game as after event `to`, as the viewer could see it then."""
+    return server.games.replay(game_id, to, viewer, credential)
+
+
+@router.get("/ids/{prefix}", response_model=wire.GameIdOut, responses=responses(404))
+def resolve(prefix: str, server: Server) -> wire.GameIdOut:
+    """The one game whose id starts with `prefix` (404 none, 400 several)."""
+    return wire.GameIdOut(game_id=server.games.resolve_game_id(prefix))

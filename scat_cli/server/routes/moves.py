@@ -1,0 +1,69 @@
+"""The players' moves: every move one `POST /games/{id}/moves`, its body discriminated by `move`
+(move_wire.py, derived from the domain's commands), a claim of another's turn (R28) among them;
+and, deprecated for one release, the per-move URLs of before (`/games/{id}/draw`, ..., `/claim`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ValidationError
+
+from scat_cli.server import wire
+from scat_cli.server.move_wire import MODELS, ClaimMove, MoveBody, body_for, command_of
+from scat_cli.server.routes.deps import Acting, Server, ServerState
+from scat_cli.server.routes.errors import MOVE, responses
+from scat_core.records.acting import Credential
+from scat_core.service.values import Played
+
+router = APIRouter()
+MOVED = responses(*MOVE)
+#: The per-move URLs of before /moves (each the move's verb), kept as deprecated aliases for one release.
+ALIASES = ("draw", "discard", "knock", "declare", "throw-down", "resign")
+
+
+def play(game_id: str, body: BaseModel, server: ServerState, credential: Credential) -> Played:
+    """Make the move `body` sends, as the service tells it to the mover; this process's watchers hear
+    of it at once (SQLite has no NOTIFY)."""
+    sent: Any = body
+    signature = sent.signature.signed() if sent.signature is not None else None
+    try:
+        if isinstance(body, ClaimMove):
+            return server.games.claim(game_id, body.player, credential, signature)
+        return server.games.move(game_id, command_of(body), credential, signature)
+    finally:
+        server.notifier.changed(game_id)
+
+
+@router.post("/games/{game_id}/moves", response_model=Played, responses=MOVED, summary="Move",
+             description=f"A player's move (`move`: {', '.join(MODELS)}; a claim takes the turn of a player "
+             "out of move time, R28), then the bots' answer, as the mover may see it. In a game whose seats are "
+             "accounts, `signature` is the player's of this move at the game's head.")
+def moves(game_id: str, body: MoveBody, server: Server, credential: Acting) -> Played:
+    return play(game_id, body, server, credential)
+
+
+def _alias(verb: str) -> None:
+    def moved(game_id: str, body: wire.MoveIn, server: Server, credential: Acting) -> Played:
+        try:
+            sent = body_for(verb, body.model_dump())
+        except ValidationError as error:
+            raise RequestValidationError(error.errors()) from None
+        return play(game_id, sent, server, credential)
+
+    router.add_api_route(f"/games/{{game_id}}/{verb}", moved, methods=["POST"], response_model=Played,
+                         responses=MOVED, deprecated=True, name=f"{verb.replace('-', '_')}_deprecated",
+                         summary=f"{verb.capitalize()} (deprecated: POST /games/{{game_id}}/moves)",
+                         description=f'Deprecated: `POST /games/{{game_id}}/moves` with `"move": "{verb}"`.')
+
+
+for _verb in ALIASES:
+    _alias(_verb)
+
+
+@router.post("/games/{game_id}/claim", response_model=Played, responses=MOVED, deprecated=True,
+             summary="Claim (deprecated: POST /games/{game_id}/moves)")
+def claim(game_id: str, body: wire.ClaimIn, server: Server, credential: Acting) -> Played:
+    """Deprecated: the same as `POST /games/{game_id}/moves` with `"move": "claim"`."""
+    return play(game_id, ClaimMove(move="claim", player=body.player, signature=body.signature), server, credential)

@@ -1,0 +1,159 @@
+"""The event streams: a game's events as they are appended (`GET /games/{id}/events`) and one stream
+for all of a player's games until one waits for him (`POST /waiting`, `scat wait --any`). Each is
+capped per client address and per process (429 over the caps)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import Response, StreamingResponse
+from starlette.concurrency import run_in_threadpool
+
+from scat_cli.server import wire
+from scat_cli.server.fanout import Subscriber, sse
+from scat_cli.server.push import ANY
+from scat_cli.server.routes.deps import Acting, Server, ServerState, SignedBy, Viewer, acting
+from scat_cli.server.routes.errors import STREAM_RESPONSES, too_many_streams
+from scat_core.domain.errors import AuthFailed
+from scat_core.records.acting import ActingAccount
+from scat_core.service.accounts import AccountView
+from scat_core.service.games import GameService
+
+router = APIRouter()
+#: The last message of an event stream cut short because the server is stopping (the client says so).
+STOPPING = 'event: stopping\ndata: {"error": "the server is stopping"}\n\n'
+
+
+class EventStream(StreamingResponse):
+    """A server-sent event stream that runs `closed` once it ends, however it ends (even unstarted)."""
+
+    def __init__(self, content: AsyncIterator[str], closed: Callable[[], None]) -> None:
+        super().__init__(content, media_type="text/event-stream",
+                         headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
+        self.closed = closed
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.closed()
+
+
+def waiting_as(games: GameService, body: wire.WaitAnyIn) -> tuple[str, dict[str, str]]:
+    """Who a `wait --any` waits as, and the games it may wait in: today those of the player's
+    per-game tokens that are his (AuthFailed when none is); server accounts will answer here."""
+    proven = games.any_turn.proven(body.player, body.tokens)
+    if not proven:
+        raise AuthFailed(f"none of the tokens sent is {body.player}'s in a game of this server: scat sends "
+                         "those it remembers for him (from `new`, or given once with --token)", player=body.player)
+    return body.player, proven
+
+
+@router.get("/games/{game_id}/events", response_class=StreamingResponse, responses=STREAM_RESPONSES)
+async def events(request: Request, game_id: str, server: Server, credential: Acting, viewer: Viewer = None,
+                 after: Annotated[int, Query(ge=0, le=2**31)] = 0) -> Response:
+    """Server-sent events: each event after seq `after`, as `viewer` may see it, as it is appended
+    (a keep-alive comment meanwhile); 429 over the caps of open streams."""
+    caps, notifier, keep_alive = server.caps, server.notifier, server.keep_alive_seconds
+    address = request.client.host if request.client else "-"
+    refused = caps.take(address)
+    if refused is not None:
+        return too_many_streams(refused)
+    subscriber: Subscriber | None = None
+    try:  # the game's follower first, so that it has every event after this stream's first page
+        subscriber = await server.followers.subscribe(game_id, viewer, credential)
+        first = await run_in_threadpool(server.games.log, game_id, viewer, credential)  # refuses before streaming
+    except BaseException:
+        if subscriber is not None:
+            subscriber.leave()
+        caps.give_back(address)
+        raise
+    subscriber.cursor = max(after, first.events[-1].seq if first.events else 0, subscriber.cursor)
+    watching = subscriber
+
+    async def stream() -> AsyncIterator[str]:  # all the events at hand in one write
+        told = "".join(sse(event.seq, event.type, event.model_dump_json())
+                       for event in first.events if event.seq > after)
+        if told:
+            yield told
+        if first.state.status == "finished":
+            return
+        while True:
+            news = watching.news()
+            if news:
+                yield "".join(text for _, text in news)
+            if watching.ended:
+                return
+            if notifier.closed:
+                yield STOPPING
+                return
+            if not await watching.wait(keep_alive):
+                yield ": still here\n\n"  # keeps proxies open, tells the client the server is there
+
+    def closed() -> None:
+        watching.leave()
+        caps.give_back(address)
+
+    return EventStream(stream(), closed)
+
+
+@router.post("/waiting", response_class=StreamingResponse, responses=STREAM_RESPONSES)
+async def waiting(request: Request, body: wire.WaitAnyIn, server: Server, account: SignedBy) -> Response:
+    """Server-sent events for `wait --any`, one stream for all of a player's games: first
+    `told` (the cursor to send again when reconnecting), then, once a game waits for him
+    or ended, `found` (a WaitedAny) and the end; a comment each second until then; 429 over
+    the caps of open streams."""
+    address = request.client.host if request.client else "-"
+    refused = server.caps.take(address)
+    if refused is not None:
+        return too_many_streams(refused)
+    try:
+        response = await waiting_stream(request, body, server, account)
+    except BaseException:
+        server.caps.give_back(address)
+        raise
+    return EventStream(response, lambda: server.caps.give_back(address))
+
+
+async def waiting_stream(request: Request, body: wire.WaitAnyIn, server: ServerState,
+                         account: AccountView | None) -> AsyncIterator[str]:
+    """The stream of `POST /waiting`, once its player is proven (`account`: the one that signed it)."""
+    games, notifier = server.games, server.notifier
+    credential = acting(None, account)
+    if isinstance(credential, ActingAccount) and credential.name.casefold() == body.player.strip().casefold():
+        player, tokens = credential.name, dict(body.tokens)  # his account's games, and any token game he has
+    else:
+        player, tokens, credential = *(await run_in_threadpool(waiting_as, games, body)), None
+    seen = notifier.version(ANY)
+    poll = server.pushed_poll_seconds  # every process's moves wake it (see watch_log): a look now and then anyway
+    looking = games.any_turn.looking(player, tokens, body.told, credential)
+    first = await run_in_threadpool(looking.look)
+
+    async def stream() -> AsyncIterator[str]:
+        nonlocal seen
+        yield f"event: told\ndata: {looking.told.model_dump_json()}\n\n"
+        current, looked = first, time.monotonic()
+        while True:
+            if current is not None:
+                yield f"event: found\ndata: {current.model_dump_json()}\n\n"
+                return
+            if notifier.closed:
+                yield STOPPING
+                return
+            woke = await notifier.wait(ANY, seen, server.keep_alive_seconds)
+            if await request.is_disconnected():
+                return
+            if notifier.closed:
+                continue
+            if not woke:
+                yield ": still here\n\n"
+                if time.monotonic() - looked < poll:
+                    continue
+            seen = notifier.version(ANY)
+            current = await run_in_threadpool(looking.look)
+            looked = time.monotonic()
+
+    return stream()
