@@ -6,10 +6,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from scat_cli.common import Json, print_json, service
+from scat_cli.arguments import Json
 from scat_cli.context import state
 from scat_cli.escape import say
+from scat_cli.output import print_json
 from scat_cli.render import progress
+from scat_cli.service import service
 
 if TYPE_CHECKING:
     from scat_core.domain.audit import AuditReport

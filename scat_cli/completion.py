@@ -55,8 +55,8 @@ def _hand(ctx: Any) -> list[str]:
 @contextmanager
 def _games(ctx: Any) -> Iterator[Games]:
     """The games of the database or server the command line (or the environment, or config.toml) names."""
-    from scat_cli.common import service
     from scat_cli.context import CliState
+    from scat_cli.service import service
     from scat_cli.settings import settle
 
     root = ctx.find_root()

@@ -30,8 +30,8 @@ def show_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
 
     Example: scat config show
     """
-    from scat_cli.common import print_json
     from scat_cli.config_file import KEYS, config_path, read_config
+    from scat_cli.output import print_json
     from scat_cli.settings import chosen
 
     path = config_path()

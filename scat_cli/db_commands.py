@@ -65,7 +65,7 @@ def check_command(
 
     Example: scat db check
     """
-    from scat_cli.common import runnable
+    from scat_cli.command_lines import runnable
     from scat_cli.server.command import refuse_server
     from scat_core.records.keys import KeyRing
     from scat_core.store.sql.database import (

@@ -9,10 +9,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from scat_cli.common import Json, print_json, runnable, service
+from scat_cli.arguments import Json
+from scat_cli.command_lines import runnable
 from scat_cli.context import state
 from scat_cli.escape import escape_strings, say
+from scat_cli.output import print_json
 from scat_cli.render import progress
+from scat_cli.service import service
 
 if TYPE_CHECKING:
     from scat_core.service.values import Skipped

@@ -7,8 +7,10 @@ from typing import Annotated, Any
 import typer
 
 from scat_cli import render
-from scat_cli.common import AsViewer, GameArg, Json, ViewerToken, print_json, service
+from scat_cli.arguments import AsViewer, GameArg, Json, ViewerToken
+from scat_cli.output import print_json
 from scat_cli.presenter import next_steps, viewer_view
+from scat_cli.service import service
 from scat_cli.token_store import token_for
 
 

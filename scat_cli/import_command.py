@@ -9,11 +9,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from scat_cli.arguments import Json
 from scat_cli.audit_commands import report_json, signature_note
-from scat_cli.common import Json, print_json, recorded, service
 from scat_cli.context import state
 from scat_cli.escape import say
+from scat_cli.output import print_json, recorded
 from scat_cli.render import progress
+from scat_cli.service import service
 
 if TYPE_CHECKING:
     from scat_core.domain.audit import AuditReport
@@ -111,7 +113,7 @@ def _import_into(games: Games, path: Path, problem: str | None, strict: bool, ou
 
 def _tell(outcome: Outcome, as_json: bool, server: str | None) -> None:
     """The summary of a bulk import: a JSON document, or a line per file then one line in all."""
-    from scat_cli.common import runnable
+    from scat_cli.command_lines import runnable
     from scat_cli.errors import exit_code, wording
 
     if as_json:
@@ -134,7 +136,7 @@ def _tell(outcome: Outcome, as_json: bool, server: str | None) -> None:
 
 def _imported_note(report: AuditReport, records: list[dict[str, Any]], server: str | None) -> str:
     """How an import went: its events, and what its export's signature proves (a pasteable `key trust` if unknown)."""
-    from scat_cli.common import command_line, runnable
+    from scat_cli.command_lines import command_line, runnable
     from scat_core.service.signatures import export_signature
 
     signature = export_signature(records) if report.signature == "unknown key" else None

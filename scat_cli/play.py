@@ -12,22 +12,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from scat_cli import render
+from scat_cli.arguments import AsName, AsViewer, GameArg, Json, Token, ViewerToken, complete_card
 from scat_cli.cardargs import Source, card_argument, deck_option
-from scat_cli.common import (
-    AsName,
-    AsViewer,
-    GameArg,
-    Json,
-    Token,
-    ViewerToken,
-    command_line,
-    complete_card,
-    print_json,
-    recorded,
-    runnable,
-    scat_prefix,
-    service,
-)
+from scat_cli.command_lines import command_line, runnable, scat_prefix
+from scat_cli.output import print_json, recorded
 from scat_cli.presenter import (
     events_json,
     finished_parts,
@@ -38,6 +26,7 @@ from scat_cli.presenter import (
     result_json,
     viewer_view,
 )
+from scat_cli.service import service
 from scat_cli.token_store import remember, token_for
 from scat_cli.typer_glue import seat_order
 

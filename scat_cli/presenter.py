@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from scat_cli import render
-from scat_cli.common import command_line, print_json, scat_prefix
+from scat_cli.command_lines import command_line, scat_prefix
+from scat_cli.output import print_json
 
 if TYPE_CHECKING:
     from scat_core.domain.state import GameState

@@ -13,7 +13,8 @@ from typing import Annotated
 
 import typer
 
-from scat_cli.common import Json, print_json, stdout_is_terminal
+from scat_cli.arguments import Json
+from scat_cli.output import print_json, stdout_is_terminal
 from scat_core.domain.errors import BadInput
 
 _INLINE = re.compile(r"\*\*(?P<bold>[^*]+)\*\*|`(?P<code>[^`]+)`|(?<![\w*])\*(?P<italic>[^*\s][^*]*)\*(?![\w*])")

@@ -6,7 +6,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from scat_cli.common import Json, print_json, runnable, service
+from scat_cli.arguments import Json
+from scat_cli.command_lines import runnable
+from scat_cli.output import print_json
+from scat_cli.service import service
 
 if TYPE_CHECKING:
     from scat_core.records.stats import StatsFigures, StatsReport

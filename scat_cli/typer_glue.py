@@ -20,8 +20,11 @@ from typing import TYPE_CHECKING, Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from scat_cli.common import COMMANDS, GROUPS, ask_token, fail, is_output_error, output_failed, runnable
+from scat_cli.arguments import ask_token
+from scat_cli.command_lines import runnable
+from scat_cli.command_table import COMMANDS, GROUPS
 from scat_cli.context import acting
+from scat_cli.output import fail, is_output_error, output_failed
 from scat_cli.params import convert_plainly, declared, given, usage_message
 from scat_core.domain.errors import ScatError
 

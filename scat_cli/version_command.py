@@ -6,7 +6,8 @@ import re
 
 import typer
 
-from scat_cli.common import Json, print_json
+from scat_cli.arguments import Json
+from scat_cli.output import print_json
 
 _REVISION = re.compile(r'^revision(?::[^=]*)?=\s*["\']([^"\']+)["\']', re.MULTILINE)
 _DOWN = re.compile(r'^down_revision(?::[^=]*)?=\s*["\']([^"\']+)["\']', re.MULTILINE)

@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from scat_cli import render
-from scat_cli.common import AsName, AsViewer, GameArg, Json, Token, ViewerToken, service
+from scat_cli.arguments import AsName, AsViewer, GameArg, Json, Token, ViewerToken
 from scat_cli.context import state
 from scat_cli.hook import GAME_OVER, TIMEOUT, YOUR_TURN, run_hook
+from scat_cli.service import service
 from scat_cli.token_store import remember, token_for, tokens_of
 
 if TYPE_CHECKING:

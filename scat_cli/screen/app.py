@@ -228,7 +228,7 @@ class PlayScreenApp(App[None]):
 
     def _worded(self, failure: Exception) -> str:
         """An error in the CLI's one-line wording (its rule number, its hint as a command)."""
-        from scat_cli.common import runnable
+        from scat_cli.command_lines import runnable
         from scat_core.domain.errors import ScatError
 
         if not isinstance(failure, ScatError):

@@ -8,7 +8,9 @@ from typing import Annotated, Any
 
 import typer
 
-from scat_cli.common import GameArg, Token, command_line, service
+from scat_cli.arguments import GameArg, Token
+from scat_cli.command_lines import command_line
+from scat_cli.service import service
 from scat_cli.token_store import remember, token_for
 
 PlayAs = Annotated[str | None, typer.Option(

@@ -1,6 +1,6 @@
 """The client of `scat serve`: the game service's front-end methods and values, over HTTP.
 
-The CLI calls it exactly as it calls GameService (`scat_cli.common.service` picks one), so
+The CLI calls it exactly as it calls GameService (`scat_cli.service.service` picks one), so
 every command prints the same output and exit codes through `--server`. Each method is one
 request; the server answers with the service's own values (scat_core.service.values),
 already redacted for the authenticated viewer: a client never holds a card its user may not see.

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from scat_cli import params
 from scat_cli.app import app
-from scat_cli.common import COMMANDS
+from scat_cli.command_table import COMMANDS
 from scat_cli.params import given
 from tests.support.cli import Scat, one_line_error
 

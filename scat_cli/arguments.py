@@ -1,0 +1,75 @@
+"""The arguments and options the commands share: GAME, --as, --token, --json, and their shell completion."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+
+def _complete_game(ctx: typer.Context, incomplete: str) -> list[tuple[str, str]]:
+    """Shell completion of a game id (see scat_cli.completion; imported only when completing)."""
+    from scat_cli.completion import complete_game
+
+    return complete_game(ctx, incomplete)
+
+
+def complete_card(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Shell completion of a card name (see scat_cli.completion; imported only when completing)."""
+    from scat_cli.completion import complete_card as cards
+
+    return cards(ctx, incomplete)
+
+
+GameArg = Annotated[str, typer.Argument(
+    metavar="GAME", help="The game id, or any unique start of it (see `scat games`).", show_default=False,
+    autocompletion=_complete_game)]
+
+
+AsName = Annotated[
+    str, typer.Option("--as", metavar="NAME", help="The player acting.", show_default=False)
+]
+
+
+AsViewer = Annotated[
+    str | None,
+    typer.Option("--as", metavar="NAME", help="See the game as this player (that player's own hand too).",
+                 show_default=False),
+]
+
+
+def ask_token(value: str | None) -> str | None:
+    """`--token -`: read the token from a prompt that does not echo it (or one line of stdin).
+
+    A token given on the command line is visible to every user of the machine in `ps`;
+    SCAT_TOKEN or `--token -` keep it out of the process list.
+    """
+    if value != "-":
+        return value
+    if sys.stdin.isatty():
+        import getpass
+
+        return getpass.getpass("token: ").strip() or None
+    return sys.stdin.readline().strip() or None
+
+
+_TOKEN_HELP = ("The token of the --as player, for a protected game{}. Prefer SCAT_TOKEN or `--token -` "
+               "(asks for it): a token written on the command line shows in `ps` to other users.")
+
+
+Token = Annotated[
+    str | None,
+    typer.Option("--token", envvar="SCAT_TOKEN", metavar="TOKEN", show_default=False,
+                 help=_TOKEN_HELP.format("")),
+]
+
+
+ViewerToken = Annotated[
+    str | None,
+    typer.Option("--token", envvar="SCAT_TOKEN", metavar="TOKEN", show_default=False,
+                 help=_TOKEN_HELP.format("; without --as none is needed, and one given is not used")),
+]
+
+
+Json = Annotated[bool, typer.Option("--json", help="Print one JSON document instead of the human view.")]

@@ -1,0 +1,61 @@
+"""Opening the game service for a command: the database's, or a server's client with the same methods."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+import typer
+
+from scat_cli.context import state
+
+if TYPE_CHECKING:
+    from scat_core.service.boundary import Games
+
+
+def loaded() -> None:
+    """Call once a command has imported what it uses: the garbage collector back to normal.
+
+    The objects made so far (modules, classes: they live until exit) are frozen out of the
+    collector's sight and its usual thresholds restored (see scat_cli/__init__.py). Once
+    per process; `service` calls it.
+    """
+    import gc
+
+    import scat_cli
+
+    if gc.get_threshold() != scat_cli.GC_THRESHOLDS:
+        gc.freeze()
+        gc.set_threshold(*scat_cli.GC_THRESHOLDS)
+
+
+@contextmanager
+def service(ctx: typer.Context) -> Iterator[Games]:
+    """The game service over this invocation's database, disposed of afterwards; with
+    --server, the client of that backend, which has the same methods and values."""
+    from scat_cli.seen_heads import save_seen, witnessed  # a game rolled back is noticed (seen_heads.py)
+    from scat_cli.token_store import where
+
+    given = state(ctx)
+    if given.server:
+        from scat_cli.server.client import RemoteGames
+
+        with RemoteGames(given.server) as remote:
+            loaded()
+            games = witnessed(remote, given.server, server=True)
+            try:
+                yield games
+            finally:
+                save_seen(games)
+        return
+    from scat_core.service.games import GameService
+
+    opened = GameService.open(given.db_url)
+    loaded()
+    games = witnessed(opened, where(ctx), server=False)
+    try:
+        yield games
+    finally:
+        save_seen(games)
+        opened.store.engine.dispose()
