@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 from pydantic import TypeAdapter
 
 from scat_cli.errors import ServerLost
-from scat_cli.server import wire
+from scat_cli.server import answers
 from scat_cli.server.backoff import Backoff
 from scat_cli.server.transport import Answer, Connection, TransportError, TransportTimeout
 from scat_core.domain import events as ev
@@ -99,7 +99,7 @@ class RemoteGames:
             except TransportError as error:
                 raise ServerLost(f"cannot reach the server {self.base_url}: {error}") from None
             if response.status < 400:
-                return wire.seats_from_zero(response.json())  # the server counts seats from 1
+                return answers.seats_from_zero(response.json())  # the server counts seats from 1
             try:
                 self._raise(response)
             except Throttled as throttled:
@@ -115,7 +115,7 @@ class RemoteGames:
     def _raise(self, response: Answer) -> NoReturn:
         """Raise the ScatError a refusal names, with its fields (the CLI words it as a local one)."""
         try:
-            problem = wire.ErrorOut.model_validate(response.json())
+            problem = answers.ErrorOut.model_validate(response.json())
         except ValueError:
             raise RuleViolation(f"the server {self.base_url} answered {response.status} "
                                 f"{response.reason}: is it a scat server?") from None
@@ -136,7 +136,7 @@ class RemoteGames:
         wanted = given.strip()
         if not wanted:
             raise BadInput("a game id cannot be empty (see `scat games`)")
-        return wire.GameIdOut.model_validate(self.request("GET", "/ids/" + quote(wanted, safe=""))).game_id
+        return answers.GameIdOut.model_validate(self.request("GET", "/ids/" + quote(wanted, safe=""))).game_id
 
     def new_game(self, players: Sequence[ev.PlayerSeat], *, options: GameOptions | None = None,
                  dealer: str | None = None, seed: int | str | None = None, deck: Sequence[str] | None = None,

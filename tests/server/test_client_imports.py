@@ -17,9 +17,11 @@ from tests.support.schema import migrated
 #: What a player's `show` or move through a server has no use for either: the rules, the audit, the
 #: maintenance commands, the accounts' decider and service (their pydantic adapters are built at
 #: import; the CLI's exit codes need only their errors, in scat_core.domain.errors): the
-#: server decides (#26 item 2).
+#: server decides (#26 item 2). Nor the request bodies the server validates (wire.py; the client
+#: reads answers.py), nor the records of stored events.
 NOT_A_PLAYERS = ("scat_core.domain.decide", "scat_core.domain.audit", "scat_cli.db_commands", "scat_cli.key_commands",
-                 "scat_core.domain.accounts", "scat_core.service.accounts")
+                 "scat_core.domain.accounts", "scat_core.service.accounts", "scat_cli.server.wire",
+                 "scat_core.records.stored")
 #: What a `show` through a server has no use for besides: the commands of moves.
 NOT_A_LOOKERS = ("scat_core.domain.commands",)
 
