@@ -38,3 +38,36 @@ GROUPS: dict[str, tuple[str, str]] = {
     "account": ("scat_cli.account_commands", "account_app"),
     "config": ("scat_cli.config_commands", "config_app"),
 }
+
+
+#: What `scat --help` lists for each command and group: the first sentence of its help (its
+#: function's docstring; a group's `help`), kept here so that listing them imports none of their
+#: modules (tests/cli/test_typer_glue.py holds each to its help).
+SUMMARIES: dict[str, str] = {
+    "new": "Create a game and deal; bots play until a human must.",
+    "games": "List games, newest activity first, with whose turn it is.",
+    "show": "Show a game; with --as, that player's own hand too.",
+    "draw": "Draw the top card of the stock or of the discard pile (R12).",
+    "discard": "Discard a card from your hand (R12, R13).",
+    "knock": "Knock instead of drawing (R14-R16).",
+    "declare": "Declare 31: everyone else loses a life (R20-R22).",
+    "throw-down": "Call a throw down, unseen: all hands are shown (R23).",
+    "resign": "Leave the game for good, at any time, in turn or not (R27).",
+    "claim": "Claim the turn of a player out of move time (R28).",
+    "log": "The event log, one line per event.",
+    "replay": "Show a game rebuilt from its events, as after event SEQ.",
+    "audit": "Verify games from their events alone; exit 1 if one fails.",
+    "export": "Export histories as jsonl, json or a text transcript.",
+    "import": "Load exported games after auditing each and its signature.",
+    "stats": "Statistics per player and overall, over every game.",
+    "rules": "Print the rules of Scat, or one rule by its number.",
+    "serve": "Run the Scat backend: the HTTP API for `scat --server URL`.",
+    "wait": "Wait for NAME's turn (or the game's end), then show it.",
+    "watch": "Print each event of a game as it happens.",
+    "play": "Play one game full-screen, a key per move.",
+    "version": "Print scat's version, rules versions and schema revision.",
+    "db": "Database maintenance.",
+    "key": "The key that signs each game's head.",
+    "account": "Your account on a server (your key, known there by a name).",
+    "config": "Your defaults for --server, --db and --as, in config.toml.",
+}

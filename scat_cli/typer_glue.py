@@ -22,7 +22,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from scat_cli.arguments import ask_token
 from scat_cli.command_lines import runnable
-from scat_cli.command_table import COMMANDS, GROUPS
+from scat_cli.command_table import COMMANDS, GROUPS, SUMMARIES
 from scat_cli.context import acting
 from scat_cli.output import fail, is_output_error, output_failed
 from scat_cli.params import convert_plainly, declared, given, usage_message
@@ -71,6 +71,20 @@ class ScatGroup(PlainGroup):
         if cmd_name not in self.commands and cmd_name in GROUPS:
             self.commands[cmd_name] = self._group(cmd_name)
         return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: Context, formatter: Any) -> None:
+        """The commands as `TyperGroup.format_commands` lists them, each lazy one by its summary
+        (`SUMMARIES`): `scat --help` imports no command's module and builds no group."""
+        rows = []
+        for name in self.list_commands(ctx):
+            if name in SUMMARIES and name not in self.commands:
+                rows.append((name, TyperCommand(name, help=SUMMARIES[name])))
+            elif (command := self.get_command(ctx, name)) is not None and not command.hidden:
+                rows.append((name, command))
+        if rows:
+            limit = formatter.width - 6 - max(len(name) for name, _ in rows)
+            with formatter.section("Commands"):
+                formatter.write_dl([(name, command.get_short_help_str(limit)) for name, command in rows])
 
     def _group(self, name: str) -> Any:
         """The click group of `GROUPS[name]`, built as `add_typer(app, name=name)` on the root would build it."""

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 from pydantic import TypeAdapter
 
 from scat_cli.errors import ServerLost
-from scat_cli.server import wire
+from scat_cli.server import answers
 from scat_cli.server.backoff import Backoff
+from scat_cli.server.move_request import move_body
 from scat_cli.server.transport import Answer, Connection, TransportError, TransportTimeout
 from scat_core.domain import events as ev
 from scat_core.domain.audit_report import AuditReport
@@ -99,7 +100,7 @@ class RemoteGames:
             except TransportError as error:
                 raise ServerLost(f"cannot reach the server {self.base_url}: {error}") from None
             if response.status < 400:
-                return wire.seats_from_zero(response.json())  # the server counts seats from 1
+                return answers.seats_from_zero(response.json())  # the server counts seats from 1
             try:
                 self._raise(response)
             except Throttled as throttled:
@@ -115,7 +116,7 @@ class RemoteGames:
     def _raise(self, response: Answer) -> NoReturn:
         """Raise the ScatError a refusal names, with its fields (the CLI words it as a local one)."""
         try:
-            problem = wire.ErrorOut.model_validate(response.json())
+            problem = answers.ErrorOut.model_validate(response.json())
         except ValueError:
             raise RuleViolation(f"the server {self.base_url} answered {response.status} "
                                 f"{response.reason}: is it a scat server?") from None
@@ -136,7 +137,7 @@ class RemoteGames:
         wanted = given.strip()
         if not wanted:
             raise BadInput("a game id cannot be empty (see `scat games`)")
-        return wire.GameIdOut.model_validate(self.request("GET", "/ids/" + quote(wanted, safe=""))).game_id
+        return answers.GameIdOut.model_validate(self.request("GET", "/ids/" + quote(wanted, safe=""))).game_id
 
     def new_game(self, players: Sequence[ev.PlayerSeat], *, options: GameOptions | None = None,
                  dealer: str | None = None, seed: int | str | None = None, deck: Sequence[str] | None = None,
@@ -164,10 +165,10 @@ class RemoteGames:
 
     def _signed(self, game_id: str, command: PlayerCommand | ClaimTime, token: str | None,
                 signature: MoveSignature | None = None) -> Played:
-        """POST a move to the game's /moves (its body `wire.move_body`): with a token, or the `signature`
+        """POST a move to the game's /moves (its body `move_request.move_body`): with a token, or the `signature`
         given, as it is; as an account, signed at the game's position as this user reads it now, and
         signed anew (up to SIGN_ATTEMPTS times) if the game moved on meanwhile."""
-        path, body = f"{self._game(game_id)}/moves", wire.move_body(command)
+        path, body = f"{self._game(game_id)}/moves", move_body(command)
         if signature is not None:
             body["signature"] = signature.to_json()
         unsigned = getattr(command, "claimer", "") is None  # scat's own claim (R28), which nobody signs

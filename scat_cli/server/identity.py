@@ -91,7 +91,7 @@ class Identity:
     @property
     def key_id(self) -> str:
         """The key id (16 hex digits), as the server names the key."""
-        from scat_core.domain.accounts import key_id_of
+        from scat_core.records.keys import key_id_of  # not scat_core.domain.accounts: its models cost at import
 
         return key_id_of(self.public_key)
 

@@ -3,7 +3,7 @@ player sends (scat_core.domain.commands.MOVES, each named by its class's `verb`)
 `move`; its fields are the command's own (typed as there; `player` is who moves) and the
 player's signature where his moves are signed. The claim of another's turn (R28) is one of them
 too (`move: "claim"`), though its command's times are the server's: its body is the claimer
-(`player`; none: refused in a protected game) and his signature. `wire.move_body` is the
+(`player`; none: refused in a protected game) and his signature. `move_request.move_body` is the
 client's side of the same body."""
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 Responses are the game service's values (scat_core.service.values, the audit's report, the
 stats report), already redacted by the service for the authenticated viewer; here are only
-the request bodies and the refusals (the HTTP status of each error type is the app's).
+the request bodies, and (from answers.py, which the client imports alone) the refusals and the
+few answers of the server's own (the HTTP status of each error type is the app's).
 """
 
 from __future__ import annotations
@@ -11,14 +12,16 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from scat_cli.errors import BY_EXIT_CODE, error_types, exit_code, wording
-from scat_core.domain.errors import Hint, RuleViolation, ScatError
+from scat_cli.server.answers import ErrorOut, GameIdOut, seats_from_one, seats_from_zero
+from scat_cli.server.move_request import move_body
 from scat_core.domain.options import GameOptions
-from scat_core.records.errors import CorruptHistory, HistoryDamaged
 from scat_core.service.values import Told
 
+__all__ = ["MAX_AUDIT_PAGE", "MAX_EXPORT_PAGE", "MAX_PAGE", "MAX_SEATS", "MAX_TOKENS", "SHORT", "ClaimIn", "CreateIn",
+           "ErrorOut", "GameIdOut", "HealthOut", "ImportIn", "MoveIn", "SeatIn", "SignatureIn", "WaitAnyIn",
+           "move_body", "seats_from_one", "seats_from_zero"]
+
 if TYPE_CHECKING:
-    from scat_core.domain.commands import ClaimTime, PlayerCommand  # noqa: F401 - ClaimTime also at run time
     from scat_core.records.move_signatures import MoveSignature
 
 #: Longest name, card or token a request may carry; bodies are limited by the app too.
@@ -85,19 +88,6 @@ class MoveIn(_Body):
     signature: SignatureIn | None = None
 
 
-def move_body(command: PlayerCommand | ClaimTime) -> dict[str, Any]:
-    """The body of `POST /games/{id}/moves` that sends `command` (without its signature): its
-    `move` (the class's verb) and its fields; a claim names its claimer `player` (none: scat's
-    own claim) and leaves its times to the server (move_wire.py reads it)."""
-    from dataclasses import fields
-
-    from scat_core.domain.commands import ClaimTime
-
-    if isinstance(command, ClaimTime):
-        return {"move": command.verb, "player": command.claimer}
-    return {"move": command.verb, **{part.name: getattr(command, part.name) for part in fields(command)}}
-
-
 class ClaimIn(_Body):
     """A claim of a turn whose move time ran out (R28): who claims (none: a protected game refuses
     it), and his signature of the claim in a game whose seats are accounts."""
@@ -122,60 +112,6 @@ class ImportIn(_Body):
     strict: bool = False
 
 
-class GameIdOut(BaseModel):
-    """The whole id of the game an abbreviated one names."""
-
-    model_config = _LAZY
-
-    game_id: str
-
-
-class ErrorOut(BaseModel):
-    """Every refusal: the one line the CLI prints and its exit code; for a ScatError, its type and fields.
-
-    The client raises the same error again from `type` and the fields (`raised`), so the CLI
-    words it, hints and all, exactly as it words the error of a local database.
-    """
-
-    model_config = _LAZY
-
-    error: str
-    exit_code: int
-    type: str | None = None
-    message: str | None = None
-    rule: str | None = None
-    game_id: str | None = None
-    player: str | None = None
-    hint: str | None = None
-    after: str | None = None
-    reason: str | None = None  # HistoryDamaged: what was found
-    retry_after: int | None = None  # Unavailable, TooManyFailures: seconds to wait before trying again
-
-    @classmethod
-    def of(cls, error: ScatError) -> ErrorOut:
-        """The body of the refusal `error`: the CLI's line (hint worded), its exit code and its fields."""
-        return cls(error=wording(error), exit_code=exit_code(error), type=type(error).__name__,
-                   message=error.message, rule=error.rule, game_id=error.game_id, player=error.player,
-                   hint=error.hint, after=error.after or None, reason=getattr(error, "reason", None) or None,
-                   retry_after=error.retry_after)
-
-    def raised(self) -> ScatError:
-        """The error this refusal names, with its fields; a bare refusal as the type of its exit code."""
-        kind = error_types().get(self.type or "")
-        if kind is None or self.message is None:
-            return BY_EXIT_CODE.get(self.exit_code, RuleViolation)(self.error)
-        if issubclass(kind, HistoryDamaged):
-            if self.game_id is not None and self.reason is not None:
-                return kind(self.game_id, self.reason)
-            kind = CorruptHistory
-        hint = next((known for known in Hint if known.value == self.hint), None)  # unknown (a newer server's): none
-        error = kind(self.message, self.rule, game_id=self.game_id, player=self.player, hint=hint,
-                     after=self.after or "")
-        if self.retry_after is not None:
-            error.retry_after = self.retry_after
-        return error
-
-
 class HealthOut(BaseModel):
     """`GET /health`."""
 
@@ -183,49 +119,3 @@ class HealthOut(BaseModel):
 
     status: Literal["ok"] = "ok"
     database: str
-
-
-#: The keys that make a JSON object a game's state (scat_core.domain.state.GameState as sent).
-_STATE_KEYS = frozenset({"players", "seats", "dealer", "turn", "knocker", "had_turn", "looked"})
-
-
-def seats_from_one(document: Any) -> Any:
-    """A response as sent: each game state's seats counted from 1, as the CLI counts them (no dealer yet: 0).
-
-    The service's states count seats from 0 (`players[].seat`, `seats`, `dealer`, `turn`,
-    `knocker`, `had_turn`, `looked`); `hands` stays a list in seat order.
-    """
-    return _shifted(document, 1)
-
-
-def seats_from_zero(document: Any) -> Any:
-    """A response as received (see `seats_from_one`), its seats counted from 0 again, as the service's values do."""
-    return _shifted(document, -1)
-
-
-def _shifted(document: Any, by: int) -> Any:
-    if isinstance(document, list):
-        return [_shifted(item, by) for item in document]
-    if not isinstance(document, dict):
-        return document
-    found = {key: _shifted(value, by) for key, value in document.items()}
-    if _STATE_KEYS <= found.keys():
-        _shift_state(found, by)
-    return found
-
-
-def _shift_state(state: dict[str, Any], by: int) -> None:
-    """Shift the seat fields of one game state (a JSON object) by `by`, in place."""
-    def seat(value: Any) -> Any:
-        return value + by if isinstance(value, int) and not isinstance(value, bool) else value
-
-    for player in state["players"]:
-        if isinstance(player, dict):
-            player["seat"] = seat(player.get("seat"))
-    if isinstance(state["seats"], dict):
-        state["seats"] = {name: seat(number) for name, number in state["seats"].items()}
-    for key in ("dealer", "turn", "knocker"):
-        state[key] = seat(state[key])
-    for key in ("had_turn", "looked"):
-        if isinstance(state[key], list):
-            state[key] = [seat(number) for number in state[key]]

@@ -26,17 +26,27 @@ def _scrypt(token: str, salt: bytes, n: int, r: int, p: int) -> bytes:
     )
 
 
-def hash_token(token: str) -> str:
-    """The storable salted scrypt hash of `token`."""
-    salt = secrets.token_bytes(16)
-    digest = _scrypt(token, salt, SCRYPT_N, SCRYPT_R, SCRYPT_P)
-    return f"scrypt${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}${salt.hex()}${digest.hex()}"
-
-
 #: Stored hash -> SHA-256 of the token that matched it, in this process only: a long-running
-#: server checks each player's token with scrypt once, then in microseconds. Bounded.
+#: server checks each player's token with scrypt once, then in microseconds; a token it issued
+#: itself (`hash_token`) not even once. Bounded.
 _VERIFIED: dict[str, bytes] = {}
 _VERIFIED_MAX = 10_000
+
+
+def hash_token(token: str) -> str:
+    """The storable salted scrypt hash of `token`; this process then knows it matches (no scrypt
+    at the token's first use: a new game's first move through a server)."""
+    salt = secrets.token_bytes(16)
+    digest = _scrypt(token, salt, SCRYPT_N, SCRYPT_R, SCRYPT_P)
+    stored = f"scrypt${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}${salt.hex()}${digest.hex()}"
+    _remember(stored, hashlib.sha256(token.encode("utf-8")).digest())
+    return stored
+
+
+def _remember(stored: str, quick: bytes) -> None:
+    if len(_VERIFIED) >= _VERIFIED_MAX:
+        _VERIFIED.clear()
+    _VERIFIED[stored] = quick
 
 
 def verify_token(token: str, stored: str) -> bool:
@@ -46,9 +56,7 @@ def verify_token(token: str, stored: str) -> bool:
     if known is not None and hmac.compare_digest(known, quick):
         return True
     if _matches(token, stored):
-        if len(_VERIFIED) >= _VERIFIED_MAX:
-            _VERIFIED.clear()
-        _VERIFIED[stored] = quick
+        _remember(stored, quick)
         return True
     return False
 

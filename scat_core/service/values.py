@@ -8,15 +8,17 @@ not see. The HTTP backend returns these models, and its client validates them ba
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from scat_core.domain import events as ev
 from scat_core.domain.audit_report import AuditReport
 from scat_core.domain.state import GameState
-from scat_core.records.stored import StoredEvent
 from scat_core.service.outcomes import GameResult
+
+if TYPE_CHECKING:  # (only `SeenEvent.of` names it: a client, which never stores, does not import it)
+    from scat_core.records.stored import StoredEvent
 
 
 class _Value(BaseModel):

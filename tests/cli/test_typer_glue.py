@@ -179,3 +179,37 @@ def test_a_group_without_a_command_prints_its_help_the_same_way() -> None:
     assert bare.exit_code == db.exit_code == 2
     assert "Usage: scat [OPTIONS] COMMAND" in bare.stderr and "Usage: scat db [OPTIONS] COMMAND" in db.stderr
     assert bare.stdout == db.stdout == ""
+
+
+def test_the_help_lists_each_command_by_the_first_sentence_of_its_own_help() -> None:
+    # `scat --help` lists them from SUMMARIES, importing none of their modules: each must say
+    # what the command's own help (its docstring; a group's help) says first.
+    import inspect
+    from importlib import import_module
+
+    import typer
+
+    from scat_cli.command_table import GROUPS, SUMMARIES
+    from scat_cli.typer_glue import ScatGroup
+
+    root = typer.main.get_command(app)
+    assert isinstance(root, ScatGroup)
+    helps = {name: inspect.getdoc(getattr(import_module(module), function)) or ""
+             for name, (module, function) in COMMANDS.items()}
+    helps |= {name: root._group(name).help or "" for name in GROUPS}
+    first = {name: " ".join(text.split("\n\n")[0].split()) for name, text in helps.items()}
+    assert SUMMARIES == first
+
+
+def test_the_help_imports_no_commands_module() -> None:
+    code = (
+        "import sys\nsys.argv = ['scat', '--help']\n"
+        "from scat_cli.app import main\n"
+        "try:\n    main()\nexcept SystemExit as exit:\n    assert not exit.code, exit.code\n"
+        "from scat_cli.command_table import COMMANDS, GROUPS\n"
+        "loaded = sorted({module for module, _ in [*COMMANDS.values(), *GROUPS.values()]} & set(sys.modules))\n"
+        "assert not loaded, loaded\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert "new         Create a game and deal; bots play until a human must." in result.stdout

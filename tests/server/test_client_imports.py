@@ -17,9 +17,11 @@ from tests.support.schema import migrated
 #: What a player's `show` or move through a server has no use for either: the rules, the audit, the
 #: maintenance commands, the accounts' decider and service (their pydantic adapters are built at
 #: import; the CLI's exit codes need only their errors, in scat_core.domain.errors): the
-#: server decides (#26 item 2).
+#: server decides (#26 item 2). Nor the request bodies the server validates (wire.py; the client
+#: reads answers.py), nor the records of stored events.
 NOT_A_PLAYERS = ("scat_core.domain.decide", "scat_core.domain.audit", "scat_cli.db_commands", "scat_cli.key_commands",
-                 "scat_core.domain.accounts", "scat_core.service.accounts")
+                 "scat_core.domain.accounts", "scat_core.service.accounts", "scat_cli.server.wire",
+                 "scat_core.records.stored")
 #: What a `show` through a server has no use for besides: the commands of moves.
 NOT_A_LOOKERS = ("scat_core.domain.commands",)
 
@@ -46,3 +48,23 @@ def test_show_and_a_move_through_a_server_load_nothing_of_the_database_or_the_se
         assert not_a_clients(modules) == [], command
         assert not_a_clients(modules, NOT_A_PLAYERS) == [], command
         assert command[0] != "show" or not_a_clients(modules, NOT_A_LOOKERS) == []
+
+
+def test_an_accounts_show_and_signed_move_load_no_more(served: str, tmp_path: Path) -> None:
+    """Signed by the user's key (his requests and his moves), a client still loads no accounts'
+    models (the key id is a hash, scat_core.records.keys) nor anything of the database."""
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "SCAT_DB_URL": "", "SCAT_SERVER": "",
+           "SCAT_KEY_FILE": str(tmp_path / "keys" / "ann.pem")}
+    env.pop("SCAT_TOKEN", None)
+    env.pop("SCAT_AS", None)
+    scat = Path(sys.executable).parent / "scat"
+    subprocess.run([scat, "--server", served, "account", "register", "ann"], env=env, capture_output=True,
+                   check=True)
+    game = subprocess.run([scat, "--server", served, "new", "-q", "--player", "ann", "--bot", "bob", "--dealer", "bob"],
+                          env=env, capture_output=True, text=True, check=True).stdout.split()[0]
+    for command in (["show", game], ["draw", game, "stock"]):
+        code, modules, errors = loaded(["--server", served, *command], env)
+        assert code == 0, errors
+        assert "scat_cli.server.identity" in modules  # it did sign as the account
+        assert not_a_clients(modules) == [], command
+        assert not_a_clients(modules, NOT_A_PLAYERS) == [], command

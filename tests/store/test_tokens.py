@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from scat_core.records import tokens
 from scat_core.records.tokens import hash_token, new_token, verify_token
 
 
@@ -12,6 +15,27 @@ def test_a_token_verifies_against_its_hash_and_a_wrong_one_does_not() -> None:
     assert verify_token(token, stored)
     assert not verify_token(token + "x", stored)
     assert not verify_token("", stored)
+
+
+def test_a_token_issued_by_another_process_verifies_by_its_scrypt_hash(monkeypatch: pytest.MonkeyPatch) -> None:
+    token = new_token()
+    stored = hash_token(token)
+    monkeypatch.setattr(tokens, "_VERIFIED", {})  # another process: it knows only the stored hash
+    assert verify_token(token, stored)
+    assert not verify_token(token + "x", stored)
+
+
+def test_a_token_this_process_issued_verifies_without_scrypt(monkeypatch: pytest.MonkeyPatch) -> None:
+    token = new_token()
+    stored = hash_token(token)
+
+    def no_scrypt(*args: object) -> bytes:
+        raise AssertionError("scrypt ran for a token this process issued")
+
+    monkeypatch.setattr(tokens, "_scrypt", no_scrypt)
+    assert verify_token(token, stored)  # a new game's first move through a server: no scrypt
+    with pytest.raises(AssertionError, match="scrypt ran"):
+        verify_token(token + "x", stored)  # a wrong token is still checked by its hash
 
 
 def test_hashing_the_same_token_twice_uses_different_salts() -> None:
