@@ -171,6 +171,7 @@ def test_games_from_before_the_projection_migration_are_counted_after_it(
     with monkeypatch.context() as unsigned:  # revision 0001 had no head_signatures table either
         unsigned.setattr("scat_core.store.sql.appending.sign_appended_head", lambda *_: None)
         unsigned.setattr("scat_core.store.sql.games_list.games_values", _before_0008)  # nor 0008's columns
+        unsigned.setattr("scat_core.store.sql.games_list.seat_rows", lambda *_: [])  # nor 0011's game_seats
         _old_bot_game(old, bots("ann", "bob"))  # written by a scat without projections (nor snapshots)
     ensure_schema(engine)
     assert old.stats().overall.games_played == 1
