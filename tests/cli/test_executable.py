@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.cli import BIN, SCAT
+from tests.support.cli import BIN, SCAT, scat_in_a_fresh_interpreter
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -164,20 +164,15 @@ def test_a_command_loads_only_what_it_uses_and_collects_no_garbage_meanwhile(sql
     # collector waits while the command loads its modules (they live until exit), then they
     # are frozen and the usual thresholds come back.
     args = [word.replace("{game}", _a_game(sqlite_url)) for word in command]
-    code = (
-        "import gc, sys\n"
-        "before, older = gc.get_threshold(), []\n"
-        "gc.callbacks.append(lambda phase, info: older.append(info['generation']) if phase == 'start' "
-        "and info['generation'] > 0 else None)\n"
-        f"sys.argv = ['scat', '--db', {sqlite_url!r}, *{args!r}]\n"
-        "from scat_cli.app import main\n"
-        "try:\n    main()\nexcept SystemExit as exit:\n    assert not exit.code, exit.code\n"
+    result = scat_in_a_fresh_interpreter(
+        ["--db", sqlite_url, *args],
         "heavy = sorted(m for m in ('alembic', 'typer._adapters', 'rich', 'sqlalchemy.dialects.postgresql') "
         "if m in sys.modules)\n"
         "assert not heavy, heavy\n"
         "assert not older, f'collections of older generations: {older}'\n"
         "assert gc.get_threshold() == before, (gc.get_threshold(), before)\n"
-        "assert gc.get_freeze_count() > 10_000, gc.get_freeze_count()\n"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+        "assert gc.get_freeze_count() > 10_000, gc.get_freeze_count()\n",
+        before="import gc\nbefore, older = gc.get_threshold(), []\n"
+        "gc.callbacks.append(lambda phase, info: older.append(info['generation']) if phase == 'start' "
+        "and info['generation'] > 0 else None)\n")
     assert result.returncode == 0, result.stderr

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +19,7 @@ from scat_cli import params
 from scat_cli.app import app
 from scat_cli.command_table import COMMANDS
 from scat_cli.params import given
-from tests.support.cli import Scat, one_line_error
+from tests.support.cli import Scat, one_line_error, scat_in_a_fresh_interpreter
 
 CLI = Path(params.__file__).parent
 #: Typer's internals scat_cli once reached into; only `typer_converts_with` may name `_runtime_param`.
@@ -160,17 +158,12 @@ def test_a_group_without_its_command_prints_its_help_on_stderr(group: str) -> No
 
 
 def test_a_command_imports_only_its_own_module(sqlite_url: str) -> None:
-    code = (
-        "import sys\n"
-        f"sys.argv = ['scat', '--db', {sqlite_url!r}, 'rules', 'R1']\n"
-        "from scat_cli.app import main\n"
-        "try:\n    main()\nexcept SystemExit as exit:\n    assert not exit.code, exit.code\n"
+    result = scat_in_a_fresh_interpreter(
+        ["--db", sqlite_url, "rules", "R1"],
         "loaded = sorted(m for m in ('scat_cli.play', 'scat_cli.history', 'scat_cli.stats_command', "
         "'scat_cli.waiting', 'scat_cli.server.command') if m in sys.modules)\n"
         "assert not loaded, loaded\n"
-        "assert 'scat_cli.rules_command' in sys.modules\n"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+        "assert 'scat_cli.rules_command' in sys.modules\n")
     assert result.returncode == 0, result.stderr
 
 
@@ -202,14 +195,10 @@ def test_the_help_lists_each_command_by_the_first_sentence_of_its_own_help() -> 
 
 
 def test_the_help_imports_no_commands_module() -> None:
-    code = (
-        "import sys\nsys.argv = ['scat', '--help']\n"
-        "from scat_cli.app import main\n"
-        "try:\n    main()\nexcept SystemExit as exit:\n    assert not exit.code, exit.code\n"
+    result = scat_in_a_fresh_interpreter(
+        ["--help"],
         "from scat_cli.command_table import COMMANDS, GROUPS\n"
         "loaded = sorted({module for module, _ in [*COMMANDS.values(), *GROUPS.values()]} & set(sys.modules))\n"
-        "assert not loaded, loaded\n"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+        "assert not loaded, loaded\n")
     assert result.returncode == 0, result.stderr
     assert "new         Create a game and deal; bots play until a human must." in result.stdout

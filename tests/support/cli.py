@@ -97,3 +97,15 @@ def imported_into_a_fresh_database(scat: Scat, game: str, tmp_path: Path, migrat
     env = {"SCAT_DB_URL": f"sqlite:///{fresh}"}
     assert scat("import", str(path), env=env).exit_code == 0
     return env
+
+
+def scat_in_a_fresh_interpreter(argv: list[str], then: str, before: str = "") -> subprocess.CompletedProcess[str]:
+    """`scat ARGV` run by `main()` in a new interpreter: the Python of `before` first, of `then`
+    (asserts on `sys.modules`, say) once the command exited with 0; the process's result."""
+    code = (
+        f"import sys\n{before}sys.argv = ['scat', *{argv!r}]\n"
+        "from scat_cli.app import main\n"
+        "try:\n    main()\nexcept SystemExit as exit:\n    assert not exit.code, exit.code\n"
+        f"{then}"
+    )
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
