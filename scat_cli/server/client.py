@@ -214,14 +214,14 @@ class RemoteGames:
                                                    params={"as": viewer, "to": to}))
 
     def game_list(self, status: str | None = None, waiting_for: str | None = None,
-                  limit: int | None = None, first_for: str | None = None) -> list[Listing]:
+                  limit: int | None = None) -> list[Listing]:
         """The games list, newest activity first, at most `limit`; the server puts the games of the
-        account that signs the request first (`first_for` is not sent: a server lists its caller's)."""
+        account that signs the request first."""
         rows = self.request("GET", "/games", params={"status": status, "waiting_for": waiting_for, "limit": limit})
         return TypeAdapter(list[Listing]).validate_python(rows)
 
     def games_page(self, status: str | None = None, waiting_for: str | None = None,
-                   limit: int | None = None, first_for: str | None = None) -> GamesPage:
+                   limit: int | None = None) -> GamesPage:
         """The newest `limit` games of the list (the signing account's first, as `game_list`), and how many match."""
         return GamesPage.model_validate(self.request(
             "GET", "/games/page", params={"status": status, "waiting_for": waiting_for, "limit": limit}))

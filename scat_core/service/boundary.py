@@ -79,12 +79,13 @@ class Games(Protocol):
         """`scat replay`."""
 
     def game_list(self, status: str | None = None, waiting_for: str | None = None,
-                  limit: int | None = None, first_for: str | None = None) -> list[Listing]:
-        """The games list (newest activity first, at most `limit`; `first_for`'s games first)."""
+                  limit: int | None = None) -> list[Listing]:
+        """The games list (newest activity first, at most `limit`; through a server, the signing
+        account's games first)."""
 
     def games_page(self, status: str | None = None, waiting_for: str | None = None,
-                   limit: int | None = None, first_for: str | None = None) -> GamesPage:
-        """`scat games`: a page of the list (`first_for`'s games first) and how many games match in all."""
+                   limit: int | None = None) -> GamesPage:
+        """`scat games`: a page of the list (as `game_list` orders it) and how many games match in all."""
 
     def audit(self, game_id: str, strict: bool = False) -> AuditReport:
         """`scat audit GAME`."""

@@ -164,15 +164,15 @@ class GameService(Generic[S]):
         return self.answers.replay(game_id, to, viewer, token)
 
     def game_list(self, status: str | None = None, waiting_for: str | None = None,
-                  limit: int | None = None, first_for: str | None = None) -> list[Listing]:
-        """The games list (at most `limit`; `first_for`'s games first), each row with its read-only,
-        chosen-chance and move-time fields."""
-        return self.answers.game_list(status, waiting_for, limit, first_for)
+                  limit: int | None = None) -> list[Listing]:
+        """The games list (at most `limit`), each row with its read-only, chosen-chance and move-time fields."""
+        return self.answers.game_list(status, waiting_for, limit)
 
     def games_page(self, status: str | None = None, waiting_for: str | None = None,
-                   limit: int | None = None, first_for: str | None = None) -> GamesPage:
-        """`scat games`: the newest `limit` games of the list (`first_for`'s first) and how many match in all."""
-        return self.answers.games_page(status, waiting_for, limit, first_for)
+                   limit: int | None = None) -> GamesPage:
+        """`scat games`: the newest `limit` games of the list and how many match in all (a server lists
+        its caller's games first: `answers.games_page(..., first_for)`)."""
+        return self.answers.games_page(status, waiting_for, limit)
 
     def wait_for_turn(self, game_id: str, player: str, token: Credential = None,
                       timeout: float | None = None) -> Waited:

@@ -48,14 +48,14 @@ def new_game(body: wire.CreateIn, server: Server, account: SignedBy) -> Played:
 def game_list(server: Server, signer: AccountName, status: Status = None, waiting_for: WaitingFor = None,
               limit: Limit = None) -> list[Listing]:
     """The games list, newest activity first (at most `limit`); an account's own games first."""
-    return server.games.game_list(status, waiting_for, limit, signer)
+    return server.games.answers.game_list(status, waiting_for, limit, signer)  # the signer's games first
 
 
 @router.get("/games/page", response_model=GamesPage, responses=responses())
 def games_page(server: Server, signer: AccountName, status: Status = None, waiting_for: WaitingFor = None,
                limit: Limit = None) -> GamesPage:
     """`scat games`: the newest `limit` games of the list (an account's own first) and how many match in all."""
-    return server.games.games_page(status, waiting_for, limit, signer)
+    return server.games.answers.games_page(status, waiting_for, limit, signer)
 
 
 @router.get("/games/{game_id}", response_model=Shown, responses=responses(*ONE_GAME))
