@@ -7,16 +7,23 @@ from datetime import UTC, datetime, timedelta
 
 _UNITS = {"d": 86_400, "h": 3_600, "m": 60, "s": 1}
 _DURATION = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?")
+#: The shortest and longest move time a game may have (R28): a second, and a year of 366 days.
+MOVE_TIME_RANGE = (1, 366 * 86_400)
 #: How recorded_at is written by the store: UTC, microseconds, a Z.
 RECORDED_AT_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 
 def parse_duration(text: str) -> int:
-    """Seconds in a duration like `90s`, `30m`, `36h`, `2d` or `1d12h`; ValueError otherwise."""
+    """Seconds in a move time like `90s`, `30m`, `36h`, `2d` or `1d12h`, from 1s to 366d;
+    ValueError otherwise."""
     match = _DURATION.fullmatch(text.strip().lower())
     if not text.strip() or match is None or not any(match.groups()):
         raise ValueError(f"not a duration like 90s, 30m, 36h, 2d or 1d12h: {text!r}")
-    return sum(int(amount) * seconds for amount, seconds in zip(match.groups(), _UNITS.values(), strict=True) if amount)
+    seconds = sum(int(amount) * size for amount, size in zip(match.groups(), _UNITS.values(), strict=True) if amount)
+    low, high = MOVE_TIME_RANGE
+    if not low <= seconds <= high:
+        raise ValueError(f"{text.strip()!r} is not between 1s and 366d")
+    return seconds
 
 
 def format_duration(seconds: int) -> str:

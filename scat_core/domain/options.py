@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-from .move_time import format_duration
+from .move_time import MOVE_TIME_RANGE, format_duration
 
 
 class GameOptions(BaseModel):
@@ -24,7 +24,8 @@ class GameOptions(BaseModel):
     no_first_round_knock: bool = Field(default=False, description="R15b: no knock in the first round")
     throw_down: bool = Field(default=False, description="R23: throw down allowed")
     no_dole: bool = Field(default=False, description="R25: out as soon as the last penny is paid")
-    move_time: int | None = Field(default=None, ge=1, le=366 * 86_400, description="R28: seconds for each turn")
+    move_time: int | None = Field(default=None, ge=MOVE_TIME_RANGE[0], le=MOVE_TIME_RANGE[1],
+                                   description="R28: seconds for each turn")
 
     @model_serializer(mode="wrap")
     def _without_move_time_unset(self, handler: SerializerFunctionWrapHandler) -> Any:

@@ -169,3 +169,11 @@ def test_r28_the_late_players_own_move_is_refused_after_his_time_but_the_claim_s
     one_line_error(result)
     types = [event["type"] for event in scat_json("log", game)["events"]]
     assert types == ["GameCreated", "HandDealt", "Resigned"]
+
+
+@pytest.mark.parametrize("given", ["0s", "0m", "0d", "367d", "99999999d"])
+def test_r28_a_move_time_outside_one_second_to_366_days_is_exit_2_in_one_line(scat: Scat, given: str) -> None:
+    result = scat("new", "--player", "you", "--bot", "bob", "--move-time", given)
+    assert result.exit_code == 2
+    assert one_line_error(result) == f"scat: error: --move-time: {given!r} is not between 1s and 366d (R28)"
+    assert scat("games").stdout.startswith("No games yet.")  # nothing was created
