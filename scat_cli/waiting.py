@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -14,6 +15,7 @@ from scat_cli.service import service
 from scat_cli.token_store import remember, token_for, tokens_of
 
 if TYPE_CHECKING:
+    from scat_core.service.boundary import Games
     from scat_core.service.values import SeenEvent
 
 
@@ -73,14 +75,33 @@ def wait(ctx: typer.Context, game: OptionalGame = None, player: AsName = "", tok
     _wait_one(ctx, game, player, token, timeout, as_json, command)
 
 
+def _resolved_in_time(games: Games, given: str, deadline: float | None) -> str:
+    """The whole id of the game `given` names; a server that is away (restarting, say) is asked
+    again until `deadline` (monotonic), as the wait itself tries a lost server again."""
+    from scat_cli.errors import ServerLost
+
+    backoff = None
+    while True:
+        try:
+            return games.resolve_game_id(given)
+        except ServerLost as lost:
+            if backoff is None:
+                from scat_cli.server.backoff import Backoff
+
+                backoff = Backoff(deadline)
+            backoff.after(lost)
+
+
 def _wait_one(ctx: typer.Context, game: str, player: str, token: str | None, timeout: float | None,
               as_json: bool, command: str | None) -> None:
     from scat_cli.errors import WaitTimedOut
     from scat_cli.play import print_shown
 
     with service(ctx) as games:
-        game = games.resolve_game_id(game)
-        waited = games.wait_for_turn(game, player, token_for(ctx, game, player, token), timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        game = _resolved_in_time(games, game, deadline)
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        waited = games.wait_for_turn(game, player, token_for(ctx, game, player, token), left)
     state = waited.shown.state
     if waited.timed_out:
         seat = state.seat_of(player)

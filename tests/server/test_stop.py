@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.live_server import server_in_thread, server_process
+from tests.support.live_server import free_port, server_in_thread, server_process
 from tests.support.schema import migrated
 
 SCAT = str(Path(sys.executable).parent / "scat")
@@ -90,3 +90,28 @@ def test_sigterm_stops_the_server_at_once_and_tells_its_waiting_clients(
     # It was 12 s: uvicorn waited for the streams for its graceful 10 s, then cancelled them, and
     # the clients heard a cut stream. Each client told "the server is stopping" (above) shows its
     # stream was ended at once by the server, not cancelled at the end of that wait.
+
+
+def test_a_wait_started_while_the_server_is_away_finds_it_when_it_is_back(db_url: str, tmp_path: Path) -> None:
+    # cli.md: a wait outlives a server restart; so does one begun during the restart (it gave up
+    # at once: its first request, naming the game, was not tried again).
+    migrated(db_url)
+    port = free_port()
+    with server_process(db_url, port=port) as (url, _):
+        env = {**os.environ, "SCAT_SERVER": url, "XDG_CONFIG_HOME": str(tmp_path / "config"), "SCAT_TOKEN": ""}
+        created = subprocess.run([SCAT, "new", "--player", "you", "--player", "eve", "--bot", "bob", "--dealer",
+                                  "eve", "--json"], env=env, capture_output=True, text=True, timeout=60, check=True)
+        game = json.loads(created.stdout)  # it is your turn (R11: the dealer's left plays first)
+    waiting = subprocess.Popen([SCAT, "wait", game["game_id"], "--as", "you", "--timeout", "120"],
+                               env={**env, "SCAT_TOKEN": game["tokens"]["you"]},
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert waiting.stderr is not None
+        note = waiting.stderr.readline()  # told once that the server is away: it tries again
+        assert note.startswith(f"scat: note: cannot reach the server {url}: ") and "trying again" in note
+        with server_process(db_url, port=port):
+            out, err = waiting.communicate(timeout=120)
+    finally:
+        waiting.kill()
+    assert waiting.returncode == 0, err
+    assert "Your turn" in out
