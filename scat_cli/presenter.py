@@ -77,7 +77,7 @@ def next_steps(ctx: typer.Context, state: GameState, viewer: str, moves: list[Mo
             title = "Your turn."
         elif state.turn is not None:
             title = f"Waiting for {state.name(state.turn)}."
-    if state.protected and steps and _token_unknown(ctx, game, name):
+    if state.protected and not state.signed_moves and steps and _token_unknown(ctx, game, name):
         title += " (Protected game: give your token with --token or SCAT_TOKEN.)"
     return title, steps
 

@@ -94,7 +94,8 @@ def describe(event: ev.Event, table: PublicTable) -> str:
             players = ", ".join(p.name + (" (bot)" if p.is_bot else "") for p in event.players)
             options = "; ".join(event.options.describe()) or "standard rules"
             drawn = " (drawn by lot)" if event.dealer_drawn else ""
-            protected = "; protected by player tokens" if event.protected else ""
+            protected = ("; each move signed by its player's key" if event.signed_moves
+                         else "; protected by player tokens" if event.protected else "")
             return f"game {event.game_id} created for {players}; dealer {event.dealer}{drawn}; {options}{protected}"
         case ev.HandDealt():
             return deal_text(event, table)

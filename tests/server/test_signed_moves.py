@@ -236,3 +236,12 @@ def test_wait_any_through_the_server_finds_the_game_that_waits_for_the_account(t
     found = run(server, player, keys, "wait", "--any", "--timeout", "20", "--json")  # --as left out: his account
     assert found.exit_code == 0, found.output
     assert json.loads(found.stdout)["game_id"] == game
+
+
+def test_an_account_game_tells_its_players_of_keys_not_tokens(table: tuple[str, Path, str]) -> None:
+    server, keys, game = table
+    player = to_act(server, keys, game) or "ann"
+    shown = ok(run(server, player, keys, "show", game))
+    assert "Your turn." in shown and "token" not in shown.lower()
+    first = ok(run(server, player, keys, "log", game)).splitlines()[0]
+    assert first.endswith("; each move signed by its player's key") and "token" not in first
