@@ -77,7 +77,8 @@ def _verdict(report: AuditReport, server: str | None = None) -> str:
         chosen = ("; the seed was chosen at creation (--seed): its creator could know every hand"
                   if report.seed_chosen else "")
         signed = signature_note(report.signature, report.signature_key_id, report.signature_signer, "head", server)
-        moves = (f"; {report.moves_verified} moves signed by their players' keys, every signature verified"
+        moves = (f"; {report.moves_verified} move{'' if report.moves_verified == 1 else 's'} signed by their "
+                 "players' keys, every signature verified"
                  if report.moves_signed else "")
         return (f"game {report.game_id}: OK, {report.events} events: hash chain, rules, invariants "
                 f"and {seed}{chosen}{moves}" + (f"; {signed}" if signed else "") + _origin_note(report, server))

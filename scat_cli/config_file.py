@@ -85,10 +85,16 @@ def value_problem(key: str, value: str) -> str | None:
     return name_problem(normalize_name(value))
 
 
+def url_example(url: str) -> str:
+    """`url` with http:// in front, as an example of a server URL (another scheme's, a made-up one)."""
+    given = url.strip()
+    return "http://127.0.0.1:8031" if "://" in given or not given else f"http://{given}"
+
+
 def server_problem(url: str) -> str | None:
     """What is wrong with a server URL, or None."""
     if not url.strip().lower().startswith(("http://", "https://")):
-        return f"a server URL starts with http:// or https://, e.g. http://{url.strip()}"
+        return f"a server URL starts with http:// or https://, e.g. {url_example(url)}"
     return None
 
 

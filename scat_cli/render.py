@@ -318,7 +318,8 @@ def games_table(rows: Sequence[Listing], filtered: bool = False) -> None:
     late = [row for row in rows if row.move_time_left == 0]
     if late:
         games = ", ".join(row.game_id for row in late[:3]) + (" ..." if len(late) > 3 else "")
-        out.line(out.style(runnable(f"Out of time (R28) in {games}: any other player may `scat claim GAME`."),
+        claim = f"`scat claim {late[0].game_id}`" if len(late) == 1 else "`scat claim GAME`"
+        out.line(out.style(runnable(f"Out of time (R28) in {games}: any other player may {claim}."),
                            "bold yellow"))
 
 

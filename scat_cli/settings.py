@@ -47,7 +47,7 @@ def chosen(db: str | None, server: str | None, file: Mapping[str, str]) -> dict[
 
 def settle(ctx: Any, db: str | None, server: str | None) -> CliState:
     """The CliState of this invocation; `--as` defaults to the setting in force (see `chosen`, `as_default`)."""
-    from scat_cli.config_file import read_config, server_problem
+    from scat_cli.config_file import read_config, server_problem, url_example
     from scat_cli.urls import db_url_problem
 
     if db is not None and not db.strip():
@@ -63,7 +63,7 @@ def settle(ctx: Any, db: str | None, server: str | None) -> CliState:
         problem = server_problem(remote)
         if problem:
             raise BadInput(f"{_named('server', where['server'].origin)} needs a URL starting with http:// or "
-                           f"https://, e.g. http://{remote.strip()}")
+                           f"https://, e.g. {url_example(remote)}")
     else:
         origin = where["db"].origin
         typed = url if url is not None else (os.environ.get("SCAT_DB_URL") if origin == "environment" else None)

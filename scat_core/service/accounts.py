@@ -90,8 +90,8 @@ class AccountService:
         for name in names:
             account = self.named(name)
             if account is None:
-                raise acc.NoSuchAccount.of(f"named {name!r}: on this server every human player is a registered "
-                                           "account (bots are not)")
+                raise acc.NoSuchAccount(f"no account named {name!r} on this server: every human player here is "
+                                        "a registered account (bots are not)")
             seated.append(account.name)
         if skeleton(creator) not in {skeleton(name) for name in seated}:
             raise AuthFailed(f"you ({creator}) must be one of the players of a game you create on this server",

@@ -58,6 +58,8 @@ def test_version_imports_no_sqlalchemy() -> None:
      "four slashes, sqlite:////no-such-folder/x.db)"),
     (("--server", "127.0.0.1:8731"), {},
      "--server needs a URL starting with http:// or https://, e.g. http://127.0.0.1:8731"),
+    (("--server", "ftp://scat.example.org"), {},  # another scheme is not written after http://
+     "--server needs a URL starting with http:// or https://, e.g. http://127.0.0.1:8031"),
 ])
 def test_a_mistyped_database_or_server_url_is_one_friendly_line(scat: Scat, given: tuple[str, ...],
                                                                  env: dict[str, str], said: str) -> None:

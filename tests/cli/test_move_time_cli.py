@@ -87,7 +87,7 @@ def test_r28_games_tells_a_turn_out_of_time_and_how_to_claim_it(
     clock.advance(HOUR + 5)
     listed = scat("games")
     assert "out of time" in listed.stdout
-    assert f"Out of time (R28) in {game}: any other player may `scat claim GAME`." in listed.stdout
+    assert f"Out of time (R28) in {game}: any other player may `scat claim {game}`." in listed.stdout
 
 
 def test_r28_a_claim_before_the_time_is_up_is_exit_1_citing_r28_and_writes_nothing(

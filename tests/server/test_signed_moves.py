@@ -245,3 +245,6 @@ def test_an_account_game_tells_its_players_of_keys_not_tokens(table: tuple[str, 
     assert "Your turn." in shown and "token" not in shown.lower()
     first = ok(run(server, player, keys, "log", game)).splitlines()[0]
     assert first.endswith("; each move signed by its player's key") and "token" not in first
+    ok(run(server, player, keys, "draw", game, "stock"))
+    audited = ok(run(server, "ann", keys, "audit", game))
+    assert "; 1 move signed by their players' keys, every signature verified" in audited
