@@ -20,7 +20,7 @@ from scat_cli.errors import ServerLost
 from scat_cli.server import answers
 from scat_cli.server.backoff import Backoff
 from scat_cli.server.move_request import move_body
-from scat_cli.server.transport import Answer, Connection, TransportError, TransportTimeout
+from scat_cli.server.transport import READ_TIMEOUT, Answer, Connection, TransportError, TransportTimeout
 from scat_core.domain import events as ev
 from scat_core.domain.audit_report import AuditReport
 from scat_core.domain.errors import BadInput, RuleViolation, Throttled
@@ -56,6 +56,8 @@ T = TypeVar("T")  # an item of a paged read
 SIGN_ATTEMPTS = 3
 THROTTLED_TRIES = 30  # a long `audit --all` slows to the user's share of the server's heavy work
 THROTTLED_WAIT_MAX = 120  # seconds: a longer wait is told, not waited
+#: How long past its deadline a wait still waits for a slow server's answer (see `_read_within`).
+GRACE = 5.0
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -86,7 +88,7 @@ class RemoteGames:
     # ---- the wire ------------------------------------------------------------------------
 
     def request(self, method: str, path: str, *, token: str | None = None, params: Mapping[str, Any] | None = None,
-                json: Any = None) -> Any:
+                json: Any = None, read_timeout: float | None = None) -> Any:
         """Send one request; a refusal raises the ScatError the server named, with its message.
         Refused as Throttled (this user's share of the server's heavy work spent), it waits the
         seconds the server names and asks again (THROTTLED_TRIES in all), saying so once."""
@@ -94,7 +96,8 @@ class RemoteGames:
         query = {key: value for key, value in (params or {}).items() if value is not None}
         for attempt in range(1, THROTTLED_TRIES + 1):
             try:
-                response = self.http.request(method, path, params=query, json=json, headers=headers)
+                response = self.http.request(method, path, params=query, json=json, headers=headers,
+                                             read_timeout=read_timeout)
             except TransportTimeout:
                 raise ServerLost(f"the server {self.base_url} did not answer in time") from None
             except TransportError as error:
@@ -199,8 +202,13 @@ class RemoteGames:
     def show(self, game_id: str, viewer: str | None = None, token: str | None = None, look: bool = True) -> Shown:
         """The game as `viewer` (None: the public) may know it, his news, the result once over
         (`look=False`: no look recorded, R23)."""
+        return self._show(game_id, viewer, token, look)
+
+    def _show(self, game_id: str, viewer: str | None, token: str | None, look: bool = True,
+              read_timeout: float | None = None) -> Shown:
         params = {"as": viewer, "look": None if look else "false"}
-        return Shown.model_validate(self.request("GET", self._game(game_id), token=token, params=params))
+        return Shown.model_validate(self.request("GET", self._game(game_id), token=token, params=params,
+                                                 read_timeout=read_timeout))
 
     def log(self, game_id: str, viewer: str | None = None, token: str | None = None) -> History:
         """Every event as `viewer` may see it."""
@@ -236,8 +244,8 @@ class RemoteGames:
         headers = {"authorization": f"Bearer {token}"} if token else {}
         params: dict[str, str | int] = {"after": after, **({"as": viewer} if viewer is not None else {})}
         try:  # the server says something every few seconds, so a read timeout means it is gone
-            with self.http.stream("GET", f"{self._game(game_id)}/events", params=params,
-                                  headers=headers, deadline=lambda: deadline) as (response, lines):
+            with self.http.stream("GET", f"{self._game(game_id)}/events", params=params, headers=headers,
+                                  read_timeout=_read_within(deadline), deadline=lambda: deadline) as (response, lines):
                 if response.status >= 400:
                     self._raise(response)
                 for line in lines:
@@ -274,7 +282,7 @@ class RemoteGames:
         backoff = Backoff(deadline)
         while True:
             try:
-                shown = self.show(game_id, player, token)
+                shown = self._show(game_id, player, token, read_timeout=_read_within(deadline))
                 backoff.reset()
                 if turn_has_come(shown.state, player):
                     return Waited(shown=shown, timed_out=False)
@@ -311,7 +319,7 @@ class RemoteGames:
         kind = ""
         try:  # the server says something every few seconds, so a read timeout means it is gone
             # the deadline counts once the server told where it began (the cursor a fresh wait sends)
-            with self.http.stream("POST", "/waiting", json=body,
+            with self.http.stream("POST", "/waiting", json=body, read_timeout=_read_within(deadline),
                                   deadline=lambda: deadline if told is not None else None) as (response, lines):
                 if response.status >= 400:
                     self._raise(response)
@@ -407,3 +415,12 @@ def _paged(page: Callable[[str | None], tuple[Sequence[T], int | None, str | Non
 
 def _report(body: Any) -> AuditReport:
     return TypeAdapter(AuditReport).validate_python(body)
+
+
+def _read_within(deadline: float | None) -> float | None:
+    """How long a wait's request may wait for the server's next word: the client's READ_TIMEOUT,
+    but no more than GRACE seconds past the wait's `deadline` (a frozen server does not hold a
+    `wait --timeout 3` for half a minute; a slow one's answer still counts)."""
+    if deadline is None:
+        return None
+    return min(READ_TIMEOUT, max(0.0, deadline - time.monotonic()) + GRACE)

@@ -152,9 +152,11 @@ class Connection:
         raise AssertionError("unreachable")
 
     def request(self, method: str, path: str, *, params: Mapping[str, Any] | None = None, json: Any = None,
-                headers: Mapping[str, str] | None = None) -> Answer:
-        """Send one request and read its whole answer."""
-        response = self._send(method, path, params, json, headers, READ_TIMEOUT)
+                headers: Mapping[str, str] | None = None, read_timeout: float | None = None) -> Answer:
+        """Send one request and read its whole answer (each read waits `read_timeout` s at most,
+        READ_TIMEOUT by default)."""
+        waits = READ_TIMEOUT if read_timeout is None else read_timeout
+        response = self._send(method, path, params, json, headers, waits)
         try:
             body = response.read()
         except TimeoutError:
@@ -169,13 +171,14 @@ class Connection:
 
     @contextmanager
     def stream(self, method: str, path: str, *, params: Mapping[str, Any] | None = None, json: Any = None,
-               headers: Mapping[str, str] | None = None, read_timeout: float = READ_TIMEOUT,
+               headers: Mapping[str, str] | None = None, read_timeout: float | None = None,
                deadline: Callable[[], float | None] | None = None) -> Iterator[tuple[Answer, Iterator[str]]]:
         """Within: the answer's status (with the whole body when it is a refusal, >= 400) and
         an iterator over the lines of its body as they arrive, which simply ends if the server
         says nothing until `deadline()` (time.monotonic; asked before each line, None: no
         deadline yet): a server that keeps a stream alive with a line now and then (15 s) still
         lets a wait give up on time. The connection is closed after."""
+        read_timeout = READ_TIMEOUT if read_timeout is None else read_timeout
         response = self._send(method, path, params, json, headers, read_timeout)
         try:
             if response.status >= 400:

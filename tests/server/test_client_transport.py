@@ -173,3 +173,61 @@ def test_the_idna_saving_holds_on_this_python_and_reaches_an_ascii_host() -> Non
     assert hasattr(http_client.HTTPConnection("localhost"), "_create_connection")
     done = subprocess.run([sys.executable, "-c", IDNA_PROBE], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False", done.stderr
+
+
+@contextmanager
+def silent() -> Iterator[str]:
+    """A server that takes connections and never says a word (frozen, say); its base URL."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def take() -> None:
+        listener.settimeout(0.05)
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except TimeoutError:
+                continue
+
+    thread = threading.Thread(target=take, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join()
+        for connection in held:
+            connection.close()
+        listener.close()
+
+
+@pytest.mark.parametrize("waits", ["for his turn", "for any turn"])
+def test_a_wait_on_a_server_that_says_nothing_gives_up_soon_after_its_timeout(
+    waits: str, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # It held a `wait --timeout 3` for the client's whole read timeout (30 s): here an hour.
+    from scat_cli.errors import ServerLost
+    from scat_cli.server import client as client_module
+    from scat_cli.server.client import RemoteGames
+
+    monkeypatch.setattr(transport, "READ_TIMEOUT", 3600.0)
+    monkeypatch.setattr(client_module, "READ_TIMEOUT", 3600.0)
+    monkeypatch.setattr(client_module, "GRACE", 0.2)
+    outcome: list[BaseException] = []
+    with silent() as url:
+        def wait() -> None:
+            with RemoteGames(url) as games:
+                try:
+                    if waits == "for his turn":
+                        games.wait_for_turn("0123456789", "eve", "a-token", timeout=0.3)
+                    else:
+                        games.wait_for_any_turn("eve", {"0123456789": "a-token"}, timeout=0.3)
+                except BaseException as error:  # noqa: BLE001 - what the wait ended with is the outcome
+                    outcome.append(error)
+
+        waiting = threading.Thread(target=wait, daemon=True)
+        waiting.start()
+        waiting.join(120)  # a hang guard: the wait ends within a second on any machine
+        assert not waiting.is_alive(), "the wait still waits on a server that says nothing"
+    assert len(outcome) == 1 and isinstance(outcome[0], ServerLost), outcome
