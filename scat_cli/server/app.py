@@ -118,10 +118,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
                   "game state's players[].seat, seats, dealer (0 before the first deal), turn, knocker, had_turn "
                   "and looked; hands is a list in seat order (hands[0] is seat 1's).",
                   dependencies=[Depends(verifier)])  # a signed request proves its account first (verify.py)
-    app.state.server = server
-    app.state.games, app.state.testing, app.state.notifier = service, testing, notifier  # for tests and tools
-    app.state.accounts, app.state.verifier = accounts_, verifier
-    app.state.followers, app.state.stream_caps, app.state.heavy_work = server.followers, caps, server.heavy
+    app.state.server = server  # the routes' (routes/deps.py), and tests' and tools'
     for area in (about, games, moves, streams, records, accounts):
         app.include_router(area.router)
     handle_errors(app)

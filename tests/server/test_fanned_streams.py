@@ -140,7 +140,7 @@ def test_a_stream_opened_after_n_gets_only_the_events_after_n(served: tuple[str,
 
 def count_reads(app: Any) -> list[int]:
     """A counter of the store reads of the server (every `store.read()` of its service)."""
-    store, counted = app.state.games.store, [0]
+    store, counted = app.state.server.games.store, [0]
     read = store.read
 
     def counting() -> Any:
@@ -186,7 +186,7 @@ def test_streams_over_the_cap_of_one_address_are_refused_with_429_and_a_retry_af
                                                "address): close one or try again later", "exit_code": 3}
             waiting = httpx.post(f"{url}/waiting", json={"player": "eve", "tokens": {}}, timeout=PATIENCE)
             assert waiting.status_code == 429  # `wait --any`'s streams count too
-        assert eventually(lambda: app.state.stream_caps.count == 0)  # the streams that ended are given back
+        assert eventually(lambda: app.state.server.caps.count == 0)  # the streams that ended are given back
         with httpx.stream("GET", f"{url}/games/{game}/events", timeout=PATIENCE) as again:
             assert again.status_code == 200
 
@@ -224,11 +224,11 @@ def test_the_follower_of_a_game_stops_when_its_last_stream_goes_away(served: tup
     with httpx.Client(base_url=url, timeout=PATIENCE) as client:
         with client.stream("GET", f"/games/{game}/events") as one:
             assert one.status_code == 200
-            assert game in app.state.followers.following
-    assert eventually(lambda: game not in app.state.followers.following)
-    assert eventually(lambda: app.state.stream_caps.count == 0)
+            assert game in app.state.server.followers.following
+    assert eventually(lambda: game not in app.state.server.followers.following)
+    assert eventually(lambda: app.state.server.caps.count == 0)
     a_turn(url, game, "you", tokens["you"])  # nobody follows: a move is read by nobody
-    assert app.state.followers.following == {}
+    assert app.state.server.followers.following == {}
 
 
 def test_each_viewer_sees_in_the_stream_what_the_games_log_shows_him(served: tuple[str, Any]) -> None:

@@ -27,7 +27,8 @@ def api_schema(tmp_path: Path) -> Any:
     app = create_app(f"sqlite:///{tmp_path / 'fuzz.db'}", testing=False, tokens=True)
     from scat_core.domain.events import PlayerSeat
 
-    app.state.games.playing.create_game([PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)], protect=True)
+    seats = [PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)]
+    app.state.server.games.playing.create_game(seats, protect=True)
     return schemathesis.openapi.from_asgi("/openapi.json", app)
 
 

@@ -57,7 +57,7 @@ def test_a_request_larger_than_the_bucket_costs_a_full_bucket_and_is_never_refus
 def test_a_spent_share_is_429_with_retry_after_and_another_account_is_served(server_db: str, tmp_path: Path,
                                                                             capsys: pytest.CaptureFixture[str]) -> None:
     with app_in_thread(server_db) as (url, app):
-        shares: HeavyWork = app.state.heavy_work
+        shares: HeavyWork = app.state.server.heavy
         shares.rate, shares.burst = 50.0, 50.0  # a page of 50 games empties the bucket; a second waits 1 s
         with httpx.Client(base_url=url, timeout=30) as api:
             assert api.get("/audit").status_code == 200

@@ -90,7 +90,7 @@ def test_an_unexpected_errors_text_and_traceback_are_logged_escaped_one_line_per
             def failing(game_id: str, *args: object, **kwargs: object) -> None:
                 raise RuntimeError(f"no game {game_id}")
 
-            monkeypatch.setattr(app.state.games, "show", failing)
+            monkeypatch.setattr(app.state.server.games, "show", failing)
             answer = httpx.get(f"{url}/games/x%0A2026-12-02%2000:00:00,000%20scat%20serve:%20forged%1B%5B2J",
                                timeout=30)
             assert answer.status_code == 500

@@ -58,7 +58,7 @@ def test_a_lost_sqlite_database_is_503_with_retry_after_then_the_next_request_wo
         kept = tmp_path / "kept.db"
         shutil.move(path, kept)  # the database goes away (a restart, a lost disk) ...
         path.mkdir()  # ... and what is there now cannot be opened
-        app.state.games.store.engine.dispose()  # its connections are gone with it
+        app.state.server.games.store.engine.dispose()  # its connections are gone with it
         assert_unavailable(api.get(f"/games/{game}"), str(tmp_path), "sqlite", "scat.db")
         assert_unavailable(api.get("/health"), str(tmp_path))
         assert str(tmp_path) not in logged(caplog) and "database unavailable on GET" in logged(caplog)
@@ -79,7 +79,7 @@ def test_the_client_tells_a_lost_server_database_as_the_same_error_with_its_exit
     game = created.stdout.split()[0]
     path.rename(tmp_path / "kept.db")
     path.mkdir()
-    app.state.games.store.engine.dispose()
+    app.state.server.games.store.engine.dispose()
     shown = runner.invoke(cli, ["show", game, "--as", "you"], env=env, catch_exceptions=False)
     assert shown.exit_code == 2 and shown.stderr == f"scat: error: {UNAVAILABLE}\n"  # Unavailable: exit 2, as locally
 
@@ -155,7 +155,7 @@ def test_a_read_whose_connection_is_lost_midway_is_answered_from_a_fresh_connect
     api, app, game, _, admin = lost_midway
     before = api.get(f"/games/{game}")
     assert before.status_code == 200
-    lost = lose_the_connection_of_the_next_statement(app.state.games.store.engine, admin)
+    lost = lose_the_connection_of_the_next_statement(app.state.server.games.store.engine, admin)
     answer = api.get(f"/games/{game}")
     assert lost, "no statement ran"
     assert answer.status_code == 200, answer.text
@@ -171,7 +171,7 @@ def test_a_move_whose_connection_is_lost_is_503_and_not_played_by_the_server_aga
     client is told 503, nothing was played, and the same move sent again is played once."""
     api, app, game, token, admin = lost_midway
     seq = api.get(f"/games/{game}").json()["state"]["version"]
-    lost = lose_the_connection_of_the_next_statement(app.state.games.store.engine, admin)
+    lost = lose_the_connection_of_the_next_statement(app.state.server.games.store.engine, admin)
     draw = {"player": "you", "source": "stock"}
     moved = api.post(f"/games/{game}/draw", json=draw, headers={"authorization": f"Bearer {token}"})
     assert lost and moved.status_code == 503, moved.text

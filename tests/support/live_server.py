@@ -58,7 +58,7 @@ def app_in_thread(db_url: str, testing: bool = True, **options: Any) -> Iterator
         server.should_exit = True
         thread.join(10)
         sock.close()
-        app.state.games.store.engine.dispose()
+        app.state.server.games.store.engine.dispose()
 
 
 @contextmanager
