@@ -76,6 +76,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     `claim_every` (seconds): how often it claims turns out of move time itself (R28; None: never);
     `tokens`: it also serves requests without an account (games protected by per-game tokens);
     at most `max_streams_per_address` event streams open from one client address, `max_streams` in all."""
+    from scat_cli.server.answering import Answering
     from scat_cli.server.fanout import Followers, StreamCaps
     from scat_cli.server.heavy_work import HeavyWork
     from scat_cli.server.inflight import cap_worker_threads
@@ -93,10 +94,10 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     service = GameService.open(db_url, pre_ping=True)  # a pooled connection lost to a restart is replaced
     accounts_ = AccountService(SqlAccountLog(service.store.engine))
     verifier = RequestVerifier(accounts_, tokens=tokens)
-    notifier, stop = Notifier(), threading.Event()
+    notifier, stop, answering = Notifier(), threading.Event(), Answering()
     caps = StreamCaps(max_streams_per_address, max_streams)
     server = ServerState(games=service, accounts=accounts_, verifier=verifier, notifier=notifier,
-                         followers=Followers(service, notifier, PUSHED_POLL_SECONDS), caps=caps,
+                         followers=Followers(service, notifier, PUSHED_POLL_SECONDS, answering), caps=caps,
                          heavy=HeavyWork(),  # each caller's share of audits, exports, stats and imports
                          testing=testing, poll_seconds=POLL_SECONDS, keep_alive_seconds=KEEP_ALIVE_SECONDS,
                          pushed_poll_seconds=PUSHED_POLL_SECONDS)
@@ -123,7 +124,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
         app.include_router(area.router)
     handle_errors(app)
     app.add_middleware(RetryLostReads, engine=service.store.engine)  # a GET that lost its connection: once more
-    app.add_middleware(LimitAndLog)
+    app.add_middleware(LimitAndLog, answering=answering)  # and counts the requests being answered (fanout.py)
     LOG.info("serving the games of %s", masked_url(str(service.store.engine.url.render_as_string(False))))
     return app
 

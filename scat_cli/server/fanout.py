@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from starlette.concurrency import run_in_threadpool
 
+from scat_cli.server.answering import Answering
 from scat_cli.server.limits import LOG
 from scat_cli.server.push import Notifier
 from scat_core.domain.evolve import evolve
@@ -24,8 +25,11 @@ from scat_core.service.loading import replay
 
 #: Past any seq a game will have: the upper bound of "every event after seq N".
 NO_END = 2**31 - 1
-#: How many streams a follower wakes before it lets the event loop serve other requests.
-HAND_OUT = 64
+#: How many streams a follower wakes at a time, before it lets requests being answered go first.
+HAND_OUT = 16
+#: How long, at most, a follower lets requests go first while it hands out a batch of events: then
+#: every stream is handed them at once, however busy the server.
+HAND_OUT_PATIENCE = 0.5
 #: (seq, SSE text per view): one event rendered once for each kind of viewer (None alone: all alike).
 Rendered = tuple[int, dict[View, str]]
 
@@ -157,6 +161,8 @@ class Follower:
                 return
             seen = notifier.version(self.game_id)
             watched = {s.view: s.token for s in self.subscribers if s.view is not None}
+            loop = asyncio.get_running_loop()  # the read's CPU, too, comes after the requests being answered
+            await self.followers.answering.let_through(loop.time() + HAND_OUT_PATIENCE)
             try:
                 batch = await run_in_threadpool(self._read_new, watched)
             except Exception as error:  # the database is away, say: look again at the next wake
@@ -224,12 +230,15 @@ class Follower:
         del self.rendered[:bisect.bisect_right(self.rendered, floor, key=lambda item: item[0])]
 
     async def _hand_out(self) -> None:
-        """Wake every subscriber, HAND_OUT at a time: between them the event loop serves the other
-        requests (a move, a health check) rather than a thousand streams' writes first."""
+        """Wake every subscriber, HAND_OUT at a time: between them, requests being answered (a move, a
+        health check) go first, for up to HAND_OUT_PATIENCE, rather than after a thousand streams' writes."""
+        answering, loop = self.followers.answering, asyncio.get_running_loop()
+        until = loop.time() + HAND_OUT_PATIENCE
         for index, subscriber in enumerate(list(self.subscribers)):
             subscriber.poke()
             if index % HAND_OUT == HAND_OUT - 1:
                 await asyncio.sleep(0)
+                await answering.let_through(until)
 
     def _poke_all(self) -> None:
         for subscriber in list(self.subscribers):
@@ -246,8 +255,8 @@ def evolved(state: GameState, new: list[StoredEvent]) -> GameState:
 class Followers:
     """The followers of this process, one per game with open streams; `reads` counts their store reads."""
 
-    def __init__(self, games: GameService, notifier: Notifier, poll: float) -> None:
-        self.games, self.notifier, self.poll = games, notifier, poll
+    def __init__(self, games: GameService, notifier: Notifier, poll: float, answering: Answering) -> None:
+        self.games, self.notifier, self.poll, self.answering = games, notifier, poll, answering
         self.following: dict[str, Follower] = {}
         self.reads = 0
 

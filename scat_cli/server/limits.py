@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 from scat_cli.errors import exit_code
+from scat_cli.server.answering import Answering
 from scat_core.domain.errors import BadInput, ScatError, TimedOut
 
 Scope = dict[str, Any]
@@ -16,6 +17,12 @@ Receive = Any
 Send = Any
 
 LOG = logging.getLogger("scat.server")
+#: The scope's key of the server's own `send`, below every middleware: an event stream hands it its
+#: body's chunks (routes/streams.EventStream); the middlewares read only a response's start and end.
+SERVER_SEND = "scat.server_send"
+#: The scope's key of the callable that says a request is answered (answering.Answering.begin's): an
+#: event stream calls it once it streams, as it is no longer a request waiting for its answer.
+ANSWERED = "scat.answered"
 COMMAND_BODY_LIMIT = 64 * 1024  # a move or a new game is a few hundred bytes
 IMPORT_BODY_LIMIT = 8 * 1024 * 1024  # a long game's export is a few hundred KiB
 #: Seconds a client has to send a request's whole body, from its first read (the headers have
@@ -81,11 +88,11 @@ def _refusal(error: ScatError) -> dict[str, Any]:
 
 class LimitAndLog:
     """Refuse bodies over the path's limit (413, before reading them when Content-Length says
-    so) or sent too slowly (408, after BODY_SECONDS), and log `CLIENT METHOD PATH STATUS MS`
-    once per request, escaped."""
+    so) or sent too slowly (408, after BODY_SECONDS), log `CLIENT METHOD PATH STATUS MS`
+    once per request, escaped, and count the requests being answered (`answering`)."""
 
-    def __init__(self, app: Any) -> None:
-        self.app = app
+    def __init__(self, app: Any, answering: Answering) -> None:
+        self.app, self.answering = app, answering
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """The ASGI entry point."""
@@ -93,6 +100,8 @@ class LimitAndLog:
             await self.app(scope, receive, send)
             return
         started, status = time.perf_counter(), [0]
+        scope[SERVER_SEND] = send
+        scope[ANSWERED] = answered_now = self.answering.begin()
         limit = _limit_for(scope["path"])
         length = dict(scope.get("headers") or []).get(b"content-length")
         try:
@@ -140,6 +149,7 @@ class LimitAndLog:
 
             await self.app(scope, limited_receive, recording_send)
         finally:
+            answered_now()
             client = scope.get("client") or ("-", 0)
             LOG.info("%s %s %s %d %.1fms", client[0], scope["method"], scope["path"], status[0],
                      (time.perf_counter() - started) * 1000)

@@ -6,10 +6,11 @@ Run: .venv/bin/python tests/benchmarks/bench_streams.py [--streams N] [--moves M
 One client plays a game against a bot (draw, then discard: one request each) with no stream
 open, then with N idle streams on its game (`GET /games/{id}/events`, held by a lean asyncio
 client in its own process, so that the streams' client does not share the mover's interpreter);
-each time, M moves and M `/health` checks, one at a time. Printed beside their goals: a move's
-round trip with N streams against none (goal <= 1.5x, medians), `/health` p99 with N streams
-(goal <= 50 ms) and the server's RSS with N streams (goal <= 300 MiB). The streams' client
-checks that every stream was handed every move's events. SQLite by default; PostgreSQL with
+each time, M moves and M `/health` checks, one at a time; then again with no stream (the
+baseline is the runs with no stream before and after, as the machine's speed drifts). Printed
+beside their goals: a move's round trip with N streams against none (goal <= 1.5x, medians),
+`/health` p99 with N streams (goal <= 50 ms) and the server's RSS with N streams (goal <= 300
+MiB). The streams' client checks that every stream was handed every move's events. SQLite by default; PostgreSQL with
 --pg URL (or $SCAT_TEST_POSTGRES_URL with --pg-from-env).
 """
 
@@ -50,9 +51,13 @@ async def hold(base: str, game: str, streams: int) -> None:
             print(f"stream {index} refused: {status.decode().strip()}", file=sys.stderr, flush=True)
             os._exit(1)
         opened.set()
-        while line := await reader.readline():
-            if line.startswith(b"id: "):
-                last[index] = int(line[4:])
+        tail = b""
+        while chunk := await reader.read(1 << 16):  # whole reads, not lines: the client stays lean
+            tail = (tail + chunk)[-4096:]
+            end = tail.rfind(b"\n\n")  # the last whole event in
+            start = tail.rfind(b"id: ", 0, end)
+            if start >= 0:
+                last[index] = int(tail[start + 4:tail.index(b"\n", start)])
 
     tasks = []
     for start in range(0, streams, 50):  # 50 at a time: each reads the game once as it opens
@@ -63,6 +68,7 @@ async def hold(base: str, game: str, streams: int) -> None:
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
     await asyncio.sleep(1.0)  # the last move's events reach every stream
     print(min(last), flush=True)
+    print(f"{time.process_time():.2f}", flush=True)  # the streams' client's own CPU seconds
     for task in tasks:
         task.cancel()
 
@@ -72,6 +78,11 @@ class Mover:
 
     def __init__(self, base: str) -> None:
         self.http = httpx.Client(base_url=base, timeout=120)
+        self.renew = True  # a game that ends is followed by a new one (not while streams follow it)
+        self.new_game()
+
+    def new_game(self) -> None:
+        """A new game against the bot, the mover to play."""
         created = self.http.post("/games", json={"players": [{"name": "you"}, {"name": "bot", "is_bot": True}],
                                                   "options": {"lives": 9}})
         created.raise_for_status()
@@ -81,13 +92,15 @@ class Mover:
     def move(self) -> float:
         """Draw or discard, whichever is due; its round trip in seconds."""
         if self.state["status"] == "finished":
-            raise SystemExit("the game ended: run fewer --moves")
+            if not self.renew:
+                raise SystemExit("the game ended: run fewer --moves")
+            self.new_game()
         if self.state["phase"] == "discard":
-            path, body = "discard", {"player": "you", "card": self.state["hands"][0][0]}
+            path, body = "discard", {"move": "discard", "player": "you", "card": self.state["hands"][0][0]}
         else:
-            path, body = "draw", {"player": "you", "source": "stock"}
+            path, body = "draw", {"move": "draw", "player": "you", "source": "stock"}
         began = time.perf_counter()
-        response = self.http.post(f"/games/{self.game}/{path}", json=body, headers=self.headers)
+        response = self.http.post(f"/games/{self.game}/moves", json=body, headers=self.headers)
         took = time.perf_counter() - began
         if response.status_code != 200:
             raise SystemExit(f"{path}: {response.status_code} {response.text}")
@@ -141,15 +154,22 @@ def run(url: str, name: str, streams: int, moves: int) -> list[str]:
             raise SystemExit("the streams' client failed")
         opening = time.perf_counter() - began
         time.sleep(2.0)  # a few keep-alives on every stream
+        mover.renew = False
         many_moves, many_health = measure(mover, moves)
+        mover.renew = True
         many_rss = rss_mib(process.pid)
+        head = mover.state["version"]  # every stream should be handed the events up to here
         holder.stdin.close()
         handed = int(holder.stdout.readline().strip() or 0)
+        holder_cpu = float(holder.stdout.readline().strip() or "nan")
         holder.wait(30)
-    head = mover.state["version"]
+        time.sleep(1.0)  # the streams' ends are logged
+        back_moves, back_health = measure(mover, moves)  # no stream again: the baseline, before and after
+    alone_moves += back_moves
+    alone_health += back_health
     ratio = statistics.median(many_moves) / statistics.median(alone_moves)
     print(f"{name}: {streams} streams opened in {opening:.1f} s; every stream handed up to seq {handed} "
-          f"of {head}")
+          f"of {head}; the streams' client used {holder_cpu:.1f} s of CPU in all")
     print(f"{'':<24} {'no stream':>10} {f'{streams} streams':>14} {'ratio':>6}  goal")
     print(f"{'move p50 ms':<24} {statistics.median(alone_moves) * 1000:>10.1f} "
           f"{statistics.median(many_moves) * 1000:>14.1f} {ratio:>6.2f}  <= {MOVE_GOAL}x")
@@ -169,7 +189,7 @@ def run(url: str, name: str, streams: int, moves: int) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--streams", type=int, default=1000, help="idle streams on the game (default 1000)")
-    parser.add_argument("--moves", type=int, default=40, help="moves and health checks each time (default 40)")
+    parser.add_argument("--moves", type=int, default=36, help="moves and health checks each time (default 36)")
     parser.add_argument("--pg", default=None, help="also on this PostgreSQL URL (a schema of its own)")
     parser.add_argument("--pg-from-env", action="store_true", help="--pg $SCAT_TEST_POSTGRES_URL")
     parser.add_argument("--hold", nargs=3, metavar=("BASE", "GAME", "N"), help=argparse.SUPPRESS)

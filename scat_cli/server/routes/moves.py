@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, BackgroundTasks
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 
@@ -23,34 +23,46 @@ MOVED = responses(*MOVE)
 ALIASES = ("draw", "discard", "knock", "declare", "throw-down", "resign")
 
 
-def play(game_id: str, body: BaseModel, server: ServerState, credential: Credential) -> Played:
-    """Make the move `body` sends, as the service tells it to the mover; this process's watchers hear
-    of it at once (SQLite has no NOTIFY)."""
+def play(game_id: str, body: BaseModel, server: ServerState, credential: Credential,
+         then: BackgroundTasks) -> Played:
+    """Make the move `body` sends, as the service tells it to the mover. This process's watchers hear
+    of it (SQLite has no NOTIFY) once the mover has his answer: a thousand open streams are handed
+    the move after it, not before; a refused move, at once (a bot or a claim may have moved)."""
     sent: Any = body
     signature = sent.signature.signed() if sent.signature is not None else None
     try:
         if isinstance(body, ClaimMove):
-            return server.games.claim(game_id, body.player, credential, signature)
-        return server.games.move(game_id, command_of(body), credential, signature)
-    finally:
+            played = server.games.claim(game_id, body.player, credential, signature)
+        else:
+            played = server.games.move(game_id, command_of(body), credential, signature)
+    except BaseException:
         server.notifier.changed(game_id)
+        raise
+    then.add_task(tell_watchers, server, game_id)
+    return played
+
+
+async def tell_watchers(server: ServerState, game_id: str) -> None:
+    """After a move's answer is sent: this process's streams and waits of the game hear of it
+    (in the event loop: no worker thread taken)."""
+    server.notifier.changed(game_id)
 
 
 @router.post("/games/{game_id}/moves", response_model=Played, responses=MOVED, summary="Move",
              description=f"A player's move (`move`: {', '.join(MODELS)}; a claim takes the turn of a player "
              "out of move time, R28), then the bots' answer, as the mover may see it. In a game whose seats are "
              "accounts, `signature` is the player's of this move at the game's head.")
-def moves(game_id: str, body: MoveBody, server: Server, credential: Acting) -> Played:
-    return play(game_id, body, server, credential)
+def moves(game_id: str, body: MoveBody, server: Server, credential: Acting, then: BackgroundTasks) -> Played:
+    return play(game_id, body, server, credential, then)
 
 
 def _alias(verb: str) -> None:
-    def moved(game_id: str, body: wire.MoveIn, server: Server, credential: Acting) -> Played:
+    def moved(game_id: str, body: wire.MoveIn, server: Server, credential: Acting, then: BackgroundTasks) -> Played:
         try:
             sent = body_for(verb, body.model_dump())
         except ValidationError as error:
             raise RequestValidationError(error.errors()) from None
-        return play(game_id, sent, server, credential)
+        return play(game_id, sent, server, credential, then)
 
     router.add_api_route(f"/games/{{game_id}}/{verb}", moved, methods=["POST"], response_model=Played,
                          responses=MOVED, deprecated=True, name=f"{verb.replace('-', '_')}_deprecated",
@@ -64,6 +76,7 @@ for _verb in ALIASES:
 
 @router.post("/games/{game_id}/claim", response_model=Played, responses=MOVED, deprecated=True,
              summary="Claim (deprecated: POST /games/{game_id}/moves)")
-def claim(game_id: str, body: wire.ClaimIn, server: Server, credential: Acting) -> Played:
+def claim(game_id: str, body: wire.ClaimIn, server: Server, credential: Acting, then: BackgroundTasks) -> Played:
     """Deprecated: the same as `POST /games/{game_id}/moves` with `"move": "claim"`."""
-    return play(game_id, ClaimMove(move="claim", player=body.player, signature=body.signature), server, credential)
+    return play(game_id, ClaimMove(move="claim", player=body.player, signature=body.signature), server, credential,
+                then)

@@ -4,8 +4,9 @@ capped per client address and per process (429 over the caps)."""
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -14,6 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from scat_cli.server import wire
 from scat_cli.server.fanout import Subscriber, sse
+from scat_cli.server.limits import ANSWERED, SERVER_SEND
 from scat_cli.server.push import ANY
 from scat_cli.server.routes.deps import Acting, Server, ServerState, SignedBy, Viewer, acting
 from scat_cli.server.routes.errors import STREAM_RESPONSES, too_many_streams
@@ -27,19 +29,54 @@ router = APIRouter()
 STOPPING = 'event: stopping\ndata: {"error": "the server is stopping"}\n\n'
 
 
-class EventStream(StreamingResponse):
-    """A server-sent event stream that runs `closed` once it ends, however it ends (even unstarted)."""
+class HungUp:
+    """Whether the client of a stream hung up, and who to wake when it does."""
 
-    def __init__(self, content: AsyncIterator[str], closed: Callable[[], None]) -> None:
-        super().__init__(content, media_type="text/event-stream",
-                         headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
-        self.closed = closed
+    def __init__(self) -> None:
+        self.gone = False
+        self.wake: Callable[[], None] = lambda: None
+
+    def now(self) -> None:
+        """The client hung up: say so, and wake the stream so that it ends."""
+        self.gone = True
+        self.wake()
+
+
+class EventStream(Response):
+    """A server-sent event stream that runs `closed` once it ends, however it ends (even unstarted).
+
+    Lighter than Starlette's StreamingResponse, as a thousand of them may be open: no task group,
+    one small task that hears the client hang up (`hung_up`), and the body's chunks handed to the
+    server's own `send` (`SERVER_SEND`, put in the scope by LimitAndLog), past the middlewares'
+    wrappers, which read only a response's start and end (both still go through them). Once it
+    streams, it no longer counts as a request being answered (`ANSWERED`, answering.py)."""
+
+    def __init__(self, content: AsyncGenerator[str, None], closed: Callable[[], None], hung_up: HungUp) -> None:
+        self.status_code, self.background = 200, None
+        self.raw_headers = [(b"content-type", b"text/event-stream; charset=utf-8"), (b"cache-control", b"no-cache"),
+                            (b"x-accel-buffering", b"no")]  # no content-length: the body ends when the stream does
+        self.content, self.closed, self.hung_up = content, closed, hung_up
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        hearing = asyncio.ensure_future(self._hear_hang_up(receive))
         try:
-            await super().__call__(scope, receive, send)
+            await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+            scope.get(ANSWERED, lambda: None)()  # streaming now: no longer a request to let through first
+            body = scope.get(SERVER_SEND, send)
+            async for chunk in self.content:
+                if self.hung_up.gone:
+                    return
+                await body({"type": "http.response.body", "body": chunk.encode(), "more_body": True})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
+            hearing.cancel()
+            await self.content.aclose()
             self.closed()
+
+    async def _hear_hang_up(self, receive: Any) -> None:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        self.hung_up.now()
 
 
 def waiting_as(games: GameService, body: wire.WaitAnyIn) -> tuple[str, dict[str, str]]:
@@ -72,20 +109,22 @@ async def events(request: Request, game_id: str, server: Server, credential: Act
         caps.give_back(address)
         raise
     subscriber.cursor = max(after, first.events[-1].seq if first.events else 0, subscriber.cursor)
-    watching = subscriber
+    watching, hung_up = subscriber, HungUp()
+    hung_up.wake = watching.poke
+    told = "".join(sse(event.seq, event.type, event.model_dump_json()) for event in first.events if event.seq > after)
+    over = first.state.status == "finished"
+    del first  # a stream keeps no history: a thousand of them may be open
 
-    async def stream() -> AsyncIterator[str]:  # all the events at hand in one write
-        told = "".join(sse(event.seq, event.type, event.model_dump_json())
-                       for event in first.events if event.seq > after)
+    async def stream() -> AsyncGenerator[str, None]:  # all the events at hand in one write
         if told:
             yield told
-        if first.state.status == "finished":
+        if over:
             return
         while True:
             news = watching.news()
             if news:
                 yield "".join(text for _, text in news)
-            if watching.ended:
+            if watching.ended or hung_up.gone:
                 return
             if notifier.closed:
                 yield STOPPING
@@ -97,7 +136,7 @@ async def events(request: Request, game_id: str, server: Server, credential: Act
         watching.leave()
         caps.give_back(address)
 
-    return EventStream(stream(), closed)
+    return EventStream(stream(), closed, hung_up)
 
 
 @router.post("/waiting", response_class=StreamingResponse, responses=STREAM_RESPONSES)
@@ -110,17 +149,19 @@ async def waiting(request: Request, body: wire.WaitAnyIn, server: Server, accoun
     refused = server.caps.take(address)
     if refused is not None:
         return too_many_streams(refused)
+    hung_up = HungUp()
     try:
-        response = await waiting_stream(request, body, server, account)
+        response = await waiting_stream(hung_up, body, server, account)
     except BaseException:
         server.caps.give_back(address)
         raise
-    return EventStream(response, lambda: server.caps.give_back(address))
+    return EventStream(response, lambda: server.caps.give_back(address), hung_up)
 
 
-async def waiting_stream(request: Request, body: wire.WaitAnyIn, server: ServerState,
-                         account: AccountView | None) -> AsyncIterator[str]:
-    """The stream of `POST /waiting`, once its player is proven (`account`: the one that signed it)."""
+async def waiting_stream(hung_up: HungUp, body: wire.WaitAnyIn, server: ServerState,
+                         account: AccountView | None) -> AsyncGenerator[str, None]:
+    """The stream of `POST /waiting`, once its player is proven (`account`: the one that signed it);
+    it ends at its next wake once its client hung up."""
     games, notifier = server.games, server.notifier
     credential = acting(None, account)
     if isinstance(credential, ActingAccount) and credential.name.casefold() == body.player.strip().casefold():
@@ -132,7 +173,7 @@ async def waiting_stream(request: Request, body: wire.WaitAnyIn, server: ServerS
     looking = games.any_turn.looking(player, tokens, body.told, credential)
     first = await run_in_threadpool(looking.look)
 
-    async def stream() -> AsyncIterator[str]:
+    async def stream() -> AsyncGenerator[str, None]:
         nonlocal seen
         yield f"event: told\ndata: {looking.told.model_dump_json()}\n\n"
         current, looked = first, time.monotonic()
@@ -144,7 +185,7 @@ async def waiting_stream(request: Request, body: wire.WaitAnyIn, server: ServerS
                 yield STOPPING
                 return
             woke = await notifier.wait(ANY, seen, server.keep_alive_seconds)
-            if await request.is_disconnected():
+            if hung_up.gone:
                 return
             if notifier.closed:
                 continue
