@@ -33,6 +33,11 @@ def test_health_names_the_database(api: httpx.Client, db_url: str) -> None:
     assert api.get("/health").json() == {"status": "ok", "database": "sqlite" if "sqlite" in db_url else "postgresql"}
 
 
+def test_monitoring_tools_may_ask_for_health_with_head(api: httpx.Client) -> None:
+    asked = api.head("/health")
+    assert asked.status_code == 200 and asked.content == b""
+
+
 def test_every_game_on_a_server_is_protected_and_tokens_are_bearer_credentials(api: httpx.Client) -> None:
     created = create(api)
     game, tokens = created["game_id"], created["tokens"]

@@ -1,4 +1,5 @@
-"""What a server tells about itself: its signing key (`GET /key`) and its health (`GET /health`)."""
+"""What a server tells about itself: its signing key (`GET /key`) and its health
+(`GET /health`, and `HEAD /health` for monitoring tools)."""
 
 from __future__ import annotations
 
@@ -24,3 +25,9 @@ def health(server: Server) -> wire.HealthOut:
     with server.games.store.read() as tx:
         tx.head("")  # no game has an empty id: the database answers, its schema in place
     return wire.HealthOut(database=server.games.store.engine.dialect.name)
+
+
+@router.head("/health", include_in_schema=False)
+def health_head(server: Server) -> wire.HealthOut:
+    """`HEAD /health`, as monitoring tools ask it: the same look at the database, the answer without its body."""
+    return health(server)
