@@ -27,8 +27,8 @@ from scat_core.service.loading import replay
 NO_END = 2**31 - 1
 #: How many streams a follower wakes at a time, before it lets requests being answered go first.
 HAND_OUT = 16
-#: How long, at most, a follower lets requests go first while it hands out a batch of events: then
-#: every stream is handed them at once, however busy the server.
+#: How long, at most, a follower lets requests go first while it reads and hands out a batch of
+#: events: then every stream is handed them at once, however busy the server.
 HAND_OUT_PATIENCE = 0.5
 #: (seq, SSE text per view): one event rendered once for each kind of viewer (None alone: all alike).
 Rendered = tuple[int, dict[View, str]]
@@ -161,8 +161,8 @@ class Follower:
                 return
             seen = notifier.version(self.game_id)
             watched = {s.view: s.token for s in self.subscribers if s.view is not None}
-            loop = asyncio.get_running_loop()  # the read's CPU, too, comes after the requests being answered
-            await self.followers.answering.let_through(loop.time() + HAND_OUT_PATIENCE)
+            until = asyncio.get_running_loop().time() + HAND_OUT_PATIENCE  # the read, too, after the requests
+            await self.followers.answering.let_through(until)
             try:
                 batch = await run_in_threadpool(self._read_new, watched)
             except Exception as error:  # the database is away, say: look again at the next wake
@@ -170,7 +170,7 @@ class Follower:
                 continue
             if batch is not None:
                 self._add(*batch)
-                await self._hand_out()
+                await self._hand_out(until)
             if self.finished:
                 self.followers.drop(self)
                 return
@@ -229,11 +229,11 @@ class Follower:
         floor = min((s.cursor for s in self.subscribers), default=self.seq)
         del self.rendered[:bisect.bisect_right(self.rendered, floor, key=lambda item: item[0])]
 
-    async def _hand_out(self) -> None:
+    async def _hand_out(self, until: float) -> None:
         """Wake every subscriber, HAND_OUT at a time: between them, requests being answered (a move, a
-        health check) go first, for up to HAND_OUT_PATIENCE, rather than after a thousand streams' writes."""
-        answering, loop = self.followers.answering, asyncio.get_running_loop()
-        until = loop.time() + HAND_OUT_PATIENCE
+        health check) go first, until the event loop's time `until`, rather than after a thousand
+        streams' writes."""
+        answering = self.followers.answering
         for index, subscriber in enumerate(list(self.subscribers)):
             subscriber.poke()
             if index % HAND_OUT == HAND_OUT - 1:
