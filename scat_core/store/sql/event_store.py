@@ -37,7 +37,7 @@ from scat_core.records.stored import RECORD_KEYS, GameSecret, StoredEvent, utc_n
 from scat_core.records.verified_load import CommandLoad
 from scat_core.store.sql import appending, bulk, game_secrets, games_list, log_reads
 from scat_core.store.sql.command_load import load_for_command
-from scat_core.store.sql.database import WRITE_OPTION
+from scat_core.store.sql.database import WRITE_OPTION, one_writer
 from scat_core.store.sql.db_failures import as_scat_errors
 from scat_core.store.sql.driver_sql import autocommit
 from scat_core.store.sql.notify import announce
@@ -265,7 +265,7 @@ class EventStore:
         """A unit of work: commit on clean exit, roll back on any exception; once committed, the
         games it appended to are announced (PostgreSQL NOTIFY, notify.announce). Without `write`
         (a read) its write methods are refused."""
-        with as_scat_errors(self.engine), self.engine.connect() as conn:
+        with as_scat_errors(self.engine), one_writer(self.engine, write), self.engine.connect() as conn:
             if write:
                 conn = conn.execution_options(**{WRITE_OPTION: True})
             with conn.begin():

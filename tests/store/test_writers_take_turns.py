@@ -1,0 +1,74 @@
+"""An SQLite database's writers in one process take turns on a lock of the process's own
+(database.one_writer), so that none of them waits in SQLite's busy handler, which sleeps up to
+100 ms between tries: a server's concurrent moves were served in bursts, the last a second late."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from scat_core.domain.bots import heuristic_move
+from scat_core.domain.events import PlayerSeat
+from scat_core.service import GameService
+from scat_core.store.sql.database import BUSY_ENV_VAR, one_writer
+
+THREADS, MOVES = 6, 12
+
+
+def test_concurrent_writers_of_one_process_never_meet_sqlites_lock(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no busy wait at all (0 s), a writer that met another's lock would fail at once
+    (DatabaseBusy); taking turns, every move of every thread lands."""
+    monkeypatch.setenv(BUSY_ENV_VAR, "0")
+    service = GameService.open(f"sqlite:///{tmp_path / 'scat.db'}")
+    games = [service.playing.create_game([PlayerSeat(name=f"p{i}"), PlayerSeat(name=f"q{i}")], seed=i).game_id
+             for i in range(THREADS)]
+    start, failures = threading.Barrier(THREADS), list[BaseException]()
+
+    def play(game_id: str) -> None:
+        start.wait()
+        try:
+            for _ in range(MOVES):
+                state = service.playing.look(game_id, record=False)
+                assert state.turn is not None
+                command = heuristic_move(state, state.turn)
+                assert command is not None
+                service.playing.act(game_id, command)
+        except BaseException as error:  # noqa: BLE001 - reported below, with the thread's game
+            failures.append(error)
+
+    threads = [threading.Thread(target=play, args=(game_id,)) for game_id in games]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    assert all(service.reading.history(game_id)[-1].seq >= MOVES for game_id in games)
+    service.store.engine.dispose()
+
+
+def test_the_lock_is_reentrant_makes_another_threads_write_wait_and_holds_no_read(tmp_path: Path) -> None:
+    service = GameService.open(f"sqlite:///{tmp_path / 'scat.db'}")
+    engine = service.store.engine
+    read, wrote = threading.Event(), threading.Event()
+
+    def read_once() -> None:
+        with one_writer(engine, write=False):
+            read.set()
+
+    def write_once() -> None:
+        with one_writer(engine):
+            wrote.set()
+
+    with one_writer(engine), one_writer(engine):  # re-entrant on one thread
+        reader, writer = threading.Thread(target=read_once), threading.Thread(target=write_once)
+        reader.start()
+        writer.start()
+        reader.join()
+        assert read.is_set()  # a read takes no turn
+        assert not wrote.wait(0.2)  # another thread's write waits for its turn
+    writer.join()
+    assert wrote.is_set()
+    engine.dispose()
