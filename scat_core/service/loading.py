@@ -43,28 +43,31 @@ def replay(game_id: str, stored: Sequence[StoredEvent]) -> GameState:
 
 
 def load_for_command(tx: UnitOfWork, game_id: str) -> tuple[GameState, GameSecret | None, str]:
-    """The state to play on, the kept seed and the head's hash, from the snapshot and the
-    events after it, checked against the recorded head (HistoryDamaged if they do not match)."""
+    """The state to play on, the kept seed and the head's hash: the state this process kept at
+    that head (state_cache.py), else the snapshot and the events after it folded, the log checked
+    against the recorded head either way (HistoryDamaged if they do not match)."""
     load = tx.load_for_command(game_id)
+    head_seq = load.events[-1].seq if load.events else load.snapshot_seq
+    state_cache.saw_snapshot(game_id, load.snapshot_seq)
+    kept = state_cache.recall(game_id, head_seq, load.head_hash)
+    if kept is not None:
+        require_signed_head(kept, load.head_signed)
+        return kept, load.secret, load.head_hash
     state = GameState()
     if load.snapshot is not None:
-        kept = state_cache.recall(game_id, load.snapshot_seq, load.snapshot_hash)  # (state_cache.py)
-        if kept is not None:
-            state = kept
-        else:
-            try:
-                state = snapshot.decode(load.snapshot)
-            except (ValueError, TypeError):  # unreadable: the events alone decide
-                state = GameState()
-            if state.version == load.snapshot_seq and state.game_id == game_id:
-                state_cache.remember(state, load.snapshot_hash)
+        try:
+            state = snapshot.decode(load.snapshot)
+        except (ValueError, TypeError):  # unreadable: the events alone decide
+            state = GameState()
         if state.version != load.snapshot_seq or state.game_id != game_id:
             load, state = tx.load_for_command(game_id, use_snapshot=False), GameState()
+            state_cache.saw_snapshot(game_id, 0)
     try:
         state = fold((stored.event for stored in load.events), state)
     except UNPLAYABLE as error:  # a forged event no rule makes (#14 item 7)
         raise _damaged(game_id, error) from error
     require_signed_head(state, load.head_signed)
+    state_cache.remember(state, load.head_hash)
     return state, load.secret, load.head_hash
 
 
@@ -78,15 +81,30 @@ def require_signed_head(state: GameState, head_signed: bool) -> None:
 def append(tx: UnitOfWork, state: GameState, events: list[ev.Event], after: GameState,
            head: str, recorded_at: str | None = None) -> list[StoredEvent]:
     """Append `events` (which lead from `state`, whose last event has hash `head`, to `after`)
-    with the read model and the snapshot, recorded at `recorded_at` (the service's clock); the
-    store forgets a revealed seed in the same write."""
-    kept = snapshot_json(after)
+    with the read model and, when one is due (`snapshot_due`), a snapshot, recorded at
+    `recorded_at` (the service's clock); the store forgets a revealed seed in the same write."""
+    kept = snapshot_json(after) if snapshot_due(after) else None
     recorded_at = recorded_at or utc_now()
     summary = summarize(after, deadline_after(tx, state, after, recorded_at))
     stored = tx.append(state.game_id, state.version, events, summary, kept, head, recorded_at)
-    if kept is not None and stored and stored[-1].seq == after.version:
-        state_cache.remember(after, stored[-1].hash)  # the state of the snapshot just written (state_cache.py)
+    if stored and stored[-1].seq == after.version:
+        state_cache.remember(after, stored[-1].hash)  # the state at the head just written (state_cache.py)
+        if kept is not None:
+            state_cache.saw_snapshot(after.game_id, after.version)
     return stored
+
+
+#: A command folds at most about this many events after the snapshot when its process has not
+#: kept the state at the head (another process played last, or a new CLI process).
+SNAPSHOT_EVERY = 16
+
+
+def snapshot_due(after: GameState) -> bool:
+    """Whether an append that leads to `after` writes a snapshot: when the game has none usable
+    (or this process does not know of one), when SNAPSHOT_EVERY events or more came since the
+    one it has, and when the game ends. Between them a command folds the few events after it."""
+    seen = state_cache.snapshot_seen(after.game_id)
+    return not seen or after.version - seen >= SNAPSHOT_EVERY or after.status == "finished"
 
 
 def chance_of(state: GameState, secret: GameSecret | None) -> SeededChance:

@@ -30,6 +30,7 @@ from scat_core.records.errors import ConcurrencyConflict, StoreUnavailable
 from scat_core.records.move_signatures import MoveSignature
 from scat_core.records.stored import GameSecret, StoredEvent
 from scat_core.records.tokens import hash_token, new_token
+from scat_core.service import state_cache
 from scat_core.service.loading import append, authorize, chance_of, load_for_command, refuse_bot_viewer, require_player
 from scat_core.service.move_signing import signed_move, tag_of
 from scat_core.service.move_times import (
@@ -145,7 +146,10 @@ class Playing:
         now = self._now()
         with self.store.transaction() as tx:
             summary = summarize(state, deadline_after(tx, GameState(), state, now))
-            stored = tx.append(command.game_id, 0, events, summary, snapshot_json(state), recorded_at=now)
+            kept = snapshot_json(state)
+            stored = tx.append(command.game_id, 0, events, summary, kept, recorded_at=now)
+            if kept is not None:
+                state_cache.saw_snapshot(command.game_id, state.version)
             tx.put_secret(command.game_id, chance.seed, chance.salt)
             for name, token in tokens.items():
                 tx.put_token_hash(command.game_id, name, hash_token(token))

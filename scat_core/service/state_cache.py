@@ -1,15 +1,17 @@
-"""The states of the snapshots this process wrote or read, so that it need not decode one twice.
+"""The states this process last played or read at a game's head, so that a command need not fold again.
 
-A command plays on the snapshot the last append wrote; when that append was this process's
-(the usual case: one player's commands, the bots' replies), the state it encoded is still in
-memory; so is the state of a snapshot it decoded. It is kept under (game, seq, hash of event
-seq), the head the snapshot records, and a command uses it only when the snapshot it read
-from the database, in the same query as the events, records that very head: the events read
-chain to that hash, and the hash chains every event before it, so those events are exactly
-the ones the state was folded from (or, decoded, trusted for). No other condition of the
-snapshot's use changes (records/verified_load.py: its rules tag, its event re-hashed and chained to the
-games row's head; records/seals.py: its seal, checked by the store before the snapshot is handed
-over at all, so a row edited under a kept head is not even read).
+A command plays on the state at the head the last append wrote; when that append was this
+process's (the usual case: one player's commands, the bots' replies), the state it folded is
+still in memory; so is the state a load of this process folded. It is kept under (game, seq,
+hash of event seq), the head, and a command uses it only when the log it read from the
+database, in the same query as the games row, ends at that very head: the events read chain
+to that hash (records/verified_load.py), and the hash chains every event before it, so those
+events are exactly the ones the state was folded from. No other check of a command's load
+changes (its events re-hashed and chained to the games row's head, the head's signature).
+
+Beside it, the event of the snapshot row each game had when this process last loaded it (0:
+none usable) or last wrote one, from which the service decides when a new snapshot is due
+(loading.snapshot_due): a hint, never evidence; a game it does not know gets one.
 Bounded, oldest forgotten first; lock-free (BoundedMemo).
 """
 
@@ -20,18 +22,30 @@ from scat_core.records.memo import BoundedMemo
 
 FOLDED_KEPT = 1024
 _states: BoundedMemo[tuple[str, int, str], GameState] = BoundedMemo(FOLDED_KEPT)
+_snapshots: BoundedMemo[str, int] = BoundedMemo(FOLDED_KEPT)
 
 
 def remember(state: GameState, head_hash: str) -> None:
-    """Keep `state`, the state of a snapshot at event `state.version`, whose hash is `head_hash`."""
+    """Keep `state`, the state of its game at event `state.version`, whose hash is `head_hash`."""
     _states.remember((state.game_id, state.version, head_hash), state)
 
 
 def recall(game_id: str, seq: int, head_hash: str) -> GameState | None:
-    """The state kept for the snapshot of `game_id` at event `seq` of hash `head_hash`, or None."""
+    """The state kept for `game_id` at event `seq` of hash `head_hash`, or None."""
     return _states.get((game_id, seq, head_hash))
 
 
+def saw_snapshot(game_id: str, seq: int) -> None:
+    """Note that the usable snapshot of `game_id` is at event `seq` (0: it has none usable)."""
+    _snapshots.remember(game_id, seq)
+
+
+def snapshot_seen(game_id: str) -> int | None:
+    """The event of the snapshot this process last saw of `game_id` (0: none usable), None if unknown."""
+    return _snapshots.get(game_id)
+
+
 def forget_all() -> None:
-    """Forget every state kept (the next command of each game decodes its snapshot again)."""
+    """Forget every state and snapshot kept (the next command of each game folds its snapshot again)."""
     _states.clear()
+    _snapshots.clear()

@@ -18,6 +18,7 @@ from scat_cli.errors import exit_code
 from scat_core.domain.events import PlayerSeat
 from scat_core.records.errors import HistoryDamaged
 from scat_core.service import GameService
+from scat_core.service.loading import SNAPSHOT_EVERY
 from tests.support.services import a_game_in_play, next_move
 from tests.support.store import drop_event_triggers
 
@@ -131,7 +132,7 @@ def test_an_event_altered_before_the_snapshot_is_not_played_on_and_the_audit_sti
     verified, never on the altered event, and the audit, which never uses snapshots, fails."""
     service = GameService.open(db_url)
     engine = service.store.engine
-    game_id = a_game_in_play(service)
+    game_id = a_game_in_play(service, moves=2 * SNAPSHOT_EVERY)  # a snapshot well after event 2
     true_state = service.playing.look(game_id)
     drop_event_triggers(engine)
     with engine.begin() as conn:

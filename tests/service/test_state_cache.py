@@ -1,18 +1,22 @@
-"""A process does not decode again the snapshot it wrote or read (service/state_cache.py, #13): the
-state it kept is used only for a snapshot that records that very head (game, seq and hash),
-and a command plays on exactly the state the events fold to, on SQLite and PostgreSQL."""
+"""A process does not fold again the state it wrote or read (service/state_cache.py, #13): the
+state it kept is used only at that very head (game, seq and hash) of the log it reads, and a
+command plays on exactly the state the events fold to, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 import pytest
 from sqlalchemy import text
 
+from scat_core.domain import events as ev
 from scat_core.domain import snapshot
 from scat_core.domain.bots import heuristic_move
 from scat_core.domain.decide import decide_and_evolve
 from scat_core.domain.evolve import fold
 from scat_core.domain.shuffle import SeededChance
-from scat_core.service import GameService, state_cache
+from scat_core.domain.state import GameState
+from scat_core.service import GameService, loading, state_cache
 from scat_core.service.read_model import snapshot_json, summarize
 from tests.support.services import a_game_in_play, next_move
 
@@ -87,3 +91,26 @@ def test_a_snapshot_replaced_outside_scat_at_the_head_kept_is_not_read(db_url: s
     decoded = _decodes(monkeypatch)
     assert service.playing.look(game_id) == truth and decoded == []
     service.store.engine.dispose()
+
+
+def test_a_command_at_a_head_this_process_kept_folds_no_event_even_far_from_the_snapshot(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Snapshots are written every few events only (loading.SNAPSHOT_EVERY): the state kept at the
+    head saves the fold of the events since; another process (the cache forgotten) folds them."""
+    service = GameService.open(db_url)
+    game_id = a_game_in_play(service, moves=2)
+    folded: list[int] = []
+    real = loading.fold
+
+    def fold_counting(events: Iterable[ev.Event], state: GameState | None = None) -> GameState:
+        events = list(events)
+        folded.append(len(events))
+        return real(events, state) if state is not None else real(events)
+
+    monkeypatch.setattr(loading, "fold", fold_counting)
+    for _ in range(2 * loading.SNAPSHOT_EVERY):
+        next_move(service, game_id)
+    assert folded == []
+    state_cache.forget_all()
+    assert service.playing.look(game_id) == _truth(service, game_id)
+    assert len(folded) == 1 and folded[0] < loading.SNAPSHOT_EVERY + 8

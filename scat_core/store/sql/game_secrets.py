@@ -9,6 +9,7 @@ from sqlalchemy.engine import Connection
 
 from scat_core.records.stored import GameSecret
 from scat_core.store.sql import tables as t
+from scat_core.store.sql.driver_sql import fetch_all, named
 
 
 def put_secret(conn: Connection, game_id: str, seed: str, salt: str) -> None:
@@ -42,10 +43,11 @@ def put_token_hash(conn: Connection, game_id: str, player: str, token_hash: str)
     conn.execute(t.player_tokens.insert().values(game_id=game_id, player=player, token_hash=token_hash))
 
 
+#: A move's token check (every move of a protected game): on the driver's own cursor (driver_sql.py).
+_TOKEN_HASH = "SELECT token_hash FROM player_tokens WHERE game_id = %(game_id)s AND player = %(player)s"
+
+
 def get_token_hash(conn: Connection, game_id: str, player: str) -> str | None:
     """The stored token hash of a player, or None."""
-    return conn.execute(
-        select(t.player_tokens.c.token_hash).where(
-            t.player_tokens.c.game_id == game_id, t.player_tokens.c.player == player
-        )
-    ).scalar_one_or_none()
+    rows = fetch_all(conn, named(conn, _TOKEN_HASH), {"game_id": game_id, "player": player})
+    return str(rows[0][0]) if rows else None
