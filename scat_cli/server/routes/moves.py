@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, BackgroundTasks
+from fastapi import APIRouter, BackgroundTasks, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 
 from scat_cli.server import wire
 from scat_cli.server.move_wire import MODELS, ClaimMove, MoveBody, body_for, command_of
+from scat_cli.server.rendered import rendered
 from scat_cli.server.routes.deps import Acting, Server, ServerState
 from scat_cli.server.routes.errors import MOVE, responses
 from scat_core.records.acting import Credential
@@ -24,10 +25,11 @@ ALIASES = ("draw", "discard", "knock", "declare", "throw-down", "resign")
 
 
 def play(game_id: str, body: BaseModel, server: ServerState, credential: Credential,
-         then: BackgroundTasks) -> Played:
-    """Make the move `body` sends, as the service tells it to the mover. This process's watchers hear
-    of it (SQLite has no NOTIFY) once the mover has his answer: a thousand open streams are handed
-    the move after it, not before; a refused move, at once (a bot or a claim may have moved)."""
+         then: BackgroundTasks) -> Response:
+    """Make the move `body` sends, as the service tells it to the mover (a Played, rendered here).
+    This process's watchers hear of it (SQLite has no NOTIFY) once the mover has his answer: a
+    thousand open streams are handed the move after it, not before; a refused move, at once (a
+    bot or a claim may have moved)."""
     sent: Any = body
     signature = sent.signature.signed() if sent.signature is not None else None
     try:
@@ -39,7 +41,7 @@ def play(game_id: str, body: BaseModel, server: ServerState, credential: Credent
         server.notifier.changed(game_id)
         raise
     then.add_task(tell_watchers, server, game_id)
-    return played
+    return rendered(played)
 
 
 async def tell_watchers(server: ServerState, game_id: str) -> None:
@@ -52,12 +54,12 @@ async def tell_watchers(server: ServerState, game_id: str) -> None:
              description=f"A player's move (`move`: {', '.join(MODELS)}; a claim takes the turn of a player "
              "out of move time, R28), then the bots' answer, as the mover may see it. In a game whose seats are "
              "accounts, `signature` is the player's of this move at the game's head.")
-def moves(game_id: str, body: MoveBody, server: Server, credential: Acting, then: BackgroundTasks) -> Played:
+def moves(game_id: str, body: MoveBody, server: Server, credential: Acting, then: BackgroundTasks) -> Response:
     return play(game_id, body, server, credential, then)
 
 
 def _alias(verb: str) -> None:
-    def moved(game_id: str, body: wire.MoveIn, server: Server, credential: Acting, then: BackgroundTasks) -> Played:
+    def moved(game_id: str, body: wire.MoveIn, server: Server, credential: Acting, then: BackgroundTasks) -> Response:
         try:
             sent = body_for(verb, body.model_dump())
         except ValidationError as error:
@@ -76,7 +78,7 @@ for _verb in ALIASES:
 
 @router.post("/games/{game_id}/claim", response_model=Played, responses=MOVED, deprecated=True,
              summary="Claim (deprecated: POST /games/{game_id}/moves)")
-def claim(game_id: str, body: wire.ClaimIn, server: Server, credential: Acting, then: BackgroundTasks) -> Played:
+def claim(game_id: str, body: wire.ClaimIn, server: Server, credential: Acting, then: BackgroundTasks) -> Response:
     """Deprecated: the same as `POST /games/{game_id}/moves` with `"move": "claim"`."""
     return play(game_id, ClaimMove(move="claim", player=body.player, signature=body.signature), server, credential,
                 then)
