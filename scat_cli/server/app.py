@@ -16,16 +16,30 @@ from __future__ import annotations
 import asyncio
 import signal
 import threading
+import warnings
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import Depends, FastAPI
-from fastapi.responses import JSONResponse
 
-from scat_cli.server import wire
 from scat_cli.server.limits import LOG, LimitAndLog
 from scat_cli.server.lost_reads import RetryLostReads
+from scat_cli.server.rendered import SeatsFromOne
+
+#: What pydantic says when FastAPI first builds the model of a request body (deferred, as scat's
+#: wire models are): FastAPI names the body field after its parameter by an alias that pydantic
+#: ignores there; harmless, but it read as an error in the server's log at the first POST.
+BODY_ALIAS_WARNING = r"The 'alias' attribute with value '\w+' was provided to the `Field\(\)` function"
+
+
+def quiet_body_alias_warning() -> None:
+    """Keep pydantic's BODY_ALIAS_WARNING out of the server's log; every other warning goes on to it."""
+    from pydantic import warnings as pydantic_warnings
+
+    category = getattr(pydantic_warnings, "UnsupportedFieldAttributeWarning", UserWarning)  # pydantic >= 2.12
+    warnings.filterwarnings("ignore", message=BODY_ALIAS_WARNING, category=category)
+
 
 #: On SQLite, which has no NOTIFY, how often the server process looks at the log for moves
 #: another process wrote (one look for all its streams).
@@ -41,13 +55,6 @@ PUSHED_POLL_SECONDS = 15.0
 #: and per process (`scat serve --max-streams-per-address`, `--max-streams`); over them: 429.
 MAX_STREAMS_PER_ADDRESS = 50
 MAX_STREAMS = 2000
-
-
-class SeatsFromOne(JSONResponse):
-    """Every response: JSON, each game state's seats counted from 1 (see `wire.seats_from_one`)."""
-
-    def render(self, content: Any) -> bytes:
-        return super().render(wire.seats_from_one(content))
 
 
 def on_exit_signal(action: Callable[[], None]) -> None:
@@ -114,6 +121,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
         notifier.close()
         stop.set()
 
+    quiet_body_alias_warning()
     app = FastAPI(title="Scat", version="2", lifespan=lifespan, default_response_class=SeatsFromOne,
                   description="The Scat (Thirty-One) game backend. Seats count from 1, as the CLI counts them: a "
                   "game state's players[].seat, seats, dealer (0 before the first deal), turn, knocker, had_turn "
