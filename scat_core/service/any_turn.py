@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from scat_core.domain.errors import AuthFailed, NotFound
+from scat_core.domain.errors import AuthFailed, CorruptHistory, NotFound
 from scat_core.domain.move_time import recorded_text
 from scat_core.records.acting import ActingAccount
 from scat_core.records.games import GameRow
@@ -101,10 +101,12 @@ class Looking:
 
     def _news(self, row: GameRow) -> Shown | None:
         """The game as `show` gives it to the player if it waits for him (or ended) and was not
-        told; None if not, or if he cannot show it as that player (no token) or it is read-only."""
+        told; None if not, or if he cannot show it as that player (no token) or it is read-only,
+        or if its history was damaged outside scat: that game's own `show` and `scat db check`
+        say so, and his other games are still waited for."""
         try:
             shown = self.answers.show(row.game_id, self.player, self.tokens.get(row.game_id) or self.account)
-        except (AuthFailed, NotFound):
+        except (AuthFailed, NotFound, CorruptHistory):
             return None
         state = shown.state
         if shown.read_only or not turn_has_come(state, self.player):

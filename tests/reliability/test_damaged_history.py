@@ -17,7 +17,7 @@ from sqlalchemy import Engine, text
 from scat_cli.errors import exit_code
 from scat_core.domain.events import PlayerSeat
 from scat_core.records.errors import HistoryDamaged
-from scat_core.service import GameService
+from scat_core.service import GameService, state_cache
 from scat_core.service.loading import SNAPSHOT_EVERY
 from tests.support.services import a_game_in_play, next_move
 from tests.support.store import drop_event_triggers
@@ -143,3 +143,20 @@ def test_an_event_altered_before_the_snapshot_is_not_played_on_and_the_audit_sti
     report = service.audit(game_id)
     assert not report.ok and report.first_bad_seq == 2
     engine.dispose()
+
+
+def test_a_damaged_game_is_passed_over_by_wait_any_and_still_refused_by_show(db_url: str) -> None:
+    """One game damaged outside scat does not keep `wait --any` from a player's other games."""
+    service = GameService.open(db_url)
+    seats = [PlayerSeat(name="ann"), PlayerSeat(name="bob")]
+    damaged, healthy = (service.new_game(seats, dealer="ann").game_id for _ in range(2))  # bob to act in both
+    drop_event_triggers(service.store.engine)
+    with service.store.engine.begin() as conn:
+        conn.execute(text("UPDATE events SET data = replace(data, '\"deck\":[\"', '\"deck\":[\"2C\",\"') "
+                          "WHERE game_id = :g AND type = 'HandDealt'"), {"g": damaged})
+    state_cache.forget_all()  # as another process: the history is read again
+    waited = service.wait_for_any_turn("bob", timeout=0)
+    assert waited.shown is not None and waited.shown.game_id == healthy
+    with pytest.raises(HistoryDamaged):
+        service.show(damaged, "bob")
+    service.store.engine.dispose()
