@@ -10,6 +10,9 @@ bottleneck (its CPU is printed). Each client plays its own game against a bot (d
 discard: one command a request, the bot answering in the same request), with 1, 8 and 32
 concurrent clients, against 1 and 2 server processes (clients alternate between them) and a
 floor of as many processes, on SQLite and on PostgreSQL ($SCAT_TEST_POSTGRES_URL or --pg).
+Each row also prints the CPU the server processes spent per request answered (every thread, read
+from /proc by the load client over its timed window), scat's next to the floor's: once the
+servers are CPU-bound, the ratio of moves/s is about the inverse of that of CPU per request.
 Goals (#23): moves/s >= 0.6x the floor's and p99 <= 2x the floor's p99 at 8 and 32 clients,
 0 events lost; the servers' RSS at 32 movers is printed (goal <= 300 MiB, with 1,000 streams
 open, which this script does not open). `--baseline REF` runs the same load, in the same run,
@@ -234,12 +237,14 @@ class Load:
     lost: int
     client_cpu: float  # cores the client process used
     rss: list[float]  # MiB, per server process
+    server_ms: float  # CPU the servers spent per request answered while timed, ms (every thread; the client reads it)
 
 
 def drive(bases: list[str], pids: list[int], clients: int, seconds: float, floor: bool, signed: bool = False) -> Load:
     """Run the lean load client (load_client.py, its own process) against `bases`; sample the servers' RSS.
     `signed`: its clients are accounts, every request and move signed (else token games)."""
-    job = json.dumps({"bases": bases, "clients": clients, "seconds": seconds, "floor": floor, "signed": signed})
+    job = json.dumps({"bases": bases, "clients": clients, "seconds": seconds, "floor": floor, "signed": signed,
+                      "server_pids": pids})
     client = subprocess.Popen([sys.executable, str(HERE / "load_client.py"), job], stdout=subprocess.PIPE, text=True)
     peaks = [0.0] * len(pids)
     while client.poll() is None:
@@ -249,7 +254,8 @@ def drive(bases: list[str], pids: list[int], clients: int, seconds: float, floor
     if client.returncode != 0:
         raise RuntimeError(f"the load client failed ({client.returncode})")
     report = json.loads(out)
-    return Load(report["rate"], report["p50"], report["p99"], report["lost"], report["client_cpu"], peaks)
+    return Load(report["rate"], report["p50"], report["p99"], report["lost"], report["client_cpu"], peaks,
+                report["server_ms"])
 
 
 def baseline_tree(ref: str, into: Path) -> Path:
@@ -343,14 +349,16 @@ def watch_latency(mover: str, watcher: str, moves: int = 30) -> tuple[float, flo
 
 
 HEADER = (f"{'database':<11} {'code':<8} {'procs':>5} {'clients':>7} {'moves/s':>8} {'floor/s':>8} {'ratio':>6} "
-          f"{'p50 ms':>7} {'p99 ms':>7} {'floor p99':>9} {'p99 x':>6} {'lost':>4} {'client':>6} {'RSS MiB':>9}")
+          f"{'p50 ms':>7} {'p99 ms':>7} {'floor p99':>9} {'p99 x':>6} {'lost':>4} {'client':>6} {'RSS MiB':>9} "
+          f"{'CPU ms/req':>11}")
 
 
 def row(name: str, code: str, processes: int, clients: int, ours: Load, floor: Load) -> str:
     rss = "/".join(f"{peak:.0f}" for peak in ours.rss)
     return (f"{name:<11} {code:<8} {processes:>5} {clients:>7} {ours.rate:>8.0f} {floor.rate:>8.0f} "
             f"{ours.rate / floor.rate:>6.2f} {ours.p50:>7.1f} {ours.p99:>7.1f} {floor.p99:>9.1f} "
-            f"{ours.p99 / floor.p99:>6.2f} {ours.lost:>4} {ours.client_cpu:>5.0%} {rss:>9}")
+            f"{ours.p99 / floor.p99:>6.2f} {ours.lost:>4} {ours.client_cpu:>5.0%} {rss:>9} "
+            f"{ours.server_ms:>5.1f}/{floor.server_ms:<5.1f}")
 
 
 def judged(name: str, code: str, processes: int, clients: int, ours: Load, floor: Load) -> list[str]:
@@ -360,7 +368,9 @@ def judged(name: str, code: str, processes: int, clients: int, ours: Load, floor
         rate, p99 = ours.rate / floor.rate, ours.p99 / floor.p99
         verdicts.append(f"{name} {code} {processes} proc, {clients} clients: moves {rate:.2f}x the floor (goal >= "
                         f"{THROUGHPUT_GOAL}x: {'met' if rate >= THROUGHPUT_GOAL else 'MISSED'}), p99 {p99:.2f}x the "
-                        f"floor's (goal <= {P99_GOAL}x: {'met' if p99 <= P99_GOAL else 'MISSED'})")
+                        f"floor's (goal <= {P99_GOAL}x: {'met' if p99 <= P99_GOAL else 'MISSED'}); a move costs the "
+                        f"server {ours.server_ms:.1f} ms of CPU, a floor request {floor.server_ms:.1f} ms "
+                        f"({ours.server_ms / max(floor.server_ms, 1e-9):.1f}x)")
     if clients == max(CLIENTS):
         peak = max(ours.rss)
         verdicts.append(f"{name} {code} {processes} proc: RSS at {clients} movers {peak:.0f} MiB per process (goal <= "

@@ -197,7 +197,9 @@ class Mover:
         return lost
 
 
-async def drive(bases: list[str], clients: int, seconds: float, floor: bool, signed: bool = False) -> dict[str, Any]:
+async def drive(bases: list[str], clients: int, seconds: float, floor: bool, signed: bool = False,
+                server_pids: list[int] | None = None) -> dict[str, Any]:
+    server_pids = server_pids or []
     conns = [Connection(bases[index % len(bases)]) for index in range(clients)]
     await asyncio.gather(*(conn.open() for conn in conns))
     movers = [Mover(conn, signed) for conn in conns]
@@ -229,16 +231,18 @@ async def drive(bases: list[str], clients: int, seconds: float, floor: bool, sig
             else:
                 await mover.step()
             done = clock()
+            answered[0] += 1
             if done <= ends[0]:
                 latencies.append(done - began)
 
-    cpu = time.process_time()
+    answered = [0]  # every request answered while timed, those that end after the time too
+    cpu, servers = time.process_time(), sum(map(cpu_seconds, server_pids))
     tasks = [asyncio.create_task(client(index)) for index in range(clients)]
     began = time.perf_counter()
     ends[0] = began + seconds
     started.set()
     await asyncio.gather(*tasks)
-    cpu = time.process_time() - cpu
+    cpu, servers = time.process_time() - cpu, sum(map(cpu_seconds, server_pids)) - servers
     lost = 0 if floor else sum(await asyncio.gather(*(mover.lost() for mover in movers)))
     for conn in conns:
         conn.close()
@@ -246,13 +250,24 @@ async def drive(bases: list[str], clients: int, seconds: float, floor: bool, sig
     count = len(latencies)
     return {"rate": count / seconds, "p50": latencies[count // 2] * 1000 if count else 0.0,
             "p99": latencies[min(count - 1, int(count * 0.99))] * 1000 if count else 0.0, "lost": lost,
-            "requests": count, "client_cpu": cpu / seconds, "pid": os.getpid()}
+            "requests": count, "client_cpu": cpu / seconds, "pid": os.getpid(),
+            "server_ms": servers * 1000 / max(1, answered[0])}
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user + system, every thread) a process of this machine has used, s (0 if unreadable)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
 
 
 def main() -> None:
     job = json.loads(sys.argv[1])
     print(json.dumps(asyncio.run(drive(job["bases"], job["clients"], job["seconds"], job["floor"],
-                                       job.get("signed", False)))), flush=True)
+                                       job.get("signed", False), job.get("server_pids", [])))), flush=True)
 
 
 if __name__ == "__main__":
