@@ -12,20 +12,22 @@ import pytest
 from scat_core.domain.bots import heuristic_move
 from scat_core.domain.events import PlayerSeat
 from scat_core.service import GameService
+from scat_core.store.sql.account_log import SqlAccountLog
 from scat_core.store.sql.database import BUSY_ENV_VAR, one_writer
 
-THREADS, MOVES = 6, 12
+THREADS, NONCE_THREADS, MOVES = 6, 2, 12
 
 
 def test_concurrent_writers_of_one_process_never_meet_sqlites_lock(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """With no busy wait at all (0 s), a writer that met another's lock would fail at once
-    (DatabaseBusy); taking turns, every move of every thread lands."""
+    (DatabaseBusy); taking turns, every move of every thread lands, and so does every signed
+    request's nonce and the stats projection's catch-up written between them."""
     monkeypatch.setenv(BUSY_ENV_VAR, "0")
     service = GameService.open(f"sqlite:///{tmp_path / 'scat.db'}")
     games = [service.playing.create_game([PlayerSeat(name=f"p{i}"), PlayerSeat(name=f"q{i}")], seed=i).game_id
              for i in range(THREADS)]
-    start, failures = threading.Barrier(THREADS), list[BaseException]()
+    start, failures = threading.Barrier(THREADS + NONCE_THREADS), list[BaseException]()
 
     def play(game_id: str) -> None:
         start.wait()
@@ -39,7 +41,19 @@ def test_concurrent_writers_of_one_process_never_meet_sqlites_lock(tmp_path: Pat
         except BaseException as error:  # noqa: BLE001 - reported below, with the thread's game
             failures.append(error)
 
+    log = SqlAccountLog(service.store.engine)
+
+    def use_nonces(index: int) -> None:  # a server's signed requests, between the moves
+        start.wait()
+        try:
+            for count in range(MOVES):
+                assert log.use_nonce(f"key{index}", f"nonce{count}", expires_at=2_000_000_000, now=1_700_000_000)
+            service.store.catch_up_stats()  # the stats projection writes too
+        except BaseException as error:  # noqa: BLE001 - reported below
+            failures.append(error)
+
     threads = [threading.Thread(target=play, args=(game_id,)) for game_id in games]
+    threads += [threading.Thread(target=use_nonces, args=(index,)) for index in range(NONCE_THREADS)]
     for thread in threads:
         thread.start()
     for thread in threads:

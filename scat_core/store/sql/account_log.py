@@ -19,7 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from scat_core.records.errors import ConcurrencyConflict
 from scat_core.service.account_ports import AccountLog, AccountRecord
 from scat_core.store.sql import tables as t
-from scat_core.store.sql.database import WRITE_OPTION
+from scat_core.store.sql.database import WRITE_OPTION, one_writer
 from scat_core.store.sql.db_failures import as_scat_errors
 from scat_core.store.sql.driver_sql import autocommit, execute, named
 
@@ -42,7 +42,7 @@ class SqlAccountLog:
         waits for no disk flush: PostgreSQL's synchronous_commit off, SQLite's synchronous NORMAL
         (WAL: flushed at the next checkpoint), the connection's FULL restored after it.
         """
-        with self.engine.connect() as conn:
+        with one_writer(self.engine), self.engine.connect() as conn:  # on SQLite, writers take turns (database.py)
             conn = conn.execution_options(**{WRITE_OPTION: True})
             lazy = not durable and conn.dialect.name == "sqlite"
             if lazy:

@@ -31,7 +31,7 @@ from scat_core.domain.events import Event
 from scat_core.records.errors import ConcurrencyConflict
 from scat_core.records.stored import RECORD_KEYS, StoredEvent
 from scat_core.store.sql import tables as t
-from scat_core.store.sql.database import WRITE_OPTION
+from scat_core.store.sql.database import WRITE_OPTION, one_writer
 from scat_core.store.sql.locks import advisory_lock, lock_key
 
 S = TypeVar("S")
@@ -128,16 +128,16 @@ def _projector(engine: Engine, name: str) -> Iterator[Connection]:
     reads the one snapshot that becomes the checkpoint, taken after the previous projector
     committed.
     """
-    with engine.connect() as conn:
-        if conn.dialect.name != "postgresql":
+    if engine.dialect.name != "postgresql":
+        with one_writer(engine), engine.connect() as conn:  # this process's writers take turns (database.py)
             conn = conn.execution_options(**{WRITE_OPTION: True})
             with conn.begin():
                 yield conn
-            return
-        with advisory_lock(conn, lock_key(name), session=True):
-            conn = conn.execution_options(isolation_level="REPEATABLE READ")
-            with conn.begin():
-                yield conn
+        return
+    with engine.connect() as conn, advisory_lock(conn, lock_key(name), session=True):
+        conn = conn.execution_options(isolation_level="REPEATABLE READ")
+        with conn.begin():
+            yield conn
 
 
 def _catch_up(conn: Connection, projection: GameProjection[S], rebuild: bool) -> CatchUp:
