@@ -588,7 +588,7 @@ def bulk_rates(place: Place, games: int) -> tuple[float, float, float, int]:
 def commit_floor(place: Place, count: int) -> float:
     """Commits/s of the driver alone, one INSERT of an event-like row and one COMMIT each, on the
     same database and settings (SQLite: WAL, synchronous=FULL): what no command can beat."""
-    url = make_url(place.url("commitfloor"))
+    url = make_url(place.url(f"commitfloor{uuid.uuid4().hex[:6]}"))  # a fresh database (or schema) each time
     data = json.dumps({"player": "p0", "card": "QS", "source": "stock"})
     rows = [("floor", seq, "CardDiscarded", 1, data, "2026-01-01T00:00:00.000000Z", "0" * 64, f"{seq:064x}")
             for seq in range(1, count + 1)]
