@@ -58,7 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import peer  # noqa: E402
 from sqlalchemy import create_engine, text  # noqa: E402
-from sqlalchemy.engine import make_url  # noqa: E402
+from sqlalchemy.engine import URL, make_url  # noqa: E402
 
 from scat_core.domain.bots import heuristic_move  # noqa: E402
 from scat_core.domain.commands import CreateGame  # noqa: E402
@@ -561,21 +561,13 @@ def bulk_rates(place: Place, games: int) -> tuple[float, float, float, int]:
     url = make_url(place.service("bulkraw").store.engine.url.render_as_string(hide_password=False))
     insert = ("INSERT INTO events (game_id, seq, type, schema_version, data, recorded_at, prev_hash, hash) "
               "VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+    conn = driver_connection(url)
     if url.get_backend_name() == "sqlite":
-        import sqlite3
-
-        conn: Any = sqlite3.connect(str(url.database), isolation_level=None)
-        conn.execute("PRAGMA synchronous = FULL")
         started = time.perf_counter()
         conn.execute("BEGIN IMMEDIATE")
         conn.executemany(insert, rows)
         conn.execute("COMMIT")
     else:
-        import psycopg
-
-        options = url.query.get("options")
-        conn = psycopg.connect(host=url.host, port=url.port or 5432, user=url.username, dbname=url.database,
-                               options=str(options) if options else None)
         started = time.perf_counter()
         with conn.cursor() as cursor:
             cursor.executemany(insert.replace("?", "%s"), rows)
@@ -583,6 +575,23 @@ def bulk_rates(place: Place, games: int) -> tuple[float, float, float, int]:
     raw_rate = total / (time.perf_counter() - started)
     conn.close()
     return rates[0], rates[1], raw_rate, total
+
+
+def driver_connection(url: URL, autocommit: bool = False) -> Any:
+    """The driver's own connection to `url`: sqlite3 in WAL with synchronous FULL (as scat's), each
+    BEGIN written out; psycopg with the URL's options (its schema), in autocommit if asked."""
+    if url.get_backend_name() == "sqlite":
+        import sqlite3
+
+        conn = sqlite3.connect(str(url.database), isolation_level=None)
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
+        return conn
+    import psycopg
+
+    options = url.query.get("options")
+    return psycopg.connect(host=url.host, port=url.port or 5432, user=url.username, dbname=url.database,
+                           options=str(options) if options else None, autocommit=autocommit)
 
 
 def commit_floor(place: Place, count: int) -> float:
@@ -595,25 +604,15 @@ def commit_floor(place: Place, count: int) -> float:
     create = ("CREATE TABLE commit_floor (game_id TEXT, seq INTEGER, type TEXT, schema_version INTEGER, data TEXT, "
               "recorded_at TEXT, prev_hash TEXT, hash TEXT, PRIMARY KEY (game_id, seq))")
     insert = "INSERT INTO commit_floor VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    conn = driver_connection(url, autocommit=True)
+    conn.execute(create)
     if url.get_backend_name() == "sqlite":
-        import sqlite3
-
-        conn: Any = sqlite3.connect(str(url.database), isolation_level=None)
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = FULL")
-        conn.execute(create)
         started = time.perf_counter()
         for row in rows:
             conn.execute("BEGIN IMMEDIATE")
             conn.execute(insert, row)
             conn.execute("COMMIT")
     else:
-        import psycopg
-
-        options = url.query.get("options")
-        conn = psycopg.connect(host=url.host, port=url.port or 5432, user=url.username, dbname=url.database,
-                               options=str(options) if options else None, autocommit=True)
-        conn.execute(create)
         started = time.perf_counter()
         for row in rows:
             conn.execute(insert.replace("?", "%s"), row)  # autocommit: the statement is its transaction
