@@ -122,11 +122,11 @@ class LimitAndLog:
             async def limited_receive() -> Any:
                 if read[0] or refused[0]:  # the body is in (or refused): waits for a disconnect are the app's
                     return await receive() if not refused[0] else {"type": "http.disconnect"}
-                loop = asyncio.get_running_loop()
                 if not deadline:
-                    deadline.append(loop.time() + BODY_SECONDS)
+                    deadline.append(asyncio.get_running_loop().time() + BODY_SECONDS)
                 try:
-                    message = await asyncio.wait_for(receive(), max(0.0, deadline[0] - loop.time()))
+                    async with asyncio.timeout_at(deadline[0]):  # no task of its own, as wait_for makes
+                        message = await receive()
                 except TimeoutError:
                     late = TimedOut(f"the request's body took longer than {BODY_SECONDS:g} s to arrive: send it "
                                     "again on a faster connection")

@@ -1,6 +1,10 @@
 """What the requests of `scat serve` share, as FastAPI dependencies: the server's state, who signed
 the request (the one reader of `request.state.account`, which verify.py sets), the bearer token,
-the credential a use case acts as, and whose share of heavy work a request spends."""
+the credential a use case acts as, and whose share of heavy work a request spends.
+
+Each is `async def`: none waits for anything, and FastAPI runs a plain `def` dependency in a
+worker thread, one trip there and back per dependency and request (a move took five, each a
+hand-over of the GIL between the event loop and a worker: half the event loop's time per move)."""
 
 from __future__ import annotations
 
@@ -44,7 +48,7 @@ class ServerState:
     pushed_poll_seconds: float
 
 
-def server_state(request: Request) -> ServerState:
+async def server_state(request: Request) -> ServerState:
     """The state of the app serving `request`."""
     state: ServerState = request.app.state.server
     return state
@@ -53,7 +57,7 @@ def server_state(request: Request) -> ServerState:
 Server = Annotated[ServerState, Depends(server_state)]
 
 
-def signed_by(request: Request) -> AccountView | None:
+async def signed_by(request: Request) -> AccountView | None:
     """The account whose key signed `request` (None: unsigned, or by a key of no account)."""
     account: AccountView | None = getattr(request.state, "account", None)
     return account
@@ -62,7 +66,7 @@ def signed_by(request: Request) -> AccountView | None:
 SignedBy = Annotated[AccountView | None, Depends(signed_by)]
 
 
-def account_name(account: SignedBy) -> str | None:
+async def account_name(account: SignedBy) -> str | None:
     """The name of the account that signed the request (None: unsigned)."""
     return account.name if account is not None else None
 
@@ -70,7 +74,7 @@ def account_name(account: SignedBy) -> str | None:
 AccountName = Annotated[str | None, Depends(account_name)]
 
 
-def caller_of(request: Request, account: SignedBy) -> str:
+async def caller_of(request: Request, account: SignedBy) -> str:
     """Whose share of heavy work a request spends: its account's, or its address's when it is signed by none."""
     if account is not None:
         return f"account {account.name}"
@@ -80,7 +84,7 @@ def caller_of(request: Request, account: SignedBy) -> str:
 Caller = Annotated[str, Depends(caller_of)]
 
 
-def bearer(authorization: Annotated[str | None, Header(max_length=1000)] = None) -> str | None:
+async def bearer(authorization: Annotated[str | None, Header(max_length=1000)] = None) -> str | None:
     """The bearer token of the request, if any."""
     if authorization is None:
         return None
@@ -93,11 +97,16 @@ def bearer(authorization: Annotated[str | None, Header(max_length=1000)] = None)
 Token = Annotated[str | None, Depends(bearer)]
 
 
-def acting(token: Token, account: SignedBy) -> Credential:
-    """Who the request acts as: its bearer token, else the account its signature proved (verify.py)."""
+def credential_of(token: str | None, account: AccountView | None) -> Credential:
+    """Who a request acts as: its bearer token, else the account its signature proved (verify.py)."""
     if token:
         return token
     return ActingAccount(account.name, account.key_id, account.public_key) if account is not None else None
+
+
+async def acting(token: Token, account: SignedBy) -> Credential:
+    """Who the request acts as (`credential_of`)."""
+    return credential_of(token, account)
 
 
 Acting = Annotated[Credential, Depends(acting)]
