@@ -27,6 +27,13 @@ def rules_text() -> str:
     return resources.files("scat_cli").joinpath("rules.md").read_text(encoding="utf-8")
 
 
+def last_rule(text: str) -> str:
+    """The number of the last rule in `text` (R28 in this version's rules)."""
+    numbers = [int(found.group(1)[1:].rstrip("abcdefghijklmnopqrstuvwxyz"))
+               for found in map(_RULE_START.match, text.splitlines()) if found]
+    return f"R{max(numbers)}"
+
+
 def rule_lines(text: str, number: str) -> list[str]:
     """The bullet of rule `number` (e.g. "R19") with its continuation lines and sub-rules."""
     wanted = number.strip().upper()
@@ -102,7 +109,7 @@ def rules(
 ) -> None:
     """Print the rules of Scat, or one rule by its number.
 
-    Rules are numbered R1 to R27: the numbers errors cite.
+    Rules are numbered R1 to R28: the numbers errors cite.
 
     On a terminal with bold headings and emphasis, plain text in a pipe. --json prints the
     Markdown source: {"rules": TEXT}, or with RULE {"rule": "R19", "text": TEXT}.
@@ -118,7 +125,7 @@ def rules(
         return
     lines = rule_lines(text, rule)
     if not lines:
-        raise BadInput(f"no rule {rule!r}: rules are numbered R1 to R27 (see `scat rules`)")
+        raise BadInput(f"no rule {rule!r}: rules are numbered R1 to {last_rule(text)} (see `scat rules`)")
     if as_json:
         number = _RULE_START.match(lines[0])
         print_json({"rule": number.group(1) if number else rule, "text": "\n".join(lines)})

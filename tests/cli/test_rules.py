@@ -100,3 +100,13 @@ def test_every_rule_the_rules_help_gives_as_an_example_is_found() -> None:
     for number in numbers:
         result = CliRunner().invoke(app, ["rules", number])
         assert result.exit_code == 0, (number, result.output)
+
+
+def test_an_unknown_rule_is_refused_naming_the_range_of_the_rules_there_are() -> None:
+    """The range is read off the rules shipped: R28 (move time) came after the message said R27."""
+    result = CliRunner().invoke(app, ["rules", "R99"])
+    assert result.exit_code == 2
+    assert "rules are numbered R1 to R28" in result.output
+    assert "**R28" in rules_text() and "**R29" not in rules_text()
+    help_text = CliRunner().invoke(app, ["rules", "--help"], env={"COLUMNS": "200"}).output
+    assert "numbered R1 to R28" in help_text
