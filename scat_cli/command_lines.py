@@ -13,7 +13,7 @@ from scat_cli.context import state
 _PASSWORD_RE = re.compile(r"://[^/@]*:[^/@]*@")
 
 
-_QUOTED_SCAT = re.compile(r"`scat (?!--db )")
+_QUOTED_SCAT = re.compile(r"`scat (?!--db |--server )")
 
 
 def runnable(text: str) -> str:

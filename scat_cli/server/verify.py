@@ -124,8 +124,8 @@ class RequestVerifier:
         header = request.headers.get("signature-input")
         if header is None:
             if not self.tokens and request.url.path not in OPEN_PATHS:
-                raise AuthFailed("this server serves accounts only: register one with `scat --server URL account "
-                                 "register NAME`, and your scat signs every request with your key")
+                raise AuthFailed("this server serves accounts only: register one with `scat account register "
+                                 "NAME`, and your scat signs every request with your key")
             return
         address = request.client.host if request.client else "-"
         now = self.clock()
