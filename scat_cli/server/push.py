@@ -50,14 +50,18 @@ class Notifier:
         for loop, event in waiters:
             loop.call_soon_threadsafe(event.set)
 
-    async def wait(self, game_id: str, seen: int, timeout: float) -> bool:
+    async def wait(self, game_id: str, seen: int, timeout: float,
+                   waking: Callable[[Callable[[], None]], object] | None = None) -> bool:
         """Until the game changes after version `seen`; False after `timeout` seconds (a timer: no
-        task per wait, as a thousand idle streams each wait every second)."""
+        task per wait, as a thousand idle streams each wait every second), or once woken early by
+        whoever `waking` hands the wait's wake-up to (a stream whose client hung up: False too)."""
         event, loop = asyncio.Event(), asyncio.get_running_loop()
         with self._lock:
             if self._versions[game_id] != seen or self.closed:
                 return True
             self._waiters[game_id].add((loop, event))
+        if waking is not None:
+            waking(event.set)
         timer = loop.call_later(timeout, event.set)
         try:
             await event.wait()

@@ -104,11 +104,15 @@ class Looking:
         told; None if not, or if he cannot show it as that player (no token) or it is read-only,
         or if its history was damaged outside scat: that game's own `show` and `scat db check`
         say so, and his other games are still waited for."""
+        token = self.tokens.get(row.game_id)
         try:
-            shown = self.answers.show(row.game_id, self.player, self.tokens.get(row.game_id) or self.account)
+            shown = self.answers.show(row.game_id, self.player, token or self.account)
         except (AuthFailed, NotFound, CorruptHistory):
             return None
         state = shown.state
+        if state.protected and not state.signed_moves and token is None:
+            return None  # a game of per-game tokens is his only with his token, over or not (a finished
+            # game shows to anyone, and its "eve" may be another eve than the one who waits)
         if shown.read_only or not turn_has_come(state, self.player):
             return None
         if state.status != "finished" and self.told.turns.get(row.game_id) == state.turn_began:

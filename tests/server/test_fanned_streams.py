@@ -231,6 +231,20 @@ def test_the_follower_of_a_game_stops_when_its_last_stream_goes_away(served: tup
     assert app.state.server.followers.following == {}
 
 
+def test_a_wait_for_any_turn_whose_client_hangs_up_ends_at_once_not_at_its_next_keep_alive(
+        served: tuple[str, Any]) -> None:
+    """Keep-alives here come once an hour: the stream's end is the client's hang-up heard."""
+    url, app = served
+    game, tokens = new_game(url)  # you to act: eve waits
+    with httpx.Client(base_url=url, timeout=PATIENCE) as client:
+        with client.stream("POST", "/waiting", json={"player": "eve", "tokens": {game: tokens["eve"]}}) as waiting:
+            assert waiting.status_code == 200
+            lines = waiting.iter_lines()
+            assert next(lines).startswith("event: told")
+            assert app.state.server.caps.count == 1, [next(lines, None) for _ in range(6)]
+    assert eventually(lambda: app.state.server.caps.count == 0)
+
+
 def test_each_viewer_sees_in_the_stream_what_the_games_log_shows_him(served: tuple[str, Any]) -> None:
     url, _ = served
     game, tokens = new_game(url)

@@ -224,6 +224,11 @@ def test_without_an_account_a_server_answers_only_health_its_documents_its_key_a
             assert "register" in refused.json()["error"]
         stranger = run(server, "dora", keys, "games")
         assert stranger.exit_code == 3 and "account register" in stranger.stderr
+        assert "`scat account register NAME`" in stranger.stderr  # $SCAT_SERVER names the server
+        flagged = CliRunner().invoke(app, ["--server", server, "games"], catch_exceptions=False, env={
+            "SCAT_SERVER": None, "SCAT_DB_URL": None, "SCAT_KEY_FILE": str(keys / "dora.pem")})
+        assert flagged.exit_code == 3 and f" --server {server} account register NAME`" in flagged.stderr
+        assert flagged.stderr.count("--server") == 1, flagged.stderr  # runnable as pasted: the server named once
         ok(run(server, "dora", keys, "account", "register", "dora"))
         ok(run(server, "dora", keys, "new", "--player", "dora", "--bot", "bob"))
         assert "dora" in ok(run(server, "dora", keys, "games"))
@@ -236,6 +241,14 @@ def test_wait_any_through_the_server_finds_the_game_that_waits_for_the_account(t
     found = run(server, player, keys, "wait", "--any", "--timeout", "20", "--json")  # --as left out: his account
     assert found.exit_code == 0, found.output
     assert json.loads(found.stdout)["game_id"] == game
+
+
+def test_wait_any_as_another_player_tells_the_account_who_it_waits_as(table: tuple[str, Path, str]) -> None:
+    server, keys, _ = table
+    refused = run(server, "ann", keys, "wait", "--any", "--as", "zed", "--timeout", "5")
+    assert refused.exit_code == 3, refused.output
+    assert "you are ann on this server, not zed: you wait as ann (leave --as out)" in refused.stderr
+    assert "none of the tokens" not in refused.stderr
 
 
 def test_an_account_game_tells_its_players_of_keys_not_tokens(table: tuple[str, Path, str]) -> None:

@@ -98,6 +98,19 @@ def test_a_protected_game_counts_only_with_the_players_own_token(service: GameSe
     assert waited.shown is not None and waited.shown.game_id == game
 
 
+def test_a_protected_game_that_ends_counts_only_with_the_players_own_token_too(service: GameService) -> None:
+    """Anyone may look at a finished game, but its end is news only for who holds its token: on a
+    server, another game's "bob" may be another man than the bob who waits."""
+    mine, mine_tokens = new(service, "ann", protect=True)  # bob waits in both
+    theirs, their_tokens = new(service, "ann", protect=True)
+    start = service.wait_for_any_turn("bob", {mine: mine_tokens["bob"]}, timeout=0)
+    assert start.timed_out
+    service.move(theirs, Resign("ann"), token=their_tokens["ann"])
+    assert service.wait_for_any_turn("bob", {mine: mine_tokens["bob"]}, timeout=0, told=start.told).timed_out
+    told = service.wait_for_any_turn("bob", {theirs: their_tokens["bob"]}, timeout=0, told=start.told)
+    assert told.shown is not None and told.shown.game_id == theirs and told.shown.state.status == "finished"
+
+
 @pytest.mark.parametrize("name", ["nobody", "ann"])
 def test_a_wait_for_any_turn_times_out_with_nothing_shown(service: GameService, name: str) -> None:
     bobs_games(service, 1)

@@ -17,7 +17,7 @@ from scat_cli.server import wire
 from scat_cli.server.fanout import Subscriber, sse
 from scat_cli.server.limits import ANSWERED, SERVER_SEND
 from scat_cli.server.push import ANY
-from scat_cli.server.routes.deps import Acting, Server, ServerState, SignedBy, Viewer, acting
+from scat_cli.server.routes.deps import Acting, Server, ServerState, SignedBy, Viewer, credential_of
 from scat_cli.server.routes.errors import STREAM_RESPONSES, too_many_streams
 from scat_core.domain.errors import AuthFailed
 from scat_core.records.acting import ActingAccount
@@ -79,14 +79,19 @@ class EventStream(Response):
         self.hung_up.now()
 
 
-def waiting_as(games: GameService, body: wire.WaitAnyIn) -> tuple[str, dict[str, str]]:
-    """Who a `wait --any` waits as, and the games it may wait in: today those of the player's
-    per-game tokens that are his (AuthFailed when none is); server accounts will answer here."""
+def waiting_as(games: GameService, body: wire.WaitAnyIn, account: str | None = None) -> tuple[str, dict[str, str]]:
+    """Who a `wait --any` for another player than the request's `account` (None: unsigned) waits
+    as, and the games it may wait in: those of the player's per-game tokens that are his
+    (AuthFailed when none is, worded for an account when the request has one)."""
     proven = games.any_turn.proven(body.player, body.tokens)
-    if not proven:
-        raise AuthFailed(f"none of the tokens sent is {body.player}'s in a game of this server: scat sends "
-                         "those it remembers for him (from `new`, or given once with --token)", player=body.player)
-    return body.player, proven
+    if proven:
+        return body.player, proven
+    if account is not None:
+        raise AuthFailed(f"you are {account} on this server, not {body.player}: you wait as {account} (leave "
+                         f"--as out), or as {body.player} with his tokens of games that have tokens",
+                         player=body.player)
+    raise AuthFailed(f"none of the tokens sent is {body.player}'s in a game of this server: scat sends "
+                     "those it remembers for him (from `new`, or given once with --token)", player=body.player)
 
 
 @router.get("/games/{game_id}/events", response_class=StreamingResponse, responses=STREAM_RESPONSES)
@@ -161,17 +166,21 @@ async def waiting(request: Request, body: wire.WaitAnyIn, server: Server, accoun
 async def waiting_stream(hung_up: HungUp, body: wire.WaitAnyIn, server: ServerState,
                          account: AccountView | None) -> AsyncGenerator[str, None]:
     """The stream of `POST /waiting`, once its player is proven (`account`: the one that signed it);
-    it ends at its next wake once its client hung up."""
+    it ends as soon as its client hangs up (HungUp wakes its wait)."""
     games, notifier = server.games, server.notifier
-    credential = acting(None, account)
+    credential = credential_of(None, account)
     if isinstance(credential, ActingAccount) and credential.name.casefold() == body.player.strip().casefold():
         player, tokens = credential.name, dict(body.tokens)  # his account's games, and any token game he has
     else:
-        player, tokens, credential = *(await run_in_threadpool(waiting_as, games, body)), None
+        account_name = credential.name if isinstance(credential, ActingAccount) else None
+        player, tokens, credential = *(await run_in_threadpool(waiting_as, games, body, account_name)), None
     seen = notifier.version(ANY)
     poll = server.pushed_poll_seconds  # every process's moves wake it (see watch_log): a look now and then anyway
     looking = games.any_turn.looking(player, tokens, body.told, credential)
     first = await run_in_threadpool(looking.look)
+
+    def waking(wake: Callable[[], None]) -> None:
+        hung_up.wake = wake
 
     async def stream() -> AsyncGenerator[str, None]:
         nonlocal seen
@@ -184,7 +193,9 @@ async def waiting_stream(hung_up: HungUp, body: wire.WaitAnyIn, server: ServerSt
             if notifier.closed:
                 yield STOPPING
                 return
-            woke = await notifier.wait(ANY, seen, server.keep_alive_seconds)
+            if hung_up.gone:
+                return
+            woke = await notifier.wait(ANY, seen, server.keep_alive_seconds, waking)  # its client hanging up ends it
             if hung_up.gone:
                 return
             if notifier.closed:
