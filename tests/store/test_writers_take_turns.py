@@ -11,7 +11,9 @@ import pytest
 
 from scat_core.domain.bots import heuristic_move
 from scat_core.domain.events import PlayerSeat
+from scat_core.records.errors import DatabaseBusy
 from scat_core.service import GameService
+from scat_core.store.sql import database
 from scat_core.store.sql.account_log import SqlAccountLog
 from scat_core.store.sql.database import BUSY_ENV_VAR, one_writer
 
@@ -86,3 +88,27 @@ def test_the_lock_is_reentrant_makes_another_threads_write_wait_and_holds_no_rea
     writer.join()
     assert wrote.is_set()
     engine.dispose()
+
+
+def test_a_writer_that_waits_longer_than_its_patience_for_its_turn_is_told_the_database_is_busy(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A turn held too long (a stats rebuild, say) is DatabaseBusy for the next writer, as SQLite's own
+    busy wait was, not a wait without end."""
+    monkeypatch.setenv(BUSY_ENV_VAR, "0")
+    monkeypatch.setattr(database, "TURN_PATIENCE", 0.05)
+    service = GameService.open(f"sqlite:///{tmp_path / 'scat.db'}")
+    refused: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            with one_writer(service.store.engine):
+                pass
+        except DatabaseBusy as error:
+            refused.append(error)
+
+    with one_writer(service.store.engine):
+        other = threading.Thread(target=write)
+        other.start()
+        other.join()
+    assert len(refused) == 1 and "other writers held it" in str(refused[0])
+    service.store.engine.dispose()

@@ -140,6 +140,8 @@ def _on_sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor.close()
 
 
+#: The least a writer waits for its turn among this process's writers (see `one_writer`), seconds.
+TURN_PATIENCE = 30.0
 #: Each SQLite engine's writer lock in this process (see `one_writer`).
 _WRITERS: WeakKeyDictionary[Engine, threading.RLock] = WeakKeyDictionary()
 _WRITERS_GUARD = threading.Lock()
@@ -155,6 +157,8 @@ def one_writer(engine: Engine, write: bool = True) -> Iterator[None]:
     their own instead, and each goes in as soon as the one before has committed; only another
     program's writer is still waited for by the busy handler. Re-entrant: a write within a write
     on the same thread meets SQLite's own lock, as before. Elsewhere (PostgreSQL) nothing is held.
+    A turn is waited for as long as the busy wait, and at least TURN_PATIENCE seconds (a queue of
+    short writes); then DatabaseBusy, as a writer held too long (a stats rebuild) would have given.
     """
     if not write or engine.dialect.name != "sqlite":
         yield
@@ -163,8 +167,14 @@ def one_writer(engine: Engine, write: bool = True) -> Iterator[None]:
         lock = _WRITERS.get(engine)
         if lock is None:
             lock = _WRITERS[engine] = threading.RLock()
-    with lock:
+    patience = max(busy_timeout_ms() / 1000, TURN_PATIENCE)
+    if not lock.acquire(timeout=patience):
+        raise DatabaseBusy(f"database busy: this program's other writers held it for more than {patience:g} s",
+                           after="; try again")
+    try:
         yield
+    finally:
+        lock.release()
 
 
 def _on_sqlite_begin(conn: Connection) -> None:
