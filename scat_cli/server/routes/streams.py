@@ -170,7 +170,8 @@ async def waiting_stream(hung_up: HungUp, body: wire.WaitAnyIn, server: ServerSt
     games, notifier = server.games, server.notifier
     credential = credential_of(None, account)
     if isinstance(credential, ActingAccount) and credential.name.casefold() == body.player.strip().casefold():
-        player, tokens = credential.name, dict(body.tokens)  # his account's games, and any token game he has
+        player = credential.name  # his account's games, and any token game whose token he proves he has
+        tokens = await run_in_threadpool(games.any_turn.proven, player, body.tokens) if body.tokens else {}
     else:
         account_name = credential.name if isinstance(credential, ActingAccount) else None
         player, tokens, credential = *(await run_in_threadpool(waiting_as, games, body, account_name)), None
