@@ -100,7 +100,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
 
     service = GameService.open(db_url, pre_ping=True)  # a pooled connection lost to a restart is replaced
     accounts_ = AccountService(SqlAccountLog(service.store.engine))
-    verifier = RequestVerifier(accounts_, tokens=tokens)
+    verifier = RequestVerifier(accounts_, tokens=tokens, spent_by_the_command=moves.NONCE_SPENT_BY_THE_MOVE)
     notifier, stop, answering = Notifier(), threading.Event(), Answering()
     caps = StreamCaps(max_streams_per_address, max_streams)
     server = ServerState(games=service, accounts=accounts_, verifier=verifier, notifier=notifier,

@@ -5,7 +5,9 @@ also serves per-game tokens (`scat serve --tokens`: it then passes unchanged, it
 authenticates it); a signed one must prove its account, or it is refused (401) before its endpoint runs:
 an unknown key, a timestamp more than WINDOW seconds off the server's clock, a body or a
 path that is not what was signed, a bad signature, a nonce seen already. The account it
-proves is `request.state.account` (an AccountView; None for an unsigned request).
+proves is `request.state.account` (an AccountView; None for an unsigned request). A move's nonce
+is left to its command, which spends it in its own transaction (`request.state.nonce`,
+scat_core/service/nonces.py): one commit a move, not two.
 Checks run cheapest first: a refusal costs at most a SHA-256, an Ed25519 verification and,
 for a key not looked up lately, one indexed read (a wrong game token costs a 16 MiB scrypt).
 Each process keeps the accounts' public keys it looked up for KEY_SECONDS (an unknown key
@@ -31,6 +33,7 @@ from starlette.concurrency import run_in_threadpool
 from scat_cli.server import httpsig
 from scat_core.domain.accounts import key_id_of
 from scat_core.domain.errors import AuthFailed, BadInput, NoSuchAccount, RequestRefused, TooManyFailures
+from scat_core.records.acting import RequestNonce
 from scat_core.service.accounts import AccountService, AccountView
 
 #: How far (seconds) a request's `created` may be from the server's clock, either way.
@@ -79,6 +82,10 @@ class FailureLimiter:
             self._failures.setdefault(address, deque()).append(now)
 
 
+class KeyNotCached(Exception):
+    """The account of a key id must be read from the database (not in the event loop)."""
+
+
 class KeyCache:
     """The accounts looked up by key id lately (None: no account has it), each for a few seconds."""
 
@@ -87,12 +94,15 @@ class KeyCache:
         self._seen: dict[str, tuple[float, AccountView | None]] = {}
         self._lock = threading.Lock()
 
-    def holding(self, key_id: str, now: float) -> AccountView | None:
-        """The account whose current key has `key_id`, read again once its entry has aged out."""
+    def holding(self, key_id: str, now: float, cached_only: bool = False) -> AccountView | None:
+        """The account whose current key has `key_id`, read again once its entry has aged out
+        (`cached_only`: KeyNotCached instead of the read)."""
         with self._lock:
             entry = self._seen.get(key_id)
         if entry is not None and now < entry[0]:
             return entry[1]
+        if cached_only:
+            raise KeyNotCached(key_id)
         account = self.accounts.holding(key_id)
         with self._lock:
             if len(self._seen) >= KEYS_KEPT:
@@ -110,8 +120,12 @@ class RequestVerifier:
     """The dependency that verifies signed requests against the accounts of `accounts`."""
 
     def __init__(self, accounts: AccountService, *, window: int = WINDOW, limiter: FailureLimiter | None = None,
-                 clock: Callable[[], float] = time.time, tokens: bool = False) -> None:
+                 clock: Callable[[], float] = time.time, tokens: bool = False,
+                 spent_by_the_command: frozenset[str] = frozenset()) -> None:
         self.accounts, self.window, self.clock = accounts, window, clock
+        #: The routes (path templates) whose command spends the request's nonce in its own
+        #: transaction (service/nonces.py): their nonce is left in `request.state.nonce`.
+        self.spent_by_the_command = spent_by_the_command
         #: Unsigned requests are served too (games protected by per-game tokens, as before accounts).
         self.tokens = tokens
         self.limiter = limiter or FailureLimiter()
@@ -121,6 +135,7 @@ class RequestVerifier:
         """Verify the request if it is signed; its account in `request.state.account`."""
         request.state.account = None
         request.state.signed_key_id = None
+        request.state.nonce = None
         header = request.headers.get("signature-input")
         if header is None:
             if not self.tokens and request.url.path not in OPEN_PATHS:
@@ -133,18 +148,43 @@ class RequestVerifier:
         if wait is not None:
             raise TooManyFailures.waiting(wait)
         body = await request.body()
+        route = getattr(request.scope.get("route"), "path", None)
+        later = route in self.spent_by_the_command and "authorization" not in request.headers  # not a token's
         try:
-            request.state.account = await run_in_threadpool(self.verified, request.scope, request.method,
-                                                            dict(request.headers), body, now)
+            if later:
+                request.state.account, request.state.nonce = await self._checked_soon(request, body, now)
+            else:
+                request.state.account = await run_in_threadpool(self.verified, request.scope, request.method,
+                                                                dict(request.headers), body, now)
         except RequestRefused:
             self.limiter.failed(address, now)
             raise
         request.state.signed_key_id = (request.state.account.key_id if request.state.account is not None
                                        else self._registering_key(body))
 
+    async def _checked_soon(self, request: Request, body: bytes, now: float) -> tuple[AccountView | None,
+                                                                                      RequestNonce]:
+        """`checked` in the event loop when the signer's key is cached (a digest and one Ed25519
+        verification, no I/O: cheaper than a trip to a worker thread and back), else in a worker."""
+        headers = dict(request.headers)
+        try:
+            return self.checked(request.scope, request.method, headers, body, now, cached_only=True)
+        except KeyNotCached:
+            return await run_in_threadpool(self.checked, request.scope, request.method, headers, body, now)
+
     def verified(self, scope: MutableMapping[str, Any], method: str, headers: dict[str, str], body: bytes,
                  now: float) -> AccountView | None:
-        """The account a signed request proves (None: a registration, signed by the key it registers)."""
+        """The account a signed request proves (None: a registration, signed by the key it registers),
+        its nonce spent (RequestRefused if it was already: a replay)."""
+        account, nonce = self.checked(scope, method, headers, body, now)
+        if not self.accounts.use_nonce(nonce.key_id, nonce.nonce, nonce.expires_at, nonce.now):
+            raise RequestRefused.replayed()
+        return account
+
+    def checked(self, scope: MutableMapping[str, Any], method: str, headers: dict[str, str], body: bytes,
+                now: float, cached_only: bool = False) -> tuple[AccountView | None, RequestNonce]:
+        """`verified` but for the nonce, given back unspent (the request's command spends it);
+        `cached_only`: KeyNotCached rather than read the signer's account from the database."""
         try:
             parts = httpsig.parse(headers["signature-input"], headers.get("signature"), headers.get("content-digest"))
         except httpsig.SignatureProblem as problem:
@@ -155,7 +195,7 @@ class RequestVerifier:
         path = (scope.get("raw_path") or scope["path"].encode()).decode("latin-1")
         query = scope.get("query_string", b"").decode("latin-1")
         registering = method == "POST" and scope["path"] == REGISTER_PATH
-        account = None if registering else self.keys.holding(parts.key_id, now)
+        account = None if registering else self.keys.holding(parts.key_id, now, cached_only)
         if registering:
             public_key = self._registering_public_key(body)
             if key_id_of(public_key) != parts.key_id:
@@ -170,9 +210,7 @@ class RequestVerifier:
             httpsig.verify(parts, public_key, method, path, query, body)
         except httpsig.SignatureProblem as problem:
             raise RequestRefused.because(str(problem)) from None
-        if not self.accounts.use_nonce(parts.key_id, parts.nonce, parts.created + self.window, int(now)):
-            raise RequestRefused.because("its nonce was used already (a replayed request)")
-        return account
+        return account, RequestNonce(parts.key_id, parts.nonce, parts.created + self.window, int(now))
 
     @staticmethod
     def _registering_public_key(body: bytes) -> str:

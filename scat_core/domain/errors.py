@@ -187,6 +187,11 @@ class RequestRefused(AuthFailed):
         """The refusal, for `reason`."""
         return cls(f"the request's signature was refused: {reason}")
 
+    @classmethod
+    def replayed(cls) -> RequestRefused:
+        """The refusal of a request whose nonce was served already."""
+        return cls.because("its nonce was used already (a replayed request)")
+
 
 class TooManyFailures(AuthFailed):
     """Too many refused signatures from one client address lately: `retry_after` seconds to wait."""

@@ -41,6 +41,7 @@ from scat_core.service.move_times import (
     turn_began_at,
     turn_deadline,
 )
+from scat_core.service.nonces import spend, spent_even_if_refused
 from scat_core.service.ports import Store, UnitOfWork
 from scat_core.service.read_model import snapshot_json, summarize
 
@@ -162,8 +163,10 @@ class Playing:
             signature: MoveSignature | None = None) -> Outcome:
         """Carry out a human player's command and the bots' replies until a human must act, in
         one transaction (ConcurrencyConflict, nothing written, if the game moved meanwhile); in a
-        game whose moves are signed, `signature` is the player's (move_signing.py)."""
-        with self.store.command() as tx:
+        game whose moves are signed, `signature` is the player's (move_signing.py). The nonce of
+        the signed request it came in, if left to it, is spent in the same transaction (nonces.py)."""
+        with spent_even_if_refused(self.store, token), self.store.command() as tx:
+            spend(tx, token)
             state, secret, head = load_for_command(tx, game_id)
             seat = authorize(tx, state, command.player, token)
             if state.players[seat].is_bot:
@@ -227,7 +230,8 @@ class Playing:
         """Claim the turn of the player to act once his move time ran out (R28): he is resigned,
         then the bots play, in the same transaction. `claimer`: a player still in the game (his token
         checked as for any move), or None for the server itself. Refused (RuleViolation R28, nothing written) before."""
-        with self.store.command() as tx:
+        with spent_even_if_refused(self.store, token), self.store.command() as tx:
+            spend(tx, token)
             state, secret, head = load_for_command(tx, game_id)
             if claimer is not None:
                 seat = authorize(tx, state, claimer, token)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from scat_core.records.acting import RequestNonce
     from scat_core.records.games import GameRow, GameSummary, NewGame
     from scat_core.records.keys import HeadSignature, KeyRing
     from scat_core.records.signatures import StoredSignature
@@ -163,8 +164,17 @@ class HeadSignatures(Protocol):
         ...
 
 
-class UnitOfWork(EventLog, GamesReadModel, SecretsAndTokens, HeadSignatures, Protocol):
-    """One open unit of work: the log, the games list, secrets, tokens and signatures together."""
+class RequestNonces(Protocol):
+    """The nonces of the signed requests served lately: each request is served once."""
+
+    def use_nonce(self, nonce: RequestNonce) -> bool:
+        """Remember `nonce` until it expires, with the unit of work's other writes (a command's too);
+        False when it is remembered already (a replayed request)."""
+        ...
+
+
+class UnitOfWork(EventLog, GamesReadModel, SecretsAndTokens, HeadSignatures, RequestNonces, Protocol):
+    """One open unit of work: the log, the games list, secrets, tokens, signatures and nonces together."""
 
 
 class Store(Protocol):

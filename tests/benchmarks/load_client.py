@@ -173,15 +173,15 @@ class Mover:
             await self.new_game()
             return
         if self.state["phase"] == "discard":
-            path, body = "discard", {"player": self.me, "card": self.state["hands"][0][0]}
+            body = {"move": "discard", "player": self.me, "card": self.state["hands"][0][0]}
         else:
-            path, body = "draw", {"player": self.me, "source": "stock"}
+            body = {"move": "draw", "player": self.me, "source": "stock"}
         if self.account is not None:
             body["signature"] = self.account.move_signature(self.game, self.position, body)
-        status, played = await self.conn.request("POST", f"/games/{self.game}/{path}", body, self.token or None,
+        status, played = await self.conn.request("POST", f"/games/{self.game}/moves", body, self.token or None,
                                                  signer=self.account)
         if status != 200:
-            raise RuntimeError(f"{path}: {status} {played}")
+            raise RuntimeError(f"{body['move']}: {status} {played}")
         self.state, self.position = played["state"], played.get("position") or {}
         self.ok[self.game] = self.ok.get(self.game, 0) + 1
 

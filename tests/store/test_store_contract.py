@@ -23,6 +23,7 @@ from scat_core.domain.decide import decide_and_evolve
 from scat_core.domain.errors import NotFound
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
+from scat_core.records.acting import RequestNonce
 from scat_core.records.chain import audit_records
 from scat_core.records.errors import ConcurrencyConflict
 from scat_core.records.games import GameSummary
@@ -424,6 +425,20 @@ def test_a_command_writes_only_by_the_lean_append_and_a_read_not_at_all(store: S
         assert tx.get_token_hash(state.game_id, "ann") is None
 
 
+def test_a_requests_nonce_is_remembered_once_with_its_unit_of_work_and_in_a_command(store: Store) -> None:
+    """A signed move's nonce is spent by its command (service/nonces.py): in its transaction, or on
+    PostgreSQL by a statement of its own before the append; a unit of work that fails forgets it."""
+    nonce, other = RequestNonce("key", "nonce", 2_000, 1_000), RequestNonce("key2", "nonce", 2_000, 1_000)
+    with pytest.raises(ZeroDivisionError), store.transaction() as tx:
+        assert tx.use_nonce(nonce)
+        raise ZeroDivisionError
+    with store.command() as tx:
+        assert tx.use_nonce(nonce) and not tx.use_nonce(nonce)  # the same request again: a replay
+        assert tx.use_nonce(other)  # nonces are per key
+    with store.transaction() as tx:
+        assert not tx.use_nonce(nonce) and not tx.use_nonce(other)
+
+
 def test_a_read_refuses_every_write_on_every_store(store: Store) -> None:
     """`read()` writes nothing on SQLite too (a read transaction did not refuse writes), as on the others."""
     state, chance, head = start(store)
@@ -437,6 +452,7 @@ def test_a_read_refuses_every_write_on_every_store(store: Store) -> None:
         lambda tx: tx.put_secret("c0ffee0009", "seed", "salt"),
         lambda tx: tx.put_token_hash(state.game_id, "ann", "hash"),
         lambda tx: tx.write_signature(state.game_id, ORIGIN, signed.seq, signed.hash, signed.signature),
+        lambda tx: tx.use_nonce(RequestNonce("key", "nonce", 2_000, 1_000)),
     ]
     for write in writes:
         with pytest.raises(RuntimeError), store.read() as tx:

@@ -15,7 +15,7 @@ from fastapi import Depends, Header, Query, Request
 
 from scat_cli.server import wire
 from scat_core.domain.errors import BadInput
-from scat_core.records.acting import ActingAccount, Credential
+from scat_core.records.acting import ActingAccount, Credential, RequestNonce
 from scat_core.service.accounts import AccountView
 
 if TYPE_CHECKING:
@@ -97,16 +97,17 @@ async def bearer(authorization: Annotated[str | None, Header(max_length=1000)] =
 Token = Annotated[str | None, Depends(bearer)]
 
 
-def credential_of(token: str | None, account: AccountView | None) -> Credential:
-    """Who a request acts as: its bearer token, else the account its signature proved (verify.py)."""
+def credential_of(token: str | None, account: AccountView | None, nonce: RequestNonce | None = None) -> Credential:
+    """Who a request acts as: its bearer token, else the account its signature proved (verify.py),
+    with the request's nonce when its command is to spend it."""
     if token:
         return token
-    return ActingAccount(account.name, account.key_id, account.public_key) if account is not None else None
+    return ActingAccount(account.name, account.key_id, account.public_key, nonce) if account is not None else None
 
 
-async def acting(token: Token, account: SignedBy) -> Credential:
+async def acting(request: Request, token: Token, account: SignedBy) -> Credential:
     """Who the request acts as (`credential_of`)."""
-    return credential_of(token, account)
+    return credential_of(token, account, getattr(request.state, "nonce", None))
 
 
 Acting = Annotated[Credential, Depends(acting)]

@@ -26,6 +26,7 @@ from scat_core.domain.errors import Hint, NotFound
 from scat_core.domain.events import to_record
 from scat_core.domain.snapshot import SNAPSHOT_TAG
 from scat_core.domain.stats import GameLine
+from scat_core.records.acting import RequestNonce
 from scat_core.records.errors import ConcurrencyConflict, CorruptHistory, HistoryDamaged
 from scat_core.records.games import GameRow, GameSummary, NewGame, sits_and_waits
 from scat_core.records.hashing import GENESIS_HASH, canonical_json, chain_hash_raw
@@ -54,13 +55,15 @@ class _Tables:
     secrets: dict[str, GameSecret] = field(default_factory=dict)
     tokens: dict[tuple[str, str], str] = field(default_factory=dict)
     signatures: dict[tuple[str, str], StoredSignature] = field(default_factory=dict)
+    nonces: dict[tuple[str, str], int] = field(default_factory=dict)  # (key_id, nonce) -> expires_at
     stats: dict[str, GameLine] = field(default_factory=dict)  # the stats projection, per game
     log: tuple[tuple[str, int], ...] = ()  # (game_id, seq) in commit order: the projection's global order
     stats_seen: int = 0  # how much of `log` the stats projection has folded
 
     def copy(self) -> _Tables:
         return _Tables(dict(self.events), dict(self.games), dict(self.snapshots), dict(self.secrets),
-                       dict(self.tokens), dict(self.signatures), dict(self.stats), self.log, self.stats_seen)
+                       dict(self.tokens), dict(self.signatures), dict(self.nonces), dict(self.stats), self.log,
+                       self.stats_seen)
 
 
 class MemoryTransaction:
@@ -75,7 +78,8 @@ class MemoryTransaction:
 
     def _may_write(self, lean: bool = False) -> None:
         if self._writes != "any" and not (lean and self._writes == "lean"):
-            raise RuntimeError("a read writes nothing, a command only by the lean append (with expected_hash)")
+            raise RuntimeError("a read writes nothing, a command only by the lean append (with expected_hash) "
+                               "and its request's nonce")
 
     # ---- the log -------------------------------------------------------------------------
 
@@ -299,6 +303,15 @@ class MemoryTransaction:
     def get_token_hash(self, game_id: str, player: str) -> str | None:
         """The hash of a player's token, or None."""
         return self._t.tokens.get((game_id, player))
+
+    def use_nonce(self, nonce: RequestNonce) -> bool:
+        """Remember a signed request's nonce with this unit of work's writes; False: a replay."""
+        self._may_write(lean=True)
+        self._t.nonces = {key: until for key, until in self._t.nonces.items() if until >= nonce.now}
+        if (nonce.key_id, nonce.nonce) in self._t.nonces:
+            return False
+        self._t.nonces[(nonce.key_id, nonce.nonce)] = nonce.expires_at
+        return True
 
     def read_signature(self, game_id: str, kind: str = HEAD) -> StoredSignature | None:
         """The stored signature of `kind`, or None."""

@@ -13,7 +13,7 @@ import random
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from sqlalchemy import Connection, Engine, delete, func, or_, select, text
+from sqlalchemy import Connection, Engine, func, or_, select, text
 from sqlalchemy.exc import IntegrityError
 
 from scat_core.records.errors import ConcurrencyConflict
@@ -85,18 +85,10 @@ class SqlAccountLog:
 
     def use_nonce(self, key_id: str, nonce: str, expires_at: int, now: int) -> bool:
         """Insert the nonce; False when the row exists already (a replayed request)."""
-        n = t.request_nonces
         if self.engine.dialect.name == "postgresql":
             return self._use_nonce_in_one_statement(key_id, nonce, expires_at, now)
-        with as_scat_errors(self.engine):
-            try:
-                with self._writing(durable=False) as conn:
-                    if random.randrange(PRUNE_ONE_IN) == 0:
-                        conn.execute(delete(n).where(n.c.expires_at < now))
-                    conn.execute(n.insert().values(key_id=key_id, nonce=nonce, expires_at=expires_at))
-            except IntegrityError:
-                return False
-        return True
+        with as_scat_errors(self.engine), self._writing(durable=False) as conn:
+            return spend_nonce(conn, key_id, nonce, expires_at, now)
 
 
     def _use_nonce_in_one_statement(self, key_id: str, nonce: str, expires_at: int, now: int) -> bool:
@@ -104,18 +96,34 @@ class SqlAccountLog:
         transaction, whose commit waits for no disk flush (set_config local to it: a nonce lost in
         a crash only reopens its 300 s window)."""
         with as_scat_errors(self.engine), self.engine.connect() as conn, autocommit(conn):
-            if random.randrange(PRUNE_ONE_IN) == 0:
-                execute(conn, named(conn, PRUNE_NONCES), {"now": now})
-            try:
-                execute(conn, named(conn, LAZY_NONCE), {"key_id": key_id, "nonce": nonce, "expires_at": expires_at})
-            except IntegrityError:
-                return False
+            return spend_nonce(conn, key_id, nonce, expires_at, now)
+
+
+def spend_nonce(conn: Connection, key_id: str, nonce: str, expires_at: int, now: int) -> bool:
+    """Insert the nonce on `conn`, in its transaction (if any); False when the row exists already.
+
+    In a transaction the INSERT gives way on the key (ON CONFLICT DO NOTHING: the transaction
+    goes on, the command it belongs to is refused by its caller); in autocommit (PostgreSQL)
+    it is LAZY_NONCE, its own transaction. One call in PRUNE_ONE_IN also deletes the expired nonces.
+    """
+    if random.randrange(PRUNE_ONE_IN) == 0:
+        execute(conn, named(conn, PRUNE_NONCES), {"now": now})
+    values = {"key_id": key_id, "nonce": nonce, "expires_at": expires_at}
+    if conn.dialect.name == "postgresql" and conn.connection.driver_connection.autocommit:  # type: ignore[union-attr]
+        try:
+            execute(conn, named(conn, LAZY_NONCE), values)
+        except IntegrityError:
+            return False
         return True
+    return execute(conn, named(conn, NEW_NONCE), values) == 1
 
 
 #: A nonce's row, committed without waiting for the flush (PostgreSQL; the statement is its transaction).
 LAZY_NONCE = ("INSERT INTO request_nonces (key_id, nonce, expires_at) SELECT %(key_id)s, %(nonce)s, %(expires_at)s "
               "FROM (SELECT set_config('synchronous_commit', 'off', true)) AS lazy_commit")
+#: A nonce's row in a transaction, nothing inserted when it is there already (a replay).
+NEW_NONCE = ("INSERT INTO request_nonces (key_id, nonce, expires_at) VALUES (%(key_id)s, %(nonce)s, %(expires_at)s) "
+             "ON CONFLICT (key_id, nonce) DO NOTHING")
 PRUNE_NONCES = "DELETE FROM request_nonces WHERE expires_at < %(now)s"
 
 _: type[AccountLog] = SqlAccountLog

@@ -30,12 +30,14 @@ from pydantic import BaseModel
 from sqlalchemy import Engine
 from sqlalchemy.engine import Connection
 
+from scat_core.records.acting import RequestNonce
 from scat_core.records.games import GameRow, GameSummary
 from scat_core.records.keys import HeadSignature, KeyRing
 from scat_core.records.signatures import HEAD, StoredSignature
 from scat_core.records.stored import RECORD_KEYS, GameSecret, StoredEvent, utc_now
 from scat_core.records.verified_load import CommandLoad
 from scat_core.store.sql import appending, bulk, game_secrets, games_list, log_reads
+from scat_core.store.sql.account_log import spend_nonce
 from scat_core.store.sql.command_load import load_for_command
 from scat_core.store.sql.database import WRITE_OPTION, one_writer
 from scat_core.store.sql.db_failures import as_scat_errors
@@ -69,7 +71,8 @@ class StoreTransaction:
 
     def _may_write(self, lean: bool = False) -> None:
         if self._writes != "any" and not (lean and self._writes == "lean"):
-            raise RuntimeError("a read writes nothing, a command only by the lean append (with expected_hash)")
+            raise RuntimeError("a read writes nothing, a command only by the lean append (with expected_hash) "
+                               "and its request's nonce")
 
     @property
     def connection(self) -> Connection:
@@ -249,6 +252,12 @@ class StoreTransaction:
     def get_token_hash(self, game_id: str, player: str) -> str | None:
         """The stored token hash of a player, or None."""
         return game_secrets.get_token_hash(self._conn, game_id, player)
+
+    def use_nonce(self, nonce: RequestNonce) -> bool:
+        """Remember a signed request's nonce in this unit of work (a command's too: in its
+        transaction, or on PostgreSQL its own statement before the append); False: a replay."""
+        self._may_write(lean=True)
+        return spend_nonce(self._conn, nonce.key_id, nonce.nonce, nonce.expires_at, nonce.now)
 
 
 class EventStore:
