@@ -73,7 +73,6 @@ games = Table(
     Column("turn_key", String(64), nullable=True),
     Index("ix_games_last_activity", "last_activity"),
     Index("ix_games_status", "status"),
-    Index("ix_games_turn", "turn"),
     Index("ix_games_move_deadline", "move_deadline"),
     Index("ix_games_turn_key", "turn_key", "last_activity"),
 )
