@@ -4,7 +4,6 @@ when they do not prove their account (wrong key, replayed, altered, stale), rate
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import time
@@ -24,6 +23,7 @@ from scat_core.domain.accounts import key_id_of
 from scat_core.store.sql.database import make_engine
 from tests.support.live_server import server_in_thread
 from tests.support.loaded_modules import loaded, not_a_clients
+from tests.support.signing import public_of
 
 
 def run(server: str, *args: str, key_file: Path | None = None) -> Any:
@@ -32,10 +32,6 @@ def run(server: str, *args: str, key_file: Path | None = None) -> Any:
     if key_file is not None:
         env["SCAT_KEY_FILE"] = str(key_file)
     return CliRunner().invoke(app, list(args), env=env, catch_exceptions=False)
-
-
-def public_of(key: Ed25519PrivateKey) -> str:
-    return base64.b64encode(key.public_key().public_bytes_raw()).decode("ascii")
 
 
 def signed(key: Ed25519PrivateKey, method: str, target: str, body: bytes = b"",

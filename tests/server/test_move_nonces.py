@@ -4,55 +4,17 @@ nothing written, and so is the replay of a move that was refused."""
 
 from __future__ import annotations
 
-import base64
 import json
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from sqlalchemy import event
 
-from scat_cli.server import httpsig
-from scat_cli.server.move_request import move_body
 from scat_core.domain import commands as cmd
-from scat_core.domain.accounts import key_id_of
-from scat_core.records.move_signatures import sign_move
 from tests.support.live_server import app_in_thread
-
-
-def public_of(key: Ed25519PrivateKey) -> str:
-    return base64.b64encode(key.public_key().public_bytes_raw()).decode("ascii")
-
-
-class Signer:
-    """An account's key, signing requests as the client does (httpsig.sign)."""
-
-    def __init__(self, api: httpx.Client, name: str) -> None:
-        self.api, self.key = api, Ed25519PrivateKey.generate()
-        self.key_id = key_id_of(public_of(self.key))
-        body = json.dumps({"name": name, "public_key": public_of(self.key)}).encode()
-        assert self.post("/accounts", body).status_code == 201
-
-    def headers(self, method: str, target: str, body: bytes = b"") -> dict[str, str]:
-        return {"content-type": "application/json",
-                **httpsig.sign(self.key, self.key_id, method, target, body, int(time.time()))}
-
-    def post(self, target: str, body: bytes, headers: dict[str, str] | None = None) -> httpx.Response:
-        return self.api.post(target, content=body, headers=headers or self.headers("POST", target, body))
-
-    def get(self, target: str) -> Any:
-        answer = self.api.get(target, headers=self.headers("GET", target))
-        assert answer.status_code == 200, answer.text
-        return answer.json()
-
-    def move_body(self, game: str, command: cmd.PlayerCommand) -> bytes:
-        """The body of a move signed at the game's head as this account reads it."""
-        head = self.get(f"/games/{game}/head")
-        signature = sign_move(self.key, self.key_id, game, head["seq"], head["tag"], command)
-        return json.dumps({**move_body(command), "signature": signature.to_json()}).encode()
+from tests.support.signing import Signer
 
 
 @pytest.fixture

@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import httpx
 
+from scat_core.domain.commands import Discard, Draw
 from tests.support.decks import stacked
+from tests.support.signing import Signer
 
 # you are dealt first (bob deals): eve waits
 DEAL = stacked([["2C", "5D", "9H"], ["KS", "QS", "4D"], ["6H", "6D", "2S"]], "7C", ["8C", "3H", "6S", "JD"])
@@ -58,3 +61,64 @@ def test_the_stream_begins_with_its_cursor_and_ends_with_the_game_that_waits(api
     assert isinstance(shown, dict) and shown["game_id"] == second and shown["viewer"] == "eve"
     assert waited["told"]["turns"] == {second: shown["state"]["turn_began"]}
     assert "5D" not in json.dumps(shown)  # your hand stays hidden from eve
+
+
+def signed_events(api: httpx.Client, account: Signer, sent: dict[str, object],
+                  meanwhile: Callable[[], None] = lambda: None) -> list[tuple[str, dict[str, object]]]:
+    """The named events of a `POST /waiting` stream `account` signs, read to its end; `meanwhile`
+    runs once its first event (the cursor) is in."""
+    body = json.dumps(sent).encode()
+    named: list[tuple[str, dict[str, object]]] = []
+    kind = ""
+    with api.stream("POST", "/waiting", content=body, headers=account.headers("POST", "/waiting", body)) as response:
+        assert response.status_code == 200, response.read()
+        for line in response.iter_lines():
+            if line.startswith("event:"):
+                kind = line[6:].strip()
+            elif line.startswith("data:"):
+                named.append((kind, json.loads(line[5:])))
+                if kind == "told":
+                    meanwhile()
+    return named
+
+
+def test_an_accounts_wait_counts_a_token_game_only_with_the_token_of_its_player(api: httpx.Client) -> None:
+    """On a server of accounts and tokens, the account eve is not the eve of a token game: a
+    finished game shows to anyone, but its end is news for her only with that eve's token; a
+    made-up one is not counted, and her account's game is what she is told of (R27: resigned)."""
+    eve, ann = Signer(api, "eve"), Signer(api, "ann")
+    body = json.dumps({"players": [{"name": "ann"}, {"name": "eve"}], "seed": 3}).encode()
+    created = ann.post("/games", body)
+    assert created.status_code == 201, created.text
+    account_game = created.json()["game_id"]
+
+    def turn_of(account: Signer) -> None:
+        """Play the other's turn (draw, discard his first card) if it is his: then it is `account`'s."""
+        state = account.get(f"/games/{account_game}?as={account.name}")["state"]
+        other = ann if account is eve else eve
+        if state["players"][state["turn"] - 1]["name"] == other.name:
+            other.move(account_game, Draw(other.name, "stock"))
+            hand = other.get(f"/games/{account_game}?as={other.name}")["state"]["hands"][state["turn"] - 1]
+            other.move(account_game, Discard(other.name, hand[0]))
+
+    turn_of(ann)  # ann is to act: the game waits for eve only once ann has played
+
+    def end_then_play(token_game: str, tokens: dict[str, str]) -> Callable[[], None]:
+        def meanwhile() -> None:  # the token game ends (bob, a bot, wins), then ann makes it eve's turn
+            for player in ("you", "eve"):
+                resigned = api.post(f"/games/{token_game}/moves", json={"move": "resign", "player": player},
+                                    headers={"authorization": f"Bearer {tokens[player]}"})
+                assert resigned.status_code == 200, resigned.text
+            turn_of(eve)
+        return meanwhile
+
+    token_game, tokens = new_game(api)
+    made_up = signed_events(api, eve, {"player": "eve", "tokens": {token_game: "made-up"}},
+                            end_then_play(token_game, tokens))
+    assert [kind for kind, _ in made_up] == ["told", "found"]
+    assert made_up[1][1]["shown"]["game_id"] == account_game  # not the other eve's game, over before it
+    turn_of(ann)
+    token_game, tokens = new_game(api)
+    proven = signed_events(api, eve, {"player": "eve", "tokens": {token_game: tokens["eve"]}},
+                           end_then_play(token_game, tokens))
+    assert proven[1][1]["shown"]["game_id"] == token_game  # with that eve's own token, its end is news
