@@ -15,8 +15,10 @@ for UNKNOWN_SECONDS): a key an account was given in another process (a rekey) ta
 here within KEY_SECONDS, an account registered there within UNKNOWN_SECONDS.
 Refusals are counted per client address: past FAILURES_ALLOWED within FAILURE_WINDOW
 seconds, that address's signed requests get 429 with Retry-After until the oldest counted
-refusal is that old. The count is this process's (each server process limits on its own);
-nonces are rows of the database (request_nonces), so every process refuses a replay.
+refusal is that old. So are wrong game tokens (WrongToken, counted by the error handler: each cost
+a 16 MiB scrypt), and that address's requests with tokens wait alike. The counts are this
+process's (each server process limits on its own); nonces are rows of the database
+(request_nonces), so every process refuses a replay.
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ OPEN_PATHS = frozenset({"/health", "/openapi.json", "/docs", "/docs/oauth2-redir
 #: The paths whose signer need not be an account yet: registering proves the key in the body.
 REGISTER_PATH = "/accounts"
 WHO_AM_I_PATH = "/accounts/me"
+#: The path whose body carries game tokens (`wait --any`).
+WAITING_PATH = "/waiting"
 
 
 class FailureLimiter:
@@ -74,12 +78,12 @@ class FailureLimiter:
                 return None
             return max(1, int(failures[0] + self.window - now + 0.999))
 
-    def failed(self, address: str, now: float) -> None:
-        """Count a refused signature from `address`."""
+    def failed(self, address: str, now: float, count: int = 1) -> None:
+        """Count `count` refusals (a signature, wrong tokens) from `address`."""
         with self._lock:
             if len(self._failures) > 100_000:  # bounded memory under a flood of addresses
                 self._failures.clear()
-            self._failures.setdefault(address, deque()).append(now)
+            self._failures.setdefault(address, deque()).extend([now] * count)
 
 
 class KeyNotCached(Exception):
@@ -129,6 +133,8 @@ class RequestVerifier:
         #: Unsigned requests are served too (games protected by per-game tokens, as before accounts).
         self.tokens = tokens
         self.limiter = limiter or FailureLimiter()
+        #: Wrong game tokens per client address (each cost a scrypt), counted by the error handler.
+        self.wrong_tokens = FailureLimiter()
         self.keys = KeyCache(accounts)
 
     async def __call__(self, request: Request) -> None:
@@ -137,13 +143,17 @@ class RequestVerifier:
         request.state.signed_key_id = None
         request.state.nonce = None
         header = request.headers.get("signature-input")
+        address = request.client.host if request.client else "-"
+        now = self.clock()
         if header is None:
             if not self.tokens and request.url.path not in OPEN_PATHS:
                 raise AuthFailed("this server serves accounts only: register one with `scat account register "
                                  "NAME`, and your scat signs every request with your key")
+            if "authorization" in request.headers or request.url.path == WAITING_PATH:  # tokens: each a scrypt
+                wait = self.wrong_tokens.retry_after(address, now)
+                if wait is not None:
+                    raise TooManyFailures.waiting(wait, "tokens")
             return
-        address = request.client.host if request.client else "-"
-        now = self.clock()
         wait = self.limiter.retry_after(address, now)
         if wait is not None:
             raise TooManyFailures.waiting(wait)

@@ -193,14 +193,22 @@ class RequestRefused(AuthFailed):
         return cls.because("its nonce was used already (a replayed request)")
 
 
+class WrongToken(AuthFailed):
+    """A token that is not the player's (each costs a scrypt to find out: a server counts them);
+    `count`: how many of the tokens sent were wrong."""
+
+    count: int = 1
+
+
 class TooManyFailures(AuthFailed):
-    """Too many refused signatures from one client address lately: `retry_after` seconds to wait."""
+    """Too many refused signatures (or wrong tokens) from one client address lately: `retry_after`
+    seconds to wait."""
 
     retry_after: int | None = 0
 
     @classmethod
-    def waiting(cls, retry_after: int) -> TooManyFailures:
-        """The refusal, the address to wait `retry_after` seconds."""
-        error = cls(f"too many refused signatures from this address: try again in {retry_after} s")
+    def waiting(cls, retry_after: int, refused: str = "signatures") -> TooManyFailures:
+        """The refusal, the address to wait `retry_after` seconds; `refused`: what it sent too many of."""
+        error = cls(f"too many refused {refused} from this address: try again in {retry_after} s")
         error.retry_after = retry_after
         return error

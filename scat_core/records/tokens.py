@@ -33,6 +33,25 @@ _VERIFIED: dict[str, bytes] = {}
 _VERIFIED_MAX = 10_000
 
 
+#: (game, player as named, casefolded) -> SHA-256 of the token proven for him in this process
+#: (`prove_token_first`'s memo: a command then reads nothing before its own check). Bounded.
+_PROVEN_FOR: dict[tuple[str, str], bytes] = {}
+
+
+def proven_for(game_id: str, player: str, token: str) -> bool:
+    """Whether this process proved `token` for `player` of `game_id` already (a hint: the command's
+    own check, in its transaction, still holds it against the stored hash)."""
+    known = _PROVEN_FOR.get((game_id, player.casefold()))
+    return known is not None and hmac.compare_digest(known, hashlib.sha256(token.encode("utf-8")).digest())
+
+
+def remember_proven(game_id: str, player: str, token: str) -> None:
+    """Note that `token` was proven for `player` of `game_id`."""
+    if len(_PROVEN_FOR) >= _VERIFIED_MAX:
+        _PROVEN_FOR.clear()
+    _PROVEN_FOR[(game_id, player.casefold())] = hashlib.sha256(token.encode("utf-8")).digest()
+
+
 def hash_token(token: str) -> str:
     """The storable salted scrypt hash of `token`; this process then knows it matches (no scrypt
     at the token's first use: a new game's first move through a server)."""

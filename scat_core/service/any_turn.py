@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from scat_core.domain.errors import AuthFailed, CorruptHistory, NotFound
+from scat_core.domain.errors import AuthFailed, CorruptHistory, NotFound, WrongToken
 from scat_core.domain.move_time import recorded_text
 from scat_core.records.acting import ActingAccount
 from scat_core.records.games import GameRow
@@ -26,10 +26,13 @@ class AnyTurn:
         """A fresh `told`: nothing told yet, and only games that end from now on are news."""
         return Told(since=recorded_text(self.clock()))
 
-    def proven(self, player: str, tokens: Mapping[str, str]) -> dict[str, str]:
+    def proven(self, player: str, tokens: Mapping[str, str], wrong_allowed: int | None = None) -> dict[str, str]:
         """Of `tokens` (game -> token), those that are `player`'s own in a game he sits in as a
-        human: his token where the game is protected (a server's proof of who waits)."""
-        wanted, kept = player.casefold(), {}
+        human: his token where the game is protected (a server's proof of who waits).
+
+        Each token not known here costs a scrypt: with `wrong_allowed`, the `wrong_allowed`-th wrong
+        one is WrongToken (no more scrypt for the rest of them)."""
+        wanted, kept, wrong = player.casefold(), {}, 0
         with self.waiting.store.read() as tx:
             for game_id, token in tokens.items():
                 row = tx.get_game(game_id)
@@ -39,6 +42,13 @@ class AnyTurn:
                 stored = tx.get_token_hash(game_id, name) if row.protected else None
                 if not row.protected or (stored is not None and verify_token(token, stored)):
                     kept[game_id] = token
+                elif stored is not None:
+                    wrong += 1
+                    if wrong == wrong_allowed:
+                        error = WrongToken(f"{wrong} of the tokens sent are not {player}'s in their games",
+                                           player=player)
+                        error.count = wrong
+                        raise error
         return kept
 
     def looking(self, player: str, tokens: Mapping[str, str] | None = None, told: Told | None = None,

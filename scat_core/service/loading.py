@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from scat_core.domain import events as ev
 from scat_core.domain import snapshot
-from scat_core.domain.errors import AuthFailed, BadInput, Hint, NotFound, RuleViolation
+from scat_core.domain.errors import AuthFailed, BadInput, Hint, NotFound, RuleViolation, WrongToken
 from scat_core.domain.evolve import fold
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
@@ -156,8 +156,13 @@ def authorize(tx: UnitOfWork, state: GameState, player: str, token: Credential) 
                 f"game {state.game_id} is protected", game_id=state.game_id, player=name, hint=Hint.GIVE_TOKEN,
             )
         if not verify_token(token, stored):
-            raise AuthFailed(f"wrong token for {name} in game {state.game_id}", game_id=state.game_id, player=name)
+            raise wrong_token(name, state.game_id)
     return seat
+
+
+def wrong_token(name: str, game_id: str) -> WrongToken:
+    """The refusal of a token that is not `name`'s in `game_id`."""
+    return WrongToken(f"wrong token for {name} in game {game_id}", game_id=game_id, player=name)
 
 
 def refuse_bot_viewer(state: GameState, name: str) -> None:

@@ -44,6 +44,7 @@ from scat_core.service.move_times import (
 from scat_core.service.nonces import spend, spent_even_if_refused
 from scat_core.service.ports import Store, UnitOfWork
 from scat_core.service.read_model import snapshot_json, summarize
+from scat_core.service.tokens_first import prove_token_first
 
 BOT_MOVES_PER_CALL = 100_000  # a safety bound: a bot-only game ends long before
 BOT_RETRIES = 5
@@ -164,7 +165,9 @@ class Playing:
         """Carry out a human player's command and the bots' replies until a human must act, in
         one transaction (ConcurrencyConflict, nothing written, if the game moved meanwhile); in a
         game whose moves are signed, `signature` is the player's (move_signing.py). The nonce of
-        the signed request it came in, if left to it, is spent in the same transaction (nonces.py)."""
+        the signed request it came in, if left to it, is spent in the same transaction (nonces.py);
+        a token not proven yet is proven before it (tokens_first.py)."""
+        prove_token_first(self.store, game_id, command.player, token)
         with spent_even_if_refused(self.store, token), self.store.command() as tx:
             spend(tx, token)
             state, secret, head = load_for_command(tx, game_id)
@@ -230,6 +233,7 @@ class Playing:
         """Claim the turn of the player to act once his move time ran out (R28): he is resigned,
         then the bots play, in the same transaction. `claimer`: a player still in the game (his token
         checked as for any move), or None for the server itself. Refused (RuleViolation R28, nothing written) before."""
+        prove_token_first(self.store, game_id, claimer, token)
         with spent_even_if_refused(self.store, token), self.store.command() as tx:
             spend(tx, token)
             state, secret, head = load_for_command(tx, game_id)

@@ -47,7 +47,7 @@ def test_every_game_on_a_server_is_protected_and_tokens_are_bearer_credentials(a
     assert "is protected" in missing.json()["error"]
     wrong = api.post(f"/games/{game}/draw", json={"player": "you", "source": "stock"}, headers=auth(tokens["eve"]))
     message = f"wrong token for you in game {game}"
-    assert wrong.status_code == 403 and wrong.json() == {"error": message, "exit_code": 3, "type": "AuthFailed",
+    assert wrong.status_code == 403 and wrong.json() == {"error": message, "exit_code": 3, "type": "WrongToken",
                                                          "message": message, "game_id": game, "player": "you"}
     moved = api.post(f"/games/{game}/draw", json={"player": "you", "source": "stock"}, headers=auth(tokens["you"]))
     assert moved.status_code == 200 and moved.json()["state"]["hands"][0] == ["2C", "5D", "9H", "8C"]

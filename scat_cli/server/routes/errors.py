@@ -4,6 +4,7 @@ operation declares in the OpenAPI document (every status it can return)."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -29,6 +30,7 @@ from scat_core.domain.errors import (
     TimedOut,
     TooManyFailures,
     Unavailable,
+    WrongToken,
 )
 from scat_core.records.errors import DatabaseBusy, DatabaseReadOnly, StoreUnavailable
 
@@ -144,6 +146,9 @@ async def scat_error(request: Request, error: Exception) -> JSONResponse:
     status = http_status(error)
     if status == 403 and "authorization" not in request.headers:
         status = 401
+    if isinstance(error, WrongToken):  # each cost a scrypt: its address waits after a few (verify.py)
+        request.app.state.server.verifier.wrong_tokens.failed(request.client.host if request.client else "-",
+                                                              time.time(), error.count)
     if isinstance(error, StoreUnavailable | DatabaseBusy):
         LOG.warning("database unavailable on %s %s: %s", request.method, request.url.path,
                     getattr(error, "reason", "") or type(error).__name__)

@@ -19,6 +19,7 @@ from scat_cli.server.limits import ANSWERED, SERVER_SEND
 from scat_cli.server.push import ANY
 from scat_cli.server.routes.deps import Acting, Server, ServerState, SignedBy, Viewer, credential_of
 from scat_cli.server.routes.errors import STREAM_RESPONSES, too_many_streams
+from scat_cli.server.verify import FAILURES_ALLOWED
 from scat_core.domain.errors import AuthFailed
 from scat_core.records.acting import ActingAccount
 from scat_core.service.accounts import AccountView
@@ -83,7 +84,7 @@ def waiting_as(games: GameService, body: wire.WaitAnyIn, account: str | None = N
     """Who a `wait --any` for another player than the request's `account` (None: unsigned) waits
     as, and the games it may wait in: those of the player's per-game tokens that are his
     (AuthFailed when none is, worded for an account when the request has one)."""
-    proven = games.any_turn.proven(body.player, body.tokens)
+    proven = games.any_turn.proven(body.player, body.tokens, FAILURES_ALLOWED)
     if proven:
         return body.player, proven
     if account is not None:
@@ -171,7 +172,8 @@ async def waiting_stream(hung_up: HungUp, body: wire.WaitAnyIn, server: ServerSt
     credential = credential_of(None, account)
     if isinstance(credential, ActingAccount) and credential.name.casefold() == body.player.strip().casefold():
         player = credential.name  # his account's games, and any token game whose token he proves he has
-        tokens = await run_in_threadpool(games.any_turn.proven, player, body.tokens) if body.tokens else {}
+        tokens = await run_in_threadpool(games.any_turn.proven, player, body.tokens,
+                                         FAILURES_ALLOWED) if body.tokens else {}
     else:
         account_name = credential.name if isinstance(credential, ActingAccount) else None
         player, tokens, credential = *(await run_in_threadpool(waiting_as, games, body, account_name)), None

@@ -1,0 +1,60 @@
+"""Wrong game tokens cost a server a 16 MiB scrypt each: past a few from one client address its
+requests with tokens wait (429, Retry-After), as refused signatures do, and a `wait --any` that
+sends many made-up tokens is refused after a few scrypts, not one per token. (That a wrong token's
+scrypt holds no writer: tests/service/test_wrong_tokens_hold_no_writer.py.)"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from scat_cli.server.verify import FAILURES_ALLOWED
+from scat_core.records import tokens
+
+
+def new_game(api: httpx.Client) -> tuple[str, dict[str, str]]:
+    """A game of you and eve (you to act) with a bot: its id and tokens."""
+    created = api.post("/games", json={"players": [{"name": "you"}, {"name": "eve"}, {"name": "bob", "is_bot": True}],
+                                       "dealer": "bob", "seed": 4})
+    assert created.status_code == 201, created.text
+    return created.json()["game_id"], created.json()["tokens"]
+
+
+def draw(api: httpx.Client, game: str, token: str) -> httpx.Response:
+    return api.post(f"/games/{game}/moves", json={"move": "draw", "player": "you", "source": "stock"},
+                    headers={"authorization": f"Bearer {token}"})
+
+
+def test_past_a_few_wrong_tokens_an_address_waits_before_its_tokens_are_looked_at(api: httpx.Client) -> None:
+    game, given = new_game(api)
+    for attempt in range(FAILURES_ALLOWED):
+        wrong = draw(api, game, f"wrong-{attempt}")
+        assert wrong.status_code == 403 and f"wrong token for you in game {game}" in wrong.json()["error"]
+    limited = draw(api, game, given["you"])  # the address waits, whatever token it sends now
+    assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1
+    assert limited.json()["exit_code"] == 3
+    assert "too many refused tokens from this address: try again in" in limited.json()["error"]
+    assert api.get("/health").status_code == 200  # a request without a token is not held back
+    assert api.get(f"/games/{game}").status_code == 200
+
+
+def test_a_wait_for_any_turn_with_many_made_up_tokens_costs_a_few_scrypts(
+        api: httpx.Client, monkeypatch: pytest.MonkeyPatch) -> None:
+    games = [new_game(api)[0] for _ in range(FAILURES_ALLOWED + 3)]  # eve sits in each
+    scrypts: list[int] = []
+    real = tokens._scrypt
+
+    def counted(*args: Any) -> bytes:
+        scrypts.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(tokens, "_scrypt", counted)  # the server runs in this process (a thread)
+    refused = api.post("/waiting", json={"player": "eve", "tokens": {game: f"made-up-{game}" for game in games}})
+    assert refused.status_code == 401 and refused.json()["exit_code"] == 3, refused.text
+    assert f"{FAILURES_ALLOWED} of the tokens sent are not eve's in their games" in refused.json()["error"]
+    assert len(scrypts) == FAILURES_ALLOWED
+    again = api.post("/waiting", json={"player": "eve", "tokens": {games[0]: "made-up"}})
+    assert again.status_code == 429 and "too many refused tokens" in again.json()["error"]
+    assert len(scrypts) == FAILURES_ALLOWED  # refused before any scrypt

@@ -1,0 +1,86 @@
+"""A token is proven before a command takes its turn to write: a wrong token costs a scrypt (about
+50 ms, 16 MiB), and a flood of them must not hold SQLite's one writer (nor a PostgreSQL connection)
+while every other game's moves wait behind it. The command's own check, in its transaction, then
+costs a SHA-256 for a token proven before."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from scat_core.domain import events as ev
+from scat_core.domain.commands import Discard, Draw
+from scat_core.domain.errors import AuthFailed
+from scat_core.records import tokens
+from scat_core.service import GameService
+
+PATIENCE = 60.0
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def service(request: pytest.FixtureRequest) -> Iterator[GameService]:
+    service = GameService.open(str(request.getfixturevalue(f"{request.param}_url")))
+    yield service
+    service.store.engine.dispose()
+
+
+def protected_game(service: GameService) -> tuple[str, str]:
+    """A protected game of ann (to act) against a bot: its id and ann's token."""
+    played = service.new_game([ev.PlayerSeat(name="ann"), ev.PlayerSeat(name="bot", is_bot=True)], dealer="bot",
+                              protect=True, viewer="ann")
+    return played.game_id, (played.tokens or {})["ann"]
+
+
+def test_a_move_waits_for_no_wrong_tokens_scrypt(service: GameService, monkeypatch: pytest.MonkeyPatch) -> None:
+    slow, honest = protected_game(service), protected_game(service)
+    in_scrypt, release = threading.Event(), threading.Event()
+    real = tokens._scrypt
+
+    def scrypt(token: str, *args: Any) -> bytes:  # the wrong token's scrypt lasts until released
+        if token == "wrong":
+            in_scrypt.set()
+            release.wait(PATIENCE)
+        return real(token, *args)
+
+    monkeypatch.setattr(tokens, "_scrypt", scrypt)
+    refused: list[BaseException] = []
+
+    def wrong() -> None:
+        try:
+            service.move(slow[0], Draw("ann", "stock"), "wrong")
+        except AuthFailed as error:
+            refused.append(error)
+
+    flood = threading.Thread(target=wrong)
+    flood.start()
+    try:
+        assert in_scrypt.wait(PATIENCE)
+        moved: list[Any] = []
+        honest_move = threading.Thread(target=lambda: moved.append(service.move(honest[0], Draw("ann", "stock"),
+                                                                                honest[1])))
+        honest_move.start()
+        honest_move.join(PATIENCE)  # while the wrong token's scrypt still runs
+        assert moved and moved[0].state.phase == "discard"
+    finally:
+        release.set()
+        flood.join(PATIENCE)
+    assert refused and f"wrong token for ann in game {slow[0]}" in str(refused[0])
+
+
+def test_a_token_proven_once_costs_no_scrypt_again(service: GameService, monkeypatch: pytest.MonkeyPatch) -> None:
+    game, token = protected_game(service)
+    scrypts: list[str] = []
+    real = tokens._scrypt
+
+    def counted(token: str, *args: Any) -> bytes:
+        scrypts.append(token)
+        return real(token, *args)
+
+    monkeypatch.setattr(tokens, "_scrypt", counted)
+    service.move(game, Draw("ann", "stock"), token)  # this process made it (hash_token): proven already
+    state = service.show(game, "ann", token).state
+    service.move(game, Discard("ann", state.hands[state.turn][0]), token)
+    assert scrypts == []
