@@ -6,19 +6,20 @@ authenticates it); a signed one must prove its account, or it is refused (401) b
 an unknown key, a timestamp more than WINDOW seconds off the server's clock, a body or a
 path that is not what was signed, a bad signature, a nonce seen already. The account it
 proves is `request.state.account` (an AccountView; None for an unsigned request). A move's nonce
-is left to its command, which spends it in its own transaction (`request.state.nonce`,
-scat_core/service/nonces.py): one commit a move, not two.
+is left to its command (`request.state.nonce`, scat_core/service/nonces.py), which spends it
+with its events (on SQLite one commit a move, not two) and refuses a replay itself (401 too).
 Checks run cheapest first: a refusal costs at most a SHA-256, an Ed25519 verification and,
 for a key not looked up lately, one indexed read (a wrong game token costs a 16 MiB scrypt).
 Each process keeps the accounts' public keys it looked up for KEY_SECONDS (an unknown key
 for UNKNOWN_SECONDS): a key an account was given in another process (a rekey) takes effect
 here within KEY_SECONDS, an account registered there within UNKNOWN_SECONDS.
-Refusals are counted per client address: past FAILURES_ALLOWED within FAILURE_WINDOW
+Refusals (RequestRefused, here or a move's replay) are counted per client address by the
+error handler (routes/errors.py `count_refusal`): past FAILURES_ALLOWED within FAILURE_WINDOW
 seconds, that address's signed requests get 429 with Retry-After until the oldest counted
-refusal is that old. So are wrong game tokens (WrongToken, counted by the error handler: each cost
-a 16 MiB scrypt), and that address's requests with tokens wait alike. The counts are this
-process's (each server process limits on its own); nonces are rows of the database
-(request_nonces), so every process refuses a replay.
+refusal is that old. So are wrong game tokens (WrongToken: each cost a scrypt), and that
+address's requests that carry tokens (a bearer, or `POST /waiting`) wait alike, signed or not.
+The counts are this process's (each server process limits on its own); nonces are rows of the
+database (request_nonces), so every process refuses a replay.
 """
 
 from __future__ import annotations
@@ -145,14 +146,14 @@ class RequestVerifier:
         header = request.headers.get("signature-input")
         address = request.client.host if request.client else "-"
         now = self.clock()
+        if "authorization" in request.headers or request.url.path == WAITING_PATH:  # tokens: each may cost a scrypt
+            wait = self.wrong_tokens.retry_after(address, now)
+            if wait is not None:
+                raise TooManyFailures.waiting(wait, "tokens")
         if header is None:
             if not self.tokens and request.url.path not in OPEN_PATHS:
                 raise AuthFailed("this server serves accounts only: register one with `scat account register "
                                  "NAME`, and your scat signs every request with your key")
-            if "authorization" in request.headers or request.url.path == WAITING_PATH:  # tokens: each a scrypt
-                wait = self.wrong_tokens.retry_after(address, now)
-                if wait is not None:
-                    raise TooManyFailures.waiting(wait, "tokens")
             return
         wait = self.limiter.retry_after(address, now)
         if wait is not None:
@@ -160,15 +161,11 @@ class RequestVerifier:
         body = await request.body()
         route = getattr(request.scope.get("route"), "path", None)
         later = route in self.spent_by_the_command and "authorization" not in request.headers  # not a token's
-        try:
-            if later:
-                request.state.account, request.state.nonce = await self._checked_soon(request, body, now)
-            else:
-                request.state.account = await run_in_threadpool(self.verified, request.scope, request.method,
-                                                                dict(request.headers), body, now)
-        except RequestRefused:
-            self.limiter.failed(address, now)
-            raise
+        if later:  # a refusal is counted against the address by the error handler (routes/errors.py)
+            request.state.account, request.state.nonce = await self._checked_soon(request, body, now)
+        else:
+            request.state.account = await run_in_threadpool(self.verified, request.scope, request.method,
+                                                            dict(request.headers), body, now)
         request.state.signed_key_id = (request.state.account.key_id if request.state.account is not None
                                        else self._registering_key(body))
 

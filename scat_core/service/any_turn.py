@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from scat_core.domain.errors import AuthFailed, CorruptHistory, NotFound, WrongToken
 from scat_core.domain.move_time import recorded_text
@@ -26,13 +27,14 @@ class AnyTurn:
         """A fresh `told`: nothing told yet, and only games that end from now on are news."""
         return Told(since=recorded_text(self.clock()))
 
-    def proven(self, player: str, tokens: Mapping[str, str], wrong_allowed: int | None = None) -> dict[str, str]:
+    def proven(self, player: str, tokens: Mapping[str, str], wrong_allowed: int | None = None) -> Proven:
         """Of `tokens` (game -> token), those that are `player`'s own in a game he sits in as a
-        human: his token where the game is protected (a server's proof of who waits).
+        human: his token where the game is protected (a server's proof of who waits); and how
+        many were wrong (each cost a scrypt: a server counts them against the client).
 
-        Each token not known here costs a scrypt: with `wrong_allowed`, the `wrong_allowed`-th wrong
-        one is WrongToken (no more scrypt for the rest of them)."""
-        wanted, kept, wrong = player.casefold(), {}, 0
+        With `wrong_allowed`, the `wrong_allowed`-th wrong one is WrongToken (`count` of them):
+        the tokens after it cost no scrypt."""
+        wanted, proven = player.casefold(), Proven({}, [])
         with self.waiting.store.read() as tx:
             for game_id, token in tokens.items():
                 row = tx.get_game(game_id)
@@ -41,15 +43,12 @@ class AnyTurn:
                     continue
                 stored = tx.get_token_hash(game_id, name) if row.protected else None
                 if not row.protected or (stored is not None and verify_token(token, stored)):
-                    kept[game_id] = token
+                    proven.kept[game_id] = token
                 elif stored is not None:
-                    wrong += 1
-                    if wrong == wrong_allowed:
-                        error = WrongToken(f"{wrong} of the tokens sent are not {player}'s in their games",
-                                           player=player)
-                        error.count = wrong
-                        raise error
-        return kept
+                    proven.wrong.append(game_id)
+                    if len(proven.wrong) == wrong_allowed:
+                        raise proven.refusal(player)
+        return proven
 
     def looking(self, player: str, tokens: Mapping[str, str] | None = None, told: Told | None = None,
                 account: ActingAccount | None = None) -> Looking:
@@ -76,6 +75,22 @@ class AnyTurn:
         if not self.waiting.store.wait_until(look, timeout):
             return WaitedAny(shown=None, told=looking.told)
         return found[0]
+
+
+@dataclass(frozen=True)
+class Proven:
+    """The tokens of a `wait --any` that are its player's (game -> token), and the games whose token was wrong."""
+
+    kept: dict[str, str]
+    wrong: list[str]
+
+    def refusal(self, player: str) -> WrongToken:
+        """WrongToken for the wrong tokens, naming a few of their games (`count`: how many)."""
+        named = ", ".join(self.wrong[:3]) + (" ..." if len(self.wrong) > 3 else "")
+        error = WrongToken(f"{len(self.wrong)} of the tokens sent are not {player}'s (games {named}): no more "
+                           "were looked at", player=player)
+        error.count = len(self.wrong)
+        return error
 
 
 class Looking:

@@ -12,6 +12,7 @@ import httpx
 import pytest
 from sqlalchemy import event
 
+from scat_cli.server.verify import FAILURES_ALLOWED
 from scat_core.domain import commands as cmd
 from tests.support.live_server import app_in_thread
 from tests.support.signing import Signer
@@ -37,6 +38,13 @@ def game(served: tuple[httpx.Client, Any]) -> tuple[Signer, str]:
     return ann, created.json()["game_id"]
 
 
+def signed_draw(ann: Signer, game_id: str) -> tuple[str, bytes, dict[str, str]]:
+    """ann's draw in `game_id`, signed at its head: the target, body and headers of one request (to send again)."""
+    body = ann.move_body(game_id, cmd.Draw("ann", "stock"))
+    target = f"/games/{game_id}/moves"
+    return target, body, ann.headers("POST", target, body)
+
+
 def counted(app: Any, name: str) -> list[int]:
     """A list that grows by one at each `name` event of the server's engine ("commit", "checkout")."""
     seen: list[int] = []
@@ -49,9 +57,7 @@ def test_a_signed_move_and_its_nonce_are_one_commit(served: tuple[httpx.Client, 
                                                     game: tuple[Signer, str]) -> None:
     api, app = served
     ann, game_id = game
-    body = ann.move_body(game_id, cmd.Draw("ann", "stock"))
-    target = f"/games/{game_id}/moves"
-    headers = ann.headers("POST", target, body)
+    target, body, headers = signed_draw(ann, game_id)
     commits, connections = counted(app, "commit"), counted(app, "checkout")
     moved = ann.post(target, body, headers)
     assert moved.status_code == 200, moved.text
@@ -87,3 +93,26 @@ def test_a_signed_read_still_spends_its_nonce_before_it_is_answered(served: tupl
     assert api.get(f"/games/{game_id}", headers=headers).status_code == 200
     replayed = api.get(f"/games/{game_id}", headers=headers)
     assert replayed.status_code == 401 and "nonce was used already" in replayed.json()["error"]
+
+
+def test_replayed_moves_are_counted_against_their_address_as_refused_signatures_are(
+        served: tuple[httpx.Client, Any], game: tuple[Signer, str]) -> None:
+    _, app = served
+    ann, game_id = game
+    target, body, headers = signed_draw(ann, game_id)
+    assert ann.post(target, body, headers).status_code == 200
+    for _ in range(FAILURES_ALLOWED):
+        assert ann.post(target, body, headers).status_code == 401  # a replay, found by the move's command
+    limited = ann.api.get("/games", headers=ann.headers("GET", "/games"))
+    assert limited.status_code == 429 and "too many refused signatures" in limited.json()["error"]
+
+
+def test_a_move_whose_key_the_process_has_not_cached_is_checked_in_a_worker_and_spends_its_nonce(
+        served: tuple[httpx.Client, Any], game: tuple[Signer, str]) -> None:
+    _, app = served
+    ann, game_id = game
+    target, body, headers = signed_draw(ann, game_id)
+    app.state.server.verifier.keys.forget(ann.key_id)  # read from the database for this request
+    assert ann.post(target, body, headers).status_code == 200
+    app.state.server.verifier.keys.forget(ann.key_id)
+    assert ann.post(target, body, headers).status_code == 401

@@ -24,17 +24,23 @@ def new_game(api: httpx.Client) -> tuple[str, dict[str, str]]:
     return created.json()["game_id"], created.json()["tokens"]
 
 
-def events(api: httpx.Client, body: dict[str, object]) -> list[tuple[str, dict[str, object]]]:
-    """The named events of one stream read to its end."""
+def events(api: httpx.Client, sent: dict[str, object], account: Signer | None = None,
+           meanwhile: Callable[[], None] = lambda: None) -> list[tuple[str, dict[str, object]]]:
+    """The named events of one stream read to its end (signed by `account`, if given); `meanwhile`
+    runs once its first event (the cursor) is in."""
+    body = json.dumps(sent).encode()
+    headers = account.headers("POST", "/waiting", body) if account is not None else {"content-type": "application/json"}
     named: list[tuple[str, dict[str, object]]] = []
     kind = ""
-    with api.stream("POST", "/waiting", json=body) as response:
+    with api.stream("POST", "/waiting", content=body, headers=headers) as response:
         assert response.status_code == 200, response.read()
         for line in response.iter_lines():
             if line.startswith("event:"):
                 kind = line[6:].strip()
             elif line.startswith("data:"):
                 named.append((kind, json.loads(line[5:])))
+                if kind == "told":
+                    meanwhile()
     return named
 
 
@@ -61,25 +67,6 @@ def test_the_stream_begins_with_its_cursor_and_ends_with_the_game_that_waits(api
     assert isinstance(shown, dict) and shown["game_id"] == second and shown["viewer"] == "eve"
     assert waited["told"]["turns"] == {second: shown["state"]["turn_began"]}
     assert "5D" not in json.dumps(shown)  # your hand stays hidden from eve
-
-
-def signed_events(api: httpx.Client, account: Signer, sent: dict[str, object],
-                  meanwhile: Callable[[], None] = lambda: None) -> list[tuple[str, dict[str, object]]]:
-    """The named events of a `POST /waiting` stream `account` signs, read to its end; `meanwhile`
-    runs once its first event (the cursor) is in."""
-    body = json.dumps(sent).encode()
-    named: list[tuple[str, dict[str, object]]] = []
-    kind = ""
-    with api.stream("POST", "/waiting", content=body, headers=account.headers("POST", "/waiting", body)) as response:
-        assert response.status_code == 200, response.read()
-        for line in response.iter_lines():
-            if line.startswith("event:"):
-                kind = line[6:].strip()
-            elif line.startswith("data:"):
-                named.append((kind, json.loads(line[5:])))
-                if kind == "told":
-                    meanwhile()
-    return named
 
 
 def test_an_accounts_wait_counts_a_token_game_only_with_the_token_of_its_player(api: httpx.Client) -> None:
@@ -113,12 +100,11 @@ def test_an_accounts_wait_counts_a_token_game_only_with_the_token_of_its_player(
         return meanwhile
 
     token_game, tokens = new_game(api)
-    made_up = signed_events(api, eve, {"player": "eve", "tokens": {token_game: "made-up"}},
-                            end_then_play(token_game, tokens))
+    made_up = events(api, {"player": "eve", "tokens": {token_game: "made-up"}}, eve, end_then_play(token_game, tokens))
     assert [kind for kind, _ in made_up] == ["told", "found"]
     assert made_up[1][1]["shown"]["game_id"] == account_game  # not the other eve's game, over before it
     turn_of(ann)
     token_game, tokens = new_game(api)
-    proven = signed_events(api, eve, {"player": "eve", "tokens": {token_game: tokens["eve"]}},
-                           end_then_play(token_game, tokens))
+    proven = events(api, {"player": "eve", "tokens": {token_game: tokens["eve"]}}, eve,
+                    end_then_play(token_game, tokens))
     assert proven[1][1]["shown"]["game_id"] == token_game  # with that eve's own token, its end is news

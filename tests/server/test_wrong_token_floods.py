@@ -5,6 +5,7 @@ scrypt holds no writer: tests/service/test_wrong_tokens_hold_no_writer.py.)"""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
@@ -12,6 +13,7 @@ import pytest
 
 from scat_cli.server.verify import FAILURES_ALLOWED
 from scat_core.records import tokens
+from tests.support.signing import Signer
 
 
 def new_game(api: httpx.Client) -> tuple[str, dict[str, str]]:
@@ -53,8 +55,29 @@ def test_a_wait_for_any_turn_with_many_made_up_tokens_costs_a_few_scrypts(
     monkeypatch.setattr(tokens, "_scrypt", counted)  # the server runs in this process (a thread)
     refused = api.post("/waiting", json={"player": "eve", "tokens": {game: f"made-up-{game}" for game in games}})
     assert refused.status_code == 401 and refused.json()["exit_code"] == 3, refused.text
-    assert f"{FAILURES_ALLOWED} of the tokens sent are not eve's in their games" in refused.json()["error"]
+    assert f"{FAILURES_ALLOWED} of the tokens sent are not eve's (games " in refused.json()["error"]
     assert len(scrypts) == FAILURES_ALLOWED
     again = api.post("/waiting", json={"player": "eve", "tokens": {games[0]: "made-up"}})
     assert again.status_code == 429 and "too many refused tokens" in again.json()["error"]
     assert len(scrypts) == FAILURES_ALLOWED  # refused before any scrypt
+
+
+def test_wrong_tokens_in_a_wait_for_any_turn_count_even_below_the_limit(api: httpx.Client) -> None:
+    games = [new_game(api)[0] for _ in range(FAILURES_ALLOWED - 1)]
+    refused = api.post("/waiting", json={"player": "eve", "tokens": {game: "made-up" for game in games}})
+    assert refused.status_code == 401 and "none of the tokens sent is eve's" in refused.json()["error"]
+    game, given = new_game(api)
+    assert draw(api, game, "wrong").status_code == 403  # the tenth wrong token from this address
+    limited = draw(api, game, given["you"])
+    assert limited.status_code == 429 and "too many refused tokens" in limited.json()["error"]
+
+
+def test_an_accounts_signed_wait_with_wrong_tokens_is_limited_too(api: httpx.Client) -> None:
+    eve = Signer(api, "eve")  # an account eve, sending tokens of the token games' eve
+    games = [new_game(api)[0] for _ in range(FAILURES_ALLOWED)]
+    body = json.dumps({"player": "eve", "tokens": {game: "made-up" for game in games}}).encode()
+    refused = api.post("/waiting", content=body, headers=eve.headers("POST", "/waiting", body))
+    assert refused.status_code == 401 and "are not eve's" in refused.json()["error"], refused.text
+    again = json.dumps({"player": "eve", "tokens": {games[0]: "made-up"}}).encode()
+    limited = api.post("/waiting", content=again, headers=eve.headers("POST", "/waiting", again))
+    assert limited.status_code == 429 and "too many refused tokens" in limited.json()["error"]

@@ -4,7 +4,6 @@ operation declares in the OpenAPI document (every status it can return)."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -140,15 +139,27 @@ def _validation_message(error: RequestValidationError) -> str:
     return f"bad request: {where}: {message}" if where else f"bad request: {message}"
 
 
+def count_refusal(request: Request, error: ScatError) -> None:
+    """Count a refused signature or nonce (RequestRefused: from the verifier, or a move's replay
+    found by its command) or wrong tokens against the client's address: past a few, its signed
+    requests, or those with tokens, wait (verify.py)."""
+    limiter = None
+    verifier = request.app.state.server.verifier
+    if isinstance(error, RequestRefused):
+        limiter, count = verifier.limiter, 1
+    elif isinstance(error, WrongToken):  # each cost a scrypt
+        limiter, count = verifier.wrong_tokens, error.count
+    if limiter is not None:
+        limiter.failed(request.client.host if request.client else "-", verifier.clock(), count)
+
+
 async def scat_error(request: Request, error: Exception) -> JSONResponse:
     """A ScatError: its status (403 told as 401 to a request without credentials), its type and fields."""
     assert isinstance(error, ScatError)
     status = http_status(error)
     if status == 403 and "authorization" not in request.headers:
         status = 401
-    if isinstance(error, WrongToken):  # each cost a scrypt: its address waits after a few (verify.py)
-        request.app.state.server.verifier.wrong_tokens.failed(request.client.host if request.client else "-",
-                                                              time.time(), error.count)
+    count_refusal(request, error)
     if isinstance(error, StoreUnavailable | DatabaseBusy):
         LOG.warning("database unavailable on %s %s: %s", request.method, request.url.path,
                     getattr(error, "reason", "") or type(error).__name__)

@@ -20,7 +20,7 @@ from scat_cli.server.push import ANY
 from scat_cli.server.routes.deps import Acting, Server, ServerState, SignedBy, Viewer, credential_of
 from scat_cli.server.routes.errors import STREAM_RESPONSES, too_many_streams
 from scat_cli.server.verify import FAILURES_ALLOWED
-from scat_core.domain.errors import AuthFailed
+from scat_core.domain.errors import AuthFailed, WrongToken
 from scat_core.records.acting import ActingAccount
 from scat_core.service.accounts import AccountView
 from scat_core.service.games import GameService
@@ -80,11 +80,26 @@ class EventStream(Response):
         self.hung_up.now()
 
 
-def waiting_as(games: GameService, body: wire.WaitAnyIn, account: str | None = None) -> tuple[str, dict[str, str]]:
+def proven_tokens(games: GameService, player: str, body: wire.WaitAnyIn,
+                  wrong: Callable[[int], None]) -> dict[str, str]:
+    """The tokens of `body` that are `player`'s (AnyTurn.proven, at most FAILURES_ALLOWED wrong
+    ones looked at); `wrong` is told how many were wrong (each cost a scrypt)."""
+    try:
+        proven = games.any_turn.proven(player, body.tokens, FAILURES_ALLOWED)
+    except WrongToken as error:
+        wrong(error.count)
+        raise
+    if proven.wrong:
+        wrong(len(proven.wrong))
+    return proven.kept
+
+
+def waiting_as(games: GameService, body: wire.WaitAnyIn, account: str | None,
+               wrong: Callable[[int], None]) -> tuple[str, dict[str, str]]:
     """Who a `wait --any` for another player than the request's `account` (None: unsigned) waits
     as, and the games it may wait in: those of the player's per-game tokens that are his
     (AuthFailed when none is, worded for an account when the request has one)."""
-    proven = games.any_turn.proven(body.player, body.tokens, FAILURES_ALLOWED)
+    proven = proven_tokens(games, body.player, body, wrong)
     if proven:
         return body.player, proven
     if account is not None:
@@ -157,7 +172,7 @@ async def waiting(request: Request, body: wire.WaitAnyIn, server: Server, accoun
         return too_many_streams(refused)
     hung_up = HungUp()
     try:
-        response = await waiting_stream(hung_up, body, server, account)
+        response = await waiting_stream(hung_up, body, server, account, address)
     except BaseException:
         server.caps.give_back(address)
         raise
@@ -165,18 +180,22 @@ async def waiting(request: Request, body: wire.WaitAnyIn, server: Server, accoun
 
 
 async def waiting_stream(hung_up: HungUp, body: wire.WaitAnyIn, server: ServerState,
-                         account: AccountView | None) -> AsyncGenerator[str, None]:
+                         account: AccountView | None, address: str) -> AsyncGenerator[str, None]:
     """The stream of `POST /waiting`, once its player is proven (`account`: the one that signed it);
-    it ends as soon as its client hangs up (HungUp wakes its wait)."""
+    it ends as soon as its client hangs up (HungUp wakes its wait). Its wrong tokens count against
+    the client's `address` (verify.py)."""
     games, notifier = server.games, server.notifier
     credential = credential_of(None, account)
+
+    def wrong(count: int) -> None:
+        server.verifier.wrong_tokens.failed(address, server.verifier.clock(), count)
+
     if isinstance(credential, ActingAccount) and credential.name.casefold() == body.player.strip().casefold():
         player = credential.name  # his account's games, and any token game whose token he proves he has
-        tokens = await run_in_threadpool(games.any_turn.proven, player, body.tokens,
-                                         FAILURES_ALLOWED) if body.tokens else {}
+        tokens = await run_in_threadpool(proven_tokens, games, player, body, wrong) if body.tokens else {}
     else:
         account_name = credential.name if isinstance(credential, ActingAccount) else None
-        player, tokens, credential = *(await run_in_threadpool(waiting_as, games, body, account_name)), None
+        player, tokens, credential = *(await run_in_threadpool(waiting_as, games, body, account_name, wrong)), None
     seen = notifier.version(ANY)
     poll = server.pushed_poll_seconds  # every process's moves wake it (see watch_log): a look now and then anyway
     looking = games.any_turn.looking(player, tokens, body.told, credential)
