@@ -68,6 +68,9 @@ def wait(ctx: typer.Context, game: OptionalGame = None, player: AsName = "", tok
                        else "give the GAME to wait in, or --any for any game NAME sits in")
     if new and not any_game:
         raise BadInput("--new goes with --any")
+    if any_game and token and getattr(ctx.get_parameter_source("token"), "name", "") == "COMMANDLINE":
+        raise BadInput("--token is one game's: give it once with `scat show GAME --as NAME --token TOKEN`, "
+                       "then wait --any uses every token scat remembers for NAME")
     if any_game:
         _wait_any(ctx, player, timeout, as_json, new, command)
         return

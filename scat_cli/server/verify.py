@@ -17,7 +17,7 @@ Refusals (RequestRefused, here or a move's replay) are counted per client addres
 error handler (routes/errors.py `count_refusal`): past FAILURES_ALLOWED within FAILURE_WINDOW
 seconds, that address's signed requests get 429 with Retry-After until the oldest counted
 refusal is that old. So are wrong game tokens (WrongToken: each cost a scrypt), and that
-address's requests that carry tokens (a bearer, or `POST /waiting`) wait alike, signed or not.
+address's requests that carry tokens (a bearer, or those of a `wait --any`) wait alike, signed or not.
 The counts are this process's (each server process limits on its own); nonces are rows of the
 database (request_nonces), so every process refuses a replay.
 """
@@ -52,8 +52,6 @@ OPEN_PATHS = frozenset({"/health", "/openapi.json", "/docs", "/docs/oauth2-redir
 #: The paths whose signer need not be an account yet: registering proves the key in the body.
 REGISTER_PATH = "/accounts"
 WHO_AM_I_PATH = "/accounts/me"
-#: The path whose body carries game tokens (`wait --any`).
-WAITING_PATH = "/waiting"
 
 
 class FailureLimiter:
@@ -146,10 +144,8 @@ class RequestVerifier:
         header = request.headers.get("signature-input")
         address = request.client.host if request.client else "-"
         now = self.clock()
-        if "authorization" in request.headers or request.url.path == WAITING_PATH:  # tokens: each may cost a scrypt
-            wait = self.wrong_tokens.retry_after(address, now)
-            if wait is not None:
-                raise TooManyFailures.waiting(wait, "tokens")
+        if "authorization" in request.headers:  # a game token: it may cost a scrypt
+            self.hold_back_tokens(address, now)
         if header is None:
             if not self.tokens and request.url.path not in OPEN_PATHS:
                 raise AuthFailed("this server serves accounts only: register one with `scat account register "
@@ -168,6 +164,13 @@ class RequestVerifier:
                                                             dict(request.headers), body, now)
         request.state.signed_key_id = (request.state.account.key_id if request.state.account is not None
                                        else self._registering_key(body))
+
+    def hold_back_tokens(self, address: str, now: float) -> None:
+        """TooManyFailures when `address` sent too many wrong game tokens lately (before a request's
+        tokens are looked at: a bearer here, those of a `wait --any` by its route)."""
+        wait = self.wrong_tokens.retry_after(address, now)
+        if wait is not None:
+            raise TooManyFailures.waiting(wait, "tokens")
 
     async def _checked_soon(self, request: Request, body: bytes, now: float) -> tuple[AccountView | None,
                                                                                       RequestNonce]:

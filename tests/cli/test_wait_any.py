@@ -137,6 +137,7 @@ def test_wait_any_new_tells_each_turn_once_and_exec_runs_with_what_happened(tmp_
     ((), "give the GAME to wait in, or --any"),
     (("abc", "--any"), "give either a GAME or --any"),
     (("abc", "--new"), "--new goes with --any"),
+    (("--any", "--token", "t0ken"), "show GAME --as NAME --token TOKEN`, then wait --any uses every token"),
 ])
 def test_wait_needs_a_game_or_any_but_not_both(tmp_path: Path, args: tuple[str, ...], says: str) -> None:
     env = {**os.environ, "SCAT_DB_URL": f"sqlite:///{tmp_path / 'games.db'}", "SCAT_SERVER": ""}

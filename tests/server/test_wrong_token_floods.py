@@ -81,3 +81,18 @@ def test_an_accounts_signed_wait_with_wrong_tokens_is_limited_too(api: httpx.Cli
     again = json.dumps({"player": "eve", "tokens": {games[0]: "made-up"}}).encode()
     limited = api.post("/waiting", content=again, headers=eve.headers("POST", "/waiting", again))
     assert limited.status_code == 429 and "too many refused tokens" in limited.json()["error"]
+
+
+def test_a_wait_for_any_turn_without_tokens_is_not_held_back_by_wrong_tokens_from_its_address(
+        api: httpx.Client) -> None:
+    ann = Signer(api, "ann")
+    body = json.dumps({"players": [{"name": "ann"}, {"name": "zed", "is_bot": True}], "seed": 2}).encode()
+    assert ann.post("/games", body).status_code == 201  # a game of ann's account, waiting for her
+    game, given = new_game(api)
+    for attempt in range(FAILURES_ALLOWED):
+        assert draw(api, game, f"wrong-{attempt}").status_code == 403
+    assert draw(api, game, given["you"]).status_code == 429  # tokens from this address wait
+    sent = json.dumps({"player": "ann", "tokens": {}}).encode()  # her account proves her: no token
+    with api.stream("POST", "/waiting", content=sent, headers=ann.headers("POST", "/waiting", sent)) as waiting:
+        assert waiting.status_code == 200
+        assert any(line.startswith("event: found") for line in waiting.iter_lines())

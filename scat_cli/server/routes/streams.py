@@ -167,6 +167,8 @@ async def waiting(request: Request, body: wire.WaitAnyIn, server: Server, accoun
     or ended, `found` (a WaitedAny) and the end; a comment each second until then; 429 over
     the caps of open streams."""
     address = request.client.host if request.client else "-"
+    if body.tokens:  # each may cost a scrypt: not from an address that sent too many wrong ones lately
+        server.verifier.hold_back_tokens(address, server.verifier.clock())
     refused = server.caps.take(address)
     if refused is not None:
         return too_many_streams(refused)
