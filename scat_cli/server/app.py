@@ -126,7 +126,8 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
                   description="The Scat (Thirty-One) game backend. Seats count from 1, as the CLI counts them: a "
                   "game state's players[].seat, seats, dealer (0 before the first deal), turn, knocker, had_turn "
                   "and looked; hands is a list in seat order (hands[0] is seat 1's).",
-                  dependencies=[Depends(verifier)])  # a signed request proves its account first (verify.py)
+                  dependencies=[Depends(verifier),  # a signed request proves its account first (verify.py)
+                                Depends(verifier.token_checks, scope="function")])  # a bearer: counted while answered
     app.state.server = server  # the routes' (routes/deps.py), and tests' and tools'
     for area in (about, games, moves, streams, records, accounts):
         app.include_router(area.router)

@@ -17,7 +17,9 @@ Refusals (RequestRefused, here or a move's replay) are counted per client addres
 error handler (routes/errors.py `count_refusal`): past FAILURES_ALLOWED within FAILURE_WINDOW
 seconds, that address's signed requests get 429 with Retry-After until the oldest counted
 refusal is that old. So are wrong game tokens (WrongToken: each cost a scrypt), and that
-address's requests that carry tokens (a bearer, or those of a `wait --any`) wait alike, signed or not.
+address's requests that carry tokens (a bearer, or those of a `wait --any`) wait alike, signed or not;
+a bearer this process has not proven for its game counts while its request is answered
+(`token_checks`), so that a burst sent at once meets the limit too.
 The counts are this process's (each server process limits on its own); nonces are rows of the
 database (request_nonces), so every process refuses a replay.
 """
@@ -27,7 +29,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, MutableMapping
+from collections.abc import AsyncIterator, Callable, MutableMapping
 from typing import Any
 
 from fastapi import Request
@@ -36,6 +38,7 @@ from starlette.concurrency import run_in_threadpool
 from scat_cli.server import httpsig
 from scat_core.domain.accounts import key_id_of
 from scat_core.domain.errors import AuthFailed, BadInput, NoSuchAccount, RequestRefused, TooManyFailures
+from scat_core.records import tokens
 from scat_core.records.acting import RequestNonce
 from scat_core.service.accounts import AccountService, AccountView
 
@@ -76,6 +79,24 @@ class FailureLimiter:
             if len(failures) < self.allowed:
                 return None
             return max(1, int(failures[0] + self.window - now + 0.999))
+
+    def reserve(self, address: str, now: float) -> None:
+        """Count one attempt from `address` now, to be given back (`release`) unless it fails: so
+        that attempts in flight at once count too, not only those that failed already."""
+        self.failed(address, now)
+
+    def release(self, address: str, now: float) -> None:
+        """Give back the attempt `reserve` counted at `now` (gone already if it aged out)."""
+        with self._lock:
+            failures = self._failures.get(address)
+            if failures is None:
+                return
+            try:
+                failures.remove(now)
+            except ValueError:
+                return
+            if not failures:
+                del self._failures[address]
 
     def failed(self, address: str, now: float, count: int = 1) -> None:
         """Count `count` refusals (a signature, wrong tokens) from `address`."""
@@ -144,8 +165,6 @@ class RequestVerifier:
         header = request.headers.get("signature-input")
         address = request.client.host if request.client else "-"
         now = self.clock()
-        if "authorization" in request.headers:  # a game token: it may cost a scrypt
-            self.hold_back_tokens(address, now)
         if header is None:
             if not self.tokens and request.url.path not in OPEN_PATHS:
                 raise AuthFailed("this server serves accounts only: register one with `scat account register "
@@ -164,6 +183,28 @@ class RequestVerifier:
                                                             dict(request.headers), body, now)
         request.state.signed_key_id = (request.state.account.key_id if request.state.account is not None
                                        else self._registering_key(body))
+
+    async def token_checks(self, request: Request) -> AsyncIterator[None]:
+        """Around a request with a game token (a bearer; the app's dependency, scope "function"): its
+        address must not have sent too many wrong tokens lately (429), and while it is answered a
+        token this process has not proven for its game counts as an attempt of that address, given
+        back once answered: a burst of wrong tokens sent at once meets the limit too, not only the
+        wrong tokens found already (each cost a scrypt)."""
+        header = request.headers.get("authorization")
+        if header is None:
+            yield
+            return
+        address, now = request.client.host if request.client else "-", self.clock()
+        self.hold_back_tokens(address, now)
+        game_id, token = request.path_params.get("game_id"), header.partition(" ")[2].strip()
+        if isinstance(game_id, str) and token and tokens.proven_in(game_id, token):
+            yield
+            return
+        self.wrong_tokens.reserve(address, now)
+        try:
+            yield
+        finally:
+            self.wrong_tokens.release(address, now)
 
     def hold_back_tokens(self, address: str, now: float) -> None:
         """TooManyFailures when `address` sent too many wrong game tokens lately (before a request's

@@ -46,10 +46,23 @@ def proven_for(game_id: str, player: str, token: str) -> bool:
 
 
 def remember_proven(game_id: str, player: str, token: str) -> None:
-    """Note that `token` was proven for `player` of `game_id`."""
+    """Note that `token` was proven for `player` of `game_id` (or issued for him here)."""
     if len(_PROVEN_FOR) >= _VERIFIED_MAX:
         _PROVEN_FOR.clear()
-    _PROVEN_FOR[(game_id, player.casefold())] = hashlib.sha256(token.encode("utf-8")).digest()
+        _PROVEN_IN.clear()
+    quick = hashlib.sha256(token.encode("utf-8")).digest()
+    _PROVEN_FOR[(game_id, player.casefold())] = quick
+    _PROVEN_IN.add((game_id, quick))
+
+
+#: (game, SHA-256 of a token proven for one of its players here): see `proven_in`.
+_PROVEN_IN: set[tuple[str, bytes]] = set()
+
+
+def proven_in(game_id: str, token: str) -> bool:
+    """Whether this process proved `token` for some player of `game_id` (a request that carries it
+    most likely costs no scrypt: a server need not count it among its address's token checks)."""
+    return (game_id, hashlib.sha256(token.encode("utf-8")).digest()) in _PROVEN_IN
 
 
 def hash_token(token: str) -> str:

@@ -29,7 +29,7 @@ from scat_core.records.acting import Credential
 from scat_core.records.errors import ConcurrencyConflict, StoreUnavailable
 from scat_core.records.move_signatures import MoveSignature
 from scat_core.records.stored import GameSecret, StoredEvent
-from scat_core.records.tokens import hash_token, new_token
+from scat_core.records.tokens import hash_token, new_token, remember_proven
 from scat_core.service import state_cache
 from scat_core.service.loading import append, authorize, chance_of, load_for_command, refuse_bot_viewer, require_player
 from scat_core.service.move_signing import signed_move, tag_of
@@ -155,6 +155,7 @@ class Playing:
             tx.put_secret(command.game_id, chance.seed, chance.salt)
             for name, token in tokens.items():
                 tx.put_token_hash(command.game_id, name, hash_token(token))
+                remember_proven(command.game_id, name, token)  # issued here: its first use reads nothing first
         outcome = self._bots_after_commit(command.game_id, state, chance, stored[-1].hash)
         stored += outcome.events
         return Outcome(command.game_id, outcome.state, stored, tokens, bots_interrupted=outcome.bots_interrupted,

@@ -6,6 +6,8 @@ scrypt holds no writer: tests/service/test_wrong_tokens_hold_no_writer.py.)"""
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -96,3 +98,44 @@ def test_a_wait_for_any_turn_without_tokens_is_not_held_back_by_wrong_tokens_fro
     with api.stream("POST", "/waiting", content=sent, headers=ann.headers("POST", "/waiting", sent)) as waiting:
         assert waiting.status_code == 200
         assert any(line.startswith("event: found") for line in waiting.iter_lines())
+
+
+def burst(url: str, count: int, request: Callable[[httpx.Client], httpx.Response]) -> list[int]:
+    """The statuses of `count` requests sent at once, each on a connection of its own."""
+    statuses: list[int] = []
+    start = threading.Barrier(count)
+
+    def one() -> None:
+        with httpx.Client(base_url=url, timeout=60) as client:
+            start.wait()
+            statuses.append(request(client).status_code)
+
+    threads = [threading.Thread(target=one) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    return statuses
+
+
+def test_a_burst_of_wrong_tokens_sent_at_once_costs_at_most_the_allowed_scrypts(
+        api: httpx.Client, server_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    game, _ = new_game(api)
+    scrypts: list[int] = []
+    real = tokens._scrypt
+
+    def counted(*args: Any) -> bytes:
+        scrypts.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(tokens, "_scrypt", counted)
+    statuses = burst(server_url, 3 * FAILURES_ALLOWED, lambda client: draw(client, game, "wrong"))
+    assert sorted(set(statuses)) == [403, 429] and len(statuses) == 3 * FAILURES_ALLOWED
+    assert len(scrypts) <= FAILURES_ALLOWED  # the attempts in flight counted as they came
+
+
+def test_a_burst_of_requests_with_a_token_proven_here_is_not_held_back(api: httpx.Client, server_url: str) -> None:
+    game, given = new_game(api)  # its tokens were issued by this server: proven here
+    you = {"authorization": f"Bearer {given['you']}"}
+    statuses = burst(server_url, 2 * FAILURES_ALLOWED, lambda client: client.get(f"/games/{game}?as=you", headers=you))
+    assert statuses == [200] * 2 * FAILURES_ALLOWED
