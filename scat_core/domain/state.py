@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Literal
 
 from .deal import deal_order
+from .names import normalize_name
 from .options import GameOptions
 from .speed_tricks import replaced
 
@@ -77,7 +77,7 @@ class GameState:
         """The seat of the player called `name` (case-insensitive, and as normalised by `new`), or None."""
         seat = self.seats.get(name.casefold())
         if seat is None and name:  # `--as " ａnn"` names ann, as `new --player " ａnn"` made her
-            seat = self.seats.get(unicodedata.normalize("NFKC", name).strip().casefold())
+            seat = self.seats.get(normalize_name(name).casefold())
         return seat
 
     def active_seats(self) -> list[int]:

@@ -10,8 +10,7 @@ SHA-256. A token proven once is remembered (`tokens.proven_for`): the next comma
 
 from __future__ import annotations
 
-import unicodedata
-
+from scat_core.domain.names import normalize_name
 from scat_core.records import tokens
 from scat_core.records.acting import Credential
 from scat_core.service.loading import wrong_token
@@ -36,5 +35,5 @@ def prove_token_first(store: Store, game_id: str, player: str | None, token: Cre
 
 def _seated(players: tuple[str, ...], player: str) -> str | None:
     """The name of the seat `player` names, matched as GameState.seat_of matches it, or None."""
-    wanted = {player.casefold(), unicodedata.normalize("NFKC", player).strip().casefold()}
+    wanted = {player.casefold(), normalize_name(player).casefold()}
     return next((name for name in players if name.casefold() in wanted), None)

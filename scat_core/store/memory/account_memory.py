@@ -35,11 +35,19 @@ class MemoryAccountLog:
     def use_nonce(self, key_id: str, nonce: str, expires_at: int, now: int) -> bool:
         """Remember the nonce; False when it is remembered already (a replay)."""
         with self._lock:
-            self.nonces = {key: until for key, until in self.nonces.items() if until >= now}
-            if (key_id, nonce) in self.nonces:
-                return False
-            self.nonces[(key_id, nonce)] = expires_at
-            return True
+            self.nonces, fresh = remembered(self.nonces, key_id, nonce, expires_at, now)
+            return fresh
+
+
+def remembered(nonces: dict[tuple[str, str], int], key_id: str, nonce: str, expires_at: int,
+               now: int) -> tuple[dict[tuple[str, str], int], bool]:
+    """`nonces` (key -> expiry) without those expired by `now`, with the nonce added; and whether it
+    was not there already (False: a replay)."""
+    kept = {key: until for key, until in nonces.items() if until >= now}
+    if (key_id, nonce) in kept:
+        return kept, False
+    kept[(key_id, nonce)] = expires_at
+    return kept, True
 
 
 _: type[AccountLog] = MemoryAccountLog

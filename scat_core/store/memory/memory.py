@@ -35,6 +35,7 @@ from scat_core.records.seals import is_sealed, sealed_snapshot
 from scat_core.records.signatures import HEAD, StoredSignature, next_signature
 from scat_core.records.stored import GameSecret, StoredEvent, utc_now
 from scat_core.records.verified_load import CommandLoad, verified_load
+from scat_core.store.memory.account_memory import remembered
 
 if TYPE_CHECKING:
     from scat_core.records.stats import StatsReport
@@ -307,11 +308,8 @@ class MemoryTransaction:
     def use_nonce(self, nonce: RequestNonce) -> bool:
         """Remember a signed request's nonce with this unit of work's writes; False: a replay."""
         self._may_write(lean=True)
-        self._t.nonces = {key: until for key, until in self._t.nonces.items() if until >= nonce.now}
-        if (nonce.key_id, nonce.nonce) in self._t.nonces:
-            return False
-        self._t.nonces[(nonce.key_id, nonce.nonce)] = nonce.expires_at
-        return True
+        self._t.nonces, fresh = remembered(self._t.nonces, nonce.key_id, nonce.nonce, nonce.expires_at, nonce.now)
+        return fresh
 
     def read_signature(self, game_id: str, kind: str = HEAD) -> StoredSignature | None:
         """The stored signature of `kind`, or None."""
