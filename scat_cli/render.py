@@ -215,7 +215,10 @@ def view_table(view: dict[str, Any], finished_result: tuple[str, Sequence[Sequen
     undealt = not finished and (view.get("stage") == "new" or not view.get("hand_number"))  # as created (replay)
     status = "finished" if finished else "before the first deal" if undealt else f"hand {view['hand_number']}"
     who = f" · you are {out.style(you, 'bold')}" if you else ""
-    version = f" · rules version {view['rules_version']}" if view.get("rules_version", 2) != 2 else ""
+    from scat_core.domain.events import RULES_VERSION  # loaded with the view's state already
+
+    older = view.get("rules_version", RULES_VERSION) != RULES_VERSION  # a game of older rules says so
+    version = f" · rules version {view['rules_version']}" if older else ""
     out.line(out.style(f"Game {view['game_id']}", "bold"), f" · {status} · dealer {view['dealer']}{version}", who)
     note = chosen_chance_note(view.get("seed_chosen"), view.get("first_deck_stacked"))
     if note:

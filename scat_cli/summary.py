@@ -42,14 +42,18 @@ def outcome_text(hand: HandOutcome, order: Sequence[str], partial: bool = False)
         parts.append(f"{hand.by} declared 31")
     elif hand.ended_by == "throw_down":
         parts.append(f"{hand.by} threw down")
-    if hand.ended_by in ("showdown", "throw_down") and hand.values:
+    elif hand.ended_by == "dead_hand":
+        parts.append("the third stock ran out: a dead hand (R17b)")
+    elif hand.ended_by == "abandoned":
+        parts.append(f"the game was abandoned{f' by {hand.by}' if hand.by else ''}")
+    if hand.ended_by in ("showdown", "dead_hand", "throw_down") and hand.values:
         shown = ", ".join(f"{name} {hand.values[name]}" for name in _seated(list(hand.values), order))
         parts.append(f"showdown {shown}")
     lost = [f"{name} {_lives(hand.lives_lost[name])}" for name in _seated(list(hand.lives_lost), order)]
     if hand.ended_by == "declaration" and hand.knocked_by in hand.lives_lost:
         at = _seated(list(hand.lives_lost), order).index(hand.knocked_by)
         lost[at] += " (the knocker too, R21)"
-    if hand.ended_by in ("showdown", "throw_down", "declaration"):
+    if hand.ended_by in ("showdown", "dead_hand", "throw_down", "declaration"):
         parts.append("lost: " + (", ".join(lost) if lost else "nothing"))
     parts += [f"{name} out" for name in hand.out]
     if hand.ended_by is None:
@@ -106,7 +110,9 @@ def duration_text(seconds: int) -> str:
 
 def result_headline(result: GameResult) -> str:
     """The one line that says who won, with what (R26), after how many hands and how long."""
-    if result.rules_version >= 2:
+    if result.winner is None:
+        won = "abandoned without a winner"
+    elif result.rules_version >= 2:
         pennies = f"{result.winner_pennies} {'penny' if result.winner_pennies == 1 else 'pennies'}"
         won = f"{result.winner} won with {pennies}, the kitty of {result.kitty} included (R26)"
     else:

@@ -118,6 +118,8 @@ def describe(event: ev.Event, table: PublicTable) -> str:
             return f"{event.player} declared 31 with {cards_text(event.hand)}"
         case ev.ThrowDownCalled():
             return f"{event.player} called a throw down"
+        case ev.StockRanOut():
+            return "the third stock ran out: the hand is dead and ends in a showdown (R17b)"
         case ev.ShowdownHeld():
             return _showdown_text(event, table)
         case ev.PennyPaid():
@@ -137,6 +139,9 @@ def describe(event: ev.Event, table: PublicTable) -> str:
                 return (f"{event.winner} won the game with {total} {'penny' if total == 1 else 'pennies'}, "
                         f"the kitty of {event.kitty} included (R26); the seed was {event.seed}")
             return f"{event.winner} won the game and the kitty of {event.kitty}; the seed was {event.seed}"
+        case ev.GameAbandoned():
+            by = f"by {event.by}" if event.by else "by the owner of this database"
+            return f"the game was abandoned {by}, without a winner; the seed was {event.seed}"
         case _:
             assert_never(event)
 
@@ -149,7 +154,8 @@ def _showdown_text(event: ev.ShowdownHeld, table: PublicTable) -> str:
         f"{name} {event.lives_lost[name]} {'life' if event.lives_lost[name] == 1 else 'lives'}"
         for name in table.in_seat_order(event.lives_lost)
     )
-    return f"showdown called by {event.caller}: {hands}; lost: {lost or 'nothing'}"
+    called = f"called by {event.caller}" if event.caller else "of the dead hand"
+    return f"showdown {called}: {hands}; lost: {lost or 'nothing'}"
 
 
 def narrate(events: Iterable[ev.Event], table: PublicTable) -> list[str]:
@@ -181,7 +187,7 @@ def narrate(events: Iterable[ev.Event], table: PublicTable) -> list[str]:
 def _header(records: Sequence[Mapping[str, Any]], events: Sequence[ev.Event]) -> list[str]:
     created = events[0]
     assert isinstance(created, ev.GameCreated)
-    won = events[-1] if isinstance(events[-1], ev.GameWon) else None
+    won = events[-1] if isinstance(events[-1], ev.ENDINGS) else None
     players = ", ".join(p.name + (" (bot)" if p.is_bot else "") for p in created.players)
     tags = [
         ("Event", "Scat (Thirty-One)"),
@@ -196,7 +202,7 @@ def _header(records: Sequence[Mapping[str, Any]], events: Sequence[ev.Event]) ->
         ("Seed", won.seed if won else "secret until the game ends"),
         ("Events", str(len(events))),
         ("LastHash", str(records[-1]["hash"])),
-        ("Result", f"{won.winner} wins (kitty {won.kitty})" if won else "* (game in progress)"),
+        ("Result", _result(won)),
     ]
     return [f'[{name} "{value}"]' for name, value in tags]
 
@@ -227,9 +233,15 @@ def transcript(records: Sequence[Mapping[str, Any]]) -> str:
         else:
             body.append(f"  {describe(event, table)}")
         table.apply(event)
-    won = events[-1] if isinstance(events[-1], ev.GameWon) else None
-    result = f"Result: {won.winner} wins (kitty {won.kitty})" if won else "Result: * (game in progress)"
-    return "\n".join([*lines, *body, "", result]) + "\n"
+    ended = events[-1] if isinstance(events[-1], ev.ENDINGS) else None
+    return "\n".join([*lines, *body, "", f"Result: {_result(ended)}"]) + "\n"
+
+
+def _result(ended: ev.GameWon | ev.GameAbandoned | None) -> str:
+    """The transcript's result: who won and the kitty, abandoned, or still running."""
+    if isinstance(ended, ev.GameWon):
+        return f"{ended.winner} wins (kitty {ended.kitty})"
+    return "abandoned, no winner" if ended is not None else "* (game in progress)"
 
 
 def _copy(table: PublicTable) -> PublicTable:

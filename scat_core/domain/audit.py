@@ -48,7 +48,7 @@ class RecordedChance:
             elif isinstance(event, ev.StockReshuffled):
                 count += 1
                 self._restocks[(hand, count)] = list(event.stock)
-            elif isinstance(event, ev.GameWon):
+            elif isinstance(event, ev.ENDINGS):
                 self._seed = (event.seed, event.seed_salt)
 
     def deck(self, hand_number: int) -> list[str]:
@@ -109,7 +109,12 @@ def command_for(events: Sequence[ev.Event], index: int) -> cmd.Command | None:
             return cmd.Draw(event.player, event.source)
         case ev.CardDiscarded():
             return cmd.Discard(event.player, event.card)
-        case ev.HandDealt() | ev.ShowdownHeld() | ev.PennyPaid() | ev.PlayerEliminated() | ev.GameWon():
+        case ev.GameAbandoned():
+            return cmd.AbandonGame(event.by)
+        case (
+            ev.HandDealt() | ev.StockRanOut() | ev.ShowdownHeld() | ev.PennyPaid() | ev.PlayerEliminated()
+            | ev.GameWon()
+        ):
             return None  # consequences decided with a command, never a command's first event
         case ev.MoveSigned():
             return None  # a signature precedes its move (audit_events pairs them: signed_moves.py)
@@ -119,7 +124,7 @@ def command_for(events: Sequence[ev.Event], index: int) -> cmd.Command | None:
 
 def _choose_chance(events: Sequence[ev.Event]) -> tuple[Chance, bool, str | None]:
     created = events[0] if isinstance(events[0], ev.GameCreated) else None
-    won = events[-1] if isinstance(events[-1], ev.GameWon) else None
+    won = events[-1] if isinstance(events[-1], ev.ENDINGS) else None
     if created is None or won is None:
         return RecordedChance(events), False, None
     if seed_commitment(won.seed, won.seed_salt) != created.seed_commitment:

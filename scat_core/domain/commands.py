@@ -116,8 +116,18 @@ class ClaimTime:
     turn_began_at: datetime
 
 
+@dataclass(frozen=True, slots=True)
+class AbandonGame:
+    """Give the game up without a winner, in any rules version: `player`, a human of the game when
+    no other human is still in it (the bots he plays with cannot end it for him), or None, the
+    owner of a local database, when no human is still in it (a bots-only game)."""
+
+    verb: ClassVar[str] = "abandon"
+    player: str | None
+
+
 PlayerCommand = Draw | Discard | Knock | Declare31 | ThrowDown | ViewHand | Resign
 #: The moves a player sends (a look at his hand, ViewHand, the server records as it shows the
 #: hand; a claim of another's turn, ClaimTime, has times the shell decides): each a `verb`.
 MOVES: tuple[type[PlayerCommand], ...] = tuple(kind for kind in get_args(PlayerCommand) if kind is not ViewHand)
-Command = CreateGame | PlayerCommand | ClaimTime
+Command = CreateGame | PlayerCommand | ClaimTime | AbandonGame

@@ -14,15 +14,29 @@ from typing import Any
 from . import events as ev
 from . import unvalidated
 from .cards import hand_value, validate_deck
-from .commands import ClaimTime, Command, CreateGame, Declare31, Discard, Draw, Knock, Resign, ThrowDown, ViewHand
+from .commands import (
+    AbandonGame,
+    ClaimTime,
+    Command,
+    CreateGame,
+    Declare31,
+    Discard,
+    Draw,
+    Knock,
+    Resign,
+    ThrowDown,
+    ViewHand,
+)
 from .errors import BadInput, Hint, NotFound, RuleViolation, ScatError
 from .evolve import apply, copy_of
 from .move_time import deadline, format_duration
 from .names import look_alike, name_problem
 from .shuffle import Chance
-from .state import GameState
+from .state import STOCK_REBUILDS, GameState
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 9
+#: R15 (rules version 3): the least value a knock may ask for, at most; a hand worth 31 is declared.
+MAX_MIN_KNOCK = 30
 
 
 class _Emitter:
@@ -65,6 +79,9 @@ def decide_and_evolve(state: GameState, command: Command, chance: Chance) -> tup
     if isinstance(command, ClaimTime):
         _claim(out, command, chance)
         return out.events, out.state
+    if isinstance(command, AbandonGame):
+        _abandon(out, command, chance)
+        return out.events, out.state
     handler = _PLAYER_COMMANDS[type(command)]
     seat = state.seat_of(command.player)
     refusal = player_refusal(state, seat, command.player)
@@ -82,12 +99,19 @@ def player_refusal(state: GameState, seat: int | None, name: str) -> ScatError |
     if seat is None:
         return NotFound(f"no player {name!r} in this game")
     if state.status == "finished":
-        return RuleViolation(f"the game is over: {state.winner} won")
+        return over(state)
     if state.players[seat].resigned:
         return RuleViolation(f"out of the game: {state.players[seat].name} has resigned", "R27")
     if state.players[seat].out:
         return RuleViolation(f"out of the game: {state.players[seat].name} has no lives left", "R25")
     return None
+
+
+def over(state: GameState) -> RuleViolation:
+    """The refusal of any command in a finished game: won (R26), or abandoned."""
+    if state.winner is None:
+        return RuleViolation("the game is over: it was abandoned without a winner")
+    return RuleViolation(f"the game is over: {state.winner} won", "R26")
 
 
 def _create(out: _Emitter, command: CreateGame, chance: Chance) -> None:
@@ -116,6 +140,10 @@ def _create(out: _Emitter, command: CreateGame, chance: Chance) -> None:
         if command.dealer.casefold() not in folded:
             raise NotFound(f"the dealer {command.dealer!r} is not one of the players")
         dealer, drawn = names[folded.index(command.dealer.casefold())], False
+    min_knock = command.options.min_knock
+    if command.rules_version >= 3 and min_knock is not None and min_knock > MAX_MIN_KNOCK:
+        raise BadInput(f"min-knock is 1 to {MAX_MIN_KNOCK}, not {min_knock}: a hand worth 31 is declared, "
+                       "never knocked", "R15")
     if command.first_deck is not None:
         validate_deck(command.first_deck)
     out.emit(
@@ -206,6 +234,19 @@ def _discard(out: _Emitter, seat: int, command: Discard, chance: Chance) -> None
     if out.state.phase == "settling":  # R16: the player to the knocker's right has discarded
         assert state.knocker is not None
         _showdown(out, state.knocker, chance)
+    elif hand_is_dead(out.state):
+        _dead_hand(out, chance)
+
+
+def hand_is_dead(state: GameState) -> bool:
+    """Whether the turn just completed drew the last card of the hand's third stock (R17b, rules version 3)."""
+    return state.rules_version >= 3 and state.phase == "draw" and state.reshuffles >= STOCK_REBUILDS and not state.stock
+
+
+def _dead_hand(out: _Emitter, chance: Chance) -> None:
+    """R17b: the hand ends in a showdown; a knocker is still the knocker, else the lowest lose (R19, R19c)."""
+    out.emit(unvalidated.stock_ran_out())
+    _showdown(out, out.state.knocker, chance)
 
 
 def knock_refusal(state: GameState, seat: int) -> RuleViolation | None:
@@ -315,6 +356,8 @@ def _after_resignation(out: _Emitter, chance: Chance) -> None:
     elif out.state.phase == "settling":  # he was the last to play after the knock (R16)
         assert out.state.knocker is not None
         _showdown(out, out.state.knocker, chance)
+    elif hand_is_dead(out.state):  # his turn, the one that drew the third stock's last card, is over (R17b)
+        _dead_hand(out, chance)
 
 
 def _claim(out: _Emitter, command: ClaimTime, chance: Chance) -> None:
@@ -339,8 +382,7 @@ def claim_refusal(state: GameState, command: ClaimTime) -> ScatError | None:
         if seat == state.turn:
             return RuleViolation("you cannot claim your own turn: play it", "R28")
     elif state.status != "active":
-        return NotFound("no such game") if state.status == "new" else RuleViolation(
-            f"the game is over: {state.winner} won")
+        return NotFound("no such game") if state.status == "new" else over(state)
     if state.options.move_time is None:
         return RuleViolation("this game has no move time: nobody's turn can be claimed", "R28")
     if state.turn is None or not state.in_hand:
@@ -355,6 +397,40 @@ def claim_refusal(state: GameState, command: ClaimTime) -> ScatError | None:
     return None
 
 
+def _abandon(out: _Emitter, command: AbandonGame, chance: Chance) -> None:
+    """The game ends without a winner and its seed is revealed (valid in every rules version)."""
+    refusal = abandon_refusal(out.state, command.player)
+    if refusal is not None:
+        raise refusal
+    state = out.state
+    by = None if command.player is None else state.name(state.seat_of(command.player))
+    seed, salt = chance.reveal()
+    out.emit(unvalidated.game_abandoned(by, seed, salt))
+
+
+def abandon_refusal(state: GameState, player: str | None) -> ScatError | None:
+    """Why `player` (None: the owner of a local database) may not abandon the game now, or None:
+    only the last human still in it may, or anyone when no human is."""
+    if state.status == "new":
+        return NotFound("no such game")
+    if state.status == "finished":
+        return over(state)
+    others = [p.name for p in state.players if not p.is_bot and not p.out]
+    seat = None
+    if player is not None:
+        seat = state.seat_of(player)
+        if seat is None:
+            return NotFound(f"no player {player!r} in this game")
+        if state.players[seat].is_bot:
+            return RuleViolation(f"{state.players[seat].name} is a bot: bots never give a game up")
+        others = [name for name in others if name != state.players[seat].name]
+    if others:
+        who = " and ".join(others)
+        return RuleViolation(f"{who} {'is' if len(others) == 1 else 'are'} still in the game: only the last human "
+                             "in a game may abandon it; resign to leave it yourself")
+    return None
+
+
 def resign_refusal(state: GameState, seat: int) -> RuleViolation | None:
     """Why the player at `seat` may not resign now (R27: at any time during a hand), or None."""
     if not state.in_hand:
@@ -362,14 +438,15 @@ def resign_refusal(state: GameState, seat: int) -> RuleViolation | None:
     return None
 
 
-def showdown_losses(state: GameState, caller: int, values: dict[int, int]) -> list[tuple[int, int]]:
-    """Who loses how many lives at a showdown called by `caller` (R19; R20 in rules version 2)."""
+def showdown_losses(state: GameState, caller: int | None, values: dict[int, int]) -> list[tuple[int, int]]:
+    """Who loses how many lives at a showdown called by `caller` (R19; R20 in rules version 2);
+    `caller` None: a dead hand nobody knocked in, where the lowest lose (R17b, R19, R19c)."""
     order = list(values)
     if state.rules_version >= 2 and 31 in values.values():  # settled as declared (R20, R21)
         return [(seat, 1) for seat in order if values[seat] != 31]
     lowest = min(values.values())
     losers = [seat for seat in order if values[seat] == lowest]
-    if losers == [caller]:
+    if caller is not None and losers == [caller]:
         return [(caller, 2)]  # R19b
     losses = [(seat, 1) for seat in losers if seat != caller]  # R19a, R19c
     if all(_put_out(state, seat, lives) for seat, lives in losses) and len(losses) == len(order):
@@ -383,7 +460,7 @@ def _put_out(state: GameState, seat: int, lives: int) -> bool:
     return lives >= pennies if state.options.no_dole else lives > pennies
 
 
-def _showdown(out: _Emitter, caller: int, chance: Chance) -> None:
+def _showdown(out: _Emitter, caller: int | None, chance: Chance) -> None:
     """R18, R19: reveal and value every active hand; the lowest lose lives (R20 v2: a 31 wins)."""
     state = out.state
     order = state.play_order()
@@ -392,7 +469,7 @@ def _showdown(out: _Emitter, caller: int, chance: Chance) -> None:
     names = state.players
     out.emit(
         unvalidated.showdown_held(
-            caller=names[caller].name,
+            caller=None if caller is None else names[caller].name,
             hands={names[seat].name: state.hands[seat] for seat in order},
             values={names[seat].name: values[seat] for seat in order},
             lives_lost={names[seat].name: lives for seat, lives in losses},

@@ -15,9 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler
 from .options import GameOptions
 from .shuffle import ALGORITHM as SHUFFLE_ALGORITHM
 
-#: The rules version new games are created under (rules.md: "rules versions"); 1 or 2.
-RULES_VERSION: Final = 2
-RulesVersion = Literal[1, 2]
+#: The rules version new games are created under (rules.md: "rules versions"); 1, 2 or 3.
+RULES_VERSION: Final = 3
+RulesVersion = Literal[1, 2, 3]
 
 
 class _Event(BaseModel):
@@ -137,12 +137,24 @@ class ThrowDownCalled(_Event):
     player: str
 
 
+class StockRanOut(_Event):
+    """The last card of the hand's third stock was drawn and that turn is over: the hand is dead
+    and ends in a showdown (R17b, rules version 3)."""
+
+    type: Literal["StockRanOut"] = "StockRanOut"
+    schema_version: Literal[1] = 1
+
+
 class ShowdownHeld(_Event):
-    """Every active hand was revealed and valued; the lowest lose lives (R18, R19)."""
+    """Every active hand was revealed and valued; the lowest lose lives (R18, R19).
+
+    `caller`: who knocked or threw down, or None for a dead hand nobody knocked in (R17b, rules
+    version 3; a showdown of an older game always names its caller, and records as it did).
+    """
 
     type: Literal["ShowdownHeld"] = "ShowdownHeld"
     schema_version: Literal[1] = 1
-    caller: str
+    caller: str | None
     hands: dict[str, tuple[str, ...]]
     values: dict[str, int]
     lives_lost: dict[str, int]
@@ -203,6 +215,18 @@ class GameWon(_Event):
     seed_salt: str
 
 
+class GameAbandoned(_Event):
+    """The game was given up without a winner (valid in every rules version): by `by`, the one
+    human still in it, or by the owner of a local database when no human is (None). The seed is
+    revealed, as at a win, so every deal can be checked."""
+
+    type: Literal["GameAbandoned"] = "GameAbandoned"
+    schema_version: Literal[1] = 1
+    by: str | None
+    seed: str
+    seed_salt: str
+
+
 class MoveSigned(_Event):
     """The player signed the move whose events follow (a server whose seats are accounts): the
     move, the position he saw it at (`at_seq` and its tag, `at_tag`), his key and his Ed25519 signature
@@ -232,13 +256,17 @@ AnyEvent: TypeAlias = (
     | Knocked
     | ThirtyOneDeclared
     | ThrowDownCalled
+    | StockRanOut
     | ShowdownHeld
     | Resigned
     | PennyPaid
     | PlayerEliminated
     | GameWon
+    | GameAbandoned
     | MoveSigned
 )
+#: The events that end a game and reveal its seed: the last of a finished game's log.
+ENDINGS = (GameWon, GameAbandoned)
 Event = Annotated[AnyEvent, Field(discriminator="type")]
 #: Type name -> event class, derived from the union.
 EVENT_TYPES: dict[str, type[AnyEvent]] = {cls.model_fields["type"].default: cls for cls in get_args(AnyEvent)}

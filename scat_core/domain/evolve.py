@@ -237,6 +237,16 @@ def _eliminated(state: GameState, s: Fields, event: ev.PlayerEliminated) -> None
     s["discard"] = hands[seat] + s["discard"]  # his cards go under the discard pile until the next deal
 
 
+def _stock_ran_out(state: GameState, s: Fields, event: ev.StockRanOut) -> None:
+    """R17b: the dead hand's showdown follows in the same command."""
+    s["phase"], s["turn"] = "settling", None
+
+
+def _abandoned(state: GameState, s: Fields, event: ev.GameAbandoned) -> None:
+    s.update(status="finished", phase="finished", turn=None, winner=None, seed=event.seed, seed_salt=event.seed_salt,
+             abandoned=True)
+
+
 def _won(state: GameState, s: Fields, event: ev.GameWon) -> None:
     s.update(status="finished", phase="finished", turn=None, winner=event.winner, seed=event.seed,
              seed_salt=event.seed_salt)
@@ -269,11 +279,13 @@ _HANDLERS: dict[type, Handler] = dict(
         _on(ev.Knocked, _knocked),
         _on(ev.ThirtyOneDeclared, _declared),
         _on(ev.ThrowDownCalled, _thrown_down),
+        _on(ev.StockRanOut, _stock_ran_out),
         _on(ev.ShowdownHeld, _showdown),
         _on(ev.Resigned, _resigned),
         _on(ev.PennyPaid, _paid),
         _on(ev.PlayerEliminated, _eliminated),
         _on(ev.GameWon, _won),
+        _on(ev.GameAbandoned, _abandoned),
         _on(ev.MoveSigned, _signed),
     ]
 )

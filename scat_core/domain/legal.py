@@ -29,8 +29,13 @@ DRAW_SOURCES: Final[tuple[Literal["stock", "discard"], ...]] = ("stock", "discar
 PLAY_MOVES: Final = (Declare31, Draw, Discard, Knock)
 
 
-def legal_moves(state: GameState, seat: int) -> list[PlayerCommand]:
-    """Every command the player at `seat` may give now, as `decide` would accept it."""
+def legal_moves(state: GameState, seat: int, as_seen: bool = False) -> list[PlayerCommand]:
+    """Every command the player at `seat` may give now, as `decide` would accept it.
+
+    `as_seen`: `state` is that player's own view (views.redact_state), whose hidden cards have no
+    value: a move whose legality hangs on the worth of his face-down hand (a knock under
+    min-knock in rules version 1, R15 and R23) is left out, as the view cannot tell it.
+    """
     if not 0 <= seat < len(state.players):
         return []
     name = state.players[seat].name
@@ -43,7 +48,8 @@ def legal_moves(state: GameState, seat: int) -> list[PlayerCommand]:
         moves.extend(Discard(name, card) for card in state.hands[seat] if discard_refusal(state, seat, card) is None)
     if turn_refusal(state, seat, "draw") is None:
         moves.extend(Draw(name, source) for source in DRAW_SOURCES if draw_refusal(state, source) is None)
-        if knock_refusal(state, seat) is None:
+        blind = as_seen and state.hand_unseen(seat) and state.options.min_knock is not None
+        if not blind and knock_refusal(state, seat) is None:
             moves.append(Knock(name))
     if throw_down_refusal(state, seat) is None:
         moves.append(ThrowDown(name))
@@ -53,6 +59,7 @@ def legal_moves(state: GameState, seat: int) -> list[PlayerCommand]:
     return moves
 
 
-def play_moves(state: GameState, seat: int) -> list[PlayerCommand]:
-    """The legal moves of play of the player at `seat`: declare 31, draw, discard or knock."""
-    return [move for move in legal_moves(state, seat) if isinstance(move, PLAY_MOVES)]
+def play_moves(state: GameState, seat: int, as_seen: bool = False) -> list[PlayerCommand]:
+    """The legal moves of play of the player at `seat`: declare 31, draw, discard or knock (`as_seen`:
+    from his own view, as `legal_moves`)."""
+    return [move for move in legal_moves(state, seat, as_seen) if isinstance(move, PLAY_MOVES)]

@@ -17,7 +17,9 @@ from .state import GameState
 
 # The events that change seats, pennies, who is out or the kitty; a deal changes only the
 # hand number and the dealer (the last one tells both); every other event changes nothing.
-PUBLIC_TYPES: tuple[str, ...] = ("GameCreated", "PennyPaid", "PlayerEliminated", "Resigned", "GameWon")
+PUBLIC_TYPES: tuple[str, ...] = (
+    "GameCreated", "PennyPaid", "PlayerEliminated", "Resigned", "GameWon", "GameAbandoned",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,9 +96,11 @@ def public_evolve(table: PublicState, event: ev.Event) -> PublicState:
             winner = table.seat(event.winner)  # R26 (version 2): the kitty is the winner's
             return replace(table, status="finished", winner=event.winner, kitty=table.kitty - event.kitty,
                            seats=table.seated(replace(winner, pennies=winner.pennies + event.kitty)))
+        case ev.GameAbandoned():
+            return replace(table, status="finished", winner=None)
         case (
             ev.HandViewed() | ev.StockReshuffled() | ev.CardDrawn() | ev.CardDiscarded() | ev.Knocked()
-            | ev.ThirtyOneDeclared() | ev.ThrowDownCalled() | ev.ShowdownHeld() | ev.MoveSigned()
+            | ev.ThirtyOneDeclared() | ev.ThrowDownCalled() | ev.StockRanOut() | ev.ShowdownHeld() | ev.MoveSigned()
         ):
             return table  # seats, pennies and kitty are as they were (lives lost are paid by PennyPaid)
         case _:

@@ -5,12 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .cards import DECK
 from .deal import deal_order
 from .names import normalize_name
 from .options import GameOptions
 from .speed_tricks import replaced
 
 Phase = Literal["new", "draw", "discard", "settling", "finished"]
+#: R17b (rules version 3): a hand's stock may be rebuilt this many times (R17); its third stock is its last.
+STOCK_REBUILDS = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +43,7 @@ class GameState:
     seats: dict[str, int] = field(default_factory=dict)  # casefolded name -> seat
     options: GameOptions = field(default_factory=GameOptions)
     protected: bool = False
-    rules_version: int = 2  # the rules version the game was created under (rules.md)
+    rules_version: int = 3  # the rules version the game was created under (rules.md)
     seed_commitment: str = ""
     seed_chosen: bool | None = False  # the creator chose the seed (--seed); None: not recorded
     signed_moves: bool = False  # the humans are a server's accounts, who sign their moves
@@ -64,6 +67,7 @@ class GameState:
     revealed_values: dict[str, int] = field(default_factory=dict)
     kitty: int = 0
     winner: str | None = None
+    abandoned: bool = False  # finished without a winner (GameAbandoned)
     seed: str | None = None
     seed_salt: str | None = None
     version: int = 0  # how many events made this state
@@ -113,6 +117,20 @@ class GameState:
     def hand_unseen(self, seat: int) -> bool:
         """Whether the player at `seat` has not yet looked at this hand in a throw-down game (R23)."""
         return self.options.throw_down and self.in_hand and seat not in self.looked
+
+    def draws_before_dead_hand(self) -> int | None:
+        """How many more cards can be drawn from the stock before the hand is dead (R17b: its third
+        stock, the dealt one and two rebuilt from the discard pile, runs out), as the cards lie now;
+        None in games of rules versions 1 and 2 (their hands have no such end) and between hands.
+
+        A rebuilt stock is the discard pile but its top card (R17): every card not held, set aside or
+        on top; mid-turn, the fourth card held goes back to the pile first.
+        """
+        if self.rules_version < 3 or not self.in_hand:
+            return None
+        held = sum(len(hand) for hand in self.hands) - (1 if self.phase == "discard" else 0)
+        rebuilt = max(0, len(DECK) - held - len(self.set_aside) - 1)
+        return len(self.stock) + max(0, STOCK_REBUILDS - self.reshuffles) * rebuilt
 
     @property
     def in_hand(self) -> bool:

@@ -145,6 +145,11 @@ def _won(line: GameLine, event: ev.GameWon) -> GameLine:
     return changed(line, finished=True, winner_key=player_key(event.winner), knocker_key=None)
 
 
+def _abandoned(line: GameLine, event: ev.GameAbandoned) -> GameLine:
+    """Given up without a winner: played by each of its players, won by none."""
+    return changed(line, finished=True, winner_key=None, knocker_key=None)
+
+
 def _get(line: GameLine, key: str) -> PlayerLine:
     for player in line.players:
         if player.key == key:
@@ -163,6 +168,7 @@ _HANDLERS: dict[str, Handler] = {
     "PlayerEliminated": _eliminated,
     "Resigned": _resigned,
     "GameWon": _won,
+    "GameAbandoned": _abandoned,
 }
 HANDLED_TYPES: frozenset[str] = frozenset(_HANDLERS)
 

@@ -101,7 +101,12 @@ def throw_down_called(player: str) -> ev.ThrowDownCalled:
     return _made(ev.ThrowDownCalled, {"type": "ThrowDownCalled", "schema_version": 1, "player": player})
 
 
-def showdown_held(caller: str, hands: dict[str, tuple[str, ...]], values: dict[str, int],
+def stock_ran_out() -> ev.StockRanOut:
+    """StockRanOut, unvalidated (R17b)."""
+    return _made(ev.StockRanOut, {"type": "StockRanOut", "schema_version": 1})
+
+
+def showdown_held(caller: str | None, hands: dict[str, tuple[str, ...]], values: dict[str, int],
                   lives_lost: dict[str, int]) -> ev.ShowdownHeld:
     """ShowdownHeld, unvalidated."""
     return _made(ev.ShowdownHeld, {"type": "ShowdownHeld", "schema_version": 1, "caller": caller, "hands": hands,
@@ -136,6 +141,12 @@ def game_won(winner: str, kitty: int, seed: str, seed_salt: str) -> ev.GameWon:
                               "seed": seed, "seed_salt": seed_salt})
 
 
+def game_abandoned(by: str | None, seed: str, seed_salt: str) -> ev.GameAbandoned:
+    """GameAbandoned, unvalidated."""
+    return _made(ev.GameAbandoned, {"type": "GameAbandoned", "schema_version": 1, "by": by, "seed": seed,
+                                    "seed_salt": seed_salt})
+
+
 #: The event types decide makes here; GameCreated (and a deck given at creation) carry the
 #: creator's input and are validated, as MoveSigned (a player's signature, made by the shell) is.
 MADE: dict[type[BaseModel], Any] = {
@@ -147,11 +158,13 @@ MADE: dict[type[BaseModel], Any] = {
     ev.Knocked: knocked,
     ev.ThirtyOneDeclared: thirty_one_declared,
     ev.ThrowDownCalled: throw_down_called,
+    ev.StockRanOut: stock_ran_out,
     ev.ShowdownHeld: showdown_held,
     ev.Resigned: resigned,
     ev.PennyPaid: penny_paid,
     ev.PlayerEliminated: player_eliminated,
     ev.GameWon: game_won,
+    ev.GameAbandoned: game_abandoned,
 }
 
 _ALL_SET.update((cls, set(cls.model_fields)) for cls in MADE)

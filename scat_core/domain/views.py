@@ -43,8 +43,8 @@ def redact(event: ev.Event, before: GameState, viewer: str | None) -> ev.Event:
             return event.model_copy(update={"card": HIDDEN}) if hidden else event
         case (
             ev.GameCreated() | ev.HandViewed() | ev.CardDiscarded() | ev.Knocked() | ev.ThirtyOneDeclared()
-            | ev.ThrowDownCalled() | ev.ShowdownHeld() | ev.Resigned() | ev.PennyPaid() | ev.PlayerEliminated()
-            | ev.GameWon() | ev.MoveSigned()
+            | ev.ThrowDownCalled() | ev.StockRanOut() | ev.ShowdownHeld() | ev.Resigned() | ev.PennyPaid()
+            | ev.PlayerEliminated() | ev.GameWon() | ev.GameAbandoned() | ev.MoveSigned()
         ):
             return event  # public as recorded (a 31 and a showdown show hands by the rules: R18, R21)
         case _:
@@ -69,7 +69,8 @@ def redact_state(state: GameState, viewer: str | None) -> GameState:
     Every card he may not see becomes `HIDDEN` (other hands, his own while face down (R23),
     the stock, the discard pile under its top card, the cards a resigned player set aside
     (R27)); counts stay, so every view and every legal move of the viewer computed from it is
-    the same as from the true state.
+    the same as from the true state, but a move hanging on the worth of his face-down hand
+    (`legal.legal_moves(..., as_seen=True)` leaves it out).
     """
     if state.status == "finished":
         return state

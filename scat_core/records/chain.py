@@ -108,7 +108,7 @@ def with_move_signatures(report: AuditReport, records: Sequence[Mapping[str, Any
 
     from scat_core.records.move_signatures import position_tag, signed_of, verifies
 
-    won = events[-1] if events and isinstance(events[-1], ev.GameWon) else None
+    won = events[-1] if events and isinstance(events[-1], ev.ENDINGS) else None
     signed = verified = last_signed = 0
     for record, event in zip(records, events, strict=True):
         if not isinstance(event, ev.MoveSigned):

@@ -36,7 +36,7 @@ def moves_of(state: GameState, viewer: str | None, read_only: bool = False) -> l
     moves = [Move(name="look")] if state.hand_unseen(seat) else []  # R23
     if throw_down_refusal(state, seat) is None:
         moves.append(Move(name="throw-down"))
-    for command in play_moves(state, seat):
+    for command in play_moves(state, seat, as_seen=True):
         if isinstance(command, cmd.Declare31):
             moves.append(Move(name="declare"))
         elif isinstance(command, cmd.Draw):

@@ -17,7 +17,7 @@ from scat_core.domain import events as ev
 #: The actions a player takes himself (looking at his hand is not one).
 ACTIONS = (ev.CardDrawn, ev.CardDiscarded, ev.Knocked, ev.ThirtyOneDeclared, ev.ThrowDownCalled, ev.Resigned)
 
-EndedBy = Literal["showdown", "declaration", "throw_down", "resignation"]
+EndedBy = Literal["showdown", "dead_hand", "declaration", "throw_down", "resignation", "abandoned"]
 
 
 @dataclass
@@ -31,7 +31,7 @@ class HandOutcome:
     turns: int = 0  # draws and knocks
     knocked_by: str | None = None
     ended_by: EndedBy | None = None  # None: the hand is still being played
-    by: str | None = None  # the declarer, the caller of the throw down, or the knocker at a showdown
+    by: str | None = None  # the declarer, the caller of the throw down, or the knocker at a showdown (or dead hand)
     values: dict[str, int] = field(default_factory=dict)  # at the showdown, or the declarer's 31
     lives_lost: dict[str, int] = field(default_factory=dict)
     out: list[str] = field(default_factory=list)  # eliminated at the end of this hand (R25)
@@ -57,7 +57,7 @@ class GameResult:
 
     game_id: str
     rules_version: int
-    winner: str
+    winner: str | None  # None: the game was abandoned (GameAbandoned)
     winner_pennies: int  # rules version 2: his own and the kitty (R26)
     kitty: int  # the kitty the winner took
     hands_played: int
@@ -99,6 +99,8 @@ def _follow(hand: HandOutcome, event: ev.Event) -> None:
             hand.ended_by, hand.by, hand.values = "declaration", event.player, {event.player: 31}
         case ev.ThrowDownCalled():
             hand.ended_by, hand.by = "throw_down", event.player
+        case ev.StockRanOut():
+            hand.ended_by = "dead_hand"  # R17b
         case ev.ShowdownHeld():
             if hand.ended_by is None:
                 hand.ended_by = "showdown"
@@ -117,6 +119,9 @@ def _follow(hand: HandOutcome, event: ev.Event) -> None:
         case ev.GameWon():
             if hand.ended_by is None:
                 hand.ended_by = "resignation"  # the last other player resigned (R27)
+        case ev.GameAbandoned():
+            if hand.ended_by is None:
+                hand.ended_by, hand.by = "abandoned", event.by
         case (
             ev.GameCreated() | ev.HandDealt() | ev.HandViewed() | ev.StockReshuffled() | ev.CardDiscarded()
             | ev.MoveSigned()
@@ -148,8 +153,10 @@ def _seconds(start: str, end: str) -> int:
 
 def game_result(records: Sequence[tuple[int, str, ev.Event]]) -> GameResult:
     """The result of a finished game from its (seq, recorded_at, event) triples."""
-    created, won = records[0][2], records[-1][2]
-    assert isinstance(created, ev.GameCreated) and isinstance(won, ev.GameWon), "a whole, finished game"
+    created, ended = records[0][2], records[-1][2]
+    assert isinstance(created, ev.GameCreated) and isinstance(ended, ev.ENDINGS), "a whole, finished game"
+    won = ended if isinstance(ended, ev.GameWon) else None
+    winner = won.winner if won is not None else None
     hands = hand_outcomes([(seq, event) for seq, _, event in records])
     out_in: dict[str, int] = {}
     resigned: set[str] = set()
@@ -163,34 +170,35 @@ def game_result(records: Sequence[tuple[int, str, ev.Event]]) -> GameResult:
         if isinstance(event, ev.PennyPaid):
             paid[event.player] += 1
     own = {name: created.options.lives - count for name, count in paid.items()}
-    winner_pennies = own[won.winner] + (won.kitty if created.rules_version >= 2 else 0)
+    kitty = won.kitty if won is not None else sum(paid.values())
+    winner_pennies = own[winner] + (kitty if created.rules_version >= 2 else 0) if winner is not None else 0
     order = sorted(
         created.players,
-        key=lambda seat: (seat.name != won.winner, -out_in.get(seat.name, 10**9), -own[seat.name]),
+        key=lambda seat: (seat.name != winner, -out_in.get(seat.name, 10**9), -own[seat.name]),
     )
     standings = [
         Standing(
             place=place,
             name=seat.name,
             is_bot=seat.is_bot,
-            pennies=winner_pennies if seat.name == won.winner else own[seat.name],
-            winner=seat.name == won.winner,
+            pennies=winner_pennies if seat.name == winner else own[seat.name],
+            winner=seat.name == winner,
             out_in_hand=out_in.get(seat.name),
             resigned=seat.name in resigned,
         )
         for place, seat in enumerate(order, start=1)
     ]
-    started, ended = records[0][1], records[-1][1]
+    started, finished_at = records[0][1], records[-1][1]
     return GameResult(
         game_id=created.game_id,
         rules_version=created.rules_version,
-        winner=won.winner,
+        winner=winner,
         winner_pennies=winner_pennies,
-        kitty=won.kitty,
+        kitty=kitty,
         hands_played=max((hand.number for hand in hands), default=0),
         started_at=started,
-        ended_at=ended,
-        duration_seconds=_seconds(started, ended),
+        ended_at=finished_at,
+        duration_seconds=_seconds(started, finished_at),
         hands=hands,
         standings=standings,
         seats=[seat.name for seat in created.players],

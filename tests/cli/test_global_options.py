@@ -33,10 +33,10 @@ def test_version_json_names_scat_the_rules_versions_and_the_schema_revision_with
 
     result = CliRunner().invoke(app, ["--db", "sqlite:////no/such/folder/scat.db", "version", "--json"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout) == {"scat": version("scat"), "rules_versions": [1, 2],
-                                         "rules_version_of_new_games": 2, "schema_revision": HEAD_REVISION}
+    assert json.loads(result.stdout) == {"scat": version("scat"), "rules_versions": [1, 2, 3],
+                                         "rules_version_of_new_games": 3, "schema_revision": HEAD_REVISION}
     human = CliRunner().invoke(app, ["version"]).stdout.splitlines()
-    assert human == [f"scat {version('scat')}", "rules versions 1, 2 (new games: 2)",
+    assert human == [f"scat {version('scat')}", "rules versions 1, 2, 3 (new games: 3)",
                      f"schema revision {HEAD_REVISION}"]
 
 

@@ -91,7 +91,7 @@ def test_a_finished_game_shows_its_result_once_each_hand_standings_duration_and_
     view = scat_json("show", game)
     result = view["result"]
     winner = next(p for p in view["players"] if p["name"] == view["winner"])
-    assert result["winner"] == view["winner"] and result["rules_version"] == 2
+    assert result["winner"] == view["winner"] and result["rules_version"] == 3
     assert result["winner_pennies"] == winner["pennies"] and view["kitty"] == 0  # R26 (version 2)
     assert sum(p["pennies"] for p in view["players"]) == 9
     assert result["hands_played"] == len(result["hands"]) == view["hand_number"]

@@ -18,7 +18,7 @@ ANY_EVENT: TypeAdapter[ev.Event] = TypeAdapter(ev.Event)  # type: ignore[arg-typ
 
 
 def test_every_event_type_has_a_schema_version() -> None:
-    assert len(ev.EVENT_TYPES) == 15
+    assert len(ev.EVENT_TYPES) == 17
     for name, cls in ev.EVENT_TYPES.items():
         assert cls.model_fields["type"].default == name
         assert isinstance(cls.model_fields["schema_version"].default, int)
@@ -80,12 +80,21 @@ def test_a_game_created_v2_predates_rules_versions_and_reads_as_rules_version_1(
     assert stored == before
 
 
-def test_a_game_created_now_records_rules_version_2() -> None:
+def test_a_game_created_now_records_rules_version_3() -> None:
     event = ev.GameCreated(game_id="new", players=seats("Ann", "Bob"), options=GameOptions(), dealer="Ann",
                            dealer_drawn=False, seed_commitment=COMMITMENT)
-    assert ev.to_record(event)[1:] == (5, {**ev.to_record(event)[2], "rules_version": 2})
+    assert ev.to_record(event)[1:] == (5, {**ev.to_record(event)[2], "rules_version": 3})
     with pytest.raises(ValidationError):  # a rules version this program does not know
-        ev.from_record("GameCreated", 5, {**ev.to_record(event)[2], "rules_version": 3})
+        ev.from_record("GameCreated", 5, {**ev.to_record(event)[2], "rules_version": 4})
+
+
+def test_a_showdown_names_its_caller_as_before_or_none_for_a_dead_hand_nobody_knocked_in() -> None:
+    data = {"caller": "Ann", "hands": {"Ann": ["AS", "2D", "3C"]}, "values": {"Ann": 11}, "lives_lost": {}}
+    old = ev.from_record("ShowdownHeld", 1, data)
+    assert isinstance(old, ev.ShowdownHeld) and old.caller == "Ann"
+    assert ev.to_record(old) == ("ShowdownHeld", 1, data)  # an older game's showdown records as it did
+    dead = ev.from_record("ShowdownHeld", 1, {**data, "caller": None})  # R17b: nobody knocked
+    assert isinstance(dead, ev.ShowdownHeld) and dead.caller is None
 
 
 def test_a_game_created_v3_is_upcast_with_seed_chosen_unknown() -> None:

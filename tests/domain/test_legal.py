@@ -35,6 +35,7 @@ from scat_core.domain.legal import legal_moves, play_moves
 from scat_core.domain.options import GameOptions
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
+from scat_core.domain.views import redact_state
 from tests.support.domain import create, play
 
 NAMES = ("Ann", "bob", "Cy", "Dee", "eve", "Flo", "Gus", "Hal", "Ivy")
@@ -63,12 +64,16 @@ def accepted(state: GameState, command: PlayerCommand, chance: SeededChance) -> 
 
 
 def check_agreement(state: GameState, chance: SeededChance) -> None:
-    """legal_moves of every seated player is exactly what decide accepts of the command space."""
+    """legal_moves of every seated player is exactly what decide accepts of the command space, and
+    what his own view offers him is that, but a move hanging on his face-down hand's worth (R23)."""
     for player in state.players:
         listed = legal_moves(state, player.seat)
         assert len(set(listed)) == len(listed), listed
         wanted = [command for command in command_space(player.name) if accepted(state, command, chance)]
         assert set(listed) == set(wanted), (player.name, state.phase, listed, wanted)
+        seen = legal_moves(redact_state(state, player.name), player.seat, as_seen=True)
+        unknowable = [Knock(player.name)] if state.hand_unseen(player.seat) and state.options.min_knock else []
+        assert seen == [move for move in listed if move not in unknowable], (player.name, listed, seen)
 
 
 def pick(state: GameState, rng: random.Random, resign_rate: float) -> PlayerCommand:
@@ -95,7 +100,7 @@ def pick(state: GameState, rng: random.Random, resign_rate: float) -> PlayerComm
         throw_down=st.booleans(),
         no_dole=st.booleans(),
     ),
-    rules_version=st.sampled_from([1, 2]),
+    rules_version=st.sampled_from([1, 2, 3]),
     seed=st.integers(0, 2**32 - 1),
     moves=st.integers(0, 200),
     every=st.integers(1, 12),
@@ -136,3 +141,15 @@ def test_a_player_out_of_the_game_or_a_finished_game_has_no_legal_move() -> None
     assert over.status == "finished"
     assert [legal_moves(over, seat) for seat in range(3)] == [[], [], []]
     assert legal_moves(over, 7) == []  # no such seat
+
+
+def test_r15_r23_a_face_down_hand_under_min_knock_in_rules_version_1_is_offered_no_knock_from_its_view() -> None:
+    """Rules version 1 lets a knock under min-knock go by the worth of a hand not looked at (R15, R23);
+    the player's own view cannot value it, so it offers no knock (it used to crash valuing "??")."""
+    state = fold(create(("A", "B"), dealer="B", hands={"A": "AC KC 3C", "B": "QD 8D 3S"}, discard="9H",
+                        throw_down=True, min_knock=1, rules_version=1))
+    assert Knock("A") in legal_moves(state, 0)  # the rules of version 1 would accept it
+    view = redact_state(state, "A")
+    assert view.hands[0] == ("??", "??", "??")
+    assert Knock("A") not in legal_moves(view, 0, as_seen=True)
+    assert Draw("A", "stock") in legal_moves(view, 0, as_seen=True)

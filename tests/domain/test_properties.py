@@ -52,6 +52,14 @@ def test_random_legal_games_keep_every_invariant_hide_every_secret_end_and_audit
         assert state.kitty == 0
         assert state.players[state.seat_of(state.winner or "")].pennies >= kitty_before  # type: ignore[index]
 
+    # R17b (rules version 3): no hand rebuilds its stock more than twice; its third stock ends it.
+    if setup.rules_version >= 3:
+        rebuilt_in_hand = 0
+        for item in events:
+            rebuilt_in_hand = 0 if isinstance(item, ev.HandDealt) else rebuilt_in_hand + isinstance(
+                item, ev.StockReshuffled)
+            assert rebuilt_in_hand <= 2
+
     # The state is only ever the fold of its events, also as read back from records.
     assert state.version == len(events)
     assert fold(events) == state
@@ -63,11 +71,12 @@ def test_random_legal_games_keep_every_invariant_hide_every_secret_end_and_audit
     assert (report.ok, report.first_bad_seq, report.problems, report.seed_verified) == (True, None, [], True)
 
 
-@pytest.mark.parametrize(("rules_version", "count", "seed"), [(1, 2, 0), (1, 9, 3), (2, 2, 1), (2, 9, 0)])
+@pytest.mark.parametrize(("rules_version", "count", "seed"),
+                         [(1, 2, 0), (1, 9, 3), (2, 2, 1), (2, 9, 0), (3, 2, 1), (3, 9, 0)])
 def test_r17_long_hands_reshuffle_the_stock_and_keep_every_property(
     rules_version: ev.RulesVersion, count: int, seed: int
 ) -> None:
-    # Random players who seldom knock: hands long enough to empty the stock (both rules versions).
+    # Random players who seldom knock: hands long enough to empty the stock (every rules version).
     setup = Setup(
         NAMES[:count], (False,) * count, GameOptions(lives=1), str(seed), None, None, seed, 0.01, rules_version
     )
@@ -75,6 +84,23 @@ def test_r17_long_hands_reshuffle_the_stock_and_keep_every_property(
     assert any(isinstance(event, ev.StockReshuffled) for event in events)
     assert fold(events) == state
     assert audit_records(records_for(events, "game")).seed_verified
+
+
+@pytest.mark.parametrize("count", [2, 4, 9])
+def test_r17b_hands_of_players_who_never_knock_end_dead_and_every_game_ends(count: int) -> None:
+    """Rules version 3: random players who never knock (min-knock 30), yet every hand ends: after its
+    third stock, in a showdown nobody called (R17b, R19, R19c)."""
+    setup = Setup(NAMES[:count], (False,) * count, GameOptions(lives=2, min_knock=30), "7", None, None, 7, 0.0, 3)
+    events, state = play_checked(setup)
+    assert state.status == "finished"
+    dead = [index for index, item in enumerate(events) if isinstance(item, ev.StockRanOut)]
+    assert dead, "no hand ran out of its third stock"
+    for index in dead:
+        showdown = events[index + 1]
+        assert isinstance(showdown, ev.ShowdownHeld)
+        knocker = fold(events[:index]).knocker
+        assert showdown.caller == (None if knocker is None else state.players[knocker].name)
+    assert audit_records(records_for(events, "game")).ok
 
 
 def played(setup: Setup) -> list[tuple[GameState, ev.Event, GameState]]:

@@ -76,12 +76,14 @@ SAMPLES: dict[type[BaseModel], dict[str, Any]] = {
     ev.Knocked: {"player": "Ann"},
     ev.ThirtyOneDeclared: {"player": "Ann", "hand": ("AS", "KS", "QS")},
     ev.ThrowDownCalled: {"player": "Ann"},
+    ev.StockRanOut: {},
     ev.ShowdownHeld: {"caller": "Ann", "hands": {"Ann": ("AS", "2D", "3C"), "bob": ("4H", "5H", "6H")},
                       "values": {"Ann": 11, "bob": 15}, "lives_lost": {"Ann": 2}},
     ev.Resigned: {"player": "Ann"},
     ev.PennyPaid: {"player": "Ann"},
     ev.PlayerEliminated: {"player": "Ann"},
     ev.GameWon: {"winner": "Ann", "kitty": 3, "seed": "42", "seed_salt": "ab"},
+    ev.GameAbandoned: {"by": None, "seed": "42", "seed_salt": "ab"},
 }
 
 

@@ -70,7 +70,7 @@ def dealt(
     return ev.HandDealt(hand_number=hand_number, dealer=dealer, deck=deck)
 
 
-def play(events: Sequence[ev.Event], *commands: PlayerCommand) -> list[ev.Event]:
+def play(events: Sequence[ev.Event], *commands: Command) -> list[ev.Event]:
     """`events` followed by the events of each command in turn."""
     history = list(events)
     state = fold(history)

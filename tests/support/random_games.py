@@ -66,7 +66,7 @@ def setups(draw: st.DrawFn) -> Setup:
         first_deck=draw(st.none() | st.permutations(DECK).map(tuple)),
         moves_seed=draw(st.integers(0, 2**32 - 1)),
         knock_rate=draw(st.sampled_from([1 / 3, 0.02])),
-        rules_version=draw(st.sampled_from([1, 2])),
+        rules_version=draw(st.sampled_from([1, 2, 3])),
         resign_rate=draw(st.sampled_from([0.0, 0.003, 0.03])),
         knocker_resigns=draw(st.sampled_from([False, False, True])),
     )
