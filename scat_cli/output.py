@@ -58,6 +58,25 @@ def output_failed(error: OSError, ctx: typer.Context | None = None) -> NoReturn:
     raise typer.Exit(2)
 
 
+def failed_unexpectedly(error: Exception, ctx: typer.Context | None = None) -> NoReturn:
+    """Stop with one line on stderr (exit 1) for a failure that is a defect of scat's, never a traceback
+    (cli.md); with SCAT_DEBUG=1 in the environment the traceback is shown instead, for its report.
+
+    A command writes all or nothing, its answer made before its write: the line says that nothing
+    was written, unless the command had stored its change already (see `recorded`).
+    """
+    import os
+
+    if os.environ.get("SCAT_DEBUG") == "1":
+        raise error
+    note = ctx.meta.get("scat.recorded") if ctx is not None else None
+    what = str(error).splitlines()[0] if str(error) else ""
+    told = note if note else "nothing was written"
+    typer.echo(runnable(f"scat: error: scat failed unexpectedly ({type(error).__name__}{': ' if what else ''}{what}); "
+                        f"{told}. This is a fault of scat's: SCAT_DEBUG=1 shows the details to report"), err=True)
+    raise typer.Exit(1)
+
+
 def print_json(document: Any) -> None:
     """Print one JSON document on stdout."""
     from scat_cli.escape import json_safe

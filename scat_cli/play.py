@@ -69,7 +69,7 @@ Deck = Annotated[str | None, typer.Option(
     metavar="CARDS", show_default=False, help="The 52 cards of the first deck, top first (a stacked deck).")]
 Lives = Annotated[int, typer.Option(min=1, max=9, metavar="N", help="Pennies each player starts with (R7).")]
 MinKnock = Annotated[int | None, typer.Option(
-    min=1, max=31, metavar="N", show_default=False, help="Knock only with a hand worth N or more (R15).")]
+    min=1, max=30, metavar="N", show_default=False, help="Knock only with a hand worth N or more (R15).")]
 ThreeOfAKind = Annotated[bool, _flag("--three-of-a-kind", "Three of a rank are worth 30 (R4).")]
 StraightFlush = Annotated[bool, _flag("--straight-flush", "A suited run is worth 30, A-K-Q 31 (R5).")]
 NoFirstRoundKnock = Annotated[bool, _flag("--no-first-round-knock", "Nobody knocks before all had a turn (R15b).")]
@@ -341,6 +341,38 @@ def resign(ctx: typer.Context, game: GameArg, player: AsName, token: Token = Non
             typer.echo("scat: not resigned: nothing was written", err=True)
             raise typer.Exit(1)
     _act(ctx, game, player, token, Resign(player), as_json)
+
+
+def abandon(ctx: typer.Context, game: GameArg,
+            player: Annotated[str | None, typer.Option(
+                "--as", metavar="NAME", show_default=False,
+                help="The last human still in the game (leave it out for a game only bots are left in, on "
+                     "your own database).")] = None,
+            token: Token = None, as_json: Json = False,
+            yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask first (it asks only on a terminal).")]
+            = False) -> None:
+    """Give a game up for good: it ends without a winner.
+
+    For a game that will not end, such as an old game of bots (rules version 2 with
+    min-knock 31, R15). Only the last human still in the game may abandon it (--as NAME; on a
+    server, your account); on your own database, anyone may abandon a game only bots are left
+    in. A game another human is still in cannot be abandoned: resign to leave it (R27). Its
+    seed is revealed, so every deal is still audited. On a terminal it asks first.
+
+    Example: scat abandon 3f2a1b9c0d
+    """
+    if not yes and sys.stdin.isatty():
+        from scat_cli.escape import terminal_safe
+
+        question = terminal_safe(f"Abandon game {game}? It ends for good, without a winner.")
+        if not typer.confirm(question, default=False, err=True):
+            typer.echo("scat: not abandoned: nothing was written", err=True)
+            raise typer.Exit(1)
+    with service(ctx) as games:
+        game = games.resolve_game_id(game)
+        played = games.abandon(game, player, token_for(ctx, game, player, token) if player else token)
+        recorded(ctx, f"the game was abandoned; see `scat {command_line('show', played.game_id)}`")
+    report(ctx, played, as_json)
 
 
 def claim(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Token = None,

@@ -133,17 +133,31 @@ def news_block(ctx: typer.Context, game_id: str, seen: list[SeenEvent], before: 
     render.print_lines(lines, "· ")
 
 
+def bots_note(ctx: typer.Context, played: Played) -> str:
+    """The one line telling that the bots have moves still to make after this command: the next
+    one they could not save, or the bound of moves one command plays (an older game of bots may
+    never end: its last human, or a local database's owner, may abandon it)."""
+    show = f"`{scat_prefix(ctx)} show {played.game_id}`"
+    if played.bots_interrupted:
+        return (f"scat: note: {'the game was created and ' if played.before.version == 0 else ''}what is told "
+                f"below was saved, but the bots' next moves could not be ({played.bots_interrupted}): "
+                f"{show} or the next command lets them play on")
+    moves = sum(1 for seen in played.events if seen.type in ("CardDiscarded", "Knocked"))
+    return (f"scat: note: the bots made {moves} moves and play on at the next command ({show}); a game that "
+            f"never ends (rules version {played.state.rules_version}) can be given up: "
+            f"`{scat_prefix(ctx)} abandon {played.game_id}`")
+
+
 def report(ctx: typer.Context, played: Played, as_json: bool, extra: dict[str, Any] | None = None) -> None:
     """Print what happened (as the service told it to its viewer), the new state and what to do next.
 
     `extra` adds fields to the JSON document; its "tokens" are printed before the hints.
     `played.result`: the game's result, when this command ended it.
     """
-    if played.bots_interrupted:  # #14 item 8: the new game stands; say so, once, on stderr
+    if played.bots_interrupted or played.bots_owe:  # what was written stands; the bots' rest waits: say so
         from scat_cli.escape import say
 
-        say(f"scat: note: the game was created, but the bots' first moves could not be saved "
-            f"({played.bots_interrupted}): the next command plays them", err=True)
+        say(bots_note(ctx, played), err=True)
     viewer, result = played.viewer, played.result
     view = viewer_view(played.state, viewer)
     title, steps = next_steps(ctx, played.state, viewer, played.moves) if viewer else ("", [])

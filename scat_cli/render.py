@@ -245,7 +245,9 @@ def view_table(view: dict[str, Any], finished_result: tuple[str, Sequence[Sequen
         return
     if not finished:
         top = view["discard_top"] or "-"
-        out.line(out.text(f"Discard pile: {top}    Stock: {view['stock_count']} cards    Kitty: {view['kitty']}"))
+        left = view.get("draws_before_dead_hand")
+        dead = f" ({left} {'draw' if left == 1 else 'draws'} before a dead hand, R17b)" if left is not None else ""
+        out.line(out.text(f"Discard pile: {top}    Stock: {view['stock_count']} cards{dead}    Kitty: {view['kitty']}"))
         viewer = next((player for player in view["players"] if player["name"] == you), None)
         if viewer is not None and viewer["out"]:
             left = "You resigned: you are out of the game." if viewer.get("resigned") else "You are out of the game."

@@ -192,6 +192,10 @@ class Witnessed:
         """`scat claim`, checked as a move is."""
         return self._played(self._games.claim(*args, **kwargs), recorded=True)
 
+    def abandon(self, *args: Any, **kwargs: Any) -> Played:
+        """`scat abandon`, checked as a move is."""
+        return self._played(self._games.abandon(*args, **kwargs), recorded=True)
+
     def show(self, *args: Any, **kwargs: Any) -> Shown:
         """`scat show`, checked."""
         return self._shown(self._games.show(*args, **kwargs))

@@ -45,7 +45,7 @@ def outcome_text(hand: HandOutcome, order: Sequence[str], partial: bool = False)
     elif hand.ended_by == "dead_hand":
         parts.append("the third stock ran out: a dead hand (R17b)")
     elif hand.ended_by == "abandoned":
-        parts.append(f"the game was abandoned{f' by {hand.by}' if hand.by else ''}")
+        parts.append(f"the game was abandoned by {hand.by or 'the owner of the database'}")
     if hand.ended_by in ("showdown", "dead_hand", "throw_down") and hand.values:
         shown = ", ".join(f"{name} {hand.values[name]}" for name in _seated(list(hand.values), order))
         parts.append(f"showdown {shown}")

@@ -140,7 +140,7 @@ def describe(event: ev.Event, table: PublicTable) -> str:
                         f"the kitty of {event.kitty} included (R26); the seed was {event.seed}")
             return f"{event.winner} won the game and the kitty of {event.kitty}; the seed was {event.seed}"
         case ev.GameAbandoned():
-            by = f"by {event.by}" if event.by else "by the owner of this database"
+            by = f"by {event.by}" if event.by else "by the owner of the database"
             return f"the game was abandoned {by}, without a winner; the seed was {event.seed}"
         case _:
             assert_never(event)

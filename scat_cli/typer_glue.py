@@ -24,7 +24,7 @@ from scat_cli.arguments import ask_token
 from scat_cli.command_lines import runnable
 from scat_cli.command_table import COMMANDS, GROUPS, SUMMARIES
 from scat_cli.context import acting
-from scat_cli.output import fail, is_output_error, output_failed
+from scat_cli.output import fail, failed_unexpectedly, is_output_error, output_failed
 from scat_cli.params import convert_plainly, declared, given, usage_message
 from scat_core.domain.errors import ScatError
 
@@ -257,8 +257,12 @@ def one_line_errors(ctx: Context) -> Iterator[None]:
             _usage_error(error, ctx)
         except OSError as error:
             if not is_output_error(error):
-                raise
+                failed_unexpectedly(error, ctx)
             output_failed(error, ctx)
+        except (typer.Exit, typer.Abort):
+            raise
+        except Exception as error:  # a defect of scat's: one line, never a traceback (cli.md)
+            failed_unexpectedly(error, ctx)
 
 
 def _usage_error(error: typer.TyperException, ctx: Context) -> None:

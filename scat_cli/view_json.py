@@ -29,6 +29,8 @@ def public_view(state: GameState) -> dict[str, Any]:
         "knocked_by": state.name(state.knocker),
         "discard_top": state.discard[-1] if state.discard else None,
         "stock_count": len(state.stock),
+        # R17b (rules version 3): stock draws left before the hand is dead; None in older games.
+        "draws_before_dead_hand": state.draws_before_dead_hand(),
         "set_aside_count": len(state.set_aside),  # a resigned player's cards, face down (R27)
         "kitty": state.kitty,
         "rules_version": state.rules_version,

@@ -98,7 +98,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     from scat_core.store.sql.account_log import SqlAccountLog
     from scat_core.store.sql.database import masked_url
 
-    service = GameService.open(db_url, pre_ping=True)  # a pooled connection lost to a restart is replaced
+    service = GameService.open(db_url, pre_ping=True, server=True)  # a pooled connection lost to a restart is replaced
     accounts_ = AccountService(SqlAccountLog(service.store.engine))
     verifier = RequestVerifier(accounts_, tokens=tokens, spent_by_the_command=moves.NONCE_SPENT_BY_THE_MOVE)
     notifier, stop, answering = Notifier(), threading.Event(), Answering()

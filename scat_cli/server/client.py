@@ -47,7 +47,7 @@ from scat_core.service.values import (
 
 if TYPE_CHECKING:
     from scat_cli.server.identity import Identity
-    from scat_core.domain.commands import ClaimTime, PlayerCommand
+    from scat_core.domain.commands import AbandonGame, ClaimTime, PlayerCommand
     from scat_core.records.move_signatures import MoveSignature
     from scat_core.records.stats import StatsReport
 
@@ -166,7 +166,15 @@ class RemoteGames:
         claim = ClaimTime(claimer, _EPOCH, _EPOCH)  # the server decides the times; the claimer is signed
         return self._signed(game_id, claim, token, signature)
 
-    def _signed(self, game_id: str, command: PlayerCommand | ClaimTime, token: str | None,
+    def abandon(self, game_id: str, player: str | None = None, token: str | None = None,
+                signature: MoveSignature | None = None) -> Played:
+        """The game given up without a winner by its last human, as the server tells it to him
+        (signed as a move is, where his moves are signed)."""
+        from scat_core.domain.commands import AbandonGame
+
+        return self._signed(game_id, AbandonGame(player), token, signature)
+
+    def _signed(self, game_id: str, command: PlayerCommand | ClaimTime | AbandonGame, token: str | None,
                 signature: MoveSignature | None = None) -> Played:
         """POST a move to the game's /moves (its body `move_request.move_body`): with a token, or the `signature`
         given, as it is; as an account, signed at the game's position as this user reads it now, and
@@ -175,6 +183,7 @@ class RemoteGames:
         if signature is not None:
             body["signature"] = signature.to_json()
         unsigned = getattr(command, "claimer", "") is None  # scat's own claim (R28), which nobody signs
+        unsigned = unsigned or getattr(command, "player", "") is None  # a local owner's abandon, never sent
         if token or signature is not None or self.identity is None or unsigned:
             return Played.model_validate(self.request("POST", path, token=token, json=body))
         kept = self._positions.pop(game_id, None)  # the position after this client's last move here

@@ -28,6 +28,15 @@ class ClaimMove(_Body):
     signature: SignatureIn | None = None
 
 
+class AbandonMove(_Body):
+    """The game given up without a winner by the one human still in it (`player`), signed by him
+    in a game whose seats are accounts."""
+
+    move: Literal["abandon"]
+    player: str | None = Field(default=None, min_length=1, max_length=SHORT)
+    signature: SignatureIn | None = None
+
+
 def _model_of(kind: type[cmd.PlayerCommand]) -> type[BaseModel]:
     """The body of the move `kind`: its verb as `move`, its fields, the signature."""
     hints = get_type_hints(kind, include_extras=True)
@@ -39,7 +48,8 @@ def _model_of(kind: type[cmd.PlayerCommand]) -> type[BaseModel]:
 
 
 #: The body of each move, by its verb.
-MODELS: dict[str, type[BaseModel]] = {kind.verb: _model_of(kind) for kind in cmd.MOVES} | {"claim": ClaimMove}
+MODELS: dict[str, type[BaseModel]] = {kind.verb: _model_of(kind) for kind in cmd.MOVES} | {"claim": ClaimMove,
+                                                                                           "abandon": AbandonMove}
 if TYPE_CHECKING:
     MoveBody = BaseModel
 else:  # the body of `POST /games/{id}/moves`: any move, told by its `move`
@@ -68,4 +78,4 @@ def parsed(data: Any) -> BaseModel:
 
 
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(MoveBody)
-__all__ = ["MODELS", "ClaimMove", "MoveBody", "ValidationError", "body_for", "command_of", "parsed"]
+__all__ = ["MODELS", "AbandonMove", "ClaimMove", "MoveBody", "ValidationError", "body_for", "command_of", "parsed"]

@@ -2,7 +2,7 @@
 
 In a game created with `signed_moves` (a server whose seats are accounts) every human move
 (a draw, a discard, a knock, a declaration, a throw down, a resignation, a claim of another's
-turn, R28) is preceded in the log by a MoveSigned event of its player naming that very move.
+turn, R28, abandoning the game) is preceded in the log by a MoveSigned event of its player naming that very move.
 The signature itself (Ed25519 over the game, the head he saw and the move) is checked by the
 archive (scat_core/records/move_signatures.py), which has the keys; this module checks only
 what the events alone show. A look at one's hand (HandViewed) is recorded by the server when it
@@ -23,6 +23,8 @@ def move_fields(command: cmd.Command) -> dict[str, str] | None:
     e.g. a draw's source, a discard's card); None for one nobody signs."""
     if isinstance(command, cmd.ClaimTime):
         return {"type": "ClaimTime", "player": command.claimer} if command.claimer is not None else None
+    if isinstance(command, cmd.AbandonGame):
+        return {"type": "AbandonGame", "player": command.player} if command.player is not None else None
     if isinstance(command, cmd.MOVES):
         return {"type": type(command).__name__, **{part.name: getattr(command, part.name) for part in fields(command)}}
     return None

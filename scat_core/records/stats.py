@@ -103,7 +103,8 @@ def report(lines: Sequence[GameLine], player: str | None = None) -> StatsReport:
     finished = sum(line.finished for line in lines)
     every = [seated for line in lines for seated in line.players]
     overall = StatsFigures(
-        name=None, games_played=finished, games_won=finished, games_in_progress=len(lines) - finished,
+        name=None, games_played=finished, games_in_progress=len(lines) - finished,
+        games_won=sum(line.finished and line.winner_key is not None for line in lines),  # abandoned: no winner
         longest_game=_longest(lines),
         **{name: sum(_count(seated, name) for seated in every) for name in _COUNTERS if name != "hands_played"},
         hands_played=sum(line.hands for line in lines),

@@ -7,7 +7,7 @@ moves), whether the game is read-only here, and the result once the game is over
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from scat_core.domain import commands as cmd
 from scat_core.domain import events as ev
@@ -21,7 +21,9 @@ from scat_core.records.acting import ActingAccount, Credential
 from scat_core.records.move_signatures import MoveSignature
 from scat_core.service.catching_up import CatchingUp
 from scat_core.service.move_times import move_clock
+from scat_core.service.outcomes import GameResult, game_result
 from scat_core.service.playing import Outcome, Playing
+from scat_core.service.ports import UnitOfWork
 from scat_core.service.reading import Reading
 from scat_core.service.values import GamesPage, History, Listing, Move, News, Played, Position, SeenEvent, Shown
 
@@ -60,6 +62,48 @@ def _seen(outcome: Outcome, viewer: str | None) -> list[SeenEvent]:
     return [SeenEvent.of(stored, event, finished) for stored, event in seen]
 
 
+def played(outcome: Outcome, viewer: str | None, tx: UnitOfWork) -> Played:
+    """The answer to a command for `viewer` (None: the public), from its outcome, with the result
+    read from `tx` when it ended the game: made in the command's unit of work, before its write."""
+    finished = outcome.state.status == "finished"
+    state = redact_state(outcome.state, viewer)
+    return Played(game_id=outcome.game_id, viewer=viewer, state=state,
+                  before=redact_state(outcome.before, viewer), events=_seen(outcome, viewer),
+                  tokens=outcome.tokens, result=result_of(tx, outcome) if finished else None,
+                  moves=moves_of(state, viewer), bots_interrupted=outcome.bots_interrupted,
+                  bots_owe=outcome.bots_owe,
+                  position=Position(game_id=outcome.game_id, seq=outcome.state.version, tag=outcome.position_tag)
+                  if outcome.position_tag else None)
+
+
+def result_of(tx: UnitOfWork, outcome: Outcome) -> GameResult:
+    """The result of the game `outcome` ended: its log as `tx` reads it, and the records of `outcome`
+    not written yet (a command's answer is made before its write)."""
+    first = outcome.events[0].seq if outcome.events else outcome.state.version + 1
+    whole = [*(tx.load(outcome.game_id, up_to=first - 1) if first > 1 else []), *outcome.events]
+    return game_result([(event.seq, event.recorded_at, event.event) for event in whole])
+
+
+class _Answer:
+    """A command's answer, made by `Playing`'s `tell` before each write of the command (the last
+    one made is the answer), for the viewer `viewer_of` names."""
+
+    def __init__(self, viewer_of: Callable[[Outcome], str | None]) -> None:
+        self.viewer_of = viewer_of
+        self.made: dict[int, Played] = {}  # by the event the outcome told leads to
+
+    def tell(self, outcome: Outcome, tx: UnitOfWork) -> None:
+        self.made[outcome.state.version] = played(outcome, self.viewer_of(outcome), tx)
+
+    def final(self, outcome: Outcome) -> Played:
+        """The answer made for `outcome`, the command's last unit written, with what befell the bots
+        after it (a later unit of theirs that could not be written, or their bound met)."""
+        made = self.made[outcome.state.version]
+        if (outcome.bots_interrupted, outcome.bots_owe) == (made.bots_interrupted, made.bots_owe):
+            return made
+        return made.model_copy(update={"bots_interrupted": outcome.bots_interrupted, "bots_owe": outcome.bots_owe})
+
+
 class Answers:
     """`new`, a move, `show`, `log`, `replay` and `games`, each as one call returning one value."""
 
@@ -72,17 +116,23 @@ class Answers:
         viewer: str | None = None, signed_moves: bool = False,
     ) -> Played:
         """Create a game (see `Playing.create_game`), told to `viewer` if he is one of its humans, else the public."""
+
+        def told(outcome: Outcome) -> str | None:
+            seat = outcome.state.seat_of(viewer) if viewer else None
+            # only a human of this game, whose token the creator receives
+            return None if seat is None or outcome.state.players[seat].is_bot else viewer
+
+        answer = _Answer(told)
         outcome = self.playing.create_game(players, options=options, dealer=dealer, seed=seed, deck=deck,
-                                           protect=protect, signed_moves=signed_moves)
-        seat = outcome.state.seat_of(viewer) if viewer else None
-        if seat is None or outcome.state.players[seat].is_bot:
-            viewer = None  # only a human of this game, whose token the creator receives
-        return self._played(outcome, viewer)
+                                           protect=protect, signed_moves=signed_moves, tell=answer.tell)
+        return answer.final(outcome)
 
     def move(self, game_id: str, command: cmd.PlayerCommand, token: Credential = None,
              signature: MoveSignature | None = None) -> Played:
-        """A player's move and the bots' answer (see `Playing.act`), told to the mover."""
-        return self._played(self.playing.act(game_id, command, token, signature), command.player)
+        """A player's move and the bots' answer (see `Playing.act`), told to the mover: the answer is
+        made before the move is written, so nothing can fail once it is."""
+        answer = _Answer(lambda _: command.player)
+        return answer.final(self.playing.act(game_id, command, token, signature, answer.tell))
 
     def claim(self, game_id: str, claimer: str | None, token: Credential = None,
               signature: MoveSignature | None = None) -> Played:
@@ -92,17 +142,14 @@ class Answers:
         if claimer is None and self.playing.is_protected(game_id):
             raise AuthFailed(f"game {game_id} is protected: claim as one of its players, with his token",
                              game_id=game_id, hint=Hint.GIVE_TOKEN)
-        return self._played(self.playing.claim(game_id, claimer, token, signature), claimer)
+        answer = _Answer(lambda _: claimer)
+        return answer.final(self.playing.claim(game_id, claimer, token, signature, answer.tell))
 
-    def _played(self, outcome: Outcome, viewer: str | None) -> Played:
-        finished = outcome.state.status == "finished"
-        state = redact_state(outcome.state, viewer)
-        return Played(game_id=outcome.game_id, viewer=viewer, state=state,
-                      before=redact_state(outcome.before, viewer), events=_seen(outcome, viewer),
-                      tokens=outcome.tokens, result=self.reading.game_result(outcome.game_id) if finished else None,
-                      moves=moves_of(state, viewer), bots_interrupted=outcome.bots_interrupted,
-                      position=Position(game_id=outcome.game_id, seq=outcome.state.version, tag=outcome.position_tag)
-                      if outcome.position_tag else None)
+    def abandon(self, game_id: str, player: str | None = None, token: Credential = None,
+                signature: MoveSignature | None = None) -> Played:
+        """The game given up without a winner (see `Playing.abandon`), told to whoever gave it up."""
+        answer = _Answer(lambda _: player)
+        return answer.final(self.playing.abandon(game_id, player, token, signature, answer.tell))
 
     def _viewer(self, game_id: str, viewer: str | None, token: Credential) -> str | None:
         """`viewer`, or None (the public) when he is the acting account and sits not in the game:

@@ -269,7 +269,7 @@ class Archive:
 
 def is_running(records: Sequence[Mapping[str, Any]]) -> bool:
     """Whether a game whose history is `records` is still running (the finished test, once)."""
-    return not records or records[-1]["type"] != "GameWon"
+    return not records or records[-1]["type"] not in {ending.__name__ for ending in ev.ENDINGS}
 
 
 def identifier_problem(state: GameState) -> str | None:

@@ -57,6 +57,11 @@ class Games(Protocol):
               signature: MoveSignature | None = None) -> Played:
         """`scat claim` (R28)."""
 
+    def abandon(self, game_id: str, player: str | None = None, token: str | None = None,
+                signature: MoveSignature | None = None) -> Played:
+        """`scat abandon`: the game given up without a winner by its last human (locally, when no
+        human is in it, by the database's owner: `player` None)."""
+
     def show(self, game_id: str, viewer: str | None = None, token: str | None = None, look: bool = True) -> Shown:
         """`scat show`; `look=False` (`scat play`) records no look: a face-down hand stays face down (R23)."""
 

@@ -76,11 +76,12 @@ class GameService(Generic[S]):
     the type parameter is the adapter's class, so a front end that opened a database still sees its engine.
     """
 
-    def __init__(self, store: S, clock: Clock = system_clock, accounts: AccountLog | None = None) -> None:
+    def __init__(self, store: S, clock: Clock = system_clock, accounts: AccountLog | None = None,
+                 server: bool = False) -> None:
         self.store = store
         self._account_log, self._clock = accounts, clock
         self._accounts: AccountService | None = None
-        self.playing = Playing(store, clock)
+        self.playing = Playing(store, clock, server)
         self.reading = Reading(store, self.playing)
         self.catching_up = CatchingUp(store, self.playing)
         self.finding = Finding(store)
@@ -107,16 +108,16 @@ class GameService(Generic[S]):
         return accounts.named(name) if accounts is not None else None
 
     @staticmethod
-    def open(url: str | None = None, *, pre_ping: bool = False) -> GameService[EventStore]:
+    def open(url: str | None = None, *, pre_ping: bool = False, server: bool = False) -> GameService[EventStore]:
         """The service over the database at `url` (or $SCAT_DB_URL, or the default file): the SQLAlchemy
         adapter, with its account log; `pre_ping` (a server): each pooled connection is tested before
-        use (see `make_engine`)."""
+        use (see `make_engine`); `server`: a server's, which claims turns out of move time itself (R28)."""
         from scat_core.store.sql.account_log import SqlAccountLog
         from scat_core.store.sql.database import open_engine
         from scat_core.store.sql.event_store import EventStore
 
         engine = open_engine(url, pre_ping=pre_ping)
-        return GameService(EventStore(engine), accounts=SqlAccountLog(engine))
+        return GameService(EventStore(engine), accounts=SqlAccountLog(engine), server=server)
 
     # ---- the front end's commands: one call each, values redacted for the viewer -----------
 
@@ -148,6 +149,12 @@ class GameService(Generic[S]):
               signature: MoveSignature | None = None) -> Played:
         """`scat claim`: the turn of a player out of time is claimed (R28), told to the claimer."""
         return self.answers.claim(game_id, claimer, token, signature)
+
+    def abandon(self, game_id: str, player: str | None = None, token: Credential = None,
+                signature: MoveSignature | None = None) -> Played:
+        """`scat abandon`: the game ends without a winner, given up by its last human (or, on a local
+        database, by its owner when no human is in it), told to him."""
+        return self.answers.abandon(game_id, player, token, signature)
 
     def show(self, game_id: str, viewer: str | None = None, token: Credential = None, look: bool = True) -> Shown:
         """`scat show`: a look (recorded in throw-down games, R23; none with `look=False`), the viewer's

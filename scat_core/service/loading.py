@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from scat_core.domain import events as ev
 from scat_core.domain import snapshot
+from scat_core.domain.decide import over
 from scat_core.domain.errors import AuthFailed, BadInput, Hint, NotFound, RuleViolation, WrongToken
 from scat_core.domain.evolve import fold
 from scat_core.domain.shuffle import SeededChance
@@ -82,7 +83,8 @@ def append(tx: UnitOfWork, state: GameState, events: list[ev.Event], after: Game
            head: str, recorded_at: str | None = None) -> list[StoredEvent]:
     """Append `events` (which lead from `state`, whose last event has hash `head`, to `after`)
     with the read model and, when one is due (`snapshot_due`), a snapshot, recorded at
-    `recorded_at` (the service's clock); the store forgets a revealed seed in the same write."""
+    `recorded_at` (the service's clock); the store forgets a revealed seed in the same write.
+    Nothing is written before the unit of work ends well (ports: a command's write is its last act)."""
     kept = snapshot_json(after) if snapshot_due(after) else None
     recorded_at = recorded_at or utc_now()
     summary = summarize(after, deadline_after(tx, state, after, recorded_at))
@@ -110,7 +112,7 @@ def snapshot_due(after: GameState) -> bool:
 def chance_of(state: GameState, secret: GameSecret | None) -> SeededChance:
     """The chance to play `state` on: RuleViolation for a finished game or one imported without its seed."""
     if state.status == "finished":
-        raise RuleViolation(f"the game is over: {state.winner} won")
+        raise over(state)
     if secret is None:
         raise RuleViolation(
             f"game {state.game_id} was imported without its secret seed: it can be shown, "

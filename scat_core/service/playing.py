@@ -1,23 +1,25 @@
-"""Playing: creating a game, a player's move, a look at one's hand, and the bots' answers.
+"""Playing: creating a game, a player's move, a claim (R28), abandoning, a look at one's hand, the bots.
 
-A player's command is handled as load -> fold -> decide (his move, then the bots' replies
-until a human must act or the game ends) -> append (with the read model) in one transaction:
-one commit per move. A new game is committed first and its bots' opening moves after it, in
-one more transaction (retried if someone else changed the game meanwhile).
+Every command is one unit of work: load -> fold -> decide (his move, then the bots' replies
+until a human must act or the game ends) -> append (with the read model), its events and the
+game's head written together or not at all, and the front end's answer built from its records
+before they are written (`Tell`), so nothing can fail after the commit. The bots play in units
+of BOT_MOVES_PER_UNIT moves: the first in the command's own unit of work, any more in units of
+their own after it, each committed, and at most BOT_UNITS_PER_COMMAND per command.
 """
 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from scat_core.domain import events as ev
 from scat_core.domain.bots import next_bot_command
-from scat_core.domain.commands import ClaimTime, CreateGame, PlayerCommand, ViewHand
+from scat_core.domain.commands import AbandonGame, ClaimTime, CreateGame, PlayerCommand, ViewHand
 from scat_core.domain.decide import decide_and_evolve
-from scat_core.domain.errors import BadInput, RuleViolation, ScatError
+from scat_core.domain.errors import AuthFailed, BadInput, RuleViolation, ScatError, Unavailable
 from scat_core.domain.evolve import evolve
 from scat_core.domain.move_time import deadline, recorded_text
 from scat_core.domain.names import SEED_RE, normalize_name
@@ -26,7 +28,7 @@ from scat_core.domain.shuffle import SeededChance, new_salt, new_seed
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
 from scat_core.records.acting import Credential
-from scat_core.records.errors import ConcurrencyConflict, StoreUnavailable
+from scat_core.records.errors import ConcurrencyConflict
 from scat_core.records.move_signatures import MoveSignature
 from scat_core.records.stored import GameSecret, StoredEvent
 from scat_core.records.tokens import hash_token, new_token, remember_proven
@@ -46,8 +48,16 @@ from scat_core.service.ports import Store, UnitOfWork
 from scat_core.service.read_model import snapshot_json, summarize
 from scat_core.service.tokens_first import prove_token_first
 
-BOT_MOVES_PER_CALL = 100_000  # a safety bound: a bot-only game ends long before
+#: The bots' moves decided and written in one unit of work (R17b makes every hand, so every game,
+#: finite; a game of older rules may not end: its bots play in units of this size, each committed).
+BOT_MOVES_PER_UNIT = 500
+#: The units of bots' moves one command plays at most (BOT_MOVES_PER_UNIT each); then it says so
+#: (`Outcome.bots_owe`) and the next command, or a look, lets them go on.
+BOT_UNITS_PER_COMMAND = 20
 BOT_RETRIES = 5
+#: Builds a front end's answer to a command from its outcome within the command's unit of work (a
+#: result may be read from it), before it ends: whatever fails in it fails with nothing written.
+Tell = Callable[["Outcome", UnitOfWork], None]
 
 
 def position_after(state: GameState, secret: GameSecret | None, stored: Sequence[StoredEvent]) -> str:
@@ -66,8 +76,11 @@ class Outcome:
     events: list[StoredEvent] = field(default_factory=list)
     tokens: dict[str, str] = field(default_factory=dict)
     before: GameState = field(default_factory=GameState)
-    #: Why the bots' opening moves could not be saved after a new game was (the next command plays them).
+    #: Why the bots' later moves could not be saved after the command's own were (the next command plays them).
     bots_interrupted: str | None = None
+    #: The bots still owe moves: the command played as many as one command may (BOT_UNITS_PER_COMMAND
+    #: units); the next command, or a look, lets them go on.
+    bots_owe: bool = False
     #: The position tag after these events, in a running game whose moves are signed ("" otherwise):
     #: what its next move is signed at, unless someone moves first (service/move_signing.py).
     position_tag: str = ""
@@ -84,10 +97,11 @@ class Outcome:
         return shown
 
 
-def bot_moves(state: GameState, chance: SeededChance) -> tuple[list[ev.Event], GameState]:
-    """The events of the bots' moves from `state` until a human must act, and the state after."""
+def bot_moves(state: GameState, chance: SeededChance, limit: int | None = None) -> tuple[list[ev.Event], GameState]:
+    """The events of the bots' moves from `state` until a human must act, the game ends or
+    `limit` moves (default BOT_MOVES_PER_UNIT) are made, and the state after them."""
     events: list[ev.Event] = []
-    for _ in range(BOT_MOVES_PER_CALL):
+    for _ in range(BOT_MOVES_PER_UNIT if limit is None else limit):
         command = next_bot_command(state)
         if command is None:
             break
@@ -102,11 +116,19 @@ def claimed_in(events: Sequence[ev.Event]) -> bool:
 
 
 class Playing:
-    """The use cases that change a game: create, act, look (R23) and the bots' moves."""
+    """The use cases that change a game: create, act, claim, abandon, look (R23), the bots' moves.
 
-    def __init__(self, store: Store, clock: Clock = system_clock) -> None:
+    Each is one unit of work: the command's events, the bots' replies (a first unit of them) and
+    the game's head are written together or not at all, and the front end's answer (`tell`) is
+    built before the write. Bots owing more moves play on in further units, each committed.
+    `server`: the service of a server, where the server itself claims a turn out of move time
+    (R28); on a local database, a command naming another player still in the game claims it.
+    """
+
+    def __init__(self, store: Store, clock: Clock = system_clock, server: bool = False) -> None:
         self.store = store
         self.clock = clock
+        self.server = server
 
     def _now(self) -> str:
         """The time to record on the events appended now (the service's clock)."""
@@ -122,8 +144,9 @@ class Playing:
         deck: Sequence[str] | None = None,
         protect: bool = False,
         signed_moves: bool = False,
+        tell: Tell | None = None,
     ) -> Outcome:
-        """Create a game, deal its first hand, then let bots play until a human must.
+        """Create a game, deal its first hand and let bots play until a human must: one unit of work.
 
         Names are normalised (NFKC, trimmed) first; a seed given here is recorded as chosen,
         since whoever chose it can know every hand. `signed_moves`: its humans are a server's
@@ -143,30 +166,34 @@ class Playing:
             signed_moves=signed_moves,
             signed=True,  # every store signs each head from the first on (records/signatures.py)
         )
-        events, state = decide_and_evolve(GameState(), command, chance)
+        created, state = decide_and_evolve(GameState(), command, chance)
+        replies, after = bot_moves(state, chance)
         tokens = {p.name: new_token() for p in state.players if protect and not signed_moves and not p.is_bot}
+        secret = GameSecret(chance.seed, chance.salt)
         now = self._now()
         with self.store.transaction() as tx:
-            summary = summarize(state, deadline_after(tx, GameState(), state, now))
-            kept = snapshot_json(state)
-            stored = tx.append(command.game_id, 0, events, summary, kept, recorded_at=now)
-            if kept is not None:
-                state_cache.saw_snapshot(command.game_id, state.version)
-            tx.put_secret(command.game_id, chance.seed, chance.salt)
+            summary = summarize(after, deadline_after(tx, GameState(), after, now))
+            kept = snapshot_json(after)
+            stored = tx.append(command.game_id, 0, created + replies, summary, kept, recorded_at=now)
+            if after.status != "finished":  # a game its bots played out has revealed its seed: none kept
+                tx.put_secret(command.game_id, chance.seed, chance.salt)
             for name, token in tokens.items():
                 tx.put_token_hash(command.game_id, name, hash_token(token))
-                remember_proven(command.game_id, name, token)  # issued here: its first use reads nothing first
-        outcome = self._bots_after_commit(command.game_id, state, chance, stored[-1].hash)
-        stored += outcome.events
-        return Outcome(command.game_id, outcome.state, stored, tokens, bots_interrupted=outcome.bots_interrupted,
-                       position_tag=position_after(outcome.state, GameSecret(chance.seed, chance.salt), stored))
+            outcome = _told(Outcome(command.game_id, after, stored, tokens, before=GameState(),
+                                    position_tag=position_after(after, secret, stored)), tx, tell)
+        if kept is not None:
+            state_cache.saw_snapshot(command.game_id, after.version)
+        state_cache.remember(after, stored[-1].hash)
+        for name, token in tokens.items():
+            remember_proven(command.game_id, name, token)  # issued here: its first use reads nothing first
+        return self._bots_go_on(outcome, chance, secret, tell)
 
     def act(self, game_id: str, command: PlayerCommand, token: Credential = None,
-            signature: MoveSignature | None = None) -> Outcome:
+            signature: MoveSignature | None = None, tell: Tell | None = None) -> Outcome:
         """Carry out a human player's command and the bots' replies until a human must act, in
-        one transaction (ConcurrencyConflict, nothing written, if the game moved meanwhile); in a
+        one unit of work (ConcurrencyConflict, nothing written, if the game moved meanwhile); in a
         game whose moves are signed, `signature` is the player's (move_signing.py). The nonce of
-        the signed request it came in, if left to it, is spent in the same transaction (nonces.py);
+        the signed request it came in, if left to it, is spent in the same unit (nonces.py);
         a token not proven yet is proven before it (tokens_first.py)."""
         prove_token_first(self.store, game_id, command.player, token)
         with spent_even_if_refused(self.store, token), self.store.command() as tx:
@@ -179,7 +206,7 @@ class Playing:
             # Moves bots still owe (their writer was interrupted) come first, then a claim of a
             # turn whose move time ran out (R28): both stand even if the command is refused.
             now = self.clock()
-            events, owed = self._owed(tx, state, chance, now)
+            events, owed = self._owed(tx, state, chance, now, state.players[seat].name)
             refused: ScatError | None = None
             signed = signed_move(state, tag_of(secret, head), command, token, signature)
             try:
@@ -189,31 +216,65 @@ class Playing:
                 if not claimed_in(events):
                     raise
                 refused, mine, after = error, [], owed
-            replies, after = bot_moves(after, chance)  # the bots' replies: the same transaction
-            events += mine + replies
-            stored = append(tx, state, events, after, head, recorded_text(now))
+            replies, after = bot_moves(after, chance)  # the bots' replies: the same unit of work
+            outcome = self._written(tx, state, events + mine + replies, after, head, recorded_text(now), secret,
+                                    None if refused else tell)
         if refused is not None:
             raise refused
-        # Outcome.before: the state before events[0]
-        return Outcome(game_id, after, stored, before=state, position_tag=position_after(after, secret, stored))
+        return self._bots_go_on(outcome, chance, secret, tell)
 
-    def _owed(self, tx: UnitOfWork, state: GameState, chance: SeededChance,
-              now: datetime) -> tuple[list[ev.Event], GameState]:
-        """The events owed before a command at `now`: the bots' moves, then, if the player to act
-        ran out of move time, the claim of his turn by scat itself (R28) and the bots' moves after it."""
+    def _written(self, tx: UnitOfWork, state: GameState, events: list[ev.Event], after: GameState, head: str,
+                 recorded_at: str, secret: GameSecret | None, tell: Tell | None,
+                 earlier: Outcome | None = None) -> Outcome:
+        """Append `events` (from `state`, at head `head`, to `after`) in `tx` and tell their outcome
+        (with the `earlier` units' of the same command, if any) before the unit of work ends."""
+        stored = append(tx, state, events, after, head, recorded_at)
+        if earlier is not None:
+            stored = [*earlier.events, *stored]
+        outcome = Outcome(state.game_id, after, stored, earlier.tokens if earlier is not None else {},
+                          before=earlier.before if earlier is not None else state,
+                          position_tag=position_after(after, secret, stored))
+        return _told(outcome, tx, tell)
+
+    def _owed(self, tx: UnitOfWork, state: GameState, chance: SeededChance, now: datetime,
+              actor: str | None, by_server: bool = False) -> tuple[list[ev.Event], GameState]:
+        """The events owed before a command of `actor` (None: nobody named) at `now`: the bots'
+        moves, then, if the player to act ran out of move time and `actor` may claim it (R28:
+        `claimer`; `by_server`: the server claims, whoever acts), the claim of his turn and the
+        bots' moves after it."""
         events, owed = bot_moves(state, chance)
-        if owed.options.move_time is None or owed.status != "active" or owed.turn_began > state.version:
+        if next_bot_command(owed) is not None or owed.options.move_time is None or owed.status != "active" \
+                or owed.turn_began > state.version:
+            return events, owed
+        allowed, claimer = (True, None) if by_server else self.claimer(owed, actor)
+        if not allowed:
             return events, owed
         began = turn_began_at(tx, owed)
         if began is None or deadline(began, owed.options.move_time) > now:
             return events, owed
-        claimed, owed = decide_and_evolve(owed, ClaimTime(None, now, began), chance)
+        claimed, owed = decide_and_evolve(owed, ClaimTime(claimer, now, began), chance)
         more, owed = bot_moves(owed, chance)
         return events + claimed + more, owed
 
+    def claimer(self, state: GameState, actor: str | None) -> tuple[bool, str | None]:
+        """(whether the turn of the player to act, once out of move time, is claimed on a command of
+        `actor`, and by whom) (R28): until a claim is recorded the late player may still move, so
+        never on his own; on a server by the server itself (None); on a local database by `actor`,
+        when he is another player still in the game (bots never claim)."""
+        late = state.turn
+        seat = state.seat_of(actor) if actor is not None else None
+        if late is None or (seat is not None and seat == late):
+            return False, None
+        if self.server:
+            return True, None
+        if seat is None or state.players[seat].out or state.players[seat].is_bot:
+            return False, None
+        return True, state.players[seat].name
+
     def claim_overdue(self, game_id: str) -> Outcome | None:
-        """Claim the turn of the player to act by scat itself if his move time ran out (R28);
-        None when it has not (or the game cannot be played here, or someone else acted first)."""
+        """The server's claim (R28): the turn of the player to act is claimed by the server itself
+        if his move time ran out; None when it has not (or the game cannot be played here, or
+        someone else acted first)."""
         try:
             with self.store.command() as tx:
                 state, secret, head = load_for_command(tx, game_id)
@@ -221,7 +282,7 @@ class Playing:
                     return None
                 chance = SeededChance(secret.seed, secret.salt)
                 now = self.clock()
-                events, after = self._owed(tx, state, chance, now)
+                events, after = self._owed(tx, state, chance, now, None, by_server=True)
                 if not claimed_in(events):
                     return None
                 stored = append(tx, state, events, after, head, recorded_text(now))
@@ -230,9 +291,9 @@ class Playing:
         return Outcome(game_id, after, stored, before=state)
 
     def claim(self, game_id: str, claimer: str | None, token: Credential = None,
-              signature: MoveSignature | None = None) -> Outcome:
+              signature: MoveSignature | None = None, tell: Tell | None = None) -> Outcome:
         """Claim the turn of the player to act once his move time ran out (R28): he is resigned,
-        then the bots play, in the same transaction. `claimer`: a player still in the game (his token
+        then the bots play, in the same unit of work. `claimer`: a player still in the game (his token
         checked as for any move), or None for the server itself. Refused (RuleViolation R28, nothing written) before."""
         prove_token_first(self.store, game_id, claimer, token)
         with spent_even_if_refused(self.store, token), self.store.command() as tx:
@@ -241,7 +302,7 @@ class Playing:
             if claimer is not None:
                 seat = authorize(tx, state, claimer, token)
                 if state.players[seat].is_bot:
-                    raise RuleViolation(f"{state.players[seat].name} is a bot: bots play by themselves")
+                    raise RuleViolation(f"{state.players[seat].name} is a bot: bots never claim", "R28")
             chance = chance_of(state, secret)
             events, owed = bot_moves(state, chance)  # moves bots still owe come first, as in `act`
             now = self.clock()
@@ -251,10 +312,31 @@ class Playing:
             claim = ClaimTime(claimer, now, began)
             signed = signed_move(state, tag_of(secret, head), claim, token, signature)
             mine, after = decide_and_evolve(evolve(owed, signed) if signed else owed, claim, chance)
-            replies, after = bot_moves(after, chance)  # the bots' replies: the same transaction
-            events += ([signed, *mine] if signed else mine) + replies
-            stored = append(tx, state, events, after, head, recorded_text(now))
-        return Outcome(game_id, after, stored, before=state, position_tag=position_after(after, secret, stored))
+            replies, after = bot_moves(after, chance)  # the bots' replies: the same unit of work
+            outcome = self._written(tx, state, events + ([signed, *mine] if signed else mine) + replies, after,
+                                    head, recorded_text(now), secret, tell)
+        return self._bots_go_on(outcome, chance, secret, tell)
+
+    def abandon(self, game_id: str, player: str | None, token: Credential = None,
+                signature: MoveSignature | None = None, tell: Tell | None = None) -> Outcome:
+        """Give the game up without a winner (GameAbandoned, its seed revealed), in any rules
+        version: `player`, the one human still in it (his token or key proving it, his signature
+        where moves are signed), or None, the owner of a local database, when no human is in it."""
+        prove_token_first(self.store, game_id, player, token)
+        with spent_even_if_refused(self.store, token), self.store.command() as tx:
+            spend(tx, token)
+            state, secret, head = load_for_command(tx, game_id)
+            if player is not None:
+                authorize(tx, state, player, token)
+            elif self.server:
+                raise AuthFailed(f"on a server a game is abandoned by the last human in it, as himself (--as NAME): "
+                                 f"game {game_id} has no owner here but its players", game_id=game_id)
+            chance = chance_of(state, secret)
+            command = AbandonGame(player)
+            signed = signed_move(state, tag_of(secret, head), command, token, signature)
+            mine, after = decide_and_evolve(evolve(state, signed) if signed else state, command, chance)
+            return self._written(tx, state, [signed, *mine] if signed else mine, after, head, self._now(), secret,
+                                 tell)
 
     def move_clock(self, state: GameState) -> tuple[str | None, int | None]:
         """(when the player to act runs out of move time, the seconds he has left now), R28;
@@ -272,8 +354,9 @@ class Playing:
 
     def look(self, game_id: str, player: str | None = None, token: Credential = None,
              record: bool = True) -> GameState:
-        """The current state, after the moves bots still owe; showing a player his hand is
-        recorded in throw-down games (R23). A look may write: it is not a plain read.
+        """The current state, after what is owed: the bots' moves, and a claim of a turn out of move
+        time that this look may make (R28: `claimer`); showing a player his hand is recorded in
+        throw-down games (R23). What it writes is one unit of work (see `_catch_up`).
         `record=False` records no look: his hand stays face down (the state says so, and
         every view redacts it), so he may still throw down.
 
@@ -292,73 +375,71 @@ class Playing:
             if state.status != "finished" and secret is None:
                 return state  # imported without its seed: read-only
             ends = turn_deadline(tx, state)
-        if ends is not None and ends <= self.clock():
-            claimed = self.claim_overdue(game_id)  # the turn of a player out of time first (R28)
-            state = claimed.state if claimed is not None else state
-        if next_bot_command(state) is not None:
-            state = self.play_bots(game_id).state
         seat = state.seat_of(player) if player is not None else None
-        if record and seat is not None and state.hand_unseen(seat) and not state.players[seat].out:
-            state = self._record_look(game_id, state.players[seat].name)
-        return state
+        looks = record and seat is not None and state.hand_unseen(seat) and not state.players[seat].out
+        overdue = ends is not None and ends <= self.clock() and self.claimer(state, player)[0]
+        if not looks and not overdue and next_bot_command(state) is None:
+            return state
+        return self._catch_up(game_id, player, looks).state
 
-    def _record_look(self, game_id: str, player: str) -> GameState:
-        """Record that `player` is shown his hand (R23); a look never fails for a race."""
+    def _catch_up(self, game_id: str, player: str | None, looks: bool) -> Outcome:
+        """Write what a look of `player` owes in one unit of work: the bots' moves, a claim (R28)
+        and, with `looks`, his look at his hand (R23); retried if someone else moved meanwhile."""
         for attempt in range(BOT_RETRIES + 1):
             try:
                 with self.store.command() as tx:
                     state, secret, head = load_for_command(tx, game_id)
-                    events, after = decide_and_evolve(state, ViewHand(player), chance_of(state, secret))
-                    if events:
-                        append(tx, state, events, after, head, self._now())
-                    return after
+                    if state.status == "finished" or secret is None:  # over, or imported: nothing owed here
+                        return Outcome(game_id, state, before=state)
+                    chance = chance_of(state, secret)
+                    now = self.clock()
+                    events, after = self._owed(tx, state, chance, now, player)
+                    seat = after.seat_of(player) if player is not None else None
+                    if looks and seat is not None and after.hand_unseen(seat) and not after.players[seat].out:
+                        viewed, after = decide_and_evolve(after, ViewHand(after.players[seat].name), chance)
+                        events += viewed
+                    if not events:
+                        return Outcome(game_id, state, before=state)
+                    outcome = self._written(tx, state, events, after, head, recorded_text(now), secret, None)
+                return self._bots_go_on(outcome, chance, secret, None)
             except ConcurrencyConflict:
                 if attempt == BOT_RETRIES:
                     raise
         raise AssertionError("unreachable")
 
     def play_bots(self, game_id: str) -> Outcome:
-        """Let bots make the moves they still owe, until a human must act or the game ends.
+        """Let bots make the moves they still owe, until a human must act, the game ends or a
+        command's bound is met (`Outcome.bots_owe`). Bots owe moves only when a command met its
+        bound, or a process was killed between two of its units. Nothing owed: nothing appended."""
+        return self._catch_up(game_id, None, False)
 
-        Only an interrupted call leaves bots owing moves: a process killed between the
-        commit of a new game and the commit of its bots' first moves (or, before one commit
-        per move, between a human's move and the bots' answer).
-        Without this the game would wait for a bot for ever. Nothing owed: nothing appended.
-        """
-        with self.store.read() as tx:
-            state, secret, head = load_for_command(tx, game_id)
-            if next_bot_command(state) is None:
-                return Outcome(game_id, state, before=state)
-            chance = chance_of(state, secret)
-        outcome = self._run_bots(game_id, state, chance, head)
-        return Outcome(game_id, outcome.state, outcome.events, before=state)
-
-    def _bots_after_commit(self, game_id: str, state: GameState, chance: SeededChance, head: str) -> Outcome:
-        """`_run_bots` once a new game is committed: a lost database leaves the game standing.
-
-        The bots' replies then wait for the next command (`act` and `look` play owed moves).
-        """
-        try:
-            return self._run_bots(game_id, state, chance, head)
-        except StoreUnavailable as lost:
-            return Outcome(game_id, state, bots_interrupted=str(lost))
-
-    def _run_bots(self, game_id: str, state: GameState, chance: SeededChance, head: str) -> Outcome:
-        """Bots act until a human must act or the game ends, in one durable transaction.
-
-        If someone else changed the game meanwhile, the bots look again and retry.
-        """
-        for attempt in range(BOT_RETRIES + 1):
-            events, after = bot_moves(state, chance)
-            if not events:
-                return Outcome(game_id, state)
+    def _bots_go_on(self, outcome: Outcome, chance: SeededChance, secret: GameSecret | None,
+                    tell: Tell | None) -> Outcome:
+        """After a command's first unit (`outcome`), the bots' further moves, a unit of work each
+        (the answer told again before each write), until a human must act, the game ends or the
+        command played BOT_UNITS_PER_COMMAND units (then `bots_owe`). A unit that cannot be
+        written (the database lost, someone moved) ends them: the outcome says why, and the
+        next command plays them."""
+        units = 1
+        while next_bot_command(outcome.state) is not None:
+            if units == BOT_UNITS_PER_COMMAND:
+                return replace(outcome, bots_owe=True)
+            units += 1
             try:
                 with self.store.command() as tx:
-                    appended = append(tx, state, events, after, head, self._now())
-                return Outcome(game_id, after, appended)
-            except ConcurrencyConflict:
-                if attempt == BOT_RETRIES:
-                    raise
-                with self.store.read() as tx:
-                    state, _, head = load_for_command(tx, game_id)
-        raise AssertionError("unreachable")
+                    state, _, head = load_for_command(tx, outcome.game_id)
+                    if state.version != outcome.state.version:
+                        raise ConcurrencyConflict(f"game {outcome.game_id} moved on meanwhile")
+                    events, after = bot_moves(state, chance)
+                    written = self._written(tx, state, events, after, head, self._now(), secret, tell, outcome)
+            except (ConcurrencyConflict, Unavailable) as stopped:
+                return replace(outcome, bots_interrupted=str(stopped))
+            outcome = written
+        return outcome
+
+
+def _told(outcome: Outcome, tx: UnitOfWork, tell: Tell | None) -> Outcome:
+    """`outcome`, told by `tell` (if any) within its unit of work `tx`, before the unit ends."""
+    if tell is not None:
+        tell(outcome, tx)
+    return outcome

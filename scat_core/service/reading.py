@@ -151,6 +151,6 @@ class Reading:
         """The result of a finished game: each hand's outcome, standings, duration, winner (R26)."""
         with self.store.read() as tx:
             stored = tx.load(game_id)
-        if not stored or not isinstance(stored[-1].event, ev.GameWon):
+        if not stored or not isinstance(stored[-1].event, ev.ENDINGS):
             raise RuleViolation(f"game {game_id} is not over yet")
         return game_result([(s.seq, s.recorded_at, s.event) for s in stored])

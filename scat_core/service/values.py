@@ -82,7 +82,8 @@ class Played(_Value):
     tokens: dict[str, str] = Field(default_factory=dict)  # a new protected game's tokens, shown once
     result: GameResult | None = None
     moves: list[Move] = Field(default_factory=list)
-    bots_interrupted: str | None = None  # why the bots' replies could not be saved (the next command plays them)
+    bots_interrupted: str | None = None  # why the bots' later moves could not be saved (the next command plays them)
+    bots_owe: bool = False  # the bots played as many moves as one command may and play on at the next
     position: Position | None = None  # where the game now stands, if its moves are signed: the next move's to sign
 
 

@@ -13,29 +13,36 @@ from typer.testing import CliRunner
 
 from scat_cli.app import app
 from scat_core.records.errors import StoreUnavailable
+from scat_core.service import playing
 from scat_core.service.games import GameService
-from scat_core.service.playing import Playing
 from tests.support.cli import SCAT
 from tests.support.read_only import YOU_AND_BOB, stats_behind_their_events
 
 
-def test_the_cli_says_the_new_game_was_created_when_its_bots_first_moves_were_lost_and_exits_0(
+def test_the_cli_says_the_new_game_was_created_when_its_bots_next_moves_were_lost_and_exits_0(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """One note that the game stands and the next command plays the bots (a move and its bots'
-    replies are one transaction: only a new game's opening bot moves come after a commit)."""
+    """One note that the game stands and the next command plays the bots: a new game and its
+    bots' first unit of moves are one transaction; a further unit of theirs is lost alone."""
     cli_db = f"sqlite:///{tmp_path / 'cli.db'}"
+    monkeypatch.setattr(playing, "BOT_MOVES_PER_UNIT", 1)  # bob's draw with the game, his discard after
+    real = GameService.open(cli_db).store.__class__.command
+    units: list[int] = []
 
-    def lost(*args: Any, **kwargs: Any) -> Any:
-        raise StoreUnavailable("cannot use database X: server closed the connection unexpectedly")
+    def lost_second(store: Any) -> Any:
+        units.append(1)
+        if len(units) == 1:
+            raise StoreUnavailable("cannot use database X: server closed the connection unexpectedly")
+        return real(store)
 
-    monkeypatch.setattr(Playing, "_run_bots", lost)
+    monkeypatch.setattr(type(GameService.open(cli_db).store), "command", lost_second)
     result = CliRunner().invoke(app, ["new", "--player", "you", "--bot", "bob", "--dealer", "you"],
                                 env={"SCAT_DB_URL": cli_db}, catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    assert "the game was created" in result.stderr and "next command" in result.stderr
+    assert "the game was created" in result.stderr and "lets them play on" in result.stderr
+    assert result.stderr.count("\n") == 1
     (game,) = GameService.open(cli_db).reading.list_games()
-    assert game.turn == "bob"  # bob, who plays first, still owes his move
+    assert game.turn == "bob"  # bob, who plays first, drew and still owes his discard
 
 
 def hold_the_lock(path: Path) -> sqlite3.Connection:

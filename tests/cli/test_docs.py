@@ -22,7 +22,7 @@ CONTRACT_COMMANDS = ["new", "games", "show", "draw", "discard", "knock", "declar
                      "play", "claim", "account register", "account show", "account rekey"]
 #: Beyond the contract.
 EXTRA_COMMANDS = ["rules", "db check", "key show", "key trust", "config show", "config set", "config unset",
-                  "version"]
+                  "version", "abandon"]
 
 
 def commands_of(group: Any, prefix: str = "") -> list[tuple[str, bool]]:

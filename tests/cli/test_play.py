@@ -114,7 +114,7 @@ def test_show_as_a_player_prints_the_table_your_hand_and_what_to_do(scat: Scat, 
     deal = "· bob dealt hand 1 (stacked deck): you 2C 5D 9H; the discard pile starts with 7C"
     assert out.splitlines()[:2] == ["So far:", deal]  # a player who has not moved yet: since the creation
     assert out.splitlines()[2] == f"Game {game} · hand 1 · dealer bob · you are you"
-    assert "Discard pile: 7C    Stock: 45 cards    Kitty: 0" in out
+    assert "Discard pile: 7C    Stock: 45 cards (135 draws before a dead hand, R17b)    Kitty: 0" in out
     assert "Your hand: 2C 5D 9H   (worth 9)" in out
     assert f"scat draw {game} --as you discard   take 7C from the discard pile" in out
     assert f"scat knock {game} --as you" in out

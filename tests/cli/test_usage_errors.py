@@ -22,7 +22,7 @@ LEAKED_WORDING = ("Value error", "Input should", "Choose from", "\t")
         (("new", "--player", "a", "--player", "b", "--lives", "0"), "--lives must be from 1 to 9, not 0"),
         (("new", "--player", "a", "--player", "b", "--lives", "12"), "--lives must be from 1 to 9, not 12"),
         (("new", "--player", "a", "--player", "b", "--lives", "x"), "--lives needs a whole number, not 'x'"),
-        (("new", "--player", "a", "--player", "b", "--min-knock", "40"), "--min-knock must be from 1 to 31, not 40"),
+        (("new", "--player", "a", "--player", "b", "--min-knock", "40"), "--min-knock must be from 1 to 30, not 40"),
         (("games", "--status"), "Option '--status' requires an argument (see `scat games --help`)"),
         (("games", "--status", "open"), "'open' is not a game status: write active or finished"),
         (("export", "GAME", "--format", "pdf"), "'pdf' is not an export format: write jsonl, json or text"),
@@ -122,10 +122,26 @@ def test_any_other_database_error_is_one_line_with_exit_1(scat: Scat, monkeypatc
     assert 'refused the request: relation "games" does not exist' in line and "scat db upgrade" in line
 
 
-def test_an_error_that_is_not_the_databases_still_propagates(scat: Scat, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_defect_of_scats_is_one_line_saying_nothing_was_written_never_a_traceback(
+    scat: Scat, monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from scat_core.service.games import GameService
 
     monkeypatch.setattr(GameService, "games_page", raising(ZeroDivisionError("a bug")))
+    result = scat("games")
+    assert result.exit_code == 1
+    assert one_line_error(result) == ("scat: error: scat failed unexpectedly (ZeroDivisionError: a bug); nothing "
+                                      "was written. This is a fault of scat's: SCAT_DEBUG=1 shows the details to "
+                                      "report")
+
+
+def test_scat_debug_shows_the_traceback_of_a_defect_for_its_report(
+    scat: Scat, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from scat_core.service.games import GameService
+
+    monkeypatch.setattr(GameService, "games_page", raising(ZeroDivisionError("a bug")))
+    monkeypatch.setenv("SCAT_DEBUG", "1")
     with pytest.raises(ZeroDivisionError):
         scat("games")
 

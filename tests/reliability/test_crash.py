@@ -25,7 +25,7 @@ import pytest
 from scat_core.domain.bots import next_bot_command
 from scat_core.domain.events import PlayerSeat
 from scat_core.domain.evolve import fold
-from scat_core.service import GameService
+from scat_core.service import GameService, playing
 from scat_core.service.playing import Playing
 from tests.support import workers
 from tests.support.checks import audit_problems, structural_problems
@@ -139,7 +139,13 @@ def test_a_writer_killed_over_and_over_leaves_every_game_consistent_and_playable
 
 
 class Killed(BaseException):
-    """Stands for SIGKILL between the two transactions of a service call."""
+    """Stands for SIGKILL between two units of work of a service call (the bots' units, each committed)."""
+
+
+def killed_after_the_first_unit(patched: pytest.MonkeyPatch) -> None:
+    """Bots play 2 moves a unit, and the call is killed once its first unit is written."""
+    patched.setattr(playing, "BOT_MOVES_PER_UNIT", 2)
+    patched.setattr(Playing, "_bots_go_on", lambda *_args: (_ for _ in ()).throw(Killed()))
 
 
 def test_bots_left_owing_moves_by_an_interrupted_call_play_on_with_play_bots(
@@ -148,21 +154,18 @@ def test_bots_left_owing_moves_by_an_interrupted_call_play_on_with_play_bots(
     service = GameService.open(db_url)
     bots = tuple(PlayerSeat(name=name, is_bot=True) for name in ("ann", "bob", "cy"))
 
-    def killed(*_args: object) -> None:
-        raise Killed
-
     with monkeypatch.context() as patched:
-        patched.setattr(Playing, "_run_bots", killed)
+        killed_after_the_first_unit(patched)
         with pytest.raises(Killed):
             service.playing.create_game(bots, seed=7)
     (game,) = service.reading.list_games()
     stored_state = fold(stored.event for stored in service.reading.history(game.game_id))
-    assert game.head_seq == 2 and next_bot_command(stored_state) is not None
+    assert next_bot_command(stored_state) is not None
 
     outcome = service.playing.play_bots(game.game_id)
 
     assert outcome.state.status == "finished"
-    assert outcome.events[0].seq == 3 and outcome.events[-1].seq == outcome.state.version
+    assert outcome.events[0].seq == game.head_seq + 1 and outcome.events[-1].seq == outcome.state.version
     report = service.audit(game.game_id)
     assert report.ok and report.seed_verified
     assert service.playing.play_bots(game.game_id).events == []  # nothing owed any more
@@ -175,11 +178,12 @@ def test_showing_or_acting_in_a_game_whose_bots_owe_moves_lets_them_play_first(
     service = GameService.open(db_url)
     seats = (PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True), PlayerSeat(name="bob", is_bot=True))
     with monkeypatch.context() as patched:
-        patched.setattr(Playing, "_run_bots", lambda *_args: (_ for _ in ()).throw(Killed()))
+        killed_after_the_first_unit(patched)
+        patched.setattr(playing, "BOT_MOVES_PER_UNIT", 1)
         with pytest.raises(Killed):
             service.playing.create_game(seats, seed=5, dealer="you")  # ann is to play first (R11)
     (game,) = service.reading.list_games()
-    assert game.turn == "ann"
+    assert game.turn == "ann"  # her draw is written, her discard is owed
     state = service.playing.look(game.game_id)
     assert (state.turn, state.status) == (0, "active")
     assert service.audit(game.game_id).ok

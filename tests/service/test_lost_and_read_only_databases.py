@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 from sqlalchemy.exc import OperationalError
 
+from scat_core.domain import events as ev
 from scat_core.domain.commands import Discard, Draw
 from scat_core.records.errors import DatabaseReadOnly, StoreUnavailable
+from scat_core.service import playing
 from scat_core.service.games import GameService
 from tests.support.read_only import YOU_AND_BOB, stats_behind_their_events
 
@@ -47,18 +49,35 @@ def test_a_move_whose_connection_is_lost_writes_nothing_not_even_half_and_can_be
     assert done.state.version > drawn.version + 1 and done.state.turn == 0  # the discard and bob's reply
 
 
-def test_a_new_game_recorded_before_the_connection_was_lost_stands_and_its_bots_resume(
+def test_a_new_game_and_its_bots_opening_moves_are_one_unit_a_lost_connection_loses_both(
     db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The outcome says the bots' opening moves were not saved, and the next command plays them."""
     service = GameService.open(db_url)
-    lose_the_connection_on(service, monkeypatch, call=2)  # 1: the new game's transaction, 2: its bots'
-    created = service.playing.create_game(YOU_AND_BOB, seed=5, dealer="you")  # bob plays first (R11)
-    assert created.bots_interrupted is not None and "connection" in created.bots_interrupted
+    lose_the_connection_on(service, monkeypatch, call=1)  # the new game's one transaction
+    with pytest.raises(StoreUnavailable, match="connection"):
+        service.playing.create_game(YOU_AND_BOB, seed=5, dealer="you")  # bob plays first (R11)
     monkeypatch.undo()
-    assert service.reading.history(created.game_id)[-1].seq == created.state.version and created.state.turn == 1
-    resumed = GameService.open(db_url).playing.look(created.game_id)  # the next command plays bob's move
-    assert resumed.version > created.state.version and resumed.turn == 0
+    assert service.reading.list_games() == []  # no game, not half a one
+    created = service.playing.create_game(YOU_AND_BOB, seed=5, dealer="you")
+    assert created.bots_interrupted is None and created.state.turn == 0  # bob's move came with it
+
+
+def test_the_bots_later_units_lost_with_the_connection_leave_the_game_standing_and_resume(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bots play in units of work (each committed): the outcome says why the next unit was not
+    saved, and the next command plays on from the last one written."""
+    service = GameService.open(db_url)
+    monkeypatch.setattr(playing, "BOT_MOVES_PER_UNIT", 2)
+    lose_the_connection_on(service, monkeypatch, call=2)  # 1: the new game with 2 bot moves, 2: the next 2
+    bots = [ev.PlayerSeat(name=name, is_bot=True) for name in ("ann", "bob")]
+    created = service.playing.create_game(bots, seed=5)
+    assert created.bots_interrupted is not None and "connection" in created.bots_interrupted
+    assert service.reading.history(created.game_id)[-1].seq == created.state.version
+    assert created.state.status == "active"
+    monkeypatch.undo()
+    resumed = GameService.open(db_url).playing.look(created.game_id)  # the next look lets them play on
+    assert resumed.version > created.state.version
 
 
 def test_stats_on_a_read_only_file_fold_in_memory_what_the_projection_has_not_seen(tmp_path: Path) -> None:

@@ -132,34 +132,48 @@ def test_r28_the_servers_own_claim_names_no_claimer_and_bots_play_on(clock: Hand
     assert service.audit(game).ok
 
 
-def test_r28_a_look_claims_the_turn_of_a_player_out_of_time_first_in_its_own_event(
+def test_r28_a_look_by_another_player_claims_the_turn_of_a_player_out_of_time_in_his_name(
     timed: GameService, clock: HandClock,
 ) -> None:
+    """On a local database any command naming another player still in the game may claim (R28);
+    a look naming nobody claims nothing, and the late player's own look claims nothing either."""
     game, late = a_timed_game(timed)
+    other = other_than(late)
     clock.advance(HOUR - 1)
-    assert timed.playing.look(game).name(timed.playing.look(game).turn) == late
+    assert timed.playing.look(game, other).name(timed.playing.look(game).turn) == late
     assert len(timed.reading.history(game)) == 2
-    clock.advance(1)
-    state = timed.playing.look(game)
+    clock.advance(1)  # the time is up at this very instant: a claim now is valid
+    timed.playing.look(game)
+    timed.playing.look(game, late)
+    assert len(timed.reading.history(game)) == 2
+    state = timed.playing.look(game, other)
     claimed = timed.reading.history(game)[2]
-    assert claimed.event == ev.Resigned(player=late, cause="move time", claimed_by=None)
+    assert claimed.event == ev.Resigned(player=late, cause="move time", claimed_by=other)
     assert state.players[state.seat_of(late) or 0].out and state.turn is not None
     assert timed.audit(game).ok
 
 
-def test_r28_the_late_players_own_move_after_his_time_is_refused_but_the_claim_before_it_stands(
+def test_r28_on_a_server_the_server_claims_on_any_look(clock: HandClock) -> None:
+    service = GameService(MemoryStore(), clock, server=True)
+    game, late = a_timed_game(service)
+    clock.advance(HOUR)
+    service.playing.look(game)
+    assert service.reading.history(game)[2].event == ev.Resigned(player=late, cause="move time", claimed_by=None)
+    assert service.audit(game).ok
+
+
+def test_r28_the_late_player_may_still_move_until_a_claim_is_recorded_and_his_move_stands(
     timed: GameService, clock: HandClock,
 ) -> None:
     game, late = a_timed_game(timed)
     clock.advance(HOUR + 1)
-    with pytest.raises(RuleViolation):
-        timed.playing.act(game, Draw(late, "stock"))
-    history = timed.reading.history(game)
-    assert [stored.type for stored in history] == ["GameCreated", "HandDealt", "Resigned"]
-    assert history[-1].event == ev.Resigned(player=late, cause="move time", claimed_by=None)
+    outcome = timed.playing.act(game, Draw(late, "stock"))
+    assert [stored.type for stored in outcome.events] == ["CardDrawn"]
+    assert [stored.type for stored in timed.reading.history(game)] == ["GameCreated", "HandDealt", "CardDrawn"]
+    assert timed.audit(game).ok
 
 
-def test_r28_another_players_move_after_the_time_is_up_comes_after_the_claim(
+def test_r28_another_players_move_after_the_time_is_up_comes_after_his_claim(
     timed: GameService, clock: HandClock,
 ) -> None:
     game, late = a_timed_game(timed)
@@ -168,6 +182,7 @@ def test_r28_another_players_move_after_the_time_is_up_comes_after_the_claim(
     after = state.players[((state.seat_of(late) or 0) + 1) % len(state.players)].name  # next in turn (R11)
     outcome = timed.playing.act(game, Draw(after, "stock"))
     assert [stored.type for stored in outcome.events] == ["Resigned", "CardDrawn"]
+    assert outcome.events[0].event == ev.Resigned(player=late, cause="move time", claimed_by=after)
     assert timed.audit(game).ok
 
 
@@ -195,4 +210,4 @@ def test_r28_a_wait_for_a_turn_behind_a_player_out_of_time_claims_it_when_his_ti
     assert not waited.timed_out and waited.shown.state.turn is not None
     assert waited.shown.state.players[waited.shown.state.turn].name == "bob"
     claim = next(stored.event for stored in service.reading.history(game) if stored.type == "Resigned")
-    assert claim == ev.Resigned(player="ann", cause="move time", claimed_by=None)
+    assert claim == ev.Resigned(player="ann", cause="move time", claimed_by="bob")  # a local database: bob's

@@ -11,7 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 
 from scat_cli.server import wire
-from scat_cli.server.move_wire import MODELS, ClaimMove, MoveBody, body_for, command_of
+from scat_cli.server.move_wire import MODELS, AbandonMove, ClaimMove, MoveBody, body_for, command_of
 from scat_cli.server.rendered import rendered
 from scat_cli.server.routes.deps import Acting, Server, ServerState
 from scat_cli.server.routes.errors import MOVE, responses
@@ -35,6 +35,8 @@ def play(game_id: str, body: BaseModel, server: ServerState, credential: Credent
     try:
         if isinstance(body, ClaimMove):
             played = server.games.claim(game_id, body.player, credential, signature)
+        elif isinstance(body, AbandonMove):
+            played = server.games.abandon(game_id, body.player, credential, signature)
         else:
             played = server.games.move(game_id, command_of(body), credential, signature)
     except BaseException:
@@ -52,8 +54,9 @@ async def tell_watchers(server: ServerState, game_id: str) -> None:
 
 @router.post("/games/{game_id}/moves", response_model=Played, responses=MOVED, summary="Move",
              description=f"A player's move (`move`: {', '.join(MODELS)}; a claim takes the turn of a player "
-             "out of move time, R28), then the bots' answer, as the mover may see it. In a game whose seats are "
-             "accounts, `signature` is the player's of this move at the game's head.")
+             "out of move time, R28; abandon gives the game up without a winner, by the last human in it), then "
+             "the bots' answer, as the mover may see it. In a game whose seats are accounts, `signature` is the "
+             "player's of this move at the game's head.")
 def moves(game_id: str, body: MoveBody, server: Server, credential: Acting, then: BackgroundTasks) -> Response:
     return play(game_id, body, server, credential, then)
 

@@ -8,7 +8,7 @@ is written. With `expected_hash` it takes the lean path (command_append.py): one
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -45,10 +45,13 @@ def append(
     conn: Connection, keys: KeyRing, game_id: str, expected_seq: int, events: Sequence[BaseModel],
     summary: GameSummary | None = None, snapshot: str | None = None, expected_hash: str | None = None,
     heads: KnownHeads | None = None, recorded_at: str | None = None,
+    defer: Callable[[Callable[[], None]], None] | None = None,
 ) -> list[StoredEvent]:
     """Append `events` after seq `expected_seq`, chaining hashes; update the read model and,
     when given, the snapshot (see StoreTransaction.append). `heads`: the head signatures known
-    (the lean path reads the prior one only when it is not known there) and kept up to date."""
+    (the lean path reads the prior one only when it is not known there) and kept up to date.
+    `defer`: the lean path's one write is handed to it, to run when the unit of work ends well
+    (a PostgreSQL command, which has no transaction to roll back: `EventStore.command`)."""
     lean = is_lean(expected_seq, summary, expected_hash)
     if not lean:
         found = head(conn, game_id)
@@ -84,17 +87,25 @@ def append(
         known = heads.prior(game_id, expected_seq, expected_hash) if heads is not None else UNREAD
         signing = signature_for_append(conn, keys, game_id, expected_seq, expected_hash, rows[-1][0], rows[-1][6],
                                        known=known)
-        try:
-            append_after_head(conn, game_id, (expected_seq, expected_hash), rows, games_values(summary), kept,
-                              lean_signature_params(signing))
-        except ConcurrencyConflict:
+
+        def write() -> None:
+            assert expected_hash is not None and summary is not None
+            try:
+                append_after_head(conn, game_id, (expected_seq, expected_hash), rows, games_values(summary), kept,
+                                  lean_signature_params(signing))
+            except ConcurrencyConflict:
+                if heads is not None:
+                    heads.forget(game_id)
+                raise
             if heads is not None:
-                heads.forget(game_id)
-            raise
-        if heads is not None:
-            last = stored[-1]
-            heads.remember(game_id, last.seq, last.hash,
-                           None if signing is None else StoredSignature(last.seq, last.hash, signing[1]))
+                last = stored[-1]
+                heads.remember(game_id, last.seq, last.hash,
+                               None if signing is None else StoredSignature(last.seq, last.hash, signing[1]))
+
+        if defer is not None:
+            defer(write)
+        else:
+            write()
         return stored
     insert_stored(conn, stored)
     update_games_row(conn, game_id, stored[-1], summary, new=expected_seq == 0)

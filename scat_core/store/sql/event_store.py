@@ -68,6 +68,9 @@ class StoreTransaction:
         #: once it is committed (notify.announce); not the lean appends of PostgreSQL, whose
         #: one statement sends its notice itself (command_append.py).
         self.moved: dict[str, int] = {}
+        #: A PostgreSQL command's lean append, made ready but run only when the unit of work
+        #: ends well (`EventStore.command`): the last act of the command, as a commit is.
+        self.deferred: list[Callable[[], None]] | None = [] if writes == "lean" else None
 
     def _may_write(self, lean: bool = False) -> None:
         if self._writes != "any" and not (lean and self._writes == "lean"):
@@ -161,7 +164,8 @@ class StoreTransaction:
         lean = appending.is_lean(expected_seq, summary, expected_hash)
         self._may_write(lean)
         stored = appending.append(self._conn, self.keys, game_id, expected_seq, events, summary, snapshot,
-                                  expected_hash, self._heads, recorded_at)
+                                  expected_hash, self._heads, recorded_at,
+                                  self.deferred.append if lean and self.deferred is not None else None)
         if stored and not (lean and self._conn.dialect.name == "postgresql"):  # the lean statement NOTIFYs itself
             self.moved[game_id] = stored[-1].seq
         return stored
@@ -288,7 +292,9 @@ class EventStore:
 
         On PostgreSQL it runs without a transaction around it: the append is one statement,
         all or nothing by itself, so a command costs two round trips instead of four; any
-        other write is refused there. Elsewhere it is `transaction()`.
+        other write is refused there. That statement is made ready by `append` and run when
+        the unit of work ends well, its last act (as a commit is): whatever fails after the
+        append, within the unit, leaves nothing written. Elsewhere it is `transaction()`.
         """
         if self.engine.dialect.name != "postgresql":
             with self.transaction() as tx:
@@ -299,7 +305,9 @@ class EventStore:
             tx = StoreTransaction(conn, writes="lean", keys=self.keys, heads=self._heads)
             try:
                 yield tx
-            finally:  # an append made is committed (autocommit), even if something failed after it
+                for write in tx.deferred or ():
+                    write()
+            finally:
                 announce(conn, tx.moved)
 
     def catch_up_stats(self, rebuild: bool = False) -> int:

@@ -128,12 +128,14 @@ def read_stats(conn: Connection, player: str | None = None) -> StatsReport:
     players = [_figures(row, row.name, longest.get(row.player_key)) for row in rows]
     players.sort(key=lambda f: (-f.games_won, -f.games_played, f.name or ""))
     totals = conn.execute(select(*_sums())).one()
+    won = case((g.c.finished & g.c.winner_key.is_not(None), 1), else_=0)  # an abandoned game has no winner
     games = conn.execute(
-        select(func.coalesce(func.sum(finished), 0), func.count(), func.coalesce(func.sum(g.c.hands), 0))
+        select(func.coalesce(func.sum(finished), 0), func.count(), func.coalesce(func.sum(g.c.hands), 0),
+               func.coalesce(func.sum(won), 0))
     ).one()
     overall = StatsFigures(
         name=None, games_played=int(games[0]),
-        games_won=int(games[0]),  # every finished game has one winner
+        games_won=int(games[3]),
         games_in_progress=int(games[1]) - int(games[0]), longest_game=_longest(conn),
         **{k: int(getattr(totals, k)) for k in (*t.STATS_COUNTERS, "resigned") if k != "hands_played"},
         hands_played=int(games[2]),

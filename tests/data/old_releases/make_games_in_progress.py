@@ -11,9 +11,11 @@ game on to its end (tests/service/test_old_games_play_to_their_end.py).
 - `rules_v2.sqlite`: commit 28a330c, the release before rules version 3 (schema 0012);
   it also has games with a move time (R28).
 
-Both hold the game of the referee's report (`h0`, `h1`, throw down and min-knock, h0 to act:
-h0 knocks, h1 draws and discards, and the answer of that discard valued h1's unseen new
-hand).
+The release of rules version 2 signs each game's head with its installation's key: the public
+key of the one that made `rules_v2.sqlite` is `heads_signed_by` in the json (a user upgrading
+has his own key; a test trusts that one, as `scat key trust` would). Both files hold the game of
+the referee's report (`h0`, `h1`, throw down and min-knock, h0 to act: h0 knocks, h1 draws and
+discards, and the answer of that discard valued h1's unseen new hand).
 
 Usage, with that release's `scat` installed in a virtual environment of its own:
     python tests/data/old_releases/make_games_in_progress.py /path/to/old/venv/bin/scat rules_v1 030d692
@@ -93,7 +95,9 @@ def main() -> None:
         games.append({"game_id": game, "humans": ["ann", "cid"], "options": seats + options, "moves": moves})
     index_file = HERE / "games_in_progress.json"
     recorded = json.loads(index_file.read_text()) if index_file.exists() else {}
-    recorded[name] = {"commit": commit, "file": target.name, "games": games}
+    keys = subprocess.run([executable, "key", "show", "--json"], capture_output=True, text=True)  # none in v1
+    signer = json.loads(keys.stdout)["public_key"] if keys.returncode == 0 else None
+    recorded[name] = {"commit": commit, "file": target.name, "games": games, "heads_signed_by": signer}
     index_file.write_text(json.dumps(recorded, indent=2) + "\n")
 
 
