@@ -261,3 +261,23 @@ def test_an_account_game_tells_its_players_of_keys_not_tokens(table: tuple[str, 
     ok(run(server, player, keys, "draw", game, "stock"))
     audited = ok(run(server, "ann", keys, "audit", game))
     assert "; 1 move signed by their players' keys, every signature verified" in audited
+
+
+def test_the_last_account_in_a_game_abandons_it_with_a_signed_move_that_the_audit_verifies(
+        table: tuple[str, Path, str]) -> None:
+    """Abandoning is signed like a move (and counted with them); nobody abandons a game another
+    account is still in: the last one, beside the bots, does."""
+    server, keys, _ = table
+    game = ok(run(server, "ann", keys, "new", "--player", "ann", "--player", "bob", "--bot", "cy", "--seed", "7",
+                  "--dealer", "cy", "--json"))["game_id"]
+    refused = run(server, "ann", keys, "abandon", game, "--yes")
+    assert refused.exit_code == 1 and "bob is still in the game" in refused.stderr
+    ok(run(server, "bob", keys, "resign", game, "--yes"))
+    stranger = run(server, "carl", keys, "abandon", game, "--yes")  # --as is carl, who has no seat in it
+    assert stranger.exit_code == 4
+    done = ok(run(server, "ann", keys, "abandon", game, "--yes", "--json"))
+    assert (done["status"], done["winner"]) == ("finished", None)
+    audited = ok(run(server, "carl", keys, "audit", game, "--json"))
+    report = audited[0] if isinstance(audited, list) else audited
+    assert report["ok"] is True and report["seed_verified"] is True
+    assert report["moves_signed"] == report["moves_verified"] == 2  # bob's resignation, ann's abandon
