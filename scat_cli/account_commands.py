@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from scat_cli.context import state
+from scat_cli.local_time import local_text
 from scat_cli.typer_glue import PlainGroup, ScatCommand
 
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ def _told(server: str, account: AccountView, as_json: bool, verb: str) -> None:
 
     say(f"{verb} {account.name} on {server}")
     say(f"key id      {account.key_id}")
-    say(f"registered  {account.registered_at}")
+    say(f"registered  {local_text(account.registered_at)}")
 
 
 @account_app.command("register", cls=ScatCommand)

@@ -25,8 +25,8 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON documen
 def show_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
     """Print each default in force and where it comes from.
 
-    The file's place first, then server, db and as, each from a flag, the environment
-    (SCAT_SERVER, SCAT_DB_URL, SCAT_AS), config.toml or the default.
+    The file's place first, then server, db, as and timezone, each from a flag, the environment
+    (SCAT_SERVER, SCAT_DB_URL, SCAT_AS, TZ), config.toml or the default.
 
     Example: scat config show
     """
@@ -43,18 +43,18 @@ def show_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
                     "in_force": {key: {"value": in_force[key].value, "from": in_force[key].origin}
                                  for key in KEYS}})
         return
-    typer.echo(f"file    {path}{'' if path.is_file() else '  (none yet)'}")
+    typer.echo(f"file     {path}{'' if path.is_file() else '  (none yet)'}")
     for key in KEYS:
         setting = in_force[key]
         shown = setting.value if setting.value is not None else "(not set)"
-        typer.echo(f"{key:<7} {shown}  [{setting.origin}]")
+        typer.echo(f"{key:<8} {shown}  [{setting.origin}]")
 
 
 @config_app.command("set", cls=ScatCommand)
 def set_command(
     key: KeyArg,
     value: Annotated[str, typer.Argument(metavar="VALUE", show_default=False,
-                                         help="A server URL, a database URL, or a player name.")],
+                                         help="A server URL, a database URL, a player name, or a time zone.")],
 ) -> None:
     """Set one default in config.toml; a bad value changes nothing.
 

@@ -1,4 +1,5 @@
-"""The user's `config.toml` (keys `server`, `db`, `as`): its place, reading it, checking values, writing it atomically.
+"""The user's `config.toml` (keys `server`, `db`, `as`, `timezone`): its place, reading it, checking values,
+writing it atomically.
 
 It sits in the user's config directory, beside the installation key. Nothing here is
 imported by `scat --help`; tomllib is imported only when the file exists.
@@ -14,9 +15,9 @@ from scat_core.domain.errors import BadInput
 
 FILE_NAME = "config.toml"
 #: Each key of the file -> what it sets (for `scat config show` and the refusals).
-KEYS = {"server": "--server URL", "db": "--db URL", "as": "--as NAME"}
+KEYS = {"server": "--server URL", "db": "--db URL", "as": "--as NAME", "timezone": "the times shown (TZ)"}
 #: Each key -> the environment variable that beats it (and is beaten by the flag).
-ENVIRONMENT = {"server": "SCAT_SERVER", "db": "SCAT_DB_URL", "as": "SCAT_AS"}
+ENVIRONMENT = {"server": "SCAT_SERVER", "db": "SCAT_DB_URL", "as": "SCAT_AS", "timezone": "TZ"}
 
 
 def config_dir() -> Path:
@@ -80,6 +81,10 @@ def value_problem(key: str, value: str) -> str | None:
         from scat_cli.urls import db_url_problem
 
         return db_url_problem(value)
+    if key == "timezone":
+        from scat_cli.local_time import zone_problem
+
+        return zone_problem(value)
     from scat_core.domain.names import name_problem, normalize_name
 
     return name_problem(normalize_name(value))

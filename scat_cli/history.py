@@ -8,6 +8,7 @@ import typer
 
 from scat_cli import render
 from scat_cli.arguments import AsViewer, GameArg, Json, ViewerToken
+from scat_cli.local_time import local_text
 from scat_cli.output import print_json
 from scat_cli.presenter import next_steps, viewer_view
 from scat_cli.service import service
@@ -18,7 +19,7 @@ def log(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Viewe
         as_json: Json = False) -> None:
     """The event log, one line per event.
 
-    Each line: seq, time (UTC), type, what happened. While the game runs, hidden cards
+    Each line: seq, time (your local time, with its offset), type, what happened. While the game runs, hidden cards
     (other hands, the stock) are left out; with --as you also see your own. Once it is
     over, everything is shown.
 
@@ -46,7 +47,7 @@ def log(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Viewe
         return
     width = max(len(line["type"]) for line in lines)
     render.print_lines(
-        f"{line['seq']:>4}  {line['recorded_at'][:19].replace('T', ' ')}  {line['type']:<{width}}  {line['text']}"
+        f"{line['seq']:>4}  {local_text(line['recorded_at'])}  {line['type']:<{width}}  {line['text']}"
         for line in lines
     )
 

@@ -108,7 +108,9 @@ def ago(moment: str, now: datetime | None = None) -> str:
         if seconds >= size:
             count = seconds // size
             if unit == "day" and count > 60:
-                return f"on {then:%Y-%m-%d}"
+                from scat_cli.local_time import local
+
+                return f"on {local(then):%Y-%m-%d}"
             return f"{count} {unit}{'s' if count != 1 else ''} ago"
     return "just now"
 
@@ -121,12 +123,10 @@ def time_left(seconds: int) -> str:
 
 
 def deadline_text(moment: str) -> str:
-    """A recorded time as `2026-12-02 10:33:20 UTC`."""
-    try:
-        then = datetime.strptime(moment.rstrip("Z")[:19], "%Y-%m-%dT%H:%M:%S")
-    except ValueError:
-        return moment
-    return f"{then:%Y-%m-%d %H:%M:%S} UTC"
+    """A recorded time as the user's local time with its offset: `2026-12-02 11:33:20 +01:00`."""
+    from scat_cli.local_time import local_text
+
+    return local_text(moment)
 
 
 def move_time_line(game_id: str, turn: str | None, you: str | None, deadline: str | None, left: int | None) -> None:
@@ -166,7 +166,9 @@ def _player_notes(view: dict[str, Any], player: dict[str, Any]) -> list[str]:
         notes.append(f"to {view['phase']}")
     if name == view["knocked_by"]:
         notes.append("knocked")
-    if player.get("resigned"):
+    if player.get("out_reason") == "out_of_time":
+        notes.append("out of time (R28)")
+    elif player.get("resigned"):
         notes.append("resigned")
     elif player["out"]:
         notes.append("out")
@@ -250,7 +252,9 @@ def view_table(view: dict[str, Any], finished_result: tuple[str, Sequence[Sequen
         out.line(out.text(f"Discard pile: {top}    Stock: {view['stock_count']} cards{dead}    Kitty: {view['kitty']}"))
         viewer = next((player for player in view["players"] if player["name"] == you), None)
         if viewer is not None and viewer["out"]:
-            left = "You resigned: you are out of the game." if viewer.get("resigned") else "You are out of the game."
+            left = {"resigned": "You resigned: you are out of the game.",
+                    "out_of_time": "You ran out of move time (R28): you are out of the game."}.get(
+                viewer.get("out_reason") or "", "You are out of the game.")
             out.line(out.style(left, "bold"))
         elif view.get("hand"):
             out.line("Your hand: ", out.style(" ".join(view["hand"]), "bold"), f"   (worth {view.get('hand_value')})")

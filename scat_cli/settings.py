@@ -42,6 +42,8 @@ def chosen(db: str | None, server: str | None, file: Mapping[str, str]) -> dict[
         where["as"] = Setting(env["as"], "environment")
     else:
         where["as"] = Setting(file.get("as"), "file")
+    zone = os.environ.get("TZ", "").strip()
+    where["timezone"] = Setting(zone, "environment") if zone else Setting(file.get("timezone"), "file")
     return {key: setting if setting.value is not None else Setting(None, "default") for key, setting in where.items()}
 
 

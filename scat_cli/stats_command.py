@@ -64,6 +64,7 @@ def figures_document(figures: StatsFigures) -> dict[str, Any]:
         "average_showdown_value": None if average is None else round(average, 2),
         "longest_game": None if longest is None else {"game_id": longest.game_id, "hands": longest.hands},
         "resigned": figures.resigned,
+        "timeouts": figures.timeouts,
     }
 
 
@@ -82,7 +83,7 @@ def render_stats(report: StatsReport) -> None:
         out.line(runnable("No games yet. Start one: `scat new --player you --bot ann --bot bob`"))
         return
     columns = ["player", "games", "won", "hands", "lost", "knocks", "saved", "lost1", "lost2", "31s", "tds", "res",
-               "avg", "longest"]
+               "time", "avg", "longest"]
     rows = [_row(out, figures) for figures in report.players]
     if len(report.players) != 1:
         rows.append(_row(out, overall))
@@ -97,7 +98,8 @@ def render_stats(report: StatsReport) -> None:
     out.line(out.style(f"{whose}{_games(shown.games_played)} finished, {shown.games_in_progress} in progress "
                        f"(+N: only their finished hands count). {lost}", "dim"))
     out.line(out.style("saved, lost1, lost2: knocks after which the knocker lost 0, 1, 2 lives (R19). "
-                       "tds: throw downs called (R23). res: games resigned (R27). avg: hand value at showdowns.",
+                       "tds: throw downs called (R23). res: games resigned (R27). time: games left out of move time "
+                       "(R28). avg: hand value at showdowns.",
                        "dim"))
 
 
@@ -130,7 +132,7 @@ def _row(out: Any, figures: StatsFigures) -> list[str]:
     return [
         name, played, str(figures.games_won), str(figures.hands_played), str(figures.hands_lost),
         str(figures.knocks), str(figures.knocks_saved), str(figures.knocks_lost_one), str(figures.knocks_lost_two),
-        str(figures.thirty_ones), str(figures.throw_downs), str(figures.resigned),
+        str(figures.thirty_ones), str(figures.throw_downs), str(figures.resigned), str(figures.timeouts),
         "-" if average is None else f"{average:.1f}",
         "-" if longest is None else str(longest.hands),
     ]

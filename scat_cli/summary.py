@@ -38,6 +38,7 @@ def outcome_text(hand: HandOutcome, order: Sequence[str], partial: bool = False)
     if hand.knocked_by:  # a 31 after a knock too: the knocker pays like the others (R21)
         parts.append(f"{hand.knocked_by} knocked")
     parts += [f"{name} resigned" for name in hand.resigned]
+    parts += [f"{name} ran out of move time (R28)" for name in hand.out_of_time]
     if hand.ended_by == "declaration":
         parts.append(f"{hand.by} declared 31")
     elif hand.ended_by == "throw_down":
@@ -127,6 +128,8 @@ def standings_rows(result: GameResult) -> list[list[str]]:
     for standing in result.standings:
         if standing.winner:
             note = "winner"
+        elif standing.out_of_time:
+            note = f"out of time in hand {standing.out_in_hand}"
         elif standing.resigned:
             note = f"resigned in hand {standing.out_in_hand}"
         else:

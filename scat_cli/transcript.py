@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
+from scat_cli.local_time import local_text
 from scat_core.domain import events as ev
 from scat_core.domain.deal import deal
 from scat_core.domain.public import PublicSeat, PublicState, public_evolve, public_of
@@ -130,7 +131,7 @@ def describe(event: ev.Event, table: PublicTable) -> str:
             return f"{event.player} {_be(event.player)} out of the game"
         case ev.Resigned() if event.cause == "move time":
             by = f"on {event.claimed_by}'s claim" if event.claimed_by else "on scat's own claim"
-            return f"{event.player} ran out of move time and {_be(event.player)} resigned {by} (R28, R27)"
+            return f"{event.player} ran out of move time and {_be(event.player)} out of the game {by} (R28)"
         case ev.Resigned():
             return f"{event.player} resigned and {_be(event.player)} out of the game (R27)"
         case ev.GameWon():
@@ -192,7 +193,7 @@ def _header(records: Sequence[Mapping[str, Any]], events: Sequence[ev.Event]) ->
     tags = [
         ("Event", "Scat (Thirty-One)"),
         ("Game", created.game_id),
-        ("Date", str(records[0]["recorded_at"])),
+        ("Date", local_text(str(records[0]["recorded_at"]))),
         ("Players", players),
         ("Options", "; ".join(created.options.describe()) or "standard rules"),
         ("Rules", f"version {created.rules_version}"),

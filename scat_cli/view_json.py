@@ -44,7 +44,8 @@ def public_view(state: GameState) -> dict[str, Any]:
                 "pennies": player.pennies,
                 "on_dole": player.on_dole,
                 "out": player.out,
-                "resigned": player.resigned,
+                "resigned": player.resigned and not player.timed_out,  # by choice (R27)
+                "out_reason": player.out_reason,  # null, "lives", "resigned" or "out_of_time" (R25, R27, R28)
                 "is_bot": player.is_bot,
                 "cards": len(state.hands[player.seat]) if state.hands else 0,
             }

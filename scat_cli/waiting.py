@@ -11,6 +11,7 @@ from scat_cli import render
 from scat_cli.arguments import AsName, AsViewer, GameArg, Json, Token, ViewerToken
 from scat_cli.context import state
 from scat_cli.hook import GAME_OVER, TIMEOUT, YOUR_TURN, run_hook
+from scat_cli.local_time import local_text
 from scat_cli.service import service
 from scat_cli.token_store import remember, token_for, tokens_of
 
@@ -180,7 +181,7 @@ def _print_event(stored: SeenEvent, text: str, as_json: bool) -> None:
         typer.echo(json.dumps({"seq": stored.seq, "recorded_at": stored.recorded_at, "type": stored.type,
                                "data": stored.data, "text": text}, ensure_ascii=False))
     else:
-        render.print_lines([f"{stored.seq:>4}  {stored.recorded_at[:19].replace('T', ' ')}  {stored.type:<14}  {text}"])
+        render.print_lines([f"{stored.seq:>4}  {local_text(stored.recorded_at)}  {stored.type:<14}  {text}"])
     # each line reaches a pipe at once
     import sys
 

@@ -194,6 +194,7 @@ def _with_player(players: tuple[Player, ...], seat: int, **changes: Any) -> tupl
         changes.get("pennies", old.pennies),
         changes.get("out", old.out),
         changes.get("resigned", old.resigned),
+        changes.get("timed_out", old.timed_out),
     )
     return tuple(changed)
 
@@ -206,7 +207,7 @@ def _resigned(state: GameState, s: Fields, event: ev.Resigned) -> None:
     taken = state.taken_from_discard if in_turn else None
     if taken is not None:  # mid-turn, the face-up card he took goes back: the pile is never emptied
         hand, discard = tuple(card for card in hand if card != taken), (*discard, taken)
-    s["players"] = _with_player(state.players, seat, out=True, resigned=True)
+    s["players"] = _with_player(state.players, seat, out=True, resigned=True, timed_out=event.cause is not None)
     s["hands"] = _with_hand(state.hands, seat, ())
     s["discard"] = discard
     s["set_aside"] = state.set_aside + hand  # face down until the next deal (R27)

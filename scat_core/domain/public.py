@@ -31,6 +31,7 @@ class PublicSeat:
     pennies: int
     out: bool = False
     resigned: bool = False
+    timed_out: bool = False  # resigned by a claim of his turn out of move time (R28)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +90,9 @@ def public_evolve(table: PublicState, event: ev.Event) -> PublicState:
         case ev.PlayerEliminated():  # R25
             return replace(table, seats=table.seated(replace(table.seat(event.player), out=True)))
         case ev.Resigned():  # R27: out, his pennies his
-            return replace(table, seats=table.seated(replace(table.seat(event.player), out=True, resigned=True)))
+            timed_out = event.cause is not None  # R28: out of time, not resigned by choice
+            return replace(table, seats=table.seated(replace(table.seat(event.player), out=True, resigned=True,
+                                                             timed_out=timed_out)))
         case ev.GameWon():
             if table.rules_version < 2:
                 return replace(table, status="finished", winner=event.winner)
@@ -112,7 +115,7 @@ def public_of(state: GameState) -> PublicState:
     return PublicState(
         game_id=state.game_id,
         status=state.status,
-        seats=tuple(PublicSeat(p.name, p.is_bot, p.pennies, p.out, p.resigned) for p in state.players),
+        seats=tuple(PublicSeat(p.name, p.is_bot, p.pennies, p.out, p.resigned, p.timed_out) for p in state.players),
         kitty=state.kitty,
         hand_number=state.hand_number,
         dealer=state.name(state.dealer) if state.dealer >= 0 else None,
@@ -125,7 +128,7 @@ def public_of(state: GameState) -> PublicState:
 def with_public(state: GameState, table: PublicState) -> GameState:
     """`state` with its public part taken from `table` (its cards, options and seats as they were)."""
     players = tuple(
-        replace(player, pennies=seat.pennies, out=seat.out, resigned=seat.resigned)
+        replace(player, pennies=seat.pennies, out=seat.out, resigned=seat.resigned, timed_out=seat.timed_out)
         for player, seat in zip(state.players, table.seats, strict=True)
     )
     dealer = -1 if table.dealer is None else state.seats[table.dealer.casefold()]

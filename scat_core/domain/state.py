@@ -12,6 +12,7 @@ from .options import GameOptions
 from .speed_tricks import replaced
 
 Phase = Literal["new", "draw", "discard", "settling", "finished"]
+OutReason = Literal["lives", "resigned", "out_of_time"]
 #: R17b (rules version 3): a hand's stock may be rebuilt this many times (R17); its third stock is its last.
 STOCK_REBUILDS = 2
 
@@ -25,7 +26,15 @@ class Player:
     is_bot: bool
     pennies: int
     out: bool = False
-    resigned: bool = False  # out by resigning (R27), not by losing his lives (R25)
+    resigned: bool = False  # out by resigning (R27), or resigned by a claim (R28), not by losing his lives (R25)
+    timed_out: bool = False  # resigned by a claim of his turn out of move time (R28), not by choice
+
+    @property
+    def out_reason(self) -> OutReason | None:
+        """Why the player is out: his lives (R25), resigned (R27), or out of move time (R28); None: in."""
+        if not self.out:
+            return None
+        return "out_of_time" if self.timed_out else "resigned" if self.resigned else "lives"
 
     @property
     def on_dole(self) -> bool:

@@ -38,7 +38,8 @@ class PlayerLine:
     key: str
     name: str
     out: bool = False
-    resigned: bool = False
+    resigned: bool = False  # by choice (R27)
+    timed_out: bool = False  # resigned by a claim of his turn out of move time (R28)
     hands_played: int = 0
     hands_lost: int = 0
     lives_lost: int = 0
@@ -128,14 +129,15 @@ def _eliminated(line: GameLine, event: ev.PlayerEliminated) -> GameLine:
 
 
 def _resigned(line: GameLine, event: ev.Resigned) -> GameLine:
-    """R27: out at once, pennies kept; his game counts as played, not won. A knock of his
+    """R27, R28: out at once, pennies kept; his game counts as played, not won; a claim's is a timeout. A knock of his
     stands for the others but is not booked for him: he takes no part in that showdown.
 
     A resignation that leaves one player ends the hand under way, as `show` counts it: a hand
     played by the two (no life lost, no knock booked: nobody showed his hand)."""
     key = player_key(event.player)
     taking_part = [p.key for p in line.players if not p.out]
-    line = line.with_player(key, out=True, resigned=True)
+    timed_out = event.cause is not None  # R28: out of time, not resigned by choice
+    line = line.with_player(key, out=True, resigned=not timed_out, timed_out=timed_out)
     if key in taking_part and len(taking_part) == 2:
         return _hand_ended(changed(line, knocker_key=None), taking_part, {}, {})
     return line

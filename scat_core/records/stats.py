@@ -19,7 +19,7 @@ STATS_COUNTERS = (
 )
 
 #: The counters summed per player (and overall, except hands_played: that is counted per game).
-_COUNTERS = (*STATS_COUNTERS, "resigned")
+_COUNTERS = (*STATS_COUNTERS, "resigned", "timeouts")
 
 
 def fold_line(line: GameLine, event: Event, seq: int) -> GameLine:
@@ -54,7 +54,8 @@ class StatsFigures:
     thirty_ones: int
     showdowns: int
     showdown_total: int
-    resigned: int
+    resigned: int  # games resigned by choice (R27)
+    timeouts: int  # games left out of move time, on a claim of the turn (R28)
     longest_game: LongestGame | None
 
     @property
@@ -78,6 +79,8 @@ def _longest(lines: Iterable[GameLine]) -> LongestGame | None:
 
 
 def _count(player: PlayerLine, name: str) -> int:
+    if name == "timeouts":
+        return int(player.timed_out)
     return int(player.resigned) if name == "resigned" else int(getattr(player, name))
 
 

@@ -35,7 +35,8 @@ class HandOutcome:
     values: dict[str, int] = field(default_factory=dict)  # at the showdown, or the declarer's 31
     lives_lost: dict[str, int] = field(default_factory=dict)
     out: list[str] = field(default_factory=list)  # eliminated at the end of this hand (R25)
-    resigned: list[str] = field(default_factory=list)  # R27
+    resigned: list[str] = field(default_factory=list)  # R27, by choice
+    out_of_time: list[str] = field(default_factory=list)  # R28: resigned by a claim of his turn
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class Standing:
     winner: bool
     out_in_hand: int | None  # the hand he went out in (None: never out)
     resigned: bool
+    out_of_time: bool = False  # resigned by a claim of his turn out of move time (R28), not by choice
 
 
 @dataclass(frozen=True)
@@ -115,7 +117,7 @@ def _follow(hand: HandOutcome, event: ev.Event) -> None:
             if hand.ended_by == "declaration":
                 hand.lives_lost[event.player] = 1
         case ev.Resigned():
-            hand.resigned.append(event.player)
+            (hand.out_of_time if event.cause is not None else hand.resigned).append(event.player)
         case ev.GameWon():
             if hand.ended_by is None:
                 hand.ended_by = "resignation"  # the last other player resigned (R27)
@@ -160,10 +162,12 @@ def game_result(records: Sequence[tuple[int, str, ev.Event]]) -> GameResult:
     hands = hand_outcomes([(seq, event) for seq, _, event in records])
     out_in: dict[str, int] = {}
     resigned: set[str] = set()
+    timed_out: set[str] = set()
     for hand in hands:
-        for name in [*hand.out, *hand.resigned]:
+        for name in [*hand.out, *hand.resigned, *hand.out_of_time]:
             out_in[name] = hand.number
         resigned.update(hand.resigned)
+        timed_out.update(hand.out_of_time)
     # The pennies each paid (a life lost on the dole pays none, R25).
     paid = {seat.name: 0 for seat in created.players}
     for _, _, event in records:
@@ -185,6 +189,7 @@ def game_result(records: Sequence[tuple[int, str, ev.Event]]) -> GameResult:
             winner=seat.name == winner,
             out_in_hand=out_in.get(seat.name),
             resigned=seat.name in resigned,
+            out_of_time=seat.name in timed_out,
         )
         for place, seat in enumerate(order, start=1)
     ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tomllib
 from pathlib import Path
 
@@ -42,7 +43,7 @@ def test_config_set_show_and_unset_keep_a_toml_file_in_the_config_directory(scat
     assert scat("config", "unset", "server", env=NO_ENV).exit_code == 0
     assert tomllib.loads(config_path().read_text(encoding="utf-8")) == {"as": "you"}
     human = scat("config", "show", env={**NO_ENV, "SCAT_AS": "bea"}).stdout
-    assert "as      bea  [environment]" in human and "server  (not set)  [default]" in human
+    assert "as       bea  [environment]" in human and "server   (not set)  [default]" in human
 
 
 def test_config_file_sits_beside_the_installation_key() -> None:
@@ -135,7 +136,7 @@ def test_a_database_from_the_file_is_not_repeated_in_hints(scat: Scat, cli_db: s
 
 
 @pytest.mark.parametrize(("text", "why"), [
-    ('sever = "http://x"\n', "has an unknown key 'sever' (known: server, db, as)"),
+    ('sever = "http://x"\n', "has an unknown key 'sever' (known: server, db, as, timezone)"),
     ("server = \n", "is not valid TOML"),
     ('server = "http://a"\ndb = "sqlite:////tmp/x.db"\n', "sets both server and db"),
     ('db = "postgres://me@host/scat"\n', "write postgresql+psycopg:// instead of postgres://"),
@@ -150,3 +151,19 @@ def test_a_config_file_scat_cannot_use_is_named_in_one_line(scat: Scat, text: st
 def test_help_tells_the_order_of_flag_environment_and_file(scat: Scat) -> None:
     text = " ".join(scat("--help").stdout.split())
     assert "a flag beats the environment (SCAT_SERVER, SCAT_DB_URL, SCAT_AS), which beats the file" in text
+
+
+def test_times_are_shown_in_the_configured_time_zone_with_its_offset_and_json_keeps_utc(
+    scat: Scat, scat_json: Scat, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`timezone` in config.toml (beaten by TZ) turns the times a person reads; JSON stays UTC."""
+    assert scat("config", "set", "timezone", "Mars/Olympus").exit_code == 2  # not a zone: nothing written
+    assert scat("config", "set", "timezone", "Asia/Kolkata").exit_code == 0
+    monkeypatch.delenv("TZ", raising=False)
+    game = scat_json("new", "--player", "you", "--bot", "bob")["game_id"]
+    recorded = scat_json("log", game)["events"][0]["recorded_at"]
+    assert recorded.endswith("Z")
+    line = scat("log", game).stdout.splitlines()[0]
+    assert "+05:30" in line
+    monkeypatch.setenv("TZ", "America/New_York")  # the environment beats the file
+    assert re.search(r" -0[45]:00 ", scat("log", game).stdout.splitlines()[0])

@@ -28,8 +28,8 @@ def test_log_prints_one_line_per_event_hiding_the_bots_cards(scat: Scat, scat_js
     lines = scat("log", game, "--as", "you").stdout.splitlines()
     last_seq = scat_json("show", game)["last_seq"]
     assert [int(line.split()[0]) for line in lines] == list(range(1, last_seq + 1))
-    assert re.fullmatch(r"\s+2  \d{4}-\d\d-\d\d \d\d:\d\d:\d\d  HandDealt\s+bob dealt hand 1 \(stacked deck\): "
-                        r"you 2C 5D 9H; the discard pile starts with 7C", lines[1])
+    assert re.fullmatch(r"\s+2  \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d  HandDealt\s+bob dealt hand 1 "
+                        r"\(stacked deck\): you 2C 5D 9H; the discard pile starts with 7C", lines[1])
     assert "you drew 8C from the stock" in lines[2]
     public = scat("log", game).stdout
     assert "8C" not in public and "2C 5D 9H" not in public

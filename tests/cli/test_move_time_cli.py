@@ -128,6 +128,28 @@ def test_r28_a_claim_in_time_resigns_the_late_player_and_the_bots_play_on(
     assert scat_json("audit", game)["ok"]
 
 
+def test_r28_out_of_time_is_not_resigned_in_show_log_the_text_export_and_stats(
+    scat: Scat, scat_json: Scat, clock: HandClock, cli_mode: str,
+) -> None:
+    """`out_reason` tells each player out: "out_of_time" (R28), "resigned" (R27), null while in."""
+    game = timed_game(scat_json, "--player", "ann", "--player", "kay", "--bot", "cy", "--player", "bob")
+    clock.advance(HOUR)
+    scat_json("claim", game, "--as", "bob")
+    scat_json("resign", game, "--as", "kay", "--yes")
+    reasons = {player["name"]: player["out_reason"] for player in scat_json("show", game)["players"]}
+    assert reasons == {"ann": "out_of_time", "kay": "resigned", "cy": None, "bob": None}
+    shown = scat("show", game).stdout
+    assert "out of time (R28)" in shown and "resigned" in shown
+    told = [event["text"] for event in scat_json("log", game)["events"] if event["type"] == "Resigned"]
+    assert told[0].startswith("ann ran out of move time and is out of the game on bob's claim")
+    assert "resigned" not in told[0] and told[1] == "kay resigned and is out of the game (R27)"
+    if cli_mode == "local":  # a server exports finished games only
+        assert "ann ran out of move time" in scat("export", game, "--format", "text", "--running").stdout
+    stats = {figures["name"]: figures for figures in scat_json("stats")["players"]}
+    assert (stats["ann"]["timeouts"], stats["ann"]["resigned"]) == (1, 0)
+    assert (stats["kay"]["timeouts"], stats["kay"]["resigned"]) == (0, 1)
+
+
 def test_r28_a_claim_that_leaves_one_player_finishes_the_game(
     scat: Scat, scat_json: Scat, clock: HandClock,
 ) -> None:

@@ -14,7 +14,7 @@ from tests.support.cli import CLI_MODES, Scat, one_line_error
 FIELDS = {
     "name", "games_played", "games_won", "games_in_progress", "hands_played", "hands_lost", "lives_lost",
     "knocks", "knocks_saved", "knocks_lost_one", "knocks_lost_two", "throw_downs", "thirty_ones",
-    "showdowns", "average_showdown_value", "longest_game", "resigned",
+    "showdowns", "average_showdown_value", "longest_game", "resigned", "timeouts",
 }
 
 

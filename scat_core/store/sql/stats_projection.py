@@ -59,7 +59,8 @@ class StatsProjection(GameProjection[GameLine]):
                 players.setdefault(m["game_id"], []).append(
                     PlayerLine(
                         seat=m["seat"], key=m["player_key"], name=m["name"], out=bool(m["out"]),
-                        resigned=bool(m["resigned"]), **{k: m[k] for k in t.STATS_COUNTERS},
+                        resigned=bool(m["resigned"]), timed_out=bool(m["timed_out"]),
+                        **{k: m[k] for k in t.STATS_COUNTERS},
                     )
                 )
         return {gid: replace(line, players=tuple(players.get(gid, ()))) for gid, line in lines.items()}
@@ -93,7 +94,7 @@ def _game_values(line: GameLine) -> dict[str, Any]:
 def _player_values(game_id: str, line: PlayerLine) -> dict[str, Any]:
     values = {k: getattr(line, k) for k in t.STATS_COUNTERS}
     return {"game_id": game_id, "seat": line.seat, "player_key": line.key, "name": line.name,
-            "out": line.out, "resigned": line.resigned, **values}
+            "out": line.out, "resigned": line.resigned, "timed_out": line.timed_out, **values}
 
 
 # ---- reading ------------------------------------------------------------------------------
@@ -102,7 +103,8 @@ def _player_values(game_id: str, line: PlayerLine) -> dict[str, Any]:
 def _sums() -> list[Any]:
     p = t.stats_players.c
     return [func.coalesce(func.sum(p[k]), 0).label(k) for k in t.STATS_COUNTERS] + [
-        func.coalesce(func.sum(case((p.resigned, 1), else_=0)), 0).label("resigned")
+        func.coalesce(func.sum(case((p.resigned, 1), else_=0)), 0).label("resigned"),
+        func.coalesce(func.sum(case((p.timed_out, 1), else_=0)), 0).label("timeouts"),
     ]
 
 
@@ -137,7 +139,7 @@ def read_stats(conn: Connection, player: str | None = None) -> StatsReport:
         name=None, games_played=int(games[0]),
         games_won=int(games[3]),
         games_in_progress=int(games[1]) - int(games[0]), longest_game=_longest(conn),
-        **{k: int(getattr(totals, k)) for k in (*t.STATS_COUNTERS, "resigned") if k != "hands_played"},
+        **{k: int(getattr(totals, k)) for k in (*t.STATS_COUNTERS, "resigned", "timeouts") if k != "hands_played"},
         hands_played=int(games[2]),
     )
     return StatsReport(tuple(players), overall)
@@ -157,7 +159,7 @@ def read_stats_unsaved(conn: Connection, player: str | None = None, rebuild: boo
 
 
 def _figures(row: Row[Any], name: str | None, longest: LongestGame | None) -> StatsFigures:
-    counts = {k: int(getattr(row, k)) for k in (*t.STATS_COUNTERS, "resigned")}
+    counts = {k: int(getattr(row, k)) for k in (*t.STATS_COUNTERS, "resigned", "timeouts")}
     return StatsFigures(
         name=name, games_played=int(row.games_played), games_won=int(row.games_won),
         games_in_progress=int(row.games_in_progress), longest_game=longest, **counts,

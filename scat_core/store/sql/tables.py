@@ -20,6 +20,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    false,
 )
 
 from scat_core.records.stats import STATS_COUNTERS
@@ -132,7 +133,8 @@ stats_players = Table(
     Column("player_key", String(256), nullable=False),
     Column("name", String(256), nullable=False),
     Column("out", Boolean, nullable=False),
-    Column("resigned", Boolean, nullable=False),
+    Column("resigned", Boolean, nullable=False),  # by choice (R27)
+    Column("timed_out", Boolean, nullable=False, server_default=false()),  # on a claim (R28)
     *(Column(name, Integer, nullable=False) for name in STATS_COUNTERS),
     Index("ix_stats_players_key", "player_key"),
 )
