@@ -10,7 +10,7 @@ from scat_cli import render
 from scat_cli.arguments import AsViewer, GameArg, Json, ViewerToken
 from scat_cli.local_time import local_text
 from scat_cli.output import print_json
-from scat_cli.presenter import next_steps, viewer_view
+from scat_cli.presenter import messages_block, messages_json, next_steps, viewer_view
 from scat_cli.service import service
 from scat_cli.token_store import token_for
 
@@ -66,7 +66,8 @@ def replay(ctx: typer.Context, game: GameArg,
         game = games.resolve_game_id(game)
         replayed = games.replay(game, to, player, token_for(ctx, game, player, token))
     state, shown = replayed.state, replayed.events
-    view = {**viewer_view(state, player), "replayed_to": state.version}
+    view = {**viewer_view(state, player), "replayed_to": state.version,
+            "messages": messages_json(shown)[-5:]}  # what had been said by then
     if as_json:
         print_json(view)
         return
@@ -77,6 +78,7 @@ def replay(ctx: typer.Context, game: GameArg,
         table.apply(seen.event)
     render.plain(f"Replayed to event {state.version} of {game}: {describe(shown[-1].event, table)}")
     render.view_table(view)
+    messages_block(shown)
     if player and to is None:
         title, steps = next_steps(ctx, state, player, replayed.moves, replayed.read_only)
         if title or steps:

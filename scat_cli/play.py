@@ -19,6 +19,8 @@ from scat_cli.output import print_json, recorded
 from scat_cli.presenter import (
     events_json,
     finished_parts,
+    messages_block,
+    messages_json,
     news_block,
     next_steps,
     read_only_note,
@@ -241,6 +243,7 @@ def print_shown(ctx: typer.Context, shown: Shown, as_json: bool) -> None:
         if shown.read_only:
             extra["turn"] = None
         extra["move_deadline"], extra["move_time_left"] = shown.move_deadline, shown.move_time_left  # R28
+        extra["messages"] = messages_json(shown.messages)  # the last few said at the table
         print_json({**view, **extra})
         return
     if news is not None and result is None:
@@ -248,6 +251,7 @@ def print_shown(ctx: typer.Context, shown: Shown, as_json: bool) -> None:
         news_block(ctx, game, news.events, news.before, title)
     render.view_table(view, finished_parts(result))
     render.move_time_line(game, view["turn"], player, shown.move_deadline, shown.move_time_left)
+    messages_block(shown.messages)
     title, steps = next_steps(ctx, shown.state, player, shown.moves, shown.read_only) if player else ("", [])
     if shown.read_only:
         title = read_only_note(game)  # for the public view too
@@ -373,6 +377,33 @@ def abandon(ctx: typer.Context, game: GameArg,
         played = games.abandon(game, player, token_for(ctx, game, player, token) if player else token)
         recorded(ctx, f"the game was abandoned; see `scat {command_line('show', played.game_id)}`")
     report(ctx, played, as_json)
+
+
+def say(ctx: typer.Context, game: GameArg,
+        text: Annotated[str, typer.Argument(metavar="TEXT", show_default=False,
+                                            help="One line of printable text, up to 500 characters.")],
+        player: AsName, token: Token = None, as_json: Json = False) -> None:
+    """Say one line at the game's table.
+
+    Any player of the game may speak: also one out of it, and after it has ended. It is an
+    event of the game's log (signed, on a server, as a move is), shown by log, watch, play,
+    the exports and, the last few, by show; never a move: it changes no turn and no clock, and
+    never makes another player's move fail.
+
+    Example: scat say 3f2a1b9c0d --as you "good game, all"
+    """
+    with service(ctx) as games:
+        game = games.resolve_game_id(game)
+        played = games.say(game, player, text, token_for(ctx, game, player, token))
+        recorded(ctx, f"your message was recorded; see `scat {command_line('log', played.game_id)}`")
+    if token and played.state.protected:
+        remember(ctx, game, {player: token})
+    said = played.events[-1]
+    if as_json:
+        print_json({"game_id": played.game_id, "message": messages_json([said])[0]})
+        return
+    render.plain(f"{said.data['player']} said: {said.data['text']}")
+    render.hints([(f"{scat_prefix(ctx)} {command_line('log', played.game_id)}", "the game's log, messages and all")])
 
 
 def claim(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Token = None,

@@ -115,6 +115,23 @@ def events_json(seen: list[SeenEvent], before: GameState) -> list[dict[str, Any]
     return shown
 
 
+def messages_json(seen: list[SeenEvent]) -> list[dict[str, Any]]:
+    """Messages said at the table as JSON: seq, player, text and recorded_at (UTC)."""
+    return [{"seq": event.seq, "player": event.data["player"], "text": event.data["text"],
+             "recorded_at": event.recorded_at} for event in seen if event.type == "MessageSaid"]
+
+
+def messages_block(seen: list[SeenEvent], limit: int = 5) -> None:
+    """The last `limit` messages said at the table, each `ann (12-05 09:46): text`, under a title."""
+    from scat_cli.local_time import local_text
+
+    said = messages_json(seen)[-limit:]
+    if said:
+        render.plain("Said at the table:")
+        render.print_lines([f"{m['player']} ({local_text(m['recorded_at'], seconds=False)[5:]}): {m['text']}"
+                            for m in said], "  ")
+
+
 def finished_parts(result: GameResult | None) -> tuple[str, list[list[str]], list[str]] | None:
     """The headline, standings and hand lines of a finished game's result, for render.view_table."""
     from scat_cli.summary import hand_lines, result_headline, standings_rows

@@ -192,6 +192,10 @@ class Witnessed:
         """`scat claim`, checked as a move is."""
         return self._played(self._games.claim(*args, **kwargs), recorded=True)
 
+    def say(self, *args: Any, **kwargs: Any) -> Played:
+        """`scat say`, checked as a move is."""
+        return self._played(self._games.say(*args, **kwargs), recorded=True)
+
     def abandon(self, *args: Any, **kwargs: Any) -> Played:
         """`scat abandon`, checked as a move is."""
         return self._played(self._games.abandon(*args, **kwargs), recorded=True)

@@ -140,6 +140,8 @@ def describe(event: ev.Event, table: PublicTable) -> str:
                 return (f"{event.winner} won the game with {total} {'penny' if total == 1 else 'pennies'}, "
                         f"the kitty of {event.kitty} included (R26); the seed was {event.seed}")
             return f"{event.winner} won the game and the kitty of {event.kitty}; the seed was {event.seed}"
+        case ev.MessageSaid():
+            return f"{event.player} said: {event.text}"
         case ev.GameAbandoned():
             by = f"by {event.by}" if event.by else "by the owner of the database"
             return f"the game was abandoned {by}, without a winner; the seed was {event.seed}"
@@ -188,7 +190,7 @@ def narrate(events: Iterable[ev.Event], table: PublicTable) -> list[str]:
 def _header(records: Sequence[Mapping[str, Any]], events: Sequence[ev.Event]) -> list[str]:
     created = events[0]
     assert isinstance(created, ev.GameCreated)
-    won = events[-1] if isinstance(events[-1], ev.ENDINGS) else None
+    won = ev.ending_of(events)
     players = ", ".join(p.name + (" (bot)" if p.is_bot else "") for p in created.players)
     tags = [
         ("Event", "Scat (Thirty-One)"),
@@ -234,7 +236,7 @@ def transcript(records: Sequence[Mapping[str, Any]]) -> str:
         else:
             body.append(f"  {describe(event, table)}")
         table.apply(event)
-    ended = events[-1] if isinstance(events[-1], ev.ENDINGS) else None
+    ended = ev.ending_of(events)
     return "\n".join([*lines, *body, "", f"Result: {_result(ended)}"]) + "\n"
 
 

@@ -9,7 +9,8 @@ Refusals are shown in the CLI's one-line wording, with their rule.
 In a throw-down game (R23) the screen records no look of its own: a hand dealt face down stays
 so (`show(look=False)`) until the player presses `l` (a look, as `scat show --as` is) or acts,
 so that `t` (throw down, unseen) stays his to press. In a game with a move time (R28) the line
-of `scat show` telling how long the player to act has left counts down each second.
+of `scat show` telling how long the player to act has left counts down each second. `m` opens a
+line to type a message into (`scat say`): Enter says it, Escape closes it unsaid.
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from scat_cli.screen import keys as keymap
-from scat_cli.screen.panes import clock_text, coloured, news_text, table_text, title_text
+from scat_cli.screen.panes import clock_text, coloured, news_text, table_text, talk_text, title_text
 
 if TYPE_CHECKING:
     import typer
@@ -77,6 +78,18 @@ class ResignDialog(ModalScreen[bool]):
         self.dismiss(yes)
 
 
+class SayLine(Input):
+    """The line a message is typed into: Enter says it (the app's `on_input_submitted`), Escape closes it."""
+
+    BINDINGS = [Binding("escape", "close", "close", show=False)]
+
+    def action_close(self) -> None:
+        """Close the line, nothing said."""
+        self.value = ""
+        self.display = False
+        self.app.set_focus(None)
+
+
 class PlayScreenApp(App[None]):
     """`scat play GAME --as NAME`: the table, your hand, the moves since your last, your keys."""
 
@@ -89,9 +102,11 @@ class PlayScreenApp(App[None]):
     #status { height: auto; min-height: 1; text-style: bold; }
     #notice { height: auto; color: $error; text-style: bold; }
     #keys { height: auto; border-top: solid $primary; }
+    #talk { height: auto; margin-top: 1; }
+    #say { display: none; }
     """
     BINDINGS = [*(Binding(key, f"press({key!r})", show=False) for key in keymap.MOVE_KEYS),
-                Binding("q", "quit", "quit", show=False)]
+                Binding("m", "speak", "say", show=False), Binding("q", "quit", "quit", show=False)]
 
     def __init__(self, ctx: typer.Context, games: Games, shown: Shown, player: str, token: str | None) -> None:
         super().__init__()
@@ -112,8 +127,10 @@ class PlayScreenApp(App[None]):
                 yield Static(id="table", markup=False)
                 yield Static(id="clock", markup=False)
                 yield Static(id="news", markup=False)
+                yield Static(id="talk", markup=False)
             yield Static("Loading the game …", id="status", markup=False)
             yield Static(id="notice", markup=False)
+            yield SayLine(placeholder="say to the table (Enter says it, Escape closes)", max_length=500, id="say")
             yield Static(id="keys", markup=False)
 
     def on_mount(self) -> None:
@@ -195,6 +212,26 @@ class PlayScreenApp(App[None]):
             return
         self._send(command)
 
+    def action_speak(self) -> None:
+        """Open the line to type a message into."""
+        line = self.query_one("#say", SayLine)
+        line.display = True
+        line.focus()
+
+    def on_input_submitted(self, submitted: Input.Submitted) -> None:
+        """Say the line typed (`scat say`), then show the game with it."""
+        line = self.query_one("#say", SayLine)
+        text, line.value, line.display = submitted.value, "", False
+        self.set_focus(None)
+        if not text.strip() or self.busy:
+            return
+
+        def say_then_show() -> Shown:
+            self.games.say(self.game_id, self.player, text, self.token)
+            return self._view()
+
+        self._call(say_then_show)
+
     def _send(self, command: Any) -> None:
         def move_then_show() -> Shown:
             self.games.move(self.game_id, command, self.token)
@@ -244,9 +281,10 @@ class PlayScreenApp(App[None]):
         left = self.time_left()
         self.query_one("#clock", Static).update(coloured(clock_text(shown, left) if left is not None else "", colour))
         self.query_one("#news", Static).update(coloured(news_text(self.ctx, shown), colour))
+        self.query_one("#talk", Static).update(talk_text(shown))
         self.query_one("#status", Static).update(title_text(self.ctx, shown))
         self.query_one("#notice", Static).update(self.notice)
-        words = [f"[{key.key}] {key.label}" for key in keymap.offered(shown)] + ["[q] quit"]
+        words = [f"[{key.key}] {key.label}" for key in keymap.offered(shown)] + ["[m] say", "[q] quit"]
         self.query_one("#keys", Static).update(coloured("   ".join(words), colour))
 
     def offered_keys(self) -> list[str]:

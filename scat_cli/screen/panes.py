@@ -52,6 +52,13 @@ def news_text(ctx: typer.Context, shown: Shown) -> str:
     return captured(lambda: news_block(ctx, shown.game_id, news.events, news.before, title))
 
 
+def talk_text(shown: Shown) -> str:
+    """The last messages said at the table, as `scat show` tells them ("" when none)."""
+    from scat_cli.presenter import messages_block
+
+    return captured(lambda: messages_block(shown.messages)) if shown.messages else ""
+
+
 def title_text(ctx: typer.Context, shown: Shown) -> str:
     """Whose turn it is ("Your turn.", "Waiting for ann.", "You hold 31 ..."), as the hints of `scat show` say."""
     if shown.read_only:

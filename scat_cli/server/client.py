@@ -47,7 +47,7 @@ from scat_core.service.values import (
 
 if TYPE_CHECKING:
     from scat_cli.server.identity import Identity
-    from scat_core.domain.commands import AbandonGame, ClaimTime, PlayerCommand
+    from scat_core.domain.commands import AbandonGame, ClaimTime, PlayerCommand, Say
     from scat_core.records.move_signatures import MoveSignature
     from scat_core.records.stats import StatsReport
 
@@ -166,6 +166,14 @@ class RemoteGames:
         claim = ClaimTime(claimer, _EPOCH, _EPOCH)  # the server decides the times; the claimer is signed
         return self._signed(game_id, claim, token, signature)
 
+    def say(self, game_id: str, player: str, text: str, token: str | None = None,
+            signature: MoveSignature | None = None) -> Played:
+        """One line said at the game's table, as the server tells it to its speaker (signed as a move is,
+        where his moves are signed)."""
+        from scat_core.domain.commands import Say
+
+        return self._signed(game_id, Say(player, text), token, signature)
+
     def abandon(self, game_id: str, player: str | None = None, token: str | None = None,
                 signature: MoveSignature | None = None) -> Played:
         """The game given up without a winner by its last human, as the server tells it to him
@@ -174,7 +182,7 @@ class RemoteGames:
 
         return self._signed(game_id, AbandonGame(player), token, signature)
 
-    def _signed(self, game_id: str, command: PlayerCommand | ClaimTime | AbandonGame, token: str | None,
+    def _signed(self, game_id: str, command: PlayerCommand | ClaimTime | AbandonGame | Say, token: str | None,
                 signature: MoveSignature | None = None) -> Played:
         """POST a move to the game's /moves (its body `move_request.move_body`): with a token, or the `signature`
         given, as it is; as an account, signed at the game's position as this user reads it now, and

@@ -37,6 +37,16 @@ class AbandonMove(_Body):
     signature: SignatureIn | None = None
 
 
+class SayMove(_Body):
+    """One line said at the game's table by one of its players (`player`), up to 500 characters of
+    printable text; signed by him in a game whose seats are accounts. Not a move: it changes no turn."""
+
+    move: Literal["say"]
+    player: str = Field(min_length=1, max_length=SHORT)
+    text: str = Field(max_length=2_000)  # its rules (printable, 500 characters at most) are the domain's
+    signature: SignatureIn | None = None
+
+
 def _model_of(kind: type[cmd.PlayerCommand]) -> type[BaseModel]:
     """The body of the move `kind`: its verb as `move`, its fields, the signature."""
     hints = get_type_hints(kind, include_extras=True)
@@ -49,7 +59,8 @@ def _model_of(kind: type[cmd.PlayerCommand]) -> type[BaseModel]:
 
 #: The body of each move, by its verb.
 MODELS: dict[str, type[BaseModel]] = {kind.verb: _model_of(kind) for kind in cmd.MOVES} | {"claim": ClaimMove,
-                                                                                           "abandon": AbandonMove}
+                                                                                           "abandon": AbandonMove,
+                                                                                           "say": SayMove}
 if TYPE_CHECKING:
     MoveBody = BaseModel
 else:  # the body of `POST /games/{id}/moves`: any move, told by its `move`
@@ -78,4 +89,5 @@ def parsed(data: Any) -> BaseModel:
 
 
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(MoveBody)
-__all__ = ["MODELS", "AbandonMove", "ClaimMove", "MoveBody", "ValidationError", "body_for", "command_of", "parsed"]
+__all__ = ["MODELS", "AbandonMove", "ClaimMove", "SayMove", "MoveBody", "ValidationError", "body_for", "command_of",
+           "parsed"]

@@ -111,6 +111,8 @@ def command_for(events: Sequence[ev.Event], index: int) -> cmd.Command | None:
             return cmd.Discard(event.player, event.card)
         case ev.GameAbandoned():
             return cmd.AbandonGame(event.by)
+        case ev.MessageSaid():
+            return cmd.Say(event.player, event.text)
         case (
             ev.HandDealt() | ev.StockRanOut() | ev.ShowdownHeld() | ev.PennyPaid() | ev.PlayerEliminated()
             | ev.GameWon()
@@ -124,7 +126,7 @@ def command_for(events: Sequence[ev.Event], index: int) -> cmd.Command | None:
 
 def _choose_chance(events: Sequence[ev.Event]) -> tuple[Chance, bool, str | None]:
     created = events[0] if isinstance(events[0], ev.GameCreated) else None
-    won = events[-1] if isinstance(events[-1], ev.ENDINGS) else None
+    won = ev.ending_of(events)
     if created is None or won is None:
         return RecordedChance(events), False, None
     if seed_commitment(won.seed, won.seed_salt) != created.seed_commitment:

@@ -126,8 +126,18 @@ class AbandonGame:
     player: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class Say:
+    """Say one line to the table: a player of the game (also one out of it, and after its end), up to
+    MAX_MESSAGE characters of printable text. Not a move: no turn, no clock."""
+
+    verb: ClassVar[str] = "say"
+    player: str
+    text: str
+
+
 PlayerCommand = Draw | Discard | Knock | Declare31 | ThrowDown | ViewHand | Resign
 #: The moves a player sends (a look at his hand, ViewHand, the server records as it shows the
 #: hand; a claim of another's turn, ClaimTime, has times the shell decides): each a `verb`.
 MOVES: tuple[type[PlayerCommand], ...] = tuple(kind for kind in get_args(PlayerCommand) if kind is not ViewHand)
-Command = CreateGame | PlayerCommand | ClaimTime | AbandonGame
+Command = CreateGame | PlayerCommand | ClaimTime | AbandonGame | Say

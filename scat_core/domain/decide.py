@@ -24,10 +24,11 @@ from .commands import (
     Draw,
     Knock,
     Resign,
+    Say,
     ThrowDown,
     ViewHand,
 )
-from .errors import BadInput, Hint, NotFound, RuleViolation, ScatError
+from .errors import AuthFailed, BadInput, Hint, NotFound, RuleViolation, ScatError
 from .evolve import apply, copy_of
 from .move_time import deadline, format_duration
 from .names import look_alike, name_problem
@@ -81,6 +82,9 @@ def decide_and_evolve(state: GameState, command: Command, chance: Chance) -> tup
         return out.events, out.state
     if isinstance(command, AbandonGame):
         _abandon(out, command, chance)
+        return out.events, out.state
+    if isinstance(command, Say):
+        _say(out, command)
         return out.events, out.state
     handler = _PLAYER_COMMANDS[type(command)]
     seat = state.seat_of(command.player)
@@ -429,6 +433,38 @@ def abandon_refusal(state: GameState, player: str | None) -> ScatError | None:
         return RuleViolation(f"{who} {'is' if len(others) == 1 else 'are'} still in the game: only the last human "
                              "in a game may abandon it; resign to leave it yourself")
     return None
+
+
+#: The longest message a player may say, in characters.
+MAX_MESSAGE = 500
+
+
+def message_problem(text: str) -> str | None:
+    """What is wrong with `text` as a message (1 to MAX_MESSAGE characters of printable text), or None."""
+    if not text.strip():
+        return "say something: the message is empty"
+    if len(text) > MAX_MESSAGE:
+        return f"a message is at most {MAX_MESSAGE} characters, not {len(text)}"
+    if not text.isprintable():
+        return "a message is one line of printable text (no line breaks, tabs or control characters)"
+    return None
+
+
+def _say(out: _Emitter, command: Say) -> None:
+    """A player of the game says one line: at any time, out of the game or after its end too."""
+    state = out.state
+    if state.status == "new":
+        raise NotFound("no such game")
+    problem = message_problem(command.text)
+    if problem is not None:
+        raise BadInput(problem)
+    seat = state.seat_of(command.player)
+    if seat is None:
+        raise AuthFailed(f"only the players of game {state.game_id} speak at its table, and {command.player!r} "
+                         "has no seat in it", game_id=state.game_id, player=command.player)
+    if state.players[seat].is_bot:
+        raise RuleViolation(f"{state.players[seat].name} is a bot: bots do not talk")
+    out.emit(unvalidated.message_said(state.players[seat].name, command.text))
 
 
 def resign_refusal(state: GameState, seat: int) -> RuleViolation | None:

@@ -7,7 +7,7 @@ stored row).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Final, Literal, TypeAlias, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
@@ -227,6 +227,16 @@ class GameAbandoned(_Event):
     seed_salt: str
 
 
+class MessageSaid(_Event):
+    """A player of the game said one line to the table: not a move (no turn, no clock), and
+    possible at any time, out of the game or after it ended."""
+
+    type: Literal["MessageSaid"] = "MessageSaid"
+    schema_version: Literal[1] = 1
+    player: str
+    text: str
+
+
 class MoveSigned(_Event):
     """The player signed the move whose events follow (a server whose seats are accounts): the
     move, the position he saw it at (`at_seq` and its tag, `at_tag`), his key and his Ed25519 signature
@@ -263,10 +273,23 @@ AnyEvent: TypeAlias = (
     | PlayerEliminated
     | GameWon
     | GameAbandoned
+    | MessageSaid
     | MoveSigned
 )
-#: The events that end a game and reveal its seed: the last of a finished game's log.
+#: The events that end a game and reveal its seed: the last of a finished game's log but for talk.
 ENDINGS = (GameWon, GameAbandoned)
+#: What may follow the end of a game: a message and its signature (talk changes nothing in a game).
+TALK = (MessageSaid, MoveSigned)
+
+
+def ending_of(events: Sequence[AnyEvent]) -> GameWon | GameAbandoned | None:
+    """The event that ended the game of `events` (its last but for the talk after it), or None if it runs."""
+    for event in reversed(events):
+        if isinstance(event, ENDINGS):
+            return event
+        if not isinstance(event, TALK):
+            return None
+    return None
 Event = Annotated[AnyEvent, Field(discriminator="type")]
 #: Type name -> event class, derived from the union.
 EVENT_TYPES: dict[str, type[AnyEvent]] = {cls.model_fields["type"].default: cls for cls in get_args(AnyEvent)}

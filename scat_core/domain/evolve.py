@@ -85,8 +85,8 @@ def _look(s: Fields, seat: int) -> None:
         s["looked"] = looked | {seat}
 
 
-def _signed(state: GameState, s: Fields, event: ev.MoveSigned) -> None:
-    """A signature changes nothing in the game: the move that follows does."""
+def _signed(state: GameState, s: Fields, event: ev.MoveSigned | ev.MessageSaid) -> None:
+    """A signature changes nothing in the game (the move that follows does), nor does a message."""
 
 
 def _viewed(state: GameState, s: Fields, event: ev.HandViewed) -> None:
@@ -287,6 +287,7 @@ _HANDLERS: dict[type, Handler] = dict(
         _on(ev.PlayerEliminated, _eliminated),
         _on(ev.GameWon, _won),
         _on(ev.GameAbandoned, _abandoned),
+        _on(ev.MessageSaid, _signed),
         _on(ev.MoveSigned, _signed),
     ]
 )

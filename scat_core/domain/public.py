@@ -103,7 +103,8 @@ def public_evolve(table: PublicState, event: ev.Event) -> PublicState:
             return replace(table, status="finished", winner=None)
         case (
             ev.HandViewed() | ev.StockReshuffled() | ev.CardDrawn() | ev.CardDiscarded() | ev.Knocked()
-            | ev.ThirtyOneDeclared() | ev.ThrowDownCalled() | ev.StockRanOut() | ev.ShowdownHeld() | ev.MoveSigned()
+            | ev.ThirtyOneDeclared() | ev.ThrowDownCalled() | ev.StockRanOut() | ev.ShowdownHeld() | ev.MessageSaid()
+            | ev.MoveSigned()
         ):
             return table  # seats, pennies and kitty are as they were (lives lost are paid by PennyPaid)
         case _:

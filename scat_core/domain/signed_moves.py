@@ -23,6 +23,8 @@ def move_fields(command: cmd.Command) -> dict[str, str] | None:
     e.g. a draw's source, a discard's card); None for one nobody signs."""
     if isinstance(command, cmd.ClaimTime):
         return {"type": "ClaimTime", "player": command.claimer} if command.claimer is not None else None
+    if isinstance(command, cmd.Say):
+        return {"type": "Say", "player": command.player, "text": command.text}
     if isinstance(command, cmd.AbandonGame):
         return {"type": "AbandonGame", "player": command.player} if command.player is not None else None
     if isinstance(command, cmd.MOVES):

@@ -147,6 +147,11 @@ def game_abandoned(by: str | None, seed: str, seed_salt: str) -> ev.GameAbandone
                                     "seed_salt": seed_salt})
 
 
+def message_said(player: str, text: str) -> ev.MessageSaid:
+    """MessageSaid, unvalidated."""
+    return _made(ev.MessageSaid, {"type": "MessageSaid", "schema_version": 1, "player": player, "text": text})
+
+
 #: The event types decide makes here; GameCreated (and a deck given at creation) carry the
 #: creator's input and are validated, as MoveSigned (a player's signature, made by the shell) is.
 MADE: dict[type[BaseModel], Any] = {
@@ -165,6 +170,7 @@ MADE: dict[type[BaseModel], Any] = {
     ev.PlayerEliminated: player_eliminated,
     ev.GameWon: game_won,
     ev.GameAbandoned: game_abandoned,
+    ev.MessageSaid: message_said,
 }
 
 _ALL_SET.update((cls, set(cls.model_fields)) for cls in MADE)

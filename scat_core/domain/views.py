@@ -44,7 +44,7 @@ def redact(event: ev.Event, before: GameState, viewer: str | None) -> ev.Event:
         case (
             ev.GameCreated() | ev.HandViewed() | ev.CardDiscarded() | ev.Knocked() | ev.ThirtyOneDeclared()
             | ev.ThrowDownCalled() | ev.StockRanOut() | ev.ShowdownHeld() | ev.Resigned() | ev.PennyPaid()
-            | ev.PlayerEliminated() | ev.GameWon() | ev.GameAbandoned() | ev.MoveSigned()
+            | ev.PlayerEliminated() | ev.GameWon() | ev.GameAbandoned() | ev.MessageSaid() | ev.MoveSigned()
         ):
             return event  # public as recorded (a 31 and a showdown show hands by the rules: R18, R21)
         case _:

@@ -101,21 +101,25 @@ def _names_its_key(event: ev.MoveSigned) -> bool:
 def with_move_signatures(report: AuditReport, records: Sequence[Mapping[str, Any]],
                          events: Sequence[ev.Event]) -> AuditReport:
     """`report` with its moves' signatures counted and checked: each must verify under the key it
-    names, at a position of this very log with no other signed move since, whose tag (once the
-    seed is revealed) is that of the log's event there (the events' own audit checked that each
-    human move of a signed game has its MoveSigned)."""
+    names, at a position of this very log with no other signed move since and nothing but talk
+    (a message never fails a move; a message itself may be signed at any earlier position), whose
+    tag (once the seed is revealed) is that of the log's event there (the events' own audit
+    checked that each human move of a signed game has its MoveSigned)."""
     from dataclasses import replace
 
     from scat_core.records.move_signatures import position_tag, signed_of, verifies
 
-    won = events[-1] if events and isinstance(events[-1], ev.ENDINGS) else None
+    won = ev.ending_of(events)
     signed = verified = last_signed = 0
     for record, event in zip(records, events, strict=True):
         if not isinstance(event, ev.MoveSigned):
             continue
         seq, signed, at = record["seq"], signed + 1, event.at_seq
+        talk = event.move.get("type") == "Say"
         problem = None
-        if not last_signed < at < seq:
+        # A move is signed at the position it was made at: after the last signed move, with nothing
+        # but talk since (a message never fails a move); a message, at any position before it.
+        if not (0 < at < seq if talk else last_signed < at < seq and _only_talk(events[at:seq - 1])):
             problem = f"event {seq} signs {event.player}'s move at a position this log does not have there"
         elif won is not None and position_tag(won.seed, won.seed_salt, records[at - 1]["hash"]) != event.at_tag:
             problem = f"event {seq} signs {event.player}'s move after another history than this log's"
@@ -125,8 +129,13 @@ def with_move_signatures(report: AuditReport, records: Sequence[Mapping[str, Any
         if problem is not None:
             return replace(report, ok=False, first_bad_seq=seq, problems=[problem], moves_signed=signed,
                            moves_verified=verified)
-        verified, last_signed = verified + 1, seq
+        verified, last_signed = verified + 1, last_signed if talk else seq
     return replace(report, moves_signed=signed, moves_verified=verified)
+
+
+def _only_talk(events: Sequence[ev.Event]) -> bool:
+    """Whether `events` are messages and their signatures only."""
+    return all(isinstance(event, ev.TALK) for event in events)
 
 
 def audit_records(records: Sequence[Mapping[str, Any]]) -> AuditReport:

@@ -145,6 +145,12 @@ class Answers:
         answer = _Answer(lambda _: claimer)
         return answer.final(self.playing.claim(game_id, claimer, token, signature, answer.tell))
 
+    def say(self, game_id: str, player: str, text: str, token: Credential = None,
+            signature: MoveSignature | None = None) -> Played:
+        """A message said at the game's table (see `Playing.say`), told to its speaker."""
+        answer = _Answer(lambda outcome: outcome.state.name(outcome.state.seat_of(player)) or player)
+        return answer.final(self.playing.say(game_id, player, text, token, signature, answer.tell))
+
     def abandon(self, game_id: str, player: str | None = None, token: Credential = None,
                 signature: MoveSignature | None = None) -> Played:
         """The game given up without a winner (see `Playing.abandon`), told to whoever gave it up."""
@@ -174,8 +180,10 @@ class Answers:
         result = self.reading.game_result(game_id) if state.status == "finished" else None
         ends, left = (None, None) if read_only else self.playing.move_clock(state)
         state = redact_state(state, viewer)
+        said = [SeenEvent.of(stored, stored.event) for stored in self.reading.last_messages(game_id, state.version)]
         return Shown(game_id=game_id, viewer=viewer, state=state, read_only=read_only, news=news, result=result,
-                     moves=moves_of(state, viewer, read_only), move_deadline=ends, move_time_left=left)
+                     moves=moves_of(state, viewer, read_only), move_deadline=ends, move_time_left=left,
+                     messages=said)
 
     def log(self, game_id: str, viewer: str | None = None, token: Credential = None) -> History:
         """Every event as `viewer` may see it (hashes once the game is over: before, one would betray a card)."""

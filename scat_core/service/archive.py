@@ -269,7 +269,14 @@ class Archive:
 
 def is_running(records: Sequence[Mapping[str, Any]]) -> bool:
     """Whether a game whose history is `records` is still running (the finished test, once)."""
-    return not records or records[-1]["type"] not in {ending.__name__ for ending in ev.ENDINGS}
+    ended = {ending.__name__ for ending in ev.ENDINGS}
+    talk = {kind.__name__ for kind in ev.TALK}
+    for record in reversed(records):  # its last event but for the talk after it
+        if record["type"] in ended:
+            return False
+        if record["type"] not in talk:
+            return True
+    return True
 
 
 def identifier_problem(state: GameState) -> str | None:

@@ -57,6 +57,10 @@ class Games(Protocol):
               signature: MoveSignature | None = None) -> Played:
         """`scat claim` (R28)."""
 
+    def say(self, game_id: str, player: str, text: str, token: str | None = None,
+            signature: MoveSignature | None = None) -> Played:
+        """`scat say`: one line said at the game's table by one of its players."""
+
     def abandon(self, game_id: str, player: str | None = None, token: str | None = None,
                 signature: MoveSignature | None = None) -> Played:
         """`scat abandon`: the game given up without a winner by its last human (locally, when no

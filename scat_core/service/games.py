@@ -150,6 +150,11 @@ class GameService(Generic[S]):
         """`scat claim`: the turn of a player out of time is claimed (R28), told to the claimer."""
         return self.answers.claim(game_id, claimer, token, signature)
 
+    def say(self, game_id: str, player: str, text: str, token: Credential = None,
+            signature: MoveSignature | None = None) -> Played:
+        """`scat say`: one line said at the game's table by one of its players, told to him."""
+        return self.answers.say(game_id, player, text, token, signature)
+
     def abandon(self, game_id: str, player: str | None = None, token: Credential = None,
                 signature: MoveSignature | None = None) -> Played:
         """`scat abandon`: the game ends without a winner, given up by its last human (or, on a local
@@ -245,11 +250,15 @@ class GameService(Generic[S]):
         """Where a running game stands (its last event's seq and position tag): what a player whose
         moves are signed signs his move at. RuleViolation for a game that takes no more moves here."""
         from scat_core.domain.errors import Hint, NotFound, RuleViolation
+        from scat_core.service.loading import load_for_command
         from scat_core.service.move_signing import tag_of
+        from scat_core.service.playing import revealed
 
         with self.store.read() as tx:
             head = tx.head(game_id)
             secret = tx.get_secret(game_id) if head is not None else None
+            if head is not None and secret is None:  # over: its seed revealed, for the talk after it
+                secret = revealed(load_for_command(tx, game_id)[0])
         if head is None:
             raise NotFound(f"no game {game_id!r} in this database", game_id=game_id, hint=Hint.LIST_GAMES)
         if secret is None:

@@ -27,12 +27,18 @@ def tag_of(secret: GameSecret | None, head: str) -> str:
     return position_tag(secret.seed, secret.salt, head) if secret is not None else ""
 
 
+#: The position tag of the game's event `seq` when only talk (messages) came after it, else None:
+#: a move signed there still stands (a message never fails a move), a message at any `seq`.
+TagAt = Callable[[int, bool], str | None]
+
+
 def signed_move(state: GameState, tag: str, command: cmd.Command, token: Credential,
-                signature: MoveSignature | None) -> ev.MoveSigned | None:
+                signature: MoveSignature | None, tag_at: TagAt | None = None) -> ev.MoveSigned | None:
     """The MoveSigned that must precede `command`'s events in `state` (the position tag of its
     last event: `tag`, records/move_signatures.py); None when
     the command needs no signature. AuthFailed when it lacks one or it does not verify under the
-    acting account's key; ConcurrencyConflict when it was made at another position than the game's."""
+    acting account's key; ConcurrencyConflict when it was made at another position than the game's
+    (but for one followed by talk only, or any earlier position for a message: `tag_at`)."""
     signer = signer_of(state, command)
     move = move_fields(command)
     if signer is None or move is None:
@@ -46,7 +52,9 @@ def signed_move(state: GameState, tag: str, command: cmd.Command, token: Credent
     if signature.key_id != token.key_id:
         raise AuthFailed(f"the move is signed with the key {signature.key_id[:16]}, not with {token.key_id}, "
                          f"the key of the account {token.name}", game_id=state.game_id, player=signer)
-    if (signature.seq, signature.tag) != (state.version, tag):
+    talk = isinstance(command, cmd.Say)
+    earlier = tag_at is not None and 0 < signature.seq < state.version and tag_at(signature.seq, talk) == signature.tag
+    if (signature.seq, signature.tag) != (state.version, tag) and not earlier:
         raise ConcurrencyConflict(f"game {state.game_id} moved on since the move was signed at event {signature.seq} "
                                f"(it is at event {state.version}): look at it again and move anew")
     if not verifies(token.public_key, state.game_id, signature, move):

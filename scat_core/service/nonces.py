@@ -37,14 +37,16 @@ def nonce_of(credential: Credential) -> RequestNonce | None:
     return credential.nonce if isinstance(credential, ActingAccount) else None
 
 
-def spend(tx: UnitOfWork, credential: Credential) -> None:
-    """Remember the request's unspent nonce in `tx`; RequestRefused when it was spent already (a replay)."""
+def spend(tx: UnitOfWork, credential: Credential, again: bool = False) -> None:
+    """Remember the request's unspent nonce in `tx`; RequestRefused when it was spent already (a replay).
+    `again`: the same request's command tried once more (a message came first): its own nonce, kept
+    by the first try (PostgreSQL spends it by a statement of its own), is no replay."""
     nonce = nonce_of(credential)
     if nonce is None:
         return
     with _REFUSED_LOCK:
         refused = (nonce.key_id, nonce.nonce) in _REFUSED
-    if refused or not tx.use_nonce(nonce):
+    if (refused or not tx.use_nonce(nonce)) and not again:
         raise RequestRefused.replayed()
 
 

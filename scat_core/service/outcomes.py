@@ -126,7 +126,7 @@ def _follow(hand: HandOutcome, event: ev.Event) -> None:
                 hand.ended_by, hand.by = "abandoned", event.by
         case (
             ev.GameCreated() | ev.HandDealt() | ev.HandViewed() | ev.StockReshuffled() | ev.CardDiscarded()
-            | ev.MoveSigned()
+            | ev.MessageSaid() | ev.MoveSigned()
         ):
             pass  # nothing a hand's summary tells
         case _:
@@ -155,8 +155,8 @@ def _seconds(start: str, end: str) -> int:
 
 def game_result(records: Sequence[tuple[int, str, ev.Event]]) -> GameResult:
     """The result of a finished game from its (seq, recorded_at, event) triples."""
-    created, ended = records[0][2], records[-1][2]
-    assert isinstance(created, ev.GameCreated) and isinstance(ended, ev.ENDINGS), "a whole, finished game"
+    created, ended = records[0][2], ev.ending_of([event for _, _, event in records])
+    assert isinstance(created, ev.GameCreated) and ended is not None, "a whole, finished game"
     won = ended if isinstance(ended, ev.GameWon) else None
     winner = won.winner if won is not None else None
     hands = hand_outcomes([(seq, event) for seq, _, event in records])

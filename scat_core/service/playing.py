@@ -17,7 +17,7 @@ from datetime import datetime
 
 from scat_core.domain import events as ev
 from scat_core.domain.bots import next_bot_command
-from scat_core.domain.commands import AbandonGame, ClaimTime, CreateGame, PlayerCommand, ViewHand
+from scat_core.domain.commands import AbandonGame, ClaimTime, CreateGame, PlayerCommand, Say, ViewHand
 from scat_core.domain.decide import decide_and_evolve
 from scat_core.domain.errors import AuthFailed, BadInput, RuleViolation, ScatError, Unavailable
 from scat_core.domain.evolve import evolve
@@ -34,7 +34,7 @@ from scat_core.records.stored import GameSecret, StoredEvent
 from scat_core.records.tokens import hash_token, new_token, remember_proven
 from scat_core.service import state_cache
 from scat_core.service.loading import append, authorize, chance_of, load_for_command, refuse_bot_viewer, require_player
-from scat_core.service.move_signing import signed_move, tag_of
+from scat_core.service.move_signing import TagAt, signed_move, tag_of
 from scat_core.service.move_times import (
     Clock,
     deadline_after,
@@ -55,6 +55,8 @@ BOT_MOVES_PER_UNIT = 500
 #: (`Outcome.bots_owe`) and the next command, or a look, lets them go on.
 BOT_UNITS_PER_COMMAND = 20
 BOT_RETRIES = 5
+#: How many times a command is made again when only talk (a message) came between its load and its write.
+TALK_RETRIES = 3
 #: Builds a front end's answer to a command from its outcome within the command's unit of work (a
 #: result may be read from it), before it ends: whatever fails in it fails with nothing written.
 Tell = Callable[["Outcome", UnitOfWork], None]
@@ -108,6 +110,26 @@ def bot_moves(state: GameState, chance: SeededChance, limit: int | None = None) 
         produced, state = decide_and_evolve(state, command, chance)
         events += produced
     return events, state
+
+
+def revealed(state: GameState) -> GameSecret | None:
+    """The seed a finished game revealed at its end (GameWon, GameAbandoned), or None."""
+    return GameSecret(state.seed, state.seed_salt) if state.seed is not None and state.seed_salt is not None else None
+
+
+def tag_at(tx: UnitOfWork, state: GameState, secret: GameSecret | None) -> TagAt:
+    """The position tags of earlier events of `state`'s game (`move_signing.TagAt`): of event `seq`
+    when nothing but talk came after it (or, for a message, whatever came)."""
+
+    def at(seq: int, talk: bool) -> str | None:
+        since = tx.load_between(state.game_id, seq - 1, state.version)
+        if secret is None or not since or since[0].seq != seq:
+            return None
+        if not talk and not all(isinstance(stored.event, ev.TALK) for stored in since[1:]):
+            return None
+        return tag_of(secret, since[0].hash)
+
+    return at
 
 
 def claimed_in(events: Sequence[ev.Event]) -> bool:
@@ -196,9 +218,37 @@ class Playing:
         the signed request it came in, if left to it, is spent in the same unit (nonces.py);
         a token not proven yet is proven before it (tokens_first.py)."""
         prove_token_first(self.store, game_id, command.player, token)
+        for attempt in range(TALK_RETRIES + 1):
+            try:
+                return self._act(game_id, command, token, signature, tell, attempt > 0)
+            except _Conflict as conflict:
+                if attempt == TALK_RETRIES or not self._only_talk_since(game_id, conflict.seen):
+                    raise conflict.conflict from None
+        raise AssertionError("unreachable")
+
+    def _only_talk_since(self, game_id: str, seen: int) -> bool:
+        """Whether what came after event `seen` (the head a command loaded, and met another at
+        its write) is talk only: a message never fails a move, which is then made again."""
+        with self.store.read() as tx:
+            since = tx.load_between(game_id, seen, seen + 1_000)
+        return bool(since) and all(isinstance(stored.event, ev.TALK) for stored in since)
+
+    def _act(self, game_id: str, command: PlayerCommand, token: Credential, signature: MoveSignature | None,
+             tell: Tell | None, again: bool) -> Outcome:
+        seen: list[int] = []
+        try:
+            return self._act_at(game_id, command, token, signature, tell, again, seen)
+        except ConcurrencyConflict as conflict:
+            if seen:
+                raise _Conflict(conflict, seen[0]) from conflict
+            raise
+
+    def _act_at(self, game_id: str, command: PlayerCommand, token: Credential, signature: MoveSignature | None,
+                tell: Tell | None, again: bool, seen: list[int]) -> Outcome:
         with spent_even_if_refused(self.store, token), self.store.command() as tx:
-            spend(tx, token)
+            spend(tx, token, again)
             state, secret, head = load_for_command(tx, game_id)
+            seen.append(state.version)
             seat = authorize(tx, state, command.player, token)
             if state.players[seat].is_bot:
                 raise RuleViolation(f"{state.players[seat].name} is a bot: bots play by themselves")
@@ -208,7 +258,7 @@ class Playing:
             now = self.clock()
             events, owed = self._owed(tx, state, chance, now, state.players[seat].name)
             refused: ScatError | None = None
-            signed = signed_move(state, tag_of(secret, head), command, token, signature)
+            signed = signed_move(state, tag_of(secret, head), command, token, signature, tag_at(tx, state, secret))
             try:
                 mine, after = decide_and_evolve(evolve(owed, signed) if signed else owed, command, chance)
                 mine = [signed, *mine] if signed else mine
@@ -222,6 +272,35 @@ class Playing:
         if refused is not None:
             raise refused
         return self._bots_go_on(outcome, chance, secret, tell)
+
+    def say(self, game_id: str, player: str, text: str, token: Credential = None,
+            signature: MoveSignature | None = None, tell: Tell | None = None) -> Outcome:
+        """`player` says one line at the game's table (a player of it, also out of it or after its end,
+        his token or key proving it; signed like a move where moves are signed). Not a move: it
+        changes no turn and no clock, and is written at the head whatever came meanwhile."""
+        prove_token_first(self.store, game_id, player, token)
+        for attempt in range(TALK_RETRIES + 1):
+            try:
+                with spent_even_if_refused(self.store, token), self.store.command() as tx:
+                    spend(tx, token, attempt > 0)
+                    state, secret, head = load_for_command(tx, game_id)
+                    if state.seat_of(player) is not None:  # one with no seat is refused by decide (exit 3)
+                        authorize(tx, state, player, token)
+                    secret = secret or revealed(state)
+                    if secret is None:  # imported running, without its seed: read-only here
+                        chance_of(state, secret)
+                    assert secret is not None
+                    chance = SeededChance(secret.seed, secret.salt)  # a message draws on no chance
+                    command = Say(player, text)
+                    signed = signed_move(state, tag_of(secret, head), command, token, signature,
+                                         tag_at(tx, state, secret))
+                    mine, after = decide_and_evolve(evolve(state, signed) if signed else state, command, chance)
+                    return self._written(tx, state, [signed, *mine] if signed else mine, after, head, self._now(),
+                                         secret, tell)
+            except ConcurrencyConflict:
+                if attempt == TALK_RETRIES:
+                    raise
+        raise AssertionError("unreachable")
 
     def _written(self, tx: UnitOfWork, state: GameState, events: list[ev.Event], after: GameState, head: str,
                  recorded_at: str, secret: GameSecret | None, tell: Tell | None,
@@ -436,6 +515,14 @@ class Playing:
                 return replace(outcome, bots_interrupted=str(stopped))
             outcome = written
         return outcome
+
+
+class _Conflict(Exception):
+    """A command's ConcurrencyConflict, with the head it had loaded (`seen`): to tell talk from a move."""
+
+    def __init__(self, conflict: ConcurrencyConflict, seen: int) -> None:
+        super().__init__(str(conflict))
+        self.conflict, self.seen = conflict, seen
 
 
 def _told(outcome: Outcome, tx: UnitOfWork, tell: Tell | None) -> Outcome:

@@ -17,6 +17,9 @@ from scat_core.service.outcomes import GameResult, game_result
 from scat_core.service.playing import Playing
 from scat_core.service.ports import Store
 
+#: How many of the last messages `show` tells.
+LAST_MESSAGES = 5
+
 
 class Reading:
     """Lists, histories and results over one store; a history of the current hand is a look (see `Playing.look`)."""
@@ -88,6 +91,13 @@ class Reading:
                 tx.load(game_id)  # NotFound
             return (row is None or row.status != "finished") and tx.get_secret(game_id) is None
 
+    def last_messages(self, game_id: str, up_to: int, limit: int = LAST_MESSAGES) -> list[StoredEvent]:
+        """The last `limit` messages said at the game's table up to event `up_to`, oldest first (one
+        indexed read from the log's end, whatever its length)."""
+        with self.store.read() as tx:
+            said = tx.load_between(game_id, 0, up_to, ("MessageSaid",), newest_first=True, limit=limit)
+        return said[::-1]
+
     def history(self, game_id: str, up_to: int | None = None) -> list[StoredEvent]:
         """The stored events of a game, unredacted, up to seq `up_to` (BadInput when it has no such event)."""
         with self.store.read() as tx:
@@ -151,6 +161,6 @@ class Reading:
         """The result of a finished game: each hand's outcome, standings, duration, winner (R26)."""
         with self.store.read() as tx:
             stored = tx.load(game_id)
-        if not stored or not isinstance(stored[-1].event, ev.ENDINGS):
+        if not stored or ev.ending_of([s.event for s in stored]) is None:
             raise RuleViolation(f"game {game_id} is not over yet")
         return game_result([(s.seq, s.recorded_at, s.event) for s in stored])

@@ -107,6 +107,7 @@ class Shown(_Value):
     moves: list[Move] = Field(default_factory=list)
     move_deadline: str | None = None  # when the player to act runs out of move time (R28); None without one
     move_time_left: int | None = None  # seconds left then, rounded up: 0 once out of time (any other may claim)
+    messages: list[SeenEvent] = Field(default_factory=list)  # the last few said at the table, oldest first
 
 
 class Waited(_Value):

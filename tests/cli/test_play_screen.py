@@ -103,7 +103,7 @@ def test_a_whole_game_against_two_bots_is_played_with_keys_only_to_its_result(lo
             assert "Game over:" in text_of(app, "table")
             assert "Hands:" in text_of(app, "table")
             assert app.offered_keys() == []
-            assert text_of(app, "keys") == "[q] quit"
+            assert text_of(app, "keys") == "[m] say   [q] quit"  # talk goes on after the end
             await pilot.press("q")
 
     run(body)
@@ -311,3 +311,22 @@ def test_a_game_without_a_move_time_shows_no_time_line(local: Any) -> None:
             await pilot.press("q")
 
     run(body)
+
+
+def test_m_opens_a_line_that_says_a_message_at_the_table_and_escape_closes_it_unsaid(local: Any) -> None:
+    ctx, games = local
+    game = games.new_game(seats("you", "ann-bot"), seed=41, dealer="ann-bot").game_id
+
+    async def body() -> None:
+        app = screen(ctx, games, game, "you")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("m", *"never mind", "escape")
+            await pilot.press("m", *"good luck", "enter")
+            await until(pilot, lambda: not app.busy and bool(app.shown.messages), "the message shown")
+            assert "you (" in text_of(app, "talk") and "): good luck" in text_of(app, "talk")
+            assert "never mind" not in text_of(app, "talk")
+            await pilot.press("q")
+
+    run(body)
+    said = [stored.event for stored in games.reading.history(game) if stored.type == "MessageSaid"]
+    assert [(event.player, event.text) for event in said] == [("you", "good luck")]  # type: ignore[union-attr]

@@ -18,7 +18,7 @@ ANY_EVENT: TypeAdapter[ev.Event] = TypeAdapter(ev.Event)  # type: ignore[arg-typ
 
 
 def test_every_event_type_has_a_schema_version() -> None:
-    assert len(ev.EVENT_TYPES) == 17
+    assert len(ev.EVENT_TYPES) == 18
     for name, cls in ev.EVENT_TYPES.items():
         assert cls.model_fields["type"].default == name
         assert isinstance(cls.model_fields["schema_version"].default, int)

@@ -84,6 +84,7 @@ SAMPLES: dict[type[BaseModel], dict[str, Any]] = {
     ev.PlayerEliminated: {"player": "Ann"},
     ev.GameWon: {"winner": "Ann", "kitty": 3, "seed": "42", "seed_salt": "ab"},
     ev.GameAbandoned: {"by": None, "seed": "42", "seed_salt": "ab"},
+    ev.MessageSaid: {"player": "Ann", "text": "well played"},
 }
 
 

@@ -163,3 +163,37 @@ def test_a_key_is_its_accounts_from_when_it_was_given_until_the_next_one() -> No
     assert held_then(account, "bbbb", "2026-07-01T00:00:00.000000Z")
     assert not held_then(account, "bbbb", "2026-03-01T00:00:00.000000Z")
     assert not held_then(account, "cccc", "2026-03-01T00:00:00.000000Z")
+
+
+def test_a_move_signed_at_a_position_stands_when_only_messages_came_after_it_and_the_audit_verifies(
+    server: tuple[GameService[Any], dict[str, Player], str],
+) -> None:
+    """A message never fails a concurrent move: ann signs her draw, bob speaks before it arrives
+    (signed at an older position too), and the draw stands; every signature verifies."""
+    games, players, game_id = server
+    name = to_act(games, game_id)
+    assert name is not None
+    mover = players[name]
+    other = players["bob" if name == "ann" else "ann"]
+    draw = cmd.Draw(name, "stock")
+    early = mover.sign(games, game_id, draw)
+    said = cmd.Say(other.name, "good luck")
+    games.say(game_id, other.name, said.text, other.acting, other.sign(games, game_id, said))
+    stale = other.sign(games, game_id, said)
+    games.move(game_id, draw, mover.acting, early)  # signed before the message: it stands
+    games.say(game_id, other.name, said.text, other.acting, stale)  # a message signed before the move too
+    with pytest.raises(ConcurrencyConflict):  # a move signed before another move is still refused
+        games.move(game_id, cmd.Discard(name, "AS"), mover.acting, early)
+    report = games.audit(game_id)
+    assert (report.ok, report.moves_signed, report.moves_verified) == (True, 3, 3)
+
+
+def test_a_message_is_signed_by_its_speaker_and_a_stranger_cannot_speak(
+    server: tuple[GameService[Any], dict[str, Player], str],
+) -> None:
+    games, players, game_id = server
+    ann, bob = players["ann"], players["bob"]
+    with pytest.raises(AuthFailed):  # bob's key does not speak as ann
+        games.say(game_id, "ann", "hi", bob.acting, bob.sign(games, game_id, cmd.Say("ann", "hi")))
+    with pytest.raises(AuthFailed):  # carl is a bot; a spectator has no seat: neither speaks here
+        games.say(game_id, "dan", "hi", ann.acting, ann.sign(games, game_id, cmd.Say("dan", "hi")))

@@ -11,7 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 
 from scat_cli.server import wire
-from scat_cli.server.move_wire import MODELS, AbandonMove, ClaimMove, MoveBody, body_for, command_of
+from scat_cli.server.move_wire import MODELS, AbandonMove, ClaimMove, MoveBody, SayMove, body_for, command_of
 from scat_cli.server.rendered import rendered
 from scat_cli.server.routes.deps import Acting, Server, ServerState
 from scat_cli.server.routes.errors import MOVE, responses
@@ -37,6 +37,8 @@ def play(game_id: str, body: BaseModel, server: ServerState, credential: Credent
             played = server.games.claim(game_id, body.player, credential, signature)
         elif isinstance(body, AbandonMove):
             played = server.games.abandon(game_id, body.player, credential, signature)
+        elif isinstance(body, SayMove):
+            played = server.games.say(game_id, body.player, body.text, credential, signature)
         else:
             played = server.games.move(game_id, command_of(body), credential, signature)
     except BaseException:
@@ -54,7 +56,8 @@ async def tell_watchers(server: ServerState, game_id: str) -> None:
 
 @router.post("/games/{game_id}/moves", response_model=Played, responses=MOVED, summary="Move",
              description=f"A player's move (`move`: {', '.join(MODELS)}; a claim takes the turn of a player "
-             "out of move time, R28; abandon gives the game up without a winner, by the last human in it), then "
+             "out of move time, R28; abandon gives the game up without a winner, by the last human in it; say is a "
+             "message at the game's table, not a move), then "
              "the bots' answer, as the mover may see it. In a game whose seats are accounts, `signature` is the "
              "player's of this move at the game's head.")
 def moves(game_id: str, body: MoveBody, server: Server, credential: Acting, then: BackgroundTasks) -> Response:
