@@ -2,9 +2,9 @@
 
 CMD is one shell command line, run by `/bin/sh -c CMD` (so `$SCAT_GAME` and quotes work as in
 a terminal), with scat's own standard streams. Its environment adds SCAT_GAME (the game's id;
-empty when `wait --any` timed out), SCAT_PLAYER, SCAT_EVENT (`your-turn`, `game-over` or
-`timeout`) and SCAT_SERVER (the `--server` URL, or empty). Scat's exit code stays its own: a
-CMD that fails or cannot start is one note on stderr.
+empty when `wait --any` timed out), SCAT_PLAYER, SCAT_EVENT (`your-turn`, `game-over`,
+`invitation`, `cancelled` or `timeout`) and SCAT_SERVER (the `--server` URL, or empty).
+Scat's exit code stays its own: a CMD that fails or cannot start is one note on stderr.
 """
 
 from __future__ import annotations
@@ -14,6 +14,13 @@ import subprocess
 import sys
 
 YOUR_TURN, GAME_OVER, TIMEOUT = "your-turn", "game-over", "timeout"
+#: A game that waits for the player's acceptance (R28), and one cancelled before its first deal.
+INVITATION, CANCELLED = "invitation", "cancelled"
+
+
+def occasion(status: str) -> str:
+    """What a wait returned on, by the game's status: its SCAT_EVENT."""
+    return {"finished": GAME_OVER, "pending": INVITATION, "cancelled": CANCELLED}.get(status, YOUR_TURN)
 
 
 def run_hook(command: str, *, game: str | None, player: str, event: str, server: str | None) -> None:

@@ -38,10 +38,12 @@ if TYPE_CHECKING:
 
 
 class Status(StrEnum):
-    """A game's status in the games list."""
+    """A game's status in the games list: waiting for its players (R28), being played, over, or cancelled."""
 
+    pending = "pending"
     active = "active"
     finished = "finished"
+    cancelled = "cancelled"
 
 
 def _act(ctx: typer.Context, game: str, player: str, token: str | None, command: PlayerCommand,
@@ -103,11 +105,20 @@ def new(
     protect: Protect = False,
     quiet: Quiet = False,
     as_json: Json = False,
+    open_seats: Annotated[int, typer.Option(
+        "--open", min=0, max=8, metavar="N",
+        help="On a server: N more seats any account may take (`scat join`).")] = 0,
+    expires: Annotated[str | None, typer.Option(
+        metavar="DURATION", show_default=False,
+        help="On a server: how long the invitations stay open (default 7d); unanswered, the game is "
+             "cancelled.")] = None,
 ) -> None:
     """Create a game and deal; bots play until a human must.
 
     Players sit in the order given; --player and --bot interleave (R6). Prints the game id,
-    the table and the command to play next; with --protect, each human's token, once.
+    the table and the command to play next; with --protect, each human's token, once. On a
+    server the game waits until every other seated human accepts (`scat accept`) and every
+    open seat (--open N) is taken (`scat join`): nothing is dealt before (R28).
 
     Example: scat new --player you --bot ann --bot bob --seed 7
     """
@@ -123,6 +134,10 @@ def new(
         seconds = None if move_time is None else parse_duration(move_time)
     except ValueError as error:
         raise BadInput(f"--move-time: {error} (R28)") from error
+    try:
+        open_for = None if expires is None else parse_duration(expires)
+    except ValueError as error:
+        raise BadInput(f"--expires: {error}") from error
     seats = [PlayerSeat(name=name, is_bot=is_bot) for name, is_bot in seat_order(ctx, players or [], bots or [])]
     options = GameOptions(
         lives=lives, three_of_a_kind=three_of_a_kind, straight_flush=straight_flush, min_knock=min_knock,
@@ -133,7 +148,7 @@ def new(
     viewer = humans[0] if len(humans) == 1 and not throw_down else None
     with service(ctx) as games:  # a server protects every game
         outcome = games.new_game(seats, options=options, dealer=dealer, seed=seed, deck=cards, protect=protect,
-                                 viewer=viewer)
+                                 viewer=viewer, open_seats=open_seats, expires=open_for)
         protected = protect or bool(outcome.tokens)
         recorded(ctx, f"game {outcome.game_id} was created; see `scat show {outcome.game_id}`"
                  + (" (its tokens were in the output: `scat new --protect` again for new ones)" if protected else ""))
@@ -169,7 +184,8 @@ PAGE = 20
 
 def games(
     ctx: typer.Context,
-    status: Annotated[Status | None, typer.Option(metavar="active|finished", help="Only active or only finished games.",
+    status: Annotated[Status | None, typer.Option(metavar="pending|active|finished|cancelled",
+                                                  help="Only the games of one status.",
                                                   case_sensitive=False, show_default=False)] = None,
     waiting_for: Annotated[str | None, typer.Option(metavar="NAME", show_default=False,
                                                     help="Only games where NAME is to play.")] = None,
@@ -177,31 +193,39 @@ def games(
                                        help="Show the N games of newest activity.")] = PAGE,
     every: Annotated[bool, typer.Option("--all", help="Show every game (no --limit).")] = False,
     as_json: Json = False,
+    lobby: Annotated[bool, typer.Option("--open", help="The lobby: games waiting for players to take their "
+                                                       "open seats (`scat join GAME`).")] = False,
 ) -> None:
     """List games, newest activity first, with whose turn it is.
 
     A screenful (the 20 of newest activity) unless --limit N or --all says otherwise.
     A running game imported without its secret seed is read-only here: it waits for
-    nobody (turn "-"; in --json "turn": null and "read_only": true).
+    nobody (turn "-"; in --json "turn": null and "read_only": true). --open lists the
+    games with a seat any account may take: their options, move time and who sits.
 
     Example: scat games --status active --waiting-for you
     """
+    from scat_core.domain.errors import BadInput
+
+    if lobby and status is not None:
+        raise BadInput("--open lists pending games with an open seat: give it without --status")
+    chosen = "open" if lobby else status.value if status else None
     with service(ctx) as games:
-        page = games.games_page(status=status.value if status else None, waiting_for=waiting_for,
-                                limit=None if every else limit)
+        page = games.games_page(status=chosen, waiting_for=waiting_for, limit=None if every else limit)
     rows = page.games
-    filtered = status is not None or waiting_for is not None
+    filtered = chosen is not None or waiting_for is not None
     if as_json:
         print_json({"total": page.total, "games": [
             {"game_id": r.game_id, "status": r.status, "players": r.players, "bots": r.bots, "turn": r.turn,
              "hand_number": r.hand_number, "dealer": r.dealer, "winner": r.winner, "created_at": r.created_at,
              "last_activity": r.last_activity, "last_seq": r.head_seq, "protected": r.protected,
              "read_only": r.read_only, "seed_chosen": r.seed_chosen, "first_deck_stacked": r.first_deck_stacked,
-             "move_deadline": r.move_deadline, "move_time_left": r.move_time_left}
+             "move_deadline": r.move_deadline, "move_time_left": r.move_time_left, "awaiting": r.awaiting,
+             "open_seats": r.open_seats, "options": r.options}
             for r in rows
         ]})
         return
-    render.games_table(rows, filtered)
+    render.games_table(rows, filtered, lobby=lobby)
     if page.total > len(rows):
         filters = [*(["--status", status.value] if status else []), *(["--waiting-for", waiting_for] if waiting_for
                                                                      else [])]
@@ -404,6 +428,48 @@ def say(ctx: typer.Context, game: GameArg,
         return
     render.plain(f"{said.data['player']} said: {said.data['text']}")
     render.hints([(f"{scat_prefix(ctx)} {command_line('log', played.game_id)}", "the game's log, messages and all")])
+
+
+def _seated(ctx: typer.Context, game: str, player: str, token: str | None, as_json: bool, verb: str) -> None:
+    with service(ctx) as games:
+        game = games.resolve_game_id(game)
+        played = getattr(games, verb)(game, player, token_for(ctx, game, player, token))
+        recorded(ctx, f"your {verb} was recorded; see `scat {command_line('show', played.game_id)}`")
+    report(ctx, played, as_json)
+
+
+def accept(ctx: typer.Context, game: GameArg, player: AsName, token: Token = None, as_json: Json = False) -> None:
+    """Accept your seat in a game waiting for its players (R28).
+
+    On a server nobody is seated without consent: a game waits, undealt, until every seated
+    human has accepted and every open seat is taken; the last acceptance deals the first hand.
+    A game with no seat of yours, or not waiting, is exit 1.
+
+    Example: scat accept 3f2a1b9c0d
+    """
+    _seated(ctx, game, player, token, as_json, "accept")
+
+
+def decline(ctx: typer.Context, game: GameArg, player: AsName, token: Token = None, as_json: Json = False) -> None:
+    """Decline your seat, or withdraw your game: it is cancelled.
+
+    A cancelled game is never dealt and counts for no statistic or rating. Only a game that
+    waits for its players (R28) can be declined.
+
+    Example: scat decline 3f2a1b9c0d
+    """
+    _seated(ctx, game, player, token, as_json, "decline")
+
+
+def join(ctx: typer.Context, game: GameArg, player: AsName, token: Token = None, as_json: Json = False) -> None:
+    """Take the first open seat of a game (see `scat games --open`).
+
+    Joining is accepting: when the last seat is taken and accepted, the first hand is dealt.
+    A full game, or one you sit in already, is exit 1. On a server, as your account.
+
+    Example: scat join 3f2a1b9c0d
+    """
+    _seated(ctx, game, player, token, as_json, "join")
 
 
 def claim(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Token = None,

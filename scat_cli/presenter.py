@@ -42,6 +42,10 @@ def next_steps(ctx: typer.Context, state: GameState, viewer: str, moves: list[Mo
         ]
     if read_only:
         return read_only_note(game), []
+    if state.status == "pending":
+        return _invited(ctx, state, viewer)
+    if state.status == "cancelled":
+        return "", []
     if seat is None:
         return "", []
     name = state.players[seat].name
@@ -80,6 +84,26 @@ def next_steps(ctx: typer.Context, state: GameState, viewer: str, moves: list[Mo
     if state.protected and not state.signed_moves and steps and _token_unknown(ctx, game, name):
         title += " (Protected game: give your token with --token or SCAT_TOKEN.)"
     return title, steps
+
+
+def _invited(ctx: typer.Context, state: GameState, viewer: str) -> tuple[str, list[tuple[str, str]]]:
+    """What `viewer` may do in a game waiting for its players (R28): accept or decline his seat,
+    withdraw the game he created, or take an open seat."""
+    scat, game = scat_prefix(ctx), state.game_id
+    seat = state.seat_of(viewer)
+    name = state.players[seat].name if seat is not None else viewer
+    if seat is None:
+        if not state.open_seats:
+            return "", []
+        return "", [(f"{scat} {command_line('join', game)}", "take an open seat (joining is accepting)")]
+    if name in state.awaiting:
+        return "You are invited: accept your seat, or decline it.", [
+            (f"{scat} {command_line('accept', game)}", "accept: the last acceptance deals the first hand"),
+            (f"{scat} {command_line('decline', game)}", "decline: the game is cancelled"),
+        ]
+    withdraw = [(f"{scat} {command_line('decline', game)}", "withdraw the game: it is cancelled")] \
+        if name == state.creator else []
+    return "You have accepted: the others' answers deal the first hand.", withdraw
 
 
 def _token_unknown(ctx: typer.Context, game: str, name: str) -> bool:

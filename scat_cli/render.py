@@ -215,7 +215,9 @@ def view_table(view: dict[str, Any], finished_result: tuple[str, Sequence[Sequen
     you = view.get("you")
     finished = view["status"] == "finished"
     undealt = not finished and (view.get("stage") == "new" or not view.get("hand_number"))  # as created (replay)
-    status = "finished" if finished else "before the first deal" if undealt else f"hand {view['hand_number']}"
+    status = ("finished" if finished else "cancelled before its first deal" if view["status"] == "cancelled"
+              else "waiting for its players" if view["status"] == "pending"
+              else "before the first deal" if undealt else f"hand {view['hand_number']}")
     who = f" · you are {out.style(you, 'bold')}" if you else ""
     from scat_core.domain.events import RULES_VERSION  # loaded with the view's state already
 
@@ -242,6 +244,12 @@ def view_table(view: dict[str, Any], finished_result: tuple[str, Sequence[Sequen
             ", ".join(_player_notes(view, player)),
         ])
     out.table(["", "seat", "player", "pennies", "cards", ""], rows)
+    if view["status"] == "pending":  # R28: dealt once every seat is taken and accepted
+        out.line(out.style(f"Not dealt yet: {waiting_text(view['awaiting'], view['open_seats'])} (R28).", "bold"))
+        return
+    if view["status"] == "cancelled":
+        out.line("Never dealt: the game was cancelled.")
+        return
     if undealt:
         out.line("No cards dealt yet: the dealer deals with the next event.")
         return
@@ -290,7 +298,7 @@ def hints(lines: Sequence[tuple[str, str]], title: str | None = None) -> None:
         out.line("  ", typed, " " * (width - len(command) + 3), out.typeable(why))
 
 
-def games_table(rows: Sequence[Listing], filtered: bool = False) -> None:
+def games_table(rows: Sequence[Listing], filtered: bool = False, lobby: bool = False) -> None:
     """The games list: id, players (bots starred), turn, hand, status, last activity.
 
     `filtered`: the rows are those matching --status/--waiting-for (none: "No games match").
@@ -298,6 +306,9 @@ def games_table(rows: Sequence[Listing], filtered: bool = False) -> None:
     deck chosen at creation says "(chosen seed)" in the status.
     """
     out = Out()
+    if lobby:
+        _lobby(out, rows)
+        return
     if not rows and filtered:
         out.line(runnable("No games match. `scat games` lists them all."))
         return
@@ -309,7 +320,9 @@ def games_table(rows: Sequence[Listing], filtered: bool = False) -> None:
     for row in rows:
         players = ", ".join(name + ("*" if name in row.bots else "") for name in row.players)
         imported = row.read_only
-        status = (f"won by {row.winner}" if row.status == "finished"
+        status = (f"won by {row.winner}" if row.status == "finished" and row.winner
+                  else "abandoned" if row.status == "finished" else "cancelled" if row.status == "cancelled"
+                  else waiting_text(row.awaiting, row.open_seats) if row.status == "pending"
                   else "active (imported, read-only)" if imported else "active")
         chosen = (row.seed_chosen, row.first_deck_stacked)
         if chosen != (False, False):
@@ -330,6 +343,29 @@ def games_table(rows: Sequence[Listing], filtered: bool = False) -> None:
         claim = f"`scat claim {late[0].game_id}`" if len(late) == 1 else "`scat claim GAME`"
         out.line(out.style(runnable(f"Out of time (R28) in {games}: any other player may {claim}."),
                            "bold yellow"))
+
+
+def waiting_text(awaiting: Sequence[str], open_seats: int) -> str:
+    """Who a pending game waits for: "waiting for bob, cy and 1 open seat" (R28)."""
+    parts = [", ".join(awaiting)] if awaiting else []
+    if open_seats:
+        parts.append(f"{open_seats} open seat{'s' if open_seats > 1 else ''}")
+    return "waiting for " + " and ".join(parts)
+
+
+def _lobby(out: Out, rows: Sequence[Listing]) -> None:
+    """`scat games --open`: the games with a seat any account may take, its options and who sits."""
+    if not rows:
+        out.line(runnable("No game has an open seat now. Make one: `scat new --player you --open 1` (on a server)."))
+        return
+    table = [[out.text(row.game_id), out.text(", ".join(name + ("*" if name in row.bots else "")
+                                                        for name in row.players)),
+              str(row.open_seats), out.text("; ".join(row.options) or "standard rules"), ago(row.created_at)]
+             for row in rows]
+    out.table(["game", "who sits", "open", "options", "made"], table)
+    if any(row.bots for row in rows):
+        out.line(out.style("* bot", "dim"))
+    out.line(runnable(f"Take a seat: `scat join {rows[0].game_id}`."))
 
 
 def _left_cell(left: int | None) -> str:

@@ -192,6 +192,18 @@ class Witnessed:
         """`scat claim`, checked as a move is."""
         return self._played(self._games.claim(*args, **kwargs), recorded=True)
 
+    def accept(self, *args: Any, **kwargs: Any) -> Played:
+        """`scat accept`, checked as a move is."""
+        return self._played(self._games.accept(*args, **kwargs), recorded=True)
+
+    def decline(self, *args: Any, **kwargs: Any) -> Played:
+        """`scat decline`, checked as a move is."""
+        return self._played(self._games.decline(*args, **kwargs), recorded=True)
+
+    def join(self, *args: Any, **kwargs: Any) -> Played:
+        """`scat join`, checked as a move is."""
+        return self._played(self._games.join(*args, **kwargs), recorded=True)
+
     def say(self, *args: Any, **kwargs: Any) -> Played:
         """`scat say`, checked as a move is."""
         return self._played(self._games.say(*args, **kwargs), recorded=True)

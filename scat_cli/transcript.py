@@ -142,6 +142,14 @@ def describe(event: ev.Event, table: PublicTable) -> str:
             return f"{event.winner} won the game and the kitty of {event.kitty}; the seed was {event.seed}"
         case ev.MessageSaid():
             return f"{event.player} said: {event.text}"
+        case ev.SeatAccepted():
+            return f"{event.player} accepted a seat in the game (R28)"
+        case ev.SeatTaken():
+            return f"{event.player} took an open seat (seat {len(table.seats) + 1})"
+        case ev.GameCancelled():
+            why = {"declined": f"{event.by} declined a seat", "withdrawn": f"{event.by}, who created it, withdrew it",
+                   "expired": "its invitations were not all answered in time"}[event.reason]
+            return f"the game was cancelled before its first deal: {why}; the seed was {event.seed}"
         case ev.GameAbandoned():
             by = f"by {event.by}" if event.by else "by the owner of the database"
             return f"the game was abandoned {by}, without a winner; the seed was {event.seed}"
@@ -240,10 +248,12 @@ def transcript(records: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join([*lines, *body, "", f"Result: {_result(ended)}"]) + "\n"
 
 
-def _result(ended: ev.GameWon | ev.GameAbandoned | None) -> str:
-    """The transcript's result: who won and the kitty, abandoned, or still running."""
+def _result(ended: ev.GameWon | ev.GameAbandoned | ev.GameCancelled | None) -> str:
+    """The transcript's result: who won and the kitty, abandoned, cancelled, or still running."""
     if isinstance(ended, ev.GameWon):
         return f"{ended.winner} wins (kitty {ended.kitty})"
+    if isinstance(ended, ev.GameCancelled):
+        return "cancelled before its first deal, no winner"
     return "abandoned, no winner" if ended is not None else "* (game in progress)"
 
 

@@ -16,15 +16,17 @@ if TYPE_CHECKING:
 def public_view(state: GameState) -> dict[str, Any]:
     """What everybody may see: the contract's fields of `scat show --json`."""
     finished = state.status == "finished"
+    pending = state.status == "pending"
     view: dict[str, Any] = {
         "game_id": state.game_id,
-        "status": "finished" if finished else "active",
+        "status": state.status if state.status in ("pending", "finished", "cancelled") else "active",
         "hand_number": state.hand_number,
         "dealer": state.name(state.dealer) if state.dealer >= 0 else None,
         "turn": state.name(state.turn),
         # The contract's three phases; `stage` also tells a replay stopped before the first
         # deal ("new") or inside the settling of a hand ("settling"), where nobody is to act.
-        "phase": state.phase if state.phase in ("discard", "finished") else "draw",
+        "phase": None if state.status in ("pending", "cancelled") else (
+            state.phase if state.phase in ("discard", "finished") else "draw"),
         "stage": state.phase,
         "knocked_by": state.name(state.knocker),
         "discard_top": state.discard[-1] if state.discard else None,
@@ -56,6 +58,10 @@ def public_view(state: GameState) -> dict[str, Any]:
         "first_deck_stacked": state.first_deck_stacked,
         "revealed": {name: list(cards) for name, cards in state.revealed.items()},
         "revealed_values": dict(state.revealed_values),
+        # R28: who a game waiting for its players waits for, and its seats any account may take
+        "awaiting": list(state.awaiting) if pending else [],
+        "open_seats": state.open_seats if pending else 0,
+        "rematch_of": state.rematch_of,
     }
     if finished:
         view["hands"] = {p.name: list(state.hands[p.seat]) for p in state.players if state.hands}

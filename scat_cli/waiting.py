@@ -10,7 +10,7 @@ import typer
 from scat_cli import render
 from scat_cli.arguments import AsName, AsViewer, GameArg, Json, Token, ViewerToken
 from scat_cli.context import state
-from scat_cli.hook import GAME_OVER, TIMEOUT, YOUR_TURN, run_hook
+from scat_cli.hook import CANCELLED, GAME_OVER, INVITATION, TIMEOUT, occasion, run_hook
 from scat_cli.local_time import local_text
 from scat_cli.service import service
 from scat_cli.token_store import remember, token_for, tokens_of
@@ -36,8 +36,8 @@ New = Annotated[bool, typer.Option(
 Exec = Annotated[str | None, typer.Option(
     "--exec", metavar="CMD", show_default=False,
     help="When the wait returns (or times out), run CMD through `/bin/sh -c` with SCAT_GAME (the game's "
-         "id; empty on a timeout of --any), SCAT_PLAYER, SCAT_EVENT (your-turn, game-over or timeout) "
-         "and SCAT_SERVER (the --server URL, or empty) in its environment. The exit code stays "
+         "id; empty on a timeout of --any), SCAT_PLAYER, SCAT_EVENT (your-turn, game-over, invitation, "
+         "cancelled or timeout) and SCAT_SERVER (the --server URL, or empty) in its environment. The exit code stays "
          "scat's own; a CMD that fails is a note on stderr.")]
 
 
@@ -115,7 +115,7 @@ def _wait_one(ctx: typer.Context, game: str, player: str, token: str | None, tim
     print_shown(ctx, waited.shown, as_json)
     if token and state.protected:
         remember(ctx, game, {player: token})
-    _hook(ctx, command, game, player, GAME_OVER if state.status == "finished" else YOUR_TURN)
+    _hook(ctx, command, game, player, occasion(state.status))
 
 
 def _wait_any(ctx: typer.Context, player: str, timeout: float | None, as_json: bool, new: bool,
@@ -133,11 +133,14 @@ def _wait_any(ctx: typer.Context, player: str, timeout: float | None, as_json: b
         _hook(ctx, command, None, player, TIMEOUT)
         raise WaitTimedOut(f"no game waits for {player} after {_seconds(timeout)}")
     shown = waited.shown
-    over = shown.state.status == "finished"
+    event = occasion(shown.state.status)
     if not as_json:  # which game, before its news and its table
-        render.print_lines([f"Game {shown.game_id} is over." if over else f"Your turn in game {shown.game_id}."])
+        render.print_lines([{GAME_OVER: f"Game {shown.game_id} is over.",
+                             INVITATION: f"You are invited to game {shown.game_id} (R28).",
+                             CANCELLED: f"Game {shown.game_id} was cancelled."}.get(
+            event, f"Your turn in game {shown.game_id}.")])
     print_shown(ctx, shown, as_json)
-    _hook(ctx, command, shown.game_id, player, GAME_OVER if over else YOUR_TURN)
+    _hook(ctx, command, shown.game_id, player, event)
 
 
 def _seconds(timeout: float | None) -> str:

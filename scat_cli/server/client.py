@@ -47,7 +47,7 @@ from scat_core.service.values import (
 
 if TYPE_CHECKING:
     from scat_cli.server.identity import Identity
-    from scat_core.domain.commands import AbandonGame, ClaimTime, PlayerCommand, Say
+    from scat_core.domain.commands import ClaimTime, PlayerCommand, TableCommand
     from scat_core.records.move_signatures import MoveSignature
     from scat_core.records.stats import StatsReport
 
@@ -144,12 +144,14 @@ class RemoteGames:
 
     def new_game(self, players: Sequence[ev.PlayerSeat], *, options: GameOptions | None = None,
                  dealer: str | None = None, seed: int | str | None = None, deck: Sequence[str] | None = None,
-                 protect: bool = False, viewer: str | None = None) -> Played:
-        """Create a game on the server (always protected there); tokens come back once."""
+                 protect: bool = False, viewer: str | None = None, open_seats: int = 0,
+                 expires: int | None = None) -> Played:
+        """Create a game on the server (always protected there); tokens come back once. An account's
+        game waits for its other humans to accept and its `open_seats` to be taken (R28)."""
         body = {"players": [seat.model_dump() for seat in players],
                 "options": (options or GameOptions()).model_dump(), "dealer": dealer,
                 "seed": int(seed) if seed is not None else None, "deck": list(deck) if deck is not None else None,
-                "viewer": viewer}
+                "viewer": viewer, "open_seats": open_seats, "expires": expires}
         return self._remember(Played.model_validate(self.request("POST", "/games", json=body)))
 
     def move(self, game_id: str, command: PlayerCommand, token: str | None = None,
@@ -165,6 +167,27 @@ class RemoteGames:
 
         claim = ClaimTime(claimer, _EPOCH, _EPOCH)  # the server decides the times; the claimer is signed
         return self._signed(game_id, claim, token, signature)
+
+    def accept(self, game_id: str, player: str, token: str | None = None,
+               signature: MoveSignature | None = None) -> Played:
+        """Accept one's seat (R28), signed as a move is."""
+        from scat_core.domain.commands import AcceptSeat
+
+        return self._signed(game_id, AcceptSeat(player), token, signature)
+
+    def decline(self, game_id: str, player: str, token: str | None = None,
+                signature: MoveSignature | None = None) -> Played:
+        """Decline one's seat (or withdraw one's game), signed as a move is."""
+        from scat_core.domain.commands import DeclineSeat
+
+        return self._signed(game_id, DeclineSeat(player), token, signature)
+
+    def join(self, game_id: str, player: str, token: str | None = None,
+             signature: MoveSignature | None = None) -> Played:
+        """Take the game's first open seat, signed as a move is."""
+        from scat_core.domain.commands import JoinGame
+
+        return self._signed(game_id, JoinGame(player), token, signature)
 
     def say(self, game_id: str, player: str, text: str, token: str | None = None,
             signature: MoveSignature | None = None) -> Played:
@@ -182,7 +205,7 @@ class RemoteGames:
 
         return self._signed(game_id, AbandonGame(player), token, signature)
 
-    def _signed(self, game_id: str, command: PlayerCommand | ClaimTime | AbandonGame | Say, token: str | None,
+    def _signed(self, game_id: str, command: PlayerCommand | ClaimTime | TableCommand, token: str | None,
                 signature: MoveSignature | None = None) -> Played:
         """POST a move to the game's /moves (its body `move_request.move_body`): with a token, or the `signature`
         given, as it is; as an account, signed at the game's position as this user reads it now, and

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from scat_core.domain.commands import AbandonGame, ClaimTime, PlayerCommand, Say
+    from scat_core.domain.commands import ClaimTime, PlayerCommand, TableCommand
 
 
-def move_body(command: PlayerCommand | ClaimTime | AbandonGame | Say) -> dict[str, Any]:
+def move_body(command: PlayerCommand | ClaimTime | TableCommand) -> dict[str, Any]:
     """The body of `POST /games/{id}/moves` that sends `command` (without its signature): its
     `move` (the class's verb) and its fields; a claim names its claimer `player` (none: scat's
     own claim) and leaves its times to the server (move_wire.py reads it)."""

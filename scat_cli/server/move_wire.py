@@ -9,7 +9,7 @@ client's side of the same body."""
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_type_hints
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError, create_model
 
@@ -28,47 +28,35 @@ class ClaimMove(_Body):
     signature: SignatureIn | None = None
 
 
-class AbandonMove(_Body):
-    """The game given up without a winner by the one human still in it (`player`), signed by him
-    in a game whose seats are accounts."""
-
-    move: Literal["abandon"]
-    player: str | None = Field(default=None, min_length=1, max_length=SHORT)
-    signature: SignatureIn | None = None
-
-
-class SayMove(_Body):
-    """One line said at the game's table by one of its players (`player`), up to 500 characters of
-    printable text; signed by him in a game whose seats are accounts. Not a move: it changes no turn."""
-
-    move: Literal["say"]
-    player: str = Field(min_length=1, max_length=SHORT)
-    text: str = Field(max_length=2_000)  # its rules (printable, 500 characters at most) are the domain's
-    signature: SignatureIn | None = None
-
-
-def _model_of(kind: type[cmd.PlayerCommand]) -> type[BaseModel]:
-    """The body of the move `kind`: its verb as `move`, its fields, the signature."""
+def _model_of(kind: type[cmd.PlayerCommand | cmd.TableCommand]) -> type[BaseModel]:
+    """The body of the move `kind`: its verb as `move`, its fields, the signature. A `player` the
+    command may leave out (a local owner's abandon) is optional here too, for the service to refuse."""
     hints = get_type_hints(kind, include_extras=True)
     shape: dict[str, Any] = {"move": (Literal[kind.verb], ...)}
-    shape |= {part.name: (Mover if part.name == "player" else hints[part.name], ...) for part in fields(kind)}
+    for part in fields(kind):
+        if part.name != "player":
+            shape[part.name] = (hints[part.name], ...)
+        elif type(None) in get_args(hints["player"]):
+            shape["player"] = (Mover | None, None)
+        else:
+            shape["player"] = (Mover, ...)
     shape["signature"] = (SignatureIn | None, None)
     return create_model(f"{kind.__name__}Move", __base__=_Body, __doc__=kind.__doc__, __module__=__name__,
                         **shape)
 
 
 #: The body of each move, by its verb.
-MODELS: dict[str, type[BaseModel]] = {kind.verb: _model_of(kind) for kind in cmd.MOVES} | {"claim": ClaimMove,
-                                                                                           "abandon": AbandonMove,
-                                                                                           "say": SayMove}
+MODELS: dict[str, type[BaseModel]] = ({kind.verb: _model_of(kind) for kind in (*cmd.MOVES, *cmd.TABLE_COMMANDS)}
+                                      | {"claim": ClaimMove})
 if TYPE_CHECKING:
     MoveBody = BaseModel
 else:  # the body of `POST /games/{id}/moves`: any move, told by its `move`
     MoveBody = Annotated[Union[tuple(MODELS.values())], Field(discriminator="move")]  # noqa: UP007
-_KINDS: dict[str, type[cmd.PlayerCommand]] = {kind.verb: kind for kind in cmd.MOVES}
+_KINDS: dict[str, type[cmd.PlayerCommand | cmd.TableCommand]] = {
+    kind.verb: kind for kind in (*cmd.MOVES, *cmd.TABLE_COMMANDS)}
 
 
-def command_of(body: Any) -> cmd.PlayerCommand:
+def command_of(body: Any) -> cmd.PlayerCommand | cmd.TableCommand:
     """The command a move's body (not a claim's) sends."""
     kind = _KINDS[body.move]
     return kind(**{part.name: getattr(body, part.name) for part in fields(kind)})
@@ -89,5 +77,4 @@ def parsed(data: Any) -> BaseModel:
 
 
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(MoveBody)
-__all__ = ["MODELS", "AbandonMove", "ClaimMove", "SayMove", "MoveBody", "ValidationError", "body_for", "command_of",
-           "parsed"]
+__all__ = ["MODELS", "ClaimMove", "MoveBody", "ValidationError", "body_for", "command_of", "parsed"]

@@ -60,6 +60,9 @@ class CreateIn(_Body):
     seed: int | None = None
     deck: list[str] | None = Field(default=None, max_length=60)
     viewer: str | None = Field(default=None, max_length=SHORT)
+    open_seats: int = Field(default=0, ge=0, le=8, description="Seats any account may take (`scat join`).")
+    expires: int | None = Field(default=None, ge=1, le=366 * 86_400,
+                                description="Seconds the invitations stay open (default 7 days), then it is cancelled.")
 
 
 class SignatureIn(_Body):

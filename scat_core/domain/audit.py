@@ -92,6 +92,11 @@ def command_for(events: Sequence[ev.Event], index: int) -> cmd.Command | None:
                 seed_chosen=event.seed_chosen,
                 signed_moves=event.signed_moves,
                 signed=event.signed,
+                creator=event.creator,
+                consent=event.consent,
+                open_seats=event.open_seats,
+                expires=event.expires,
+                rematch_of=event.rematch_of,
             )
         case ev.StockReshuffled():  # the start of a draw from the empty stock (R17)
             return cmd.Draw(following.player, following.source) if isinstance(following, ev.CardDrawn) else None
@@ -113,6 +118,12 @@ def command_for(events: Sequence[ev.Event], index: int) -> cmd.Command | None:
             return cmd.AbandonGame(event.by)
         case ev.MessageSaid():
             return cmd.Say(event.player, event.text)
+        case ev.SeatAccepted():
+            return cmd.AcceptSeat(event.player)
+        case ev.SeatTaken():
+            return cmd.JoinGame(event.player)
+        case ev.GameCancelled():  # expired invitations are re-decided from their times (claim_for)
+            return cmd.DeclineSeat(event.by) if event.by is not None else None
         case (
             ev.HandDealt() | ev.StockRanOut() | ev.ShowdownHeld() | ev.PennyPaid() | ev.PlayerEliminated()
             | ev.GameWon()
@@ -136,10 +147,13 @@ def _choose_chance(events: Sequence[ev.Event]) -> tuple[Chance, bool, str | None
 
 def claim_for(
     events: Sequence[ev.Event], index: int, state: GameState, times: Sequence[str] | None
-) -> cmd.ClaimTime | None:
+) -> cmd.ClaimTime | cmd.ExpireInvitations | None:
     """The claim (R28) that must have caused a resignation for lack of time at `index`, with its
-    recorded time and that of the event that began the late player's turn; None for any other event."""
+    recorded time and that of the event that began the late player's turn (or the expiry of a
+    game's invitations, with its time and its creation's); None for any other event."""
     event = events[index]
+    if isinstance(event, ev.GameCancelled) and event.reason == "expired" and times is not None:
+        return cmd.ExpireInvitations(recorded_time(times[index]), recorded_time(times[0]))
     if not isinstance(event, ev.Resigned) or event.cause is None or times is None:
         return None
     began = max(state.turn_began, 1) - 1

@@ -40,6 +40,16 @@ class CreateGame:
     signed_moves: bool = False
     #: Its heads are signed from the first event on (the service's stores all sign): GameCreated.signed.
     signed: bool = False
+    #: Who creates it (a server's account; his seat is accepted by creating it), or None.
+    creator: str | None = None
+    #: Its other humans must accept their seats first (R28: a server's games); nothing is dealt before.
+    consent: bool = False
+    #: Seats any account may take (`scat join`) before the first deal.
+    open_seats: int = 0
+    #: Seconds its invitations stay open (None with consent: INVITATION_DAYS days).
+    expires: int | None = None
+    #: The finished game this one is the rematch of.
+    rematch_of: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,8 +146,44 @@ class Say:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class AcceptSeat:
+    """Accept one's seat in a game that waits for its players (R28); the last acceptance deals."""
+
+    verb: ClassVar[str] = "accept"
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeclineSeat:
+    """Decline one's seat, or, for its creator, withdraw the game: either way it is cancelled."""
+
+    verb: ClassVar[str] = "decline"
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class JoinGame:
+    """Take the first open seat of a game that waits for its players (joining is accepting)."""
+
+    verb: ClassVar[str] = "join"
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExpireInvitations:
+    """Cancel a game whose invitations were not all answered in time: `now` and when it was created
+    are data the shell decides (as a claim's times, R28)."""
+
+    now: datetime
+    created_at: datetime
+
+
 PlayerCommand = Draw | Discard | Knock | Declare31 | ThrowDown | ViewHand | Resign
 #: The moves a player sends (a look at his hand, ViewHand, the server records as it shows the
 #: hand; a claim of another's turn, ClaimTime, has times the shell decides): each a `verb`.
 MOVES: tuple[type[PlayerCommand], ...] = tuple(kind for kind in get_args(PlayerCommand) if kind is not ViewHand)
-Command = CreateGame | PlayerCommand | ClaimTime | AbandonGame | Say
+#: The commands a player gives at a game's table that are no move of play, each a `verb` of the wire.
+TABLE_COMMANDS = (Say, AbandonGame, AcceptSeat, DeclineSeat, JoinGame)
+TableCommand = Say | AbandonGame | AcceptSeat | DeclineSeat | JoinGame
+Command = CreateGame | PlayerCommand | ClaimTime | TableCommand | ExpireInvitations

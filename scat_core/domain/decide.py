@@ -9,19 +9,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from datetime import timedelta
+from typing import Any, Literal
 
 from . import events as ev
 from . import unvalidated
 from .cards import hand_value, validate_deck
 from .commands import (
     AbandonGame,
+    AcceptSeat,
     ClaimTime,
     Command,
     CreateGame,
     Declare31,
+    DeclineSeat,
     Discard,
     Draw,
+    ExpireInvitations,
+    JoinGame,
     Knock,
     Resign,
     Say,
@@ -36,6 +41,9 @@ from .shuffle import Chance
 from .state import STOCK_REBUILDS, GameState
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 9
+#: How long an invitation stays open unless the creator says otherwise (cli.md: 7 days), and at most.
+INVITATION_SECONDS = 7 * 86_400
+MAX_INVITATION_SECONDS = 366 * 86_400
 #: R15 (rules version 3): the least value a knock may ask for, at most; a hand worth 31 is declared.
 MAX_MIN_KNOCK = 30
 
@@ -86,6 +94,9 @@ def decide_and_evolve(state: GameState, command: Command, chance: Chance) -> tup
     if isinstance(command, Say):
         _say(out, command)
         return out.events, out.state
+    if isinstance(command, AcceptSeat | DeclineSeat | JoinGame | ExpireInvitations):
+        _TABLE[type(command)](out, command, chance)
+        return out.events, out.state
     handler = _PLAYER_COMMANDS[type(command)]
     seat = state.seat_of(command.player)
     refusal = player_refusal(state, seat, command.player)
@@ -102,8 +113,8 @@ def player_refusal(state: GameState, seat: int | None, name: str) -> ScatError |
         return NotFound("no such game")
     if seat is None:
         return NotFound(f"no player {name!r} in this game")
-    if state.status == "finished":
-        return over(state)
+    if state.status != "active":
+        return not_running(state)
     if state.players[seat].resigned:
         return RuleViolation(f"out of the game: {state.players[seat].name} has resigned", "R27")
     if state.players[seat].out:
@@ -112,10 +123,33 @@ def player_refusal(state: GameState, seat: int | None, name: str) -> ScatError |
 
 
 def over(state: GameState) -> RuleViolation:
-    """The refusal of any command in a finished game: won (R26), or abandoned."""
+    """The refusal of any command in a finished game: won (R26), abandoned, or cancelled before it began."""
+    if state.status == "cancelled":
+        said = {"declined": "a player declined his seat", "withdrawn": "its creator withdrew it",
+                "expired": "its invitations were not all answered in time"}.get(state.cancelled or "", "")
+        return RuleViolation(f"the game was cancelled before its first deal: {said}")
     if state.winner is None:
         return RuleViolation("the game is over: it was abandoned without a winner")
     return RuleViolation(f"the game is over: {state.winner} won", "R26")
+
+
+def not_running(state: GameState) -> RuleViolation:
+    """The refusal of a move in a game that is not being played: it waits for its players, or is over."""
+    if state.status == "pending":
+        return RuleViolation(f"game {state.game_id} has not begun: it waits for {waited_for(state)}", "R28",
+                             game_id=state.game_id)
+    return over(state)
+
+
+def waited_for(state: GameState) -> str:
+    """Who a pending game waits for: "ann and bob to accept, and 1 open seat" (R28)."""
+    parts = []
+    if state.awaiting:
+        names = ", ".join(state.awaiting[:-1]) + (" and " if len(state.awaiting) > 1 else "") + state.awaiting[-1]
+        parts.append(f"{names} to accept")
+    if state.open_seats:
+        parts.append(f"{state.open_seats} open seat{'s' if state.open_seats > 1 else ''} to be taken")
+    return ", and ".join(parts) or "nobody"
 
 
 def _create(out: _Emitter, command: CreateGame, chance: Chance) -> None:
@@ -123,8 +157,12 @@ def _create(out: _Emitter, command: CreateGame, chance: Chance) -> None:
     if state.status != "new":
         raise RuleViolation(f"game {command.game_id} exists already")
     names = [seat.name for seat in command.players]
-    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
-        raise RuleViolation(f"Scat is for 2 to 9 players, not {len(names)}", "R6")
+    if command.open_seats < 0:
+        raise BadInput(f"open seats are counted from 0, not {command.open_seats}")
+    seated = len(names) + command.open_seats
+    if not MIN_PLAYERS <= seated <= MAX_PLAYERS:
+        counted = f"{len(names)} and {command.open_seats} open seats" if command.open_seats else str(len(names))
+        raise RuleViolation(f"Scat is for 2 to 9 players, not {counted}", "R6")
     legacy = command.seed_chosen is None  # a game from before names were normalised (GameCreated v3 or older)
     for name in names:
         problem = name_problem(name)
@@ -148,8 +186,21 @@ def _create(out: _Emitter, command: CreateGame, chance: Chance) -> None:
     if command.rules_version >= 3 and min_knock is not None and min_knock > MAX_MIN_KNOCK:
         raise BadInput(f"min-knock is 1 to {MAX_MIN_KNOCK}, not {min_knock}: a hand worth 31 is declared, "
                        "never knocked", "R15")
+    creator = None
+    if command.creator is not None:
+        creator = next((seat.name for seat in command.players
+                        if not seat.is_bot and seat.name.casefold() == command.creator.casefold()), None)
+        if creator is None:
+            raise BadInput(f"the creator {command.creator!r} must sit in the game as one of its humans")
+    waits = command.open_seats > 0 or (command.consent and any(
+        not seat.is_bot and seat.name != creator for seat in command.players))
     if command.first_deck is not None:
         validate_deck(command.first_deck)
+        if waits:
+            raise BadInput("a stacked first deck (--deck) is dealt at once: not in a game that waits for its players")
+    expires = command.expires if command.expires is not None else INVITATION_SECONDS if waits else None
+    if expires is not None and not 1 <= expires <= MAX_INVITATION_SECONDS:
+        raise BadInput(f"an invitation stays open 1 second to 366 days, not {expires} seconds")
     out.emit(
         ev.GameCreated(
             game_id=command.game_id,
@@ -164,8 +215,15 @@ def _create(out: _Emitter, command: CreateGame, chance: Chance) -> None:
             seed_chosen=command.seed_chosen,
             signed_moves=command.signed_moves,
             signed=command.signed,
+            creator=creator,
+            consent=command.consent,
+            open_seats=command.open_seats,
+            expires=expires,
+            rematch_of=command.rematch_of,
         )
     )
+    if waits:
+        return  # R28: nothing is dealt until every seat is taken and accepted
     if command.first_deck is not None:
         out.emit(ev.HandDealt(hand_number=1, dealer=dealer, deck=command.first_deck, stacked=True))
     else:
@@ -386,7 +444,7 @@ def claim_refusal(state: GameState, command: ClaimTime) -> ScatError | None:
         if seat == state.turn:
             return RuleViolation("you cannot claim your own turn: play it", "R28")
     elif state.status != "active":
-        return NotFound("no such game") if state.status == "new" else over(state)
+        return NotFound("no such game") if state.status == "new" else not_running(state)
     if state.options.move_time is None:
         return RuleViolation("this game has no move time: nobody's turn can be claimed", "R28")
     if state.turn is None or not state.in_hand:
@@ -417,7 +475,9 @@ def abandon_refusal(state: GameState, player: str | None) -> ScatError | None:
     only the last human still in it may, or anyone when no human is."""
     if state.status == "new":
         return NotFound("no such game")
-    if state.status == "finished":
+    if state.status != "active":
+        if state.status == "pending":
+            return RuleViolation(f"game {state.game_id} has not begun: decline it (its creator withdraws it)")
         return over(state)
     others = [p.name for p in state.players if not p.is_bot and not p.out]
     seat = None
@@ -465,6 +525,86 @@ def _say(out: _Emitter, command: Say) -> None:
     if state.players[seat].is_bot:
         raise RuleViolation(f"{state.players[seat].name} is a bot: bots do not talk")
     out.emit(unvalidated.message_said(state.players[seat].name, command.text))
+
+
+def _pending_seat(state: GameState, player: str, what: str) -> int:
+    """The seat of the human `player` in a game waiting for its players, or the refusal of `what` (R28)."""
+    if state.status == "new":
+        raise NotFound("no such game")
+    seat = state.seat_of(player)
+    if state.status != "pending":
+        raise RuleViolation(f"game {state.game_id} is not waiting for its players: nothing to {what}"
+                            + (f" ({over(state)})" if state.status in ("finished", "cancelled") else ""))
+    if seat is None:
+        raise RuleViolation(f"{player} has no seat in game {state.game_id}: nothing to {what}",
+                            game_id=state.game_id, player=player)
+    if state.players[seat].is_bot:
+        raise RuleViolation(f"{state.players[seat].name} is a bot: bots need no acceptance")
+    return seat
+
+
+def _accept(out: _Emitter, command: AcceptSeat, chance: Chance) -> None:
+    """R28: a seated human accepts; the last acceptance (every seat taken) deals the first hand."""
+    state = out.state
+    name = state.players[_pending_seat(state, command.player, "accept")].name
+    if name not in state.awaiting:
+        raise RuleViolation(f"{name} has accepted already: game {state.game_id} waits for {waited_for(state)}")
+    out.emit(unvalidated.seat_accepted(name))
+    _deal_when_ready(out, chance)
+
+
+def _decline(out: _Emitter, command: DeclineSeat, chance: Chance) -> None:
+    """A seated human declines (the creator withdraws the game): it is cancelled, never dealt."""
+    state = out.state
+    name = state.players[_pending_seat(state, command.player, "decline")].name
+    reason: Literal["declined", "withdrawn"] = "withdrawn" if name == state.creator else "declined"
+    seed, salt = chance.reveal()
+    out.emit(unvalidated.game_cancelled(name, reason, seed, salt))
+
+
+def _join(out: _Emitter, command: JoinGame, chance: Chance) -> None:
+    """Someone takes the first open seat (joining is accepting); the last seat taken deals."""
+    state = out.state
+    if state.status != "pending" or not state.open_seats:
+        raise RuleViolation(f"game {state.game_id} has no open seat" + (
+            "" if state.status in ("pending", "active") else f" ({over(state)})"), game_id=state.game_id)
+    problem = name_problem(command.player)
+    if problem is not None:
+        raise BadInput(problem)
+    if state.seat_of(command.player) is not None:
+        raise RuleViolation(f"{command.player} sits in game {state.game_id} already", game_id=state.game_id)
+    alike = look_alike([player.name for player in state.players] + [command.player])
+    if alike is not None:
+        raise RuleViolation(f"{alike[1]!r} looks like {alike[0]!r}, who sits in game {state.game_id} already")
+    out.emit(unvalidated.seat_taken(command.player))
+    _deal_when_ready(out, chance)
+
+
+def _deal_when_ready(out: _Emitter, chance: Chance) -> None:
+    """R28, R9: once every seat is taken and accepted, the first hand is dealt."""
+    state = out.state
+    if not state.awaiting and not state.open_seats:
+        out.emit(unvalidated.hand_dealt(1, state.players[state.dealer].name, tuple(chance.deck(1))))
+
+
+def _expire(out: _Emitter, command: ExpireInvitations, chance: Chance) -> None:
+    """Invitations not all answered in time cancel the game."""
+    state = out.state
+    if state.status != "pending":
+        raise RuleViolation(f"game {state.game_id} is not waiting for its players: no invitation to expire")
+    assert state.expires is not None
+    if command.now < command.created_at + timedelta(seconds=state.expires):
+        raise RuleViolation(f"game {state.game_id}'s invitations are still open")
+    seed, salt = chance.reveal()
+    out.emit(unvalidated.game_cancelled(None, "expired", seed, salt))
+
+
+_TABLE: dict[type, Callable[[_Emitter, Any, Chance], None]] = {
+    AcceptSeat: _accept,
+    DeclineSeat: _decline,
+    JoinGame: _join,
+    ExpireInvitations: _expire,
+}
 
 
 def resign_refusal(state: GameState, seat: int) -> RuleViolation | None:

@@ -37,7 +37,7 @@ class GameCreated(_Event):
     """A game was created: seats, options, rules version, first dealer and the commitment to the seed."""
 
     type: Literal["GameCreated"] = "GameCreated"
-    schema_version: Literal[5] = 5
+    schema_version: Literal[6] = 6
     game_id: str
     players: tuple[PlayerSeat, ...]
     options: GameOptions
@@ -56,6 +56,16 @@ class GameCreated(_Event):
     #: audit proves"): a head without a signature is then damage, not an older unsigned game.
     #: Left out of the record when False, so the games made before it hash and audit as before.
     signed: bool = False
+    #: Who created it (on a server, the account that did; None: not recorded, v5 and before, or local).
+    creator: str | None = None
+    #: Its humans but the creator must accept their seats before the first deal (R28: a server's games).
+    consent: bool = False
+    #: Seats any account may take (`scat join`), filled in the order joined after the named players.
+    open_seats: int = 0
+    #: Seconds an invitation stays open: unanswered by then, the game is cancelled (None: no consent asked).
+    expires: int | None = None
+    #: The finished game this one is the rematch of (`scat rematch`), or None.
+    rematch_of: str | None = None
 
     @model_serializer(mode="wrap")
     def _without_signed_unset(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -64,6 +74,35 @@ class GameCreated(_Event):
         if isinstance(data, dict) and data.get("signed") is False:
             del data["signed"]
         return data
+
+
+class SeatAccepted(_Event):
+    """A seated human accepted his seat in a game that waits for its players (R28)."""
+
+    type: Literal["SeatAccepted"] = "SeatAccepted"
+    schema_version: Literal[1] = 1
+    player: str
+
+
+class SeatTaken(_Event):
+    """Someone took an open seat of a waiting game (joining is accepting): he sits after the others."""
+
+    type: Literal["SeatTaken"] = "SeatTaken"
+    schema_version: Literal[1] = 1
+    player: str
+
+
+class GameCancelled(_Event):
+    """A game that waited for its players ended before its first deal: a seated human declined, its
+    creator withdrew it, or its invitations expired (`by` None). No winner; counted by nothing; its
+    seed is revealed, as at every end."""
+
+    type: Literal["GameCancelled"] = "GameCancelled"
+    schema_version: Literal[1] = 1
+    by: str | None
+    reason: Literal["declined", "withdrawn", "expired"]
+    seed: str
+    seed_salt: str
 
 
 class HandDealt(_Event):
@@ -258,6 +297,9 @@ class MoveSigned(_Event):
 #: dispatch table is checked against it at import.
 AnyEvent: TypeAlias = (
     GameCreated
+    | SeatAccepted
+    | SeatTaken
+    | GameCancelled
     | HandDealt
     | HandViewed
     | StockReshuffled
@@ -277,12 +319,12 @@ AnyEvent: TypeAlias = (
     | MoveSigned
 )
 #: The events that end a game and reveal its seed: the last of a finished game's log but for talk.
-ENDINGS = (GameWon, GameAbandoned)
+ENDINGS = (GameWon, GameAbandoned, GameCancelled)
 #: What may follow the end of a game: a message and its signature (talk changes nothing in a game).
 TALK = (MessageSaid, MoveSigned)
 
 
-def ending_of(events: Sequence[AnyEvent]) -> GameWon | GameAbandoned | None:
+def ending_of(events: Sequence[AnyEvent]) -> GameWon | GameAbandoned | GameCancelled | None:
     """The event that ended the game of `events` (its last but for the talk after it), or None if it runs."""
     for event in reversed(events):
         if isinstance(event, ENDINGS):
@@ -331,6 +373,12 @@ def _game_created_v3_to_v4(data: dict[str, Any]) -> dict[str, Any]:
 def _game_created_v4_to_v5(data: dict[str, Any]) -> dict[str, Any]:
     """v4 predates accounts: no game it recorded had signed moves."""
     return {**data, "signed_moves": False}
+
+
+@upcaster("GameCreated", 5)
+def _game_created_v5_to_v6(data: dict[str, Any]) -> dict[str, Any]:
+    """v5 predates invitations: every game it recorded was dealt at once, by nobody recorded."""
+    return {**data, "creator": None, "consent": False, "open_seats": 0, "expires": None, "rematch_of": None}
 
 
 def current_version(event_type: str) -> int:

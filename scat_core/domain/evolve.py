@@ -39,6 +39,11 @@ def _created(state: GameState, s: Fields, event: ev.GameCreated) -> None:
     s["first_deck_stacked"] = event.first_deck_stacked
     s["signed"] = event.signed
     s["dealer"] = next(p.seat for p in players if p.name == event.dealer)
+    awaiting = tuple(p.name for p in players if not p.is_bot and p.name != event.creator) if event.consent else ()
+    s.update(creator=event.creator, awaiting=awaiting, open_seats=event.open_seats, expires=event.expires,
+             rematch_of=event.rematch_of)
+    if awaiting or event.open_seats:
+        s["status"] = "pending"  # R28: nothing is dealt until every seat is taken and accepted
 
 
 #: What every deal resets (R9, R10): a new hand starts with nobody having played or looked.
@@ -243,6 +248,23 @@ def _stock_ran_out(state: GameState, s: Fields, event: ev.StockRanOut) -> None:
     s["phase"], s["turn"] = "settling", None
 
 
+def _seat_accepted(state: GameState, s: Fields, event: ev.SeatAccepted) -> None:
+    key = event.player.casefold()
+    s["awaiting"] = tuple(name for name in state.awaiting if name.casefold() != key)
+
+
+def _seat_taken(state: GameState, s: Fields, event: ev.SeatTaken) -> None:
+    seat = len(state.players)
+    s["players"] = (*state.players, Player(event.player, seat, False, state.options.lives))
+    s["seats"] = {**state.seats, event.player.casefold(): seat}
+    s["open_seats"] = state.open_seats - 1
+
+
+def _cancelled(state: GameState, s: Fields, event: ev.GameCancelled) -> None:
+    s.update(status="cancelled", phase="finished", turn=None, seed=event.seed, seed_salt=event.seed_salt,
+             cancelled=event.reason, awaiting=())
+
+
 def _abandoned(state: GameState, s: Fields, event: ev.GameAbandoned) -> None:
     s.update(status="finished", phase="finished", turn=None, winner=None, seed=event.seed, seed_salt=event.seed_salt,
              abandoned=True)
@@ -272,6 +294,9 @@ def _on(kind: type[E], handler: Callable[[GameState, Fields, E], None]) -> tuple
 _HANDLERS: dict[type, Handler] = dict(
     [
         _on(ev.GameCreated, _created),
+        _on(ev.SeatAccepted, _seat_accepted),
+        _on(ev.SeatTaken, _seat_taken),
+        _on(ev.GameCancelled, _cancelled),
         _on(ev.HandDealt, _dealt),
         _on(ev.HandViewed, _viewed),
         _on(ev.StockReshuffled, _reshuffled),

@@ -13,12 +13,13 @@ from typing import Literal, assert_never
 
 from . import events as ev
 from .deal import deal_order
-from .state import GameState
+from .state import GameState, Player
 
 # The events that change seats, pennies, who is out or the kitty; a deal changes only the
 # hand number and the dealer (the last one tells both); every other event changes nothing.
 PUBLIC_TYPES: tuple[str, ...] = (
-    "GameCreated", "PennyPaid", "PlayerEliminated", "Resigned", "GameWon", "GameAbandoned",
+    "GameCreated", "SeatTaken", "GameCancelled", "PennyPaid", "PlayerEliminated", "Resigned", "GameWon",
+    "GameAbandoned",
 )
 
 
@@ -39,7 +40,7 @@ class PublicState:
     """What anyone watching the table knows: seats in seat order, pennies, kitty, hand, dealer, winner."""
 
     game_id: str = ""
-    status: Literal["new", "active", "finished"] = "new"
+    status: Literal["new", "pending", "active", "finished", "cancelled"] = "new"
     seats: tuple[PublicSeat, ...] = ()
     kitty: int = 0
     hand_number: int = 0
@@ -79,8 +80,15 @@ def public_evolve(table: PublicState, event: ev.Event) -> PublicState:
         case ev.GameCreated():
             lives = event.options.lives  # R7: everyone starts with as many pennies as lives
             seats = tuple(PublicSeat(p.name, p.is_bot, lives) for p in event.players)
+            waits = event.open_seats or (event.consent and any(not p.is_bot and p.name != event.creator
+                                                               for p in event.players))
             return PublicState(game_id=event.game_id, seats=seats, dealer=event.dealer, no_dole=event.options.no_dole,
-                               rules_version=event.rules_version)
+                               rules_version=event.rules_version, status="pending" if waits else "new")
+        case ev.SeatTaken():  # an open seat taken: he sits after the others, with every player's lives (R7)
+            lives = table.seats[0].pennies if table.seats else 0
+            return replace(table, seats=(*table.seats, PublicSeat(event.player, False, lives)))
+        case ev.GameCancelled():
+            return replace(table, status="cancelled")
         case ev.HandDealt():
             dealer = table.seat(event.dealer).name
             return replace(table, status="active", hand_number=event.hand_number, dealer=dealer)
@@ -102,7 +110,8 @@ def public_evolve(table: PublicState, event: ev.Event) -> PublicState:
         case ev.GameAbandoned():
             return replace(table, status="finished", winner=None)
         case (
-            ev.HandViewed() | ev.StockReshuffled() | ev.CardDrawn() | ev.CardDiscarded() | ev.Knocked()
+            ev.SeatAccepted() | ev.HandViewed() | ev.StockReshuffled() | ev.CardDrawn() | ev.CardDiscarded()
+            | ev.Knocked()
             | ev.ThirtyOneDeclared() | ev.ThrowDownCalled() | ev.StockRanOut() | ev.ShowdownHeld() | ev.MessageSaid()
             | ev.MoveSigned()
         ):
@@ -127,11 +136,14 @@ def public_of(state: GameState) -> PublicState:
 
 
 def with_public(state: GameState, table: PublicState) -> GameState:
-    """`state` with its public part taken from `table` (its cards, options and seats as they were)."""
+    """`state` with its public part taken from `table` (its cards, options and seats as they were;
+    a seat taken since, by `scat join`, added after the others)."""
     players = tuple(
         replace(player, pennies=seat.pennies, out=seat.out, resigned=seat.resigned, timed_out=seat.timed_out)
-        for player, seat in zip(state.players, table.seats, strict=True)
-    )
-    dealer = -1 if table.dealer is None else state.seats[table.dealer.casefold()]
-    return state.evolved(dict(players=players, kitty=table.kitty, status=table.status, hand_number=table.hand_number,
-                              dealer=dealer, winner=table.winner))
+        for player, seat in zip(state.players, table.seats, strict=False)
+    ) + tuple(Player(seat.name, index, seat.is_bot, seat.pennies, seat.out, seat.resigned, seat.timed_out)
+              for index, seat in enumerate(table.seats) if index >= len(state.players))
+    seats = {player.name.casefold(): player.seat for player in players}
+    dealer = -1 if table.dealer is None else seats[table.dealer.casefold()]
+    return state.evolved(dict(players=players, seats=seats, kitty=table.kitty, status=table.status,
+                              hand_number=table.hand_number, dealer=dealer, winner=table.winner))

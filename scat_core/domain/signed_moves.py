@@ -2,7 +2,8 @@
 
 In a game created with `signed_moves` (a server whose seats are accounts) every human move
 (a draw, a discard, a knock, a declaration, a throw down, a resignation, a claim of another's
-turn, R28, abandoning the game) is preceded in the log by a MoveSigned event of its player naming that very move.
+turn, R28, abandoning the game, a message, accepting or declining a seat, taking an open one)
+is preceded in the log by a MoveSigned event of its player naming that very move.
 The signature itself (Ed25519 over the game, the head he saw and the move) is checked by the
 archive (scat_core/records/move_signatures.py), which has the keys; this module checks only
 what the events alone show. A look at one's hand (HandViewed) is recorded by the server when it
@@ -23,11 +24,9 @@ def move_fields(command: cmd.Command) -> dict[str, str] | None:
     e.g. a draw's source, a discard's card); None for one nobody signs."""
     if isinstance(command, cmd.ClaimTime):
         return {"type": "ClaimTime", "player": command.claimer} if command.claimer is not None else None
-    if isinstance(command, cmd.Say):
-        return {"type": "Say", "player": command.player, "text": command.text}
-    if isinstance(command, cmd.AbandonGame):
-        return {"type": "AbandonGame", "player": command.player} if command.player is not None else None
-    if isinstance(command, cmd.MOVES):
+    if isinstance(command, cmd.PlayerCommand | cmd.TableCommand) and not isinstance(command, cmd.ViewHand):
+        if command.player is None:  # a local database's owner abandoning a game of bots: nobody signs
+            return None
         return {"type": type(command).__name__, **{part.name: getattr(command, part.name) for part in fields(command)}}
     return None
 
@@ -37,6 +36,8 @@ def signer_of(state: GameState, command: cmd.Command) -> str | None:
     move = move_fields(command)
     if move is None or not state.signed_moves:
         return None
+    if isinstance(command, cmd.JoinGame):  # no seat yet: the account joining signs it
+        return command.player
     seat = state.seat_of(move["player"])
     return None if seat is None or state.players[seat].is_bot else state.players[seat].name
 

@@ -47,7 +47,7 @@ class GameState:
     """Everything known about a game after some events; hands by seat, stock top first."""
 
     game_id: str = ""
-    status: Literal["new", "active", "finished"] = "new"
+    status: Literal["new", "pending", "active", "finished", "cancelled"] = "new"
     players: tuple[Player, ...] = ()
     seats: dict[str, int] = field(default_factory=dict)  # casefolded name -> seat
     options: GameOptions = field(default_factory=GameOptions)
@@ -77,6 +77,12 @@ class GameState:
     kitty: int = 0
     winner: str | None = None
     abandoned: bool = False  # finished without a winner (GameAbandoned)
+    creator: str | None = None  # who created it (a server's account), if recorded
+    awaiting: tuple[str, ...] = ()  # the seated humans who have not accepted yet (a pending game, R28)
+    open_seats: int = 0  # seats not taken yet (a pending game)
+    expires: int | None = None  # seconds its invitations stay open
+    rematch_of: str | None = None  # the game this one is the rematch of
+    cancelled: str | None = None  # why it was cancelled: "declined", "withdrawn" or "expired"
     seed: str | None = None
     seed_salt: str | None = None
     version: int = 0  # how many events made this state

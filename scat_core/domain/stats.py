@@ -61,6 +61,7 @@ class GameLine:
     last_seq: int = 0  # the last event of the game folded in (the per-game checkpoint)
     finished: bool = False
     winner_key: str | None = None
+    cancelled: bool = False  # cancelled before its first deal (R28): counted nowhere
     hands: int = 0  # hands that have ended
     knocker_key: str | None = None  # who knocked in the hand under way
     players: tuple[PlayerLine, ...] = ()
@@ -152,6 +153,11 @@ def _abandoned(line: GameLine, event: ev.GameAbandoned) -> GameLine:
     return changed(line, finished=True, winner_key=None, knocker_key=None)
 
 
+def _cancelled(line: GameLine, event: ev.GameCancelled) -> GameLine:
+    """Never dealt: no player played it, nobody won it, no figure counts it."""
+    return changed(line, cancelled=True, players=(), knocker_key=None)
+
+
 def _get(line: GameLine, key: str) -> PlayerLine:
     for player in line.players:
         if player.key == key:
@@ -171,6 +177,7 @@ _HANDLERS: dict[str, Handler] = {
     "Resigned": _resigned,
     "GameWon": _won,
     "GameAbandoned": _abandoned,
+    "GameCancelled": _cancelled,
 }
 HANDLED_TYPES: frozenset[str] = frozenset(_HANDLERS)
 

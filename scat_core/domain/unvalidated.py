@@ -152,6 +152,23 @@ def message_said(player: str, text: str) -> ev.MessageSaid:
     return _made(ev.MessageSaid, {"type": "MessageSaid", "schema_version": 1, "player": player, "text": text})
 
 
+def seat_accepted(player: str) -> ev.SeatAccepted:
+    """SeatAccepted, unvalidated."""
+    return _made(ev.SeatAccepted, {"type": "SeatAccepted", "schema_version": 1, "player": player})
+
+
+def seat_taken(player: str) -> ev.SeatTaken:
+    """SeatTaken, unvalidated."""
+    return _made(ev.SeatTaken, {"type": "SeatTaken", "schema_version": 1, "player": player})
+
+
+def game_cancelled(by: str | None, reason: Literal["declined", "withdrawn", "expired"], seed: str,
+                   seed_salt: str) -> ev.GameCancelled:
+    """GameCancelled, unvalidated."""
+    return _made(ev.GameCancelled, {"type": "GameCancelled", "schema_version": 1, "by": by, "reason": reason,
+                                    "seed": seed, "seed_salt": seed_salt})
+
+
 #: The event types decide makes here; GameCreated (and a deck given at creation) carry the
 #: creator's input and are validated, as MoveSigned (a player's signature, made by the shell) is.
 MADE: dict[type[BaseModel], Any] = {
@@ -171,6 +188,9 @@ MADE: dict[type[BaseModel], Any] = {
     ev.GameWon: game_won,
     ev.GameAbandoned: game_abandoned,
     ev.MessageSaid: message_said,
+    ev.SeatAccepted: seat_accepted,
+    ev.SeatTaken: seat_taken,
+    ev.GameCancelled: game_cancelled,
 }
 
 _ALL_SET.update((cls, set(cls.model_fields)) for cls in MADE)

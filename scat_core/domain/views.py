@@ -42,9 +42,10 @@ def redact(event: ev.Event, before: GameState, viewer: str | None) -> ev.Event:
             hidden = event.source == "stock" and event.player.casefold() != viewer_key
             return event.model_copy(update={"card": HIDDEN}) if hidden else event
         case (
-            ev.GameCreated() | ev.HandViewed() | ev.CardDiscarded() | ev.Knocked() | ev.ThirtyOneDeclared()
-            | ev.ThrowDownCalled() | ev.StockRanOut() | ev.ShowdownHeld() | ev.Resigned() | ev.PennyPaid()
-            | ev.PlayerEliminated() | ev.GameWon() | ev.GameAbandoned() | ev.MessageSaid() | ev.MoveSigned()
+            ev.GameCreated() | ev.SeatAccepted() | ev.SeatTaken() | ev.GameCancelled() | ev.HandViewed()
+            | ev.CardDiscarded() | ev.Knocked() | ev.ThirtyOneDeclared() | ev.ThrowDownCalled() | ev.StockRanOut()
+            | ev.ShowdownHeld() | ev.Resigned() | ev.PennyPaid() | ev.PlayerEliminated() | ev.GameWon()
+            | ev.GameAbandoned() | ev.MessageSaid() | ev.MoveSigned()
         ):
             return event  # public as recorded (a 31 and a showdown show hands by the rules: R18, R21)
         case _:

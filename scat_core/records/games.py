@@ -20,7 +20,13 @@ class GameSummary:
     protected: bool = False
     bots: tuple[str, ...] = field(default=())
     #: When the player to act runs out of move time (R28), as recorded_at text; None without one.
+    #: In a game waiting for its players: when its invitations expire.
     move_deadline: str | None = None
+    #: The seated humans a pending game waits for to accept (R28), and its seats not taken yet.
+    awaiting: tuple[str, ...] = ()
+    open_seats: int = 0
+    #: The game this one is the rematch of (one rematch a game).
+    rematch_of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,9 @@ class GameRow:
     head_hash: str
     protected: bool
     move_deadline: str | None = None
+    awaiting: tuple[str, ...] = ()
+    open_seats: int = 0
+    rematch_of: str | None = None
 
 
 #: One whole exported history to add (records, its games-row summary, its snapshot or None).
@@ -48,12 +57,15 @@ NewGame = tuple[Sequence[Mapping[str, Any]], GameSummary, "str | None"]
 
 
 def sits_and_waits(rows: list[GameRow], player: str) -> list[GameRow]:
-    """Of `rows`, those of finished games `player` sat in and of running ones where he is to act."""
+    """Of `rows`, those of finished (or cancelled) games `player` sat in, of running ones where he is
+    to act, and of pending ones that await his acceptance (an invitation, R28)."""
     wanted = player.casefold()
 
     def waits(row: GameRow) -> bool:
-        if row.status == "finished":
+        if row.status in ("finished", "cancelled"):
             return any(name.casefold() == wanted for name in row.players)
+        if row.status == "pending":
+            return any(name.casefold() == wanted for name in row.awaiting)
         return row.turn is not None and row.turn.casefold() == wanted
 
     return [row for row in rows if waits(row)]

@@ -94,8 +94,9 @@ def _figures(key: str, entries: list[tuple[GameLine, PlayerLine]]) -> StatsFigur
     )
 
 
-def report(lines: Sequence[GameLine], player: str | None = None) -> StatsReport:
+def report(every_line: Sequence[GameLine], player: str | None = None) -> StatsReport:
     """Figures per player (most games won first) and overall; with `player`, only his line."""
+    lines = [line for line in every_line if not line.cancelled]  # a cancelled game counts for nothing
     per_key: dict[str, list[tuple[GameLine, PlayerLine]]] = {}
     for line in lines:
         for seated in line.players:

@@ -113,9 +113,11 @@ class Answers:
     def new_game(
         self, players: Sequence[ev.PlayerSeat], *, options: GameOptions | None = None, dealer: str | None = None,
         seed: int | str | None = None, deck: Sequence[str] | None = None, protect: bool = False,
-        viewer: str | None = None, signed_moves: bool = False,
+        viewer: str | None = None, signed_moves: bool = False, consent: bool = False, open_seats: int = 0,
+        expires: int | None = None, rematch_of: str | None = None,
     ) -> Played:
-        """Create a game (see `Playing.create_game`), told to `viewer` if he is one of its humans, else the public."""
+        """Create a game (see `Playing.create_game`), told to `viewer` if he is one of its humans, else the
+        public; with `consent`, `viewer` is its creator, whose seat is accepted by creating it (R28)."""
 
         def told(outcome: Outcome) -> str | None:
             seat = outcome.state.seat_of(viewer) if viewer else None
@@ -124,8 +126,16 @@ class Answers:
 
         answer = _Answer(told)
         outcome = self.playing.create_game(players, options=options, dealer=dealer, seed=seed, deck=deck,
-                                           protect=protect, signed_moves=signed_moves, tell=answer.tell)
+                                           protect=protect, signed_moves=signed_moves, tell=answer.tell,
+                                           creator=viewer if consent else None, consent=consent,
+                                           open_seats=open_seats, expires=expires, rematch_of=rematch_of)
         return answer.final(outcome)
+
+    def seat(self, game_id: str, command: cmd.AcceptSeat | cmd.DeclineSeat | cmd.JoinGame,
+             token: Credential = None, signature: MoveSignature | None = None) -> Played:
+        """Accept, decline or take a seat (see `Playing.seat`), told to the player."""
+        answer = _Answer(lambda outcome: outcome.state.name(outcome.state.seat_of(command.player)) or command.player)
+        return answer.final(self.playing.seat(game_id, command, token, signature, answer.tell))
 
     def move(self, game_id: str, command: cmd.PlayerCommand, token: Credential = None,
              signature: MoveSignature | None = None) -> Played:
@@ -222,8 +232,9 @@ class Answers:
         with `first_for` (a server's account), the games he sits in first."""
         rows, read_only = self.reading.list_games_read_only(status, waiting_for, limit, first_for)
         chosen = self.reading.chosen_chance([row.game_id for row in rows])
+        described = self.reading.options_of([row.game_id for row in rows if row.open_seats])
         now = self.playing.clock()
-        clocks = {row.game_id: move_clock(None if row.game_id in read_only or row.status != "active"
+        clocks = {row.game_id: move_clock(None if row.game_id in read_only or row.status not in ("active", "pending")
                                           else row.move_deadline, now) for row in rows}
         return [
             Listing(game_id=row.game_id, status=row.status, players=list(row.players), bots=list(row.bots),
@@ -232,6 +243,7 @@ class Answers:
                     winner=row.winner, head_seq=row.head_seq, protected=row.protected,
                     read_only=row.game_id in read_only, seed_chosen=chosen[row.game_id][0],
                     first_deck_stacked=chosen[row.game_id][1], move_deadline=clocks[row.game_id][0],
-                    move_time_left=clocks[row.game_id][1])
+                    move_time_left=clocks[row.game_id][1], awaiting=list(row.awaiting), open_seats=row.open_seats,
+                    options=described.get(row.game_id, []))
             for row in rows
         ]

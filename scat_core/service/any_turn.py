@@ -115,7 +115,7 @@ class Looking:
             rows = tx.turns_and_ends(self.player, told.since)
         for row in rows:
             if self.looked.get(row.game_id) == row.head_seq or (
-                    row.status == "finished" and row.game_id in told.ended):
+                    row.status in ("finished", "cancelled") and row.game_id in told.ended):
                 continue
             shown = self._news(row)
             if shown is None:
@@ -140,20 +140,21 @@ class Looking:
             # game shows to anyone, and its "eve" may be another eve than the one who waits)
         if shown.read_only or not turn_has_come(state, self.player):
             return None
-        if state.status != "finished" and self.told.turns.get(row.game_id) == state.turn_began:
-            return None
+        if state.status not in ("finished", "cancelled") and self.told.turns.get(row.game_id) == state.turn_began:
+            return None  # (an invitation is told once: a game not dealt yet began no turn, 0)
         return shown
 
 
 def _adding(told: Told, shown: Shown, row: GameRow, rows: list[GameRow]) -> Told:
     """`told` with the game of `shown` added, kept to what the last look still returned."""
     game = shown.game_id
-    if shown.state.status == "finished":
+    over = ("finished", "cancelled")
+    if shown.state.status in over:
         since = max(told.since, row.last_activity)
-        ended = [row.game_id for row in rows if row.status == "finished" and row.last_activity >= since
+        ended = [row.game_id for row in rows if row.status in over and row.last_activity >= since
                  and (row.game_id in told.ended or row.game_id == game)]
-        running = {row.game_id for row in rows if row.status != "finished"}
+        running = {row.game_id for row in rows if row.status not in over}
         return Told(since=since, turns={g: seq for g, seq in told.turns.items() if g in running}, ended=ended)
-    running = {row.game_id for row in rows if row.status != "finished"}
+    running = {row.game_id for row in rows if row.status not in over}
     turns = {g: seq for g, seq in told.turns.items() if g in running} | {game: shown.state.turn_began}
     return Told(since=told.since, turns=turns, ended=list(told.ended))

@@ -45,9 +45,9 @@ class Games(Protocol):
     def new_game(
         self, players: Sequence[ev.PlayerSeat], *, options: GameOptions | None = None, dealer: str | None = None,
         seed: int | str | None = None, deck: Sequence[str] | None = None, protect: bool = False,
-        viewer: str | None = None,
+        viewer: str | None = None, open_seats: int = 0, expires: int | None = None,
     ) -> Played:
-        """`scat new`."""
+        """`scat new` (`open_seats` and `expires`: a server's, whose games wait for their players, R28)."""
 
     def move(self, game_id: str, command: PlayerCommand, token: str | None = None,
              signature: MoveSignature | None = None) -> Played:
@@ -56,6 +56,18 @@ class Games(Protocol):
     def claim(self, game_id: str, claimer: str | None = None, token: str | None = None,
               signature: MoveSignature | None = None) -> Played:
         """`scat claim` (R28)."""
+
+    def accept(self, game_id: str, player: str, token: str | None = None,
+               signature: MoveSignature | None = None) -> Played:
+        """`scat accept` (R28)."""
+
+    def decline(self, game_id: str, player: str, token: str | None = None,
+                signature: MoveSignature | None = None) -> Played:
+        """`scat decline`."""
+
+    def join(self, game_id: str, player: str, token: str | None = None,
+             signature: MoveSignature | None = None) -> Played:
+        """`scat join`."""
 
     def say(self, game_id: str, player: str, text: str, token: str | None = None,
             signature: MoveSignature | None = None) -> Played:

@@ -14,9 +14,12 @@ from scat_core.service.waiting import Waiting
 
 
 def turn_has_come(state: GameState, player: str) -> bool:
-    """Whether `player` is to act in `state`, or the game is over (nothing more to wait for)."""
+    """Whether `player` is to act in `state`, is invited to accept his seat in it (R28), or the game is
+    over or cancelled (nothing more to wait for)."""
     seat = state.seat_of(player)
-    return state.status == "finished" or (state.in_hand and seat is not None and state.turn == seat)
+    if state.status == "pending":
+        return seat is not None and state.players[seat].name in state.awaiting
+    return state.status in ("finished", "cancelled") or (state.in_hand and seat is not None and state.turn == seat)
 
 
 def _read_only(game_id: str) -> RuleViolation:

@@ -18,7 +18,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from scat_core.domain import events as ev
-from scat_core.domain.commands import PlayerCommand
+from scat_core.domain.commands import AcceptSeat, DeclineSeat, JoinGame, PlayerCommand
+from scat_core.domain.errors import BadInput
 from scat_core.domain.move_time import recorded_text
 from scat_core.domain.options import GameOptions
 from scat_core.records.acting import Credential
@@ -124,20 +125,43 @@ class GameService(Generic[S]):
     def new_game(
         self, players: Sequence[ev.PlayerSeat], *, options: GameOptions | None = None, dealer: str | None = None,
         seed: int | str | None = None, deck: Sequence[str] | None = None, protect: bool = False,
-        viewer: str | None = None,
+        viewer: str | None = None, open_seats: int = 0, expires: int | None = None,
     ) -> Played:
-        """`scat new`: create a game, then the bots play; told to `viewer` (one of its humans) or the public."""
+        """`scat new`: create a game, then the bots play; told to `viewer` (one of its humans) or the public.
+        A local database trusts whoever holds it: its games start at once, with no open seat (R28)."""
+        if open_seats or expires is not None:
+            raise BadInput("open seats and invitations are a server's (its accounts accept or join): a game "
+                           "here starts at once, as its file's holder made it")
         return self.answers.new_game(players, options=options, dealer=dealer, seed=seed, deck=deck,
                                      protect=protect, viewer=viewer)
 
     def new_game_of_accounts(
         self, players: Sequence[ev.PlayerSeat], *, options: GameOptions | None = None, dealer: str | None = None,
         seed: int | str | None = None, deck: Sequence[str] | None = None, viewer: str | None = None,
+        open_seats: int = 0, expires: int | None = None, rematch_of: str | None = None,
     ) -> Played:
-        """`scat --server URL new` by an account: a game whose humans are the server's accounts
-        (checked by the caller: `AccountService.seat`), each move signed by its player's key; no tokens."""
+        """`scat --server URL new` by an account (`viewer`, its creator): a game whose humans are the
+        server's accounts (checked by the caller: `AccountService.seat`), each move signed by its
+        player's key; no tokens. It waits for its other humans to accept, and its `open_seats` to be
+        taken, before it is dealt (R28); unanswered, its invitations expire after `expires` seconds."""
         return self.answers.new_game(players, options=options, dealer=dealer, seed=seed, deck=deck,
-                                     viewer=viewer, signed_moves=True)
+                                     viewer=viewer, signed_moves=True, consent=True, open_seats=open_seats,
+                                     expires=expires, rematch_of=rematch_of)
+
+    def accept(self, game_id: str, player: str, token: Credential = None,
+               signature: MoveSignature | None = None) -> Played:
+        """`scat accept`: `player` accepts his seat (R28); the last acceptance deals the first hand."""
+        return self.answers.seat(game_id, AcceptSeat(player), token, signature)
+
+    def decline(self, game_id: str, player: str, token: Credential = None,
+                signature: MoveSignature | None = None) -> Played:
+        """`scat decline`: `player` declines his seat, or its creator withdraws the game: it is cancelled."""
+        return self.answers.seat(game_id, DeclineSeat(player), token, signature)
+
+    def join(self, game_id: str, player: str, token: Credential = None,
+             signature: MoveSignature | None = None) -> Played:
+        """`scat join`: `player` takes the game's first open seat (joining is accepting)."""
+        return self.answers.seat(game_id, JoinGame(player), token, signature)
 
     def move(self, game_id: str, command: PlayerCommand, token: Credential = None,
              signature: MoveSignature | None = None) -> Played:

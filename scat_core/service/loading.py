@@ -111,7 +111,7 @@ def snapshot_due(after: GameState) -> bool:
 
 def chance_of(state: GameState, secret: GameSecret | None) -> SeededChance:
     """The chance to play `state` on: RuleViolation for a finished game or one imported without its seed."""
-    if state.status == "finished":
+    if state.status in ("finished", "cancelled"):
         raise over(state)
     if secret is None:
         raise RuleViolation(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from scat_core.domain.move_time import deadline, recorded_text, recorded_time
 from scat_core.domain.state import GameState
@@ -37,13 +37,31 @@ def turn_deadline(tx: UnitOfWork, state: GameState) -> datetime | None:
 
 def deadline_after(tx: UnitOfWork, before: GameState, after: GameState, recorded_at: str) -> str | None:
     """The games read model's move deadline once the events from `before` to `after` are
-    recorded at `recorded_at`: counted from then if they began the turn, else as it was."""
+    recorded at `recorded_at`: counted from then if they began the turn, else as it was; for a
+    game waiting for its players, when its invitations expire (counted from its creation)."""
+    if after.status == "pending" and after.expires is not None:
+        created = recorded_at if before.version == 0 else invitations_sent(tx, after)
+        return None if created is None else recorded_text(recorded_time(created) + timedelta(seconds=after.expires))
     if after.options.move_time is None or after.status != "active" or after.turn is None or not after.in_hand:
         return None
     if after.turn_began > before.version:
         return recorded_text(deadline(recorded_time(recorded_at), after.options.move_time))
     ends = turn_deadline(tx, after)
     return None if ends is None else recorded_text(ends)
+
+
+def invitations_sent(tx: UnitOfWork, state: GameState) -> str | None:
+    """When the game of `state` was created (its invitations sent): its first event's recorded time."""
+    first = tx.load_between(state.game_id, 0, 1)
+    return first[0].recorded_at if first else None
+
+
+def invitations_expire(tx: UnitOfWork, state: GameState) -> datetime | None:
+    """When a pending game's invitations expire (None: it is no such game)."""
+    if state.status != "pending" or state.expires is None:
+        return None
+    sent = invitations_sent(tx, state)
+    return None if sent is None else recorded_time(sent) + timedelta(seconds=state.expires)
 
 
 def seconds_left(ends: datetime, now: datetime) -> int:

@@ -125,7 +125,8 @@ def _follow(hand: HandOutcome, event: ev.Event) -> None:
             if hand.ended_by is None:
                 hand.ended_by, hand.by = "abandoned", event.by
         case (
-            ev.GameCreated() | ev.HandDealt() | ev.HandViewed() | ev.StockReshuffled() | ev.CardDiscarded()
+            ev.GameCreated() | ev.SeatAccepted() | ev.SeatTaken() | ev.GameCancelled() | ev.HandDealt()
+            | ev.HandViewed() | ev.StockReshuffled() | ev.CardDiscarded()
             | ev.MessageSaid() | ev.MoveSigned()
         ):
             pass  # nothing a hand's summary tells

@@ -13,12 +13,23 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from scat_core.domain import events as ev
 from scat_core.domain.bots import next_bot_command
-from scat_core.domain.commands import AbandonGame, ClaimTime, CreateGame, PlayerCommand, Say, ViewHand
-from scat_core.domain.decide import decide_and_evolve
+from scat_core.domain.commands import (
+    AbandonGame,
+    AcceptSeat,
+    ClaimTime,
+    CreateGame,
+    DeclineSeat,
+    ExpireInvitations,
+    JoinGame,
+    PlayerCommand,
+    Say,
+    ViewHand,
+)
+from scat_core.domain.decide import decide_and_evolve, not_running
 from scat_core.domain.errors import AuthFailed, BadInput, RuleViolation, ScatError, Unavailable
 from scat_core.domain.evolve import evolve
 from scat_core.domain.move_time import deadline, recorded_text
@@ -27,7 +38,7 @@ from scat_core.domain.options import GameOptions
 from scat_core.domain.shuffle import SeededChance, new_salt, new_seed
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
-from scat_core.records.acting import Credential
+from scat_core.records.acting import ActingAccount, Credential
 from scat_core.records.errors import ConcurrencyConflict
 from scat_core.records.move_signatures import MoveSignature
 from scat_core.records.stored import GameSecret, StoredEvent
@@ -38,6 +49,7 @@ from scat_core.service.move_signing import TagAt, signed_move, tag_of
 from scat_core.service.move_times import (
     Clock,
     deadline_after,
+    invitations_expire,
     move_clock,
     system_clock,
     turn_began_at,
@@ -117,6 +129,17 @@ def revealed(state: GameState) -> GameSecret | None:
     return GameSecret(state.seed, state.seed_salt) if state.seed is not None and state.seed_salt is not None else None
 
 
+def joiner(state: GameState, player: str, token: Credential) -> None:
+    """AuthFailed unless `player` may take an open seat as himself: the account that signed the request
+    (open seats are a server's; its accounts sign each request)."""
+    if not state.signed_moves or not isinstance(token, ActingAccount):
+        raise AuthFailed("open seats are taken by a server's accounts: register one, and join as yourself",
+                         game_id=state.game_id, player=player)
+    if token.name.casefold() != player.casefold():
+        raise AuthFailed(f"you are {token.name} on this server, not {player}: you join as {token.name} only",
+                         game_id=state.game_id, player=player)
+
+
 def tag_at(tx: UnitOfWork, state: GameState, secret: GameSecret | None) -> TagAt:
     """The position tags of earlier events of `state`'s game (`move_signing.TagAt`): of event `seq`
     when nothing but talk came after it (or, for a message, whatever came)."""
@@ -133,8 +156,10 @@ def tag_at(tx: UnitOfWork, state: GameState, secret: GameSecret | None) -> TagAt
 
 
 def claimed_in(events: Sequence[ev.Event]) -> bool:
-    """Whether `events` hold a claim of a turn whose move time ran out (R28)."""
-    return any(isinstance(event, ev.Resigned) and event.cause is not None for event in events)
+    """Whether `events` hold a claim of a turn whose move time ran out (R28), or the expiry of a
+    game's invitations: what stands even if the command that found it due is refused."""
+    return any((isinstance(event, ev.Resigned) and event.cause is not None)
+               or (isinstance(event, ev.GameCancelled) and event.reason == "expired") for event in events)
 
 
 class Playing:
@@ -167,12 +192,19 @@ class Playing:
         protect: bool = False,
         signed_moves: bool = False,
         tell: Tell | None = None,
+        creator: str | None = None,
+        consent: bool = False,
+        open_seats: int = 0,
+        expires: int | None = None,
+        rematch_of: str | None = None,
     ) -> Outcome:
         """Create a game, deal its first hand and let bots play until a human must: one unit of work.
 
         Names are normalised (NFKC, trimmed) first; a seed given here is recorded as chosen,
         since whoever chose it can know every hand. `signed_moves`: its humans are a server's
-        accounts, who sign each move with their keys (no tokens are made).
+        accounts, who sign each move with their keys (no tokens are made). `consent`: its humans but
+        its `creator` accept their seats first, and `open_seats` are taken (`join`) before it is
+        dealt (R28); its invitations expire after `expires` seconds (default 7 days).
         """
         if seed is not None and not SEED_RE.fullmatch(str(seed)):
             raise BadInput(f"the seed must be a whole number of at most 100 digits, not {str(seed)[:20]!r}")
@@ -187,6 +219,11 @@ class Playing:
             seed_chosen=seed is not None,
             signed_moves=signed_moves,
             signed=True,  # every store signs each head from the first on (records/signatures.py)
+            creator=normalize_name(creator) if creator is not None else None,
+            consent=consent,
+            open_seats=open_seats,
+            expires=expires,
+            rematch_of=rematch_of,
         )
         created, state = decide_and_evolve(GameState(), command, chance)
         replies, after = bot_moves(state, chance)
@@ -320,7 +357,15 @@ class Playing:
         """The events owed before a command of `actor` (None: nobody named) at `now`: the bots'
         moves, then, if the player to act ran out of move time and `actor` may claim it (R28:
         `claimer`; `by_server`: the server claims, whoever acts), the claim of his turn and the
-        bots' moves after it."""
+        bots' moves after it. A game waiting for its players whose invitations expired is
+        cancelled first (R28), whoever acts."""
+        if state.status == "pending":
+            ends = invitations_expire(tx, state)
+            if ends is None or ends > now:
+                return [], state
+            cancelled, after = decide_and_evolve(state, ExpireInvitations(now, ends - timedelta(
+                seconds=state.expires or 0)), chance)
+            return cancelled, after
         events, owed = bot_moves(state, chance)
         if next_bot_command(owed) is not None or owed.options.move_time is None or owed.status != "active" \
                 or owed.turn_began > state.version:
@@ -357,7 +402,8 @@ class Playing:
         try:
             with self.store.command() as tx:
                 state, secret, head = load_for_command(tx, game_id)
-                if state.options.move_time is None or state.status != "active" or secret is None:
+                if (state.options.move_time is None and state.status != "pending") or secret is None \
+                        or state.status not in ("active", "pending"):
                     return None
                 chance = SeededChance(secret.seed, secret.salt)
                 now = self.clock()
@@ -417,6 +463,54 @@ class Playing:
             return self._written(tx, state, [signed, *mine] if signed else mine, after, head, self._now(), secret,
                                  tell)
 
+    def seat(self, game_id: str, command: AcceptSeat | DeclineSeat | JoinGame, token: Credential = None,
+             signature: MoveSignature | None = None, tell: Tell | None = None) -> Outcome:
+        """Accept a seat (the last acceptance deals, R28), decline it (the game is cancelled; for
+        its creator, withdrawn) or take an open seat (joining is accepting): in one unit of work,
+        with the bots' first moves if it dealt. A seat is taken by the account that asks (its
+        signature where moves are signed), in a transaction of its own: the game's seats change."""
+        prove_token_first(self.store, game_id, command.player, token)
+        joining = isinstance(command, JoinGame)
+        with spent_even_if_refused(self.store, token), (self.store.transaction() if joining
+                                                        else self.store.command()) as tx:
+            spend(tx, token)
+            state, secret, head = load_for_command(tx, game_id)
+            if joining:
+                joiner(state, command.player, token)
+            elif state.seat_of(command.player) is not None:
+                authorize(tx, state, command.player, token)
+            chance = chance_of(state, secret)
+            now = self.clock()
+            events, owed = self._owed(tx, state, chance, now, None)
+            signed = signed_move(state, tag_of(secret, head), command, token, signature, tag_at(tx, state, secret))
+            try:
+                mine, after = decide_and_evolve(evolve(owed, signed) if signed else owed, command, chance)
+            except ScatError:
+                if not claimed_in(events):
+                    raise
+                mine, after = [], owed  # the expiry stands; the command is refused below
+            replies, after = bot_moves(after, chance)
+            mine = ([signed] if signed and mine else []) + mine + replies
+            if joining:
+                outcome = self._written_whole(tx, state, events + mine, after, recorded_text(now), secret, tell)
+            else:
+                outcome = self._written(tx, state, events + mine, after, head, recorded_text(now), secret, tell)
+        if not mine:
+            raise not_running(outcome.state)
+        return self._bots_go_on(outcome, chance, secret, tell)
+
+    def _written_whole(self, tx: UnitOfWork, state: GameState, events: list[ev.Event], after: GameState,
+                       recorded_at: str, secret: GameSecret | None, tell: Tell | None) -> Outcome:
+        """`_written`, through the store's whole append (its games row and seats written afresh), in a
+        transaction: for a command that changes the game's seats."""
+        summary = summarize(after, deadline_after(tx, state, after, recorded_at))
+        stored = tx.append(state.game_id, state.version, events, summary, snapshot_json(after), recorded_at=recorded_at)
+        state_cache.remember(after, stored[-1].hash)
+        state_cache.saw_snapshot(after.game_id, after.version)
+        outcome = Outcome(state.game_id, after, stored, before=state,
+                          position_tag=position_after(after, secret, stored))
+        return _told(outcome, tx, tell)
+
     def move_clock(self, state: GameState) -> tuple[str | None, int | None]:
         """(when the player to act runs out of move time, the seconds he has left now), R28;
         (None, None) without a move time or a player to act."""
@@ -454,9 +548,11 @@ class Playing:
             if state.status != "finished" and secret is None:
                 return state  # imported without its seed: read-only
             ends = turn_deadline(tx, state)
+            expires = invitations_expire(tx, state)
         seat = state.seat_of(player) if player is not None else None
         looks = record and seat is not None and state.hand_unseen(seat) and not state.players[seat].out
         overdue = ends is not None and ends <= self.clock() and self.claimer(state, player)[0]
+        overdue = overdue or (expires is not None and expires <= self.clock())  # anyone's look records it
         if not looks and not overdue and next_bot_command(state) is None:
             return state
         return self._catch_up(game_id, player, looks).state

@@ -103,7 +103,8 @@ class GamesReadModel(Protocol):
 
     def list_games(self, status: str | None = None, waiting_for: str | None = None,
                    limit: int | None = None, first_for: str | None = None) -> list[GameRow]:
-        """Rows newest activity first, of one status, or whose player to act is `waiting_for` (any case),
+        """Rows newest activity first, of one status ("open": the lobby, pending games with an open seat),
+        or whose player to act is `waiting_for` (any case),
         at most `limit` (a page costs the same however many games there are); with `first_for`, the
         games that player sits in come first (each part newest activity first)."""
         ...

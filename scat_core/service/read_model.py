@@ -10,7 +10,7 @@ from scat_core.records.games import GameSummary
 def summarize(state: GameState, move_deadline: str | None = None) -> GameSummary:
     """The games read-model row for `state`, whose player to act runs out of time at `move_deadline` (R28)."""
     return GameSummary(
-        status="finished" if state.status == "finished" else "active",
+        status=state.status if state.status in ("pending", "finished", "cancelled") else "active",
         players=tuple(player.name for player in state.players),
         bots=tuple(player.name for player in state.players if player.is_bot),
         turn=state.name(state.turn),
@@ -19,6 +19,9 @@ def summarize(state: GameState, move_deadline: str | None = None) -> GameSummary
         winner=state.winner,
         protected=state.protected,
         move_deadline=move_deadline,
+        awaiting=state.awaiting,
+        open_seats=state.open_seats,
+        rematch_of=state.rematch_of,
     )
 
 

@@ -77,6 +77,13 @@ class Reading:
                 flags[stored.game_id] = (bool(event.seed_chosen), event.first_deck_stacked)
         return flags
 
+    def options_of(self, game_ids: Sequence[str]) -> dict[str, list[str]]:
+        """For each game: its options as `scat new` spells them, from its first event (the lobby's)."""
+        with self.store.read() as tx:
+            created = tx.first_events(game_ids)
+        return {stored.game_id: stored.event.options.describe() for stored in created
+                if isinstance(stored.event, ev.GameCreated)}
+
     def seats(self, game_id: str, player: str) -> bool:
         """Whether `player` sits in the game (as its games list row tells; a game not listed: as if he did)."""
         with self.store.read() as tx:

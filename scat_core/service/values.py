@@ -169,8 +169,11 @@ class Listing(_Value):
     read_only: bool
     seed_chosen: bool
     first_deck_stacked: bool
-    move_deadline: str | None = None  # as in Shown (R28)
+    move_deadline: str | None = None  # as in Shown (R28); a pending game's: when its invitations expire
     move_time_left: int | None = None
+    awaiting: list[str] = Field(default_factory=list)  # a pending game's humans who have not accepted (R28)
+    open_seats: int = 0  # its seats any account may take
+    options: list[str] = Field(default_factory=list)  # its options as `new` spells them (the lobby's)
 
 
 class GamesPage(_Value):

@@ -24,7 +24,7 @@ LEAKED_WORDING = ("Value error", "Input should", "Choose from", "\t")
         (("new", "--player", "a", "--player", "b", "--lives", "x"), "--lives needs a whole number, not 'x'"),
         (("new", "--player", "a", "--player", "b", "--min-knock", "40"), "--min-knock must be from 1 to 30, not 40"),
         (("games", "--status"), "Option '--status' requires an argument (see `scat games --help`)"),
-        (("games", "--status", "open"), "'open' is not a game status: write active or finished"),
+        (("games", "--status", "open"), "'open' is not a game status: write pending, active, finished or cancelled"),
         (("export", "GAME", "--format", "pdf"), "'pdf' is not an export format: write jsonl, json or text"),
         (("show", "GAME", "--as"), "(see `scat show --help`)"),
         (("replay", "GAME", "--to", "last"), "--to needs a whole number, not 'last'"),

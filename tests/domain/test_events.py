@@ -18,11 +18,11 @@ ANY_EVENT: TypeAdapter[ev.Event] = TypeAdapter(ev.Event)  # type: ignore[arg-typ
 
 
 def test_every_event_type_has_a_schema_version() -> None:
-    assert len(ev.EVENT_TYPES) == 18
+    assert len(ev.EVENT_TYPES) == 21
     for name, cls in ev.EVENT_TYPES.items():
         assert cls.model_fields["type"].default == name
         assert isinstance(cls.model_fields["schema_version"].default, int)
-    assert ev.current_version("GameCreated") == 5
+    assert ev.current_version("GameCreated") == 6
 
 
 def test_every_event_class_is_in_the_event_union_that_event_types_derive_from() -> None:
@@ -66,7 +66,7 @@ def test_a_game_created_v1_is_upcast_to_the_current_version_when_read_back_and_p
         dealer_drawn=False, seed_commitment=COMMITMENT, shuffle="scat-shuffle-v1", protected=False,
         rules_version=1, seed_chosen=None,
     )
-    assert event.schema_version == 5 and event.signed_moves is False
+    assert event.schema_version == 6 and event.signed_moves is False
     assert stored == v1_game_created()  # the stored data is never rewritten
 
 
@@ -75,7 +75,7 @@ def test_a_game_created_v2_predates_rules_versions_and_reads_as_rules_version_1(
     before = dict(stored)
     event = ev.from_record("GameCreated", 2, stored)
     assert isinstance(event, ev.GameCreated)
-    assert (event.schema_version, event.rules_version, event.protected) == (5, 1, True)
+    assert (event.schema_version, event.rules_version, event.protected) == (6, 1, True)
     assert fold([event]).rules_version == 1
     assert stored == before
 
@@ -83,9 +83,9 @@ def test_a_game_created_v2_predates_rules_versions_and_reads_as_rules_version_1(
 def test_a_game_created_now_records_rules_version_3() -> None:
     event = ev.GameCreated(game_id="new", players=seats("Ann", "Bob"), options=GameOptions(), dealer="Ann",
                            dealer_drawn=False, seed_commitment=COMMITMENT)
-    assert ev.to_record(event)[1:] == (5, {**ev.to_record(event)[2], "rules_version": 3})
+    assert ev.to_record(event)[1:] == (6, {**ev.to_record(event)[2], "rules_version": 3})
     with pytest.raises(ValidationError):  # a rules version this program does not know
-        ev.from_record("GameCreated", 5, {**ev.to_record(event)[2], "rules_version": 4})
+        ev.from_record("GameCreated", 6, {**ev.to_record(event)[2], "rules_version": 4})
 
 
 def test_a_showdown_names_its_caller_as_before_or_none_for_a_dead_hand_nobody_knocked_in() -> None:
@@ -102,7 +102,7 @@ def test_a_game_created_v3_is_upcast_with_seed_chosen_unknown() -> None:
     stored = {**v1_game_created(), "shuffle": "scat-shuffle-v1", "protected": False, "first_deck_stacked": False,
               "rules_version": 2}
     event = ev.from_record("GameCreated", 3, stored)
-    assert isinstance(event, ev.GameCreated) and event.seed_chosen is None and event.schema_version == 5
+    assert isinstance(event, ev.GameCreated) and event.seed_chosen is None and event.schema_version == 6
 
 
 def test_a_game_created_v4_predates_accounts_and_reads_as_unsigned_moves() -> None:
@@ -110,7 +110,7 @@ def test_a_game_created_v4_predates_accounts_and_reads_as_unsigned_moves() -> No
               "rules_version": 2, "seed_chosen": False}
     before = dict(stored)
     event = ev.from_record("GameCreated", 4, stored)
-    assert isinstance(event, ev.GameCreated) and event.signed_moves is False and event.schema_version == 5
+    assert isinstance(event, ev.GameCreated) and event.signed_moves is False and event.schema_version == 6
     assert fold([event]).signed_moves is False
     assert stored == before  # the stored data is never rewritten
 

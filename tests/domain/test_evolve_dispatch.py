@@ -12,7 +12,7 @@ from scat_core.domain.state import GameState
 
 def test_the_dispatch_table_has_exactly_the_classes_of_the_event_union() -> None:
     classes = evolve.event_classes()
-    assert len(classes) == 18
+    assert len(classes) == 21
     assert classes == set(ev.EVENT_TYPES.values())
     assert frozenset(evolve._HANDLERS) == classes
 

@@ -85,6 +85,9 @@ SAMPLES: dict[type[BaseModel], dict[str, Any]] = {
     ev.GameWon: {"winner": "Ann", "kitty": 3, "seed": "42", "seed_salt": "ab"},
     ev.GameAbandoned: {"by": None, "seed": "42", "seed_salt": "ab"},
     ev.MessageSaid: {"player": "Ann", "text": "well played"},
+    ev.SeatAccepted: {"player": "Ann"},
+    ev.SeatTaken: {"player": "Zed"},
+    ev.GameCancelled: {"by": "Ann", "reason": "declined", "seed": "42", "seed_salt": "ab"},
 }
 
 

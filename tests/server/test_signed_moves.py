@@ -47,6 +47,9 @@ def table(server_url: str, tmp_path: Path) -> tuple[str, Path, str]:
         ok(run(server_url, player, keys, "account", "register", player, "--json"))
     created = ok(run(server_url, "ann", keys, "new", "--player", "ann", "--player", "bob", "--player", "carl",
                      "--seed", "7", "--dealer", "carl", "--json"))
+    assert created["status"] == "pending" and created["awaiting"] == ["bob", "carl"]  # R28
+    for player in ("bob", "carl"):
+        ok(run(server_url, player, keys, "accept", created["game_id"]))
     return server_url, keys, created["game_id"]
 
 
@@ -76,7 +79,7 @@ def test_a_game_of_three_accounts_is_played_to_its_end_and_every_move_verifies(
     audited = ok(run(server, "carl", keys, "audit", game, "--json"))
     report = audited[0] if isinstance(audited, list) else audited
     assert report["ok"] is True
-    assert report["moves_signed"] == report["moves_verified"] == moves
+    assert report["moves_signed"] == report["moves_verified"] == moves + 2  # bob's and carl's acceptances
     # The creator's files hold no credential of another player: no token at all, his own key only.
     config = tmp_path / "xdg-config"
     assert not list(config.rglob("tokens.json")) or game not in (config / "scat" / "tokens.json").read_text()
@@ -260,7 +263,7 @@ def test_an_account_game_tells_its_players_of_keys_not_tokens(table: tuple[str, 
     assert first.endswith("; each move signed by its player's key") and "token" not in first
     ok(run(server, player, keys, "draw", game, "stock"))
     audited = ok(run(server, "ann", keys, "audit", game))
-    assert "; 1 move signed by their players' keys, every signature verified" in audited
+    assert "; 3 moves signed by their players' keys, every signature verified" in audited  # 2 accepts, a draw
 
 
 def test_the_last_account_in_a_game_abandons_it_with_a_signed_move_that_the_audit_verifies(
@@ -270,6 +273,7 @@ def test_the_last_account_in_a_game_abandons_it_with_a_signed_move_that_the_audi
     server, keys, _ = table
     game = ok(run(server, "ann", keys, "new", "--player", "ann", "--player", "bob", "--bot", "cy", "--seed", "7",
                   "--dealer", "cy", "--json"))["game_id"]
+    ok(run(server, "bob", keys, "accept", game))  # R28
     refused = run(server, "ann", keys, "abandon", game, "--yes")
     assert refused.exit_code == 1 and "bob is still in the game" in refused.stderr
     ok(run(server, "bob", keys, "resign", game, "--yes"))
@@ -280,4 +284,4 @@ def test_the_last_account_in_a_game_abandons_it_with_a_signed_move_that_the_audi
     audited = ok(run(server, "carl", keys, "audit", game, "--json"))
     report = audited[0] if isinstance(audited, list) else audited
     assert report["ok"] is True and report["seed_verified"] is True
-    assert report["moves_signed"] == report["moves_verified"] == 2  # bob's resignation, ann's abandon
+    assert report["moves_signed"] == report["moves_verified"] == 3  # bob's acceptance, resignation; ann's abandon

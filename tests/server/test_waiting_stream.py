@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import httpx
 
-from scat_core.domain.commands import Discard, Draw
+from scat_core.domain.commands import AcceptSeat, Discard, Draw
 from tests.support.decks import stacked
 from tests.support.signing import Signer
 
@@ -78,6 +78,7 @@ def test_an_accounts_wait_counts_a_token_game_only_with_the_token_of_its_player(
     created = ann.post("/games", body)
     assert created.status_code == 201, created.text
     account_game = created.json()["game_id"]
+    eve.move(account_game, AcceptSeat("eve"))  # R28: a game of accounts waits for their consent
 
     def turn_of(account: Signer) -> None:
         """Play the other's turn (draw, discard his first card) if it is his: then it is `account`'s."""

@@ -50,6 +50,9 @@ def server() -> tuple[GameService[Any], dict[str, Player], str]:
     seats = [ev.PlayerSeat(name="ann"), ev.PlayerSeat(name="bob"), ev.PlayerSeat(name="carl", is_bot=True)]
     played = games.new_game_of_accounts(seats, seed=11, dealer="carl", viewer="ann")
     assert played.tokens == {}  # no token is made: each acts with his key
+    assert played.state.status == "pending"  # R28: bob has not accepted yet
+    bob = players["bob"]
+    games.accept(played.game_id, "bob", bob.acting, bob.sign(games, played.game_id, cmd.AcceptSeat("bob")))
     return games, players, played.game_id
 
 
@@ -87,6 +90,7 @@ def test_every_signed_move_verifies_and_an_import_elsewhere_audits_the_same(
     made = play_to_the_end(games, players, game_id)
     report = games.audit(game_id)
     assert report.ok, report.problems
+    made += 1  # bob's acceptance (R28), signed as a move is
     assert report.moves_signed == report.moves_verified == made
     records = games.export(game_id).records
     elsewhere = GameService(MemoryStore())  # another installation, which knows none of the accounts
@@ -185,7 +189,7 @@ def test_a_move_signed_at_a_position_stands_when_only_messages_came_after_it_and
     with pytest.raises(ConcurrencyConflict):  # a move signed before another move is still refused
         games.move(game_id, cmd.Discard(name, "AS"), mover.acting, early)
     report = games.audit(game_id)
-    assert (report.ok, report.moves_signed, report.moves_verified) == (True, 3, 3)
+    assert (report.ok, report.moves_signed, report.moves_verified) == (True, 4, 4)  # bob's acceptance too
 
 
 def test_a_message_is_signed_by_its_speaker_and_a_stranger_cannot_speak(

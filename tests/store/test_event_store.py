@@ -166,7 +166,7 @@ def test_an_old_schema_version_is_upcast_on_read_and_kept_as_stored(store: Event
     assert stored.hash == chain_hash(GENESIS_HASH, stored.envelope())
     event = stored.event
     assert isinstance(event, GameCreated)
-    assert event.schema_version == 5 and event.protected is False and event.shuffle
+    assert event.schema_version == 6 and event.protected is False and event.shuffle
     assert event.rules_version == 1  # a game recorded before rules versions was played under version 1
 
 

@@ -48,13 +48,13 @@ class Signer:
         assert answer.status_code == 200, answer.text
         return answer.json()
 
-    def move_body(self, game: str, command: cmd.PlayerCommand) -> bytes:
+    def move_body(self, game: str, command: cmd.PlayerCommand | cmd.TableCommand) -> bytes:
         """The body of a move signed at the game's head as this account reads it."""
         head = self.get(f"/games/{game}/head")
         signature = sign_move(self.key, self.key_id, game, head["seq"], head["tag"], command)
         return json.dumps({**move_body(command), "signature": signature.to_json()}).encode()
 
-    def move(self, game: str, command: cmd.PlayerCommand) -> Any:
+    def move(self, game: str, command: cmd.PlayerCommand | cmd.TableCommand) -> Any:
         """Make `command` in `game`, signed; the answer's JSON (asserted 200)."""
         moved = self.post(f"/games/{game}/moves", self.move_body(game, command))
         assert moved.status_code == 200, moved.text

@@ -14,7 +14,8 @@ from scat_core.domain.errors import BadInput
 from scat_core.service.values import GamesPage, History, Listing, Played, Position, Shown
 
 router = APIRouter()
-Status = Annotated[str | None, Query(pattern="^(active|finished)$")]
+Status = Annotated[str | None, Query(pattern="^(pending|active|finished|cancelled|open)$",
+                                     description="open: the lobby, pending games with a seat to take")]
 WaitingFor = Annotated[str | None, Query(max_length=wire.SHORT)]
 Limit = Annotated[int | None, Query(ge=1, le=wire.MAX_PAGE)]
 
@@ -36,10 +37,11 @@ def new_game(body: wire.CreateIn, server: Server, account: SignedBy) -> Played:
         humans = iter(server.accounts.seat(account.name, [seat.name for seat in seats if not seat.is_bot]))
         seats = [seat if seat.is_bot else PlayerSeat(name=next(humans), is_bot=False) for seat in seats]
         played = games.new_game_of_accounts(seats, options=body.options, dealer=body.dealer, seed=body.seed,
-                                            deck=deck, viewer=account.name)
+                                            deck=deck, viewer=account.name, open_seats=body.open_seats,
+                                            expires=body.expires)
     else:
         played = games.new_game(seats, options=body.options, dealer=body.dealer, seed=body.seed, deck=deck,
-                                protect=True, viewer=body.viewer)
+                                protect=True, viewer=body.viewer, open_seats=body.open_seats, expires=body.expires)
     server.notifier.changed(played.game_id)
     return played
 

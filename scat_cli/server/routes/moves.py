@@ -11,11 +11,13 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 
 from scat_cli.server import wire
-from scat_cli.server.move_wire import MODELS, AbandonMove, ClaimMove, MoveBody, SayMove, body_for, command_of
+from scat_cli.server.move_wire import MODELS, ClaimMove, MoveBody, body_for, command_of
 from scat_cli.server.rendered import rendered
 from scat_cli.server.routes.deps import Acting, Server, ServerState
 from scat_cli.server.routes.errors import MOVE, responses
+from scat_core.domain import commands as cmd
 from scat_core.records.acting import Credential
+from scat_core.records.move_signatures import MoveSignature
 from scat_core.service.values import Played
 
 router = APIRouter()
@@ -35,17 +37,32 @@ def play(game_id: str, body: BaseModel, server: ServerState, credential: Credent
     try:
         if isinstance(body, ClaimMove):
             played = server.games.claim(game_id, body.player, credential, signature)
-        elif isinstance(body, AbandonMove):
-            played = server.games.abandon(game_id, body.player, credential, signature)
-        elif isinstance(body, SayMove):
-            played = server.games.say(game_id, body.player, body.text, credential, signature)
         else:
-            played = server.games.move(game_id, command_of(body), credential, signature)
+            played = made(server, game_id, command_of(body), credential, signature)
     except BaseException:
         server.notifier.changed(game_id)
         raise
     then.add_task(tell_watchers, server, game_id)
     return rendered(played)
+
+
+def made(server: ServerState, game_id: str, command: cmd.PlayerCommand | cmd.TableCommand,
+         credential: Credential, signature: MoveSignature | None) -> Played:
+    """The service's answer to `command`: its use case by the command's kind."""
+    games = server.games
+    match command:
+        case cmd.Say():
+            return games.say(game_id, command.player, command.text, credential, signature)
+        case cmd.AbandonGame():
+            return games.abandon(game_id, command.player, credential, signature)
+        case cmd.AcceptSeat():
+            return games.accept(game_id, command.player, credential, signature)
+        case cmd.DeclineSeat():
+            return games.decline(game_id, command.player, credential, signature)
+        case cmd.JoinGame():
+            return games.join(game_id, command.player, credential, signature)
+        case _:
+            return games.move(game_id, command, credential, signature)
 
 
 async def tell_watchers(server: ServerState, game_id: str) -> None:

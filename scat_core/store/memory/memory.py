@@ -189,11 +189,14 @@ class MemoryTransaction:
                                  last[1], last[7])
         if game is None and expected_seq > 0:  # a running game's row was removed: refused, never re-created
             raise HistoryDamaged(game_id, "the games list has no entry for it")
+        rematch = summary.rematch_of if summary is not None and game is None else None
+        if rematch is not None and any(row.rematch_of == rematch for row in self._t.games.values()):
+            raise ConcurrencyConflict(f"game {rematch} has its rematch already: look again")
         self._add_rows(game_id, rows)
         self._move_games_row(game_id, game, last, summary)
         if snapshot is not None:
             self._t.snapshots[game_id] = self._sealed(game_id, last[1], last[7], snapshot)
-        if lean and summary is not None and summary.status == "finished":
+        if lean and summary is not None and summary.status in ("finished", "cancelled"):
             self._t.secrets.pop(game_id, None)
         if signing is not None:
             self._t.signatures[(game_id, HEAD)] = StoredSignature(last[1], last[7], signing[1])
@@ -244,7 +247,8 @@ class MemoryTransaction:
                    limit: int | None = None, first_for: str | None = None) -> list[GameRow]:
         """Rows newest activity first (then by id), of one status, or waiting for a name (any case), at most
         `limit`; the games `first_for` sits in first."""
-        rows = sorted((row for row in self._t.games.values() if status is None or row.status == status),
+        rows = sorted((row for row in self._t.games.values() if status is None or row.status == status
+                       or (status == "open" and row.status == "pending" and row.open_seats > 0)),
                       key=lambda row: row.game_id)
         rows.sort(key=lambda row: row.last_activity, reverse=True)
         if waiting_for is not None:
@@ -261,7 +265,7 @@ class MemoryTransaction:
 
     def expired_games(self, now: str, limit: int = 100) -> list[str]:
         """Running games whose player to act ran out of move time by `now` (recorded_at text, R28)."""
-        rows = sorted((row for row in self._t.games.values() if row.status == "active"
+        rows = sorted((row for row in self._t.games.values() if row.status in ("active", "pending")
                        and row.move_deadline is not None and row.move_deadline <= now),
                       key=lambda row: row.move_deadline or "")
         return [row.game_id for row in rows[:limit]]
@@ -270,8 +274,8 @@ class MemoryTransaction:
         """The games `player` sits in where he is to act, or that finished at or after `ended_since`,
         oldest activity first."""
         rows = sorted(self._t.games.values(), key=lambda row: (row.last_activity, row.game_id))
-        return sits_and_waits([row for row in rows if row.status == "active" or row.last_activity >= ended_since],
-                              player)
+        return sits_and_waits([row for row in rows if row.status in ("active", "pending")
+                               or row.last_activity >= ended_since], player)
 
     def game_ids(self) -> list[str]:
         """Every listed game id, oldest first."""
@@ -338,7 +342,8 @@ def _new_row(game_id: str, created_at: str, last: Row, summary: GameSummary | No
 def _summarized(row: GameRow, summary: GameSummary) -> GameRow:
     return replace(row, status=summary.status, players=tuple(summary.players), bots=tuple(summary.bots),
                    turn=summary.turn, hand_number=summary.hand_number, dealer=summary.dealer,
-                   winner=summary.winner, protected=summary.protected, move_deadline=summary.move_deadline)
+                   winner=summary.winner, protected=summary.protected, move_deadline=summary.move_deadline,
+                   awaiting=tuple(summary.awaiting), open_seats=summary.open_seats, rematch_of=summary.rematch_of)
 
 
 class MemoryStore:

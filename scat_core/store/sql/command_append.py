@@ -32,7 +32,8 @@ _GAMES_SET = (
     "head_seq = %(head_seq)s, head_hash = %(head_hash)s, last_activity = %(now)s, status = %(status)s, "
     "players = %(players)s, bots = %(bots)s, turn = %(turn)s, hand_number = %(hand_number)s, "
     "dealer = %(dealer)s, winner = %(winner)s, protected = %(protected)s, "
-    "move_deadline = %(move_deadline)s, turn_key = %(turn_key)s"
+    "move_deadline = %(move_deadline)s, turn_key = %(turn_key)s, awaiting = %(awaiting)s, "
+    "open_seats = %(open_seats)s"
 )
 #: The games row moves only from the head verified and, when the append signs, only over the very
 #: signature verified (read with the load, or written by this store's last append: KnownHeads).
@@ -112,7 +113,7 @@ def append_after_head(
     moved meanwhile (or the row is gone), and then nothing is written.
     """
     last = rows[-1]
-    finished = games["status"] == "finished"
+    finished = games["status"] in ("finished", "cancelled")  # over: its seed is revealed and forgotten here
     params = {**games, "game_id": game_id, "expected_seq": expected[0], "expected_hash": expected[1],
               "head_seq": last[0], "head_hash": last[6], "now": last[4], "finished": finished,
               "keep_snapshot": snapshot is not None, "state_version": 0, "rules_version": "", "state": "", "mac": None,

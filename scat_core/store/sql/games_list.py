@@ -13,14 +13,18 @@ from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
 
 from scat_core.domain.errors import Hint
-from scat_core.records.errors import CorruptHistory, HistoryDamaged
+from scat_core.records.errors import ConcurrencyConflict, CorruptHistory, HistoryDamaged
 from scat_core.records.games import GameRow, GameSummary, sits_and_waits
 from scat_core.records.keys import KeyRing
 from scat_core.records.seals import sealed_snapshot
 from scat_core.records.stored import StoredEvent
 from scat_core.store.sql import tables as t
+
+#: The games list's filter of the lobby: pending games with a seat any account may take (`scat games --open`).
+OPEN = "open"
 
 
 def games_values(summary: GameSummary) -> dict[str, Any]:
@@ -30,6 +34,8 @@ def games_values(summary: GameSummary) -> dict[str, Any]:
         "bots": json.dumps(list(summary.bots)), "turn": summary.turn, "hand_number": summary.hand_number,
         "dealer": summary.dealer, "winner": summary.winner, "protected": summary.protected,
         "move_deadline": summary.move_deadline, "turn_key": turn_key(summary.turn),
+        "awaiting": json.dumps(list(summary.awaiting)), "open_seats": summary.open_seats,
+        "rematch_of": summary.rematch_of,
     }
 
 
@@ -60,7 +66,8 @@ def game_row(m: Any) -> GameRow:
         bots=_names(m, "bots"), turn=m["turn"], hand_number=m["hand_number"],
         dealer=m["dealer"], created_at=m["created_at"], last_activity=m["last_activity"],
         winner=m["winner"], head_seq=m["head_seq"], head_hash=m["head_hash"],
-        protected=bool(m["protected"]), move_deadline=m["move_deadline"],
+        protected=bool(m["protected"]), move_deadline=m["move_deadline"], awaiting=_names(m, "awaiting"),
+        open_seats=m["open_seats"], rematch_of=m["rematch_of"],
     )
 
 
@@ -76,6 +83,12 @@ def update_games_row(
     if summary is not None:
         values.update(games_values(summary))
     updated = conn.execute(t.games.update().where(t.games.c.game_id == game_id).values(**values))
+    if updated.rowcount and summary is not None:  # a seat taken (`scat join`): its game_seats row too
+        known = conn.execute(select(func.count()).select_from(t.game_seats)
+                             .where(t.game_seats.c.game_id == game_id)).scalar_one()
+        joined = seat_rows(game_id, summary.players)[known:]
+        if joined:
+            conn.execute(t.game_seats.insert(), joined)
     if updated.rowcount == 0:
         if not new:
             raise HistoryDamaged(game_id, "the games list has no entry for it")
@@ -84,7 +97,11 @@ def update_games_row(
             "hand_number": 1, "dealer": None, "winner": None, "protected": False,
         }
         created = created_at or last.recorded_at
-        conn.execute(t.games.insert().values(**{**defaults, **values}, game_id=game_id, created_at=created))
+        try:
+            conn.execute(t.games.insert().values(**{**defaults, **values}, game_id=game_id, created_at=created))
+        except IntegrityError as exc:  # the one rematch of a game made meanwhile (ux_games_rematch_of)
+            raise ConcurrencyConflict(f"game {game_id} could not be listed: another game took its place "
+                                      f"(a rematch made meanwhile): look again") from exc
         seats = seat_rows(game_id, summary.players if summary is not None else ())
         if seats:
             conn.execute(t.game_seats.insert(), seats)
@@ -120,8 +137,11 @@ def get_game(conn: Connection, game_id: str) -> GameRow | None:
 
 
 def _filtered(query: Any, status: str | None, waiting_for: str | None) -> Any:
-    """`query` over the games rows of one status, or whose player to act is `waiting_for` (any case)."""
-    if status is not None:
+    """`query` over the games rows of one status ("open": the lobby, pending games with an open seat), or
+    whose player to act is `waiting_for` (any case)."""
+    if status == OPEN:
+        query = query.where(t.games.c.status == "pending", t.games.c.open_seats > 0)
+    elif status is not None:
         query = query.where(t.games.c.status == status)
     if waiting_for is not None:
         query = query.where(t.games.c.turn_key == turn_key(waiting_for))
@@ -160,8 +180,10 @@ def count_listed(conn: Connection, status: str | None = None, waiting_for: str |
 
 
 def expired_games(conn: Connection, now: str, limit: int) -> list[str]:
-    """Running games whose player to act ran out of move time by `now` (R28), longest out first."""
-    query = (select(t.games.c.game_id).where(t.games.c.move_deadline <= now, t.games.c.status == "active")
+    """Running games whose player to act ran out of move time by `now` (R28), and games whose
+    invitations expired by then, longest out first."""
+    query = (select(t.games.c.game_id).where(t.games.c.move_deadline <= now,
+                                             t.games.c.status.in_(("active", "pending")))
              .order_by(t.games.c.move_deadline).limit(limit))
     return [str(r[0]) for r in conn.execute(query)]
 
@@ -175,8 +197,8 @@ def turns_and_ends(conn: Connection, player: str, ended_since: str) -> list[Game
     """
     games = t.games.c
     query = select(t.games).where(
-        ((games.status == "active") & games.turn.is_not(None))
-        | ((games.status == "finished") & (games.last_activity >= ended_since))
+        ((games.status == "active") & games.turn.is_not(None)) | (games.status == "pending")
+        | (games.status.in_(("finished", "cancelled")) & (games.last_activity >= ended_since))
     ).order_by(games.last_activity, games.game_id)
     return sits_and_waits([game_row(r._mapping) for r in conn.execute(query)], player)
 

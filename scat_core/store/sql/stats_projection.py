@@ -53,6 +53,7 @@ class StatsProjection(GameProjection[GameLine]):
                 lines[m["game_id"]] = GameLine(
                     game_id=m["game_id"], last_seq=m["last_seq"], finished=bool(m["finished"]),
                     winner_key=m["winner_key"], hands=m["hands"], knocker_key=m["knocker_key"],
+                    cancelled=bool(m["cancelled"]),
                 )
             for row in conn.execute(select(p).where(p.c.game_id.in_(chunk)).order_by(p.c.game_id, p.c.seat)):
                 m = row._mapping
@@ -88,6 +89,7 @@ def _game_values(line: GameLine) -> dict[str, Any]:
     return {
         "game_id": line.game_id, "last_seq": line.last_seq, "finished": line.finished,
         "winner_key": line.winner_key, "hands": line.hands, "knocker_key": line.knocker_key,
+        "cancelled": line.cancelled,
     }
 
 
@@ -133,7 +135,7 @@ def read_stats(conn: Connection, player: str | None = None) -> StatsReport:
     won = case((g.c.finished & g.c.winner_key.is_not(None), 1), else_=0)  # an abandoned game has no winner
     games = conn.execute(
         select(func.coalesce(func.sum(finished), 0), func.count(), func.coalesce(func.sum(g.c.hands), 0),
-               func.coalesce(func.sum(won), 0))
+               func.coalesce(func.sum(won), 0)).where(~g.c.cancelled)  # a cancelled game counts for nothing
     ).one()
     overall = StatsFigures(
         name=None, games_played=int(games[0]),

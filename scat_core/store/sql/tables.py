@@ -72,10 +72,16 @@ games = Table(
     Column("move_deadline", String(40), nullable=True),
     # The player to act's name casefolded (as `--as` matches names), for `games --waiting-for`.
     Column("turn_key", String(64), nullable=True),
+    # A pending game's seated humans who have not accepted yet (a JSON list), and its seats not taken (R28).
+    Column("awaiting", Text, nullable=False, server_default="[]"),
+    Column("open_seats", Integer, nullable=False, server_default="0"),
+    # The finished game this one is the rematch of: one rematch a game (`scat rematch` asked twice).
+    Column("rematch_of", String(64), nullable=True),
     Index("ix_games_last_activity", "last_activity"),
     Index("ix_games_status", "status"),
     Index("ix_games_move_deadline", "move_deadline"),
     Index("ix_games_turn_key", "turn_key", "last_activity"),
+    Index("ux_games_rematch_of", "rematch_of", unique=True),
 )
 
 #: The seats of each listed game (a name casefolded per seat), written with its games row and
@@ -123,6 +129,7 @@ stats_games = Table(
     Column("winner_key", String(256), nullable=True),
     Column("hands", Integer, nullable=False),
     Column("knocker_key", String(256), nullable=True),
+    Column("cancelled", Boolean, nullable=False, server_default=false()),  # before its first deal (R28)
 )
 
 stats_players = Table(
