@@ -221,7 +221,7 @@ def games(
              "last_activity": r.last_activity, "last_seq": r.head_seq, "protected": r.protected,
              "read_only": r.read_only, "seed_chosen": r.seed_chosen, "first_deck_stacked": r.first_deck_stacked,
              "move_deadline": r.move_deadline, "move_time_left": r.move_time_left, "awaiting": r.awaiting,
-             "open_seats": r.open_seats, "options": r.options}
+             "open_seats": r.open_seats, "options": r.options, "ratings": r.ratings}
             for r in rows
         ]})
         return
@@ -470,6 +470,32 @@ def join(ctx: typer.Context, game: GameArg, player: AsName, token: Token = None,
     Example: scat join 3f2a1b9c0d
     """
     _seated(ctx, game, player, token, as_json, "join")
+
+
+def rematch(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Token = None,
+            as_json: Json = False) -> None:
+    """Ask for another game with the same players and options.
+
+    For a finished game, by one of its players: the first dealer sits one seat to the left of
+    the old game's first dealer (R6, R8). Asked again, by anyone of them, it is the same game.
+    On a server it waits for the others to accept (R28), and asking for it counts as accepting
+    it. --as may be left out when the game has one human (on a server: your account).
+
+    Example: scat rematch 3f2a1b9c0d --as you
+    """
+    from scat_core.domain.errors import BadInput
+
+    with service(ctx) as games:
+        game = games.resolve_game_id(game)
+        if player is None:
+            humans = [p.name for p in games.show(game).state.players if not p.is_bot]
+            if len(humans) != 1:
+                raise BadInput(f"name the player who asks with --as NAME: one of {', '.join(humans)}")
+            player = humans[0]
+        played = games.rematch(game, player, token_for(ctx, game, player, token))
+        recorded(ctx, f"the rematch is game {played.game_id}; see `scat {command_line('show', played.game_id)}`")
+    remember(ctx, played.game_id, played.tokens)
+    report(ctx, played, as_json, {"tokens": played.tokens} if played.tokens else None)
 
 
 def claim(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Token = None,

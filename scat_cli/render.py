@@ -358,11 +358,14 @@ def _lobby(out: Out, rows: Sequence[Listing]) -> None:
     if not rows:
         out.line(runnable("No game has an open seat now. Make one: `scat new --player you --open 1` (on a server)."))
         return
-    table = [[out.text(row.game_id), out.text(", ".join(name + ("*" if name in row.bots else "")
-                                                        for name in row.players)),
+    def sitting(row: Listing) -> str:
+        return ", ".join(name + ("*" if name in row.bots else "")
+                         + (f" ({row.ratings[name]:.1f})" if name in row.ratings else "") for name in row.players)
+
+    table = [[out.text(row.game_id), out.text(sitting(row)),
               str(row.open_seats), out.text("; ".join(row.options) or "standard rules"), ago(row.created_at)]
              for row in rows]
-    out.table(["game", "who sits", "open", "options", "made"], table)
+    out.table(["game", "who sits (rating)", "open", "options", "made"], table)
     if any(row.bots for row in rows):
         out.line(out.style("* bot", "dim"))
     out.line(runnable(f"Take a seat: `scat join {rows[0].game_id}`."))

@@ -192,6 +192,10 @@ class Witnessed:
         """`scat claim`, checked as a move is."""
         return self._played(self._games.claim(*args, **kwargs), recorded=True)
 
+    def rematch(self, *args: Any, **kwargs: Any) -> Played:
+        """`scat rematch`: the new game's position is kept."""
+        return self._played(self._games.rematch(*args, **kwargs), recorded=True)
+
     def accept(self, *args: Any, **kwargs: Any) -> Played:
         """`scat accept`, checked as a move is."""
         return self._played(self._games.accept(*args, **kwargs), recorded=True)

@@ -136,3 +136,39 @@ def _row(out: Any, figures: StatsFigures) -> list[str]:
         "-" if average is None else f"{average:.1f}",
         "-" if longest is None else str(longest.hands),
     ]
+
+
+def ratings(
+    ctx: typer.Context,
+    player: Annotated[str | None, typer.Option("--player", metavar="NAME", show_default=False,
+                                               help="Only this player (his name in any case).")] = None,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Fold every event again first (the same "
+                                                            "ratings come out).")] = False,
+    as_json: Json = False,
+) -> None:
+    """A rating per player, over every game played out.
+
+    A multiplayer Bayesian rating (Weng-Lin, the openskill package): in each game won, the
+    winner places first, then whoever went out in the latest hand, and players out in the same
+    hand tie. Games are taken in the order they were won; cancelled, abandoned and running
+    games count for nothing. Bots are rated too, never in a human's row of the same name. The
+    rating is conservative (mu - 3 sigma): it grows as results make a player's skill known.
+    Kept as a projection of the events, brought up to date before it is shown.
+
+    Example: scat ratings --player you
+    """
+    with service(ctx) as games:
+        rated = games.ratings(player=player, rebuild=rebuild)
+    if as_json:
+        print_json({"players": [{"name": row.name, "rating": row.rating, "games": row.games, "is_bot": row.is_bot,
+                                 "mu": row.mu, "sigma": row.sigma} for row in rated.players]})
+        return
+    from scat_cli.render import Out
+
+    out = Out()
+    if not rated.players:
+        out.line(runnable("No game played out yet: ratings follow the end of a game (`scat new ...`)."))
+        return
+    out.table(["", "player", "rating", "games", "mu ± sigma"],
+              [[f"{place}.", out.text(row.name + (" (bot)" if row.is_bot else "")), f"{row.rating:.1f}",
+                str(row.games), f"{row.mu:.1f} ± {row.sigma:.1f}"] for place, row in enumerate(rated.players, 1)])

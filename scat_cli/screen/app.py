@@ -202,6 +202,15 @@ class PlayScreenApp(App[None]):
         if key == "l":
             self._call(lambda: self._view(look=True))
             return
+        if key in keymap.SEAT_KEYS:  # a game waiting for its players (R28)
+            verb = keymap.SEAT_KEYS[key]
+
+            def answer_then_show() -> Shown:
+                getattr(self.games, verb)(self.game_id, keymap.you(self.shown) or self.player, self.token)
+                return self._view()
+
+            self._call(answer_then_show)
+            return
         command = keymap.command_for(key, self.shown)
         if isinstance(command, str):
             self.notice = command

@@ -17,8 +17,11 @@ if TYPE_CHECKING:
     from scat_core.service.values import Shown
 
 #: The keys of moves, each once: draw from the stock or the discard pile, discard the card at a
-#: place in your hand, knock, declare 31, throw down, look (R23), resign (asks first).
-MOVE_KEYS = ("s", "d", "1", "2", "3", "4", "k", "e", "t", "l", "r")
+#: place in your hand, knock, declare 31, throw down, look (R23), resign (asks first); in a game
+#: waiting for its players (R28), accept or decline your seat.
+MOVE_KEYS = ("s", "d", "1", "2", "3", "4", "k", "e", "t", "l", "r", "a", "x")
+#: The keys of a seat in a game waiting for its players, by the `Games` method each calls.
+SEAT_KEYS = {"a": "accept", "x": "decline"}
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,13 @@ def offered(shown: Shown) -> list[Key]:
             keys.append(Key("k", "knock"))
         elif move.name == "discard" and move.argument in hand:
             keys.append(Key(str(hand.index(move.argument) + 1), f"discard {move.argument}"))
-    playing = shown.state.status != "finished" and not shown.read_only and shown.viewer is not None
+    seat = shown.state.seat_of(shown.viewer) if shown.viewer else None
+    if shown.state.status == "pending" and seat is not None and not shown.state.players[seat].is_bot:
+        mine = shown.state.players[seat].name
+        if mine in shown.state.awaiting:
+            keys.append(Key("a", "accept your seat (R28)"))
+        keys.append(Key("x", "withdraw the game" if mine == shown.state.creator else "decline your seat"))
+    playing = shown.state.status == "active" and not shown.read_only and shown.viewer is not None
     if playing and [move.name for move in shown.moves] != ["watch"]:  # "watch": he is out
         keys.append(Key("r", "resign (R27)"))
     return keys

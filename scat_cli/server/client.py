@@ -29,6 +29,7 @@ from scat_core.records.errors import ConcurrencyConflict
 from scat_core.service.boundary import Progress
 from scat_core.service.values import (
     Audits,
+    Dashboard,
     Export,
     Exports,
     GamesPage,
@@ -36,6 +37,7 @@ from scat_core.service.values import (
     Listing,
     Played,
     Position,
+    Ratings,
     SeenEvent,
     Shown,
     SigningKey,
@@ -167,6 +169,25 @@ class RemoteGames:
 
         claim = ClaimTime(claimer, _EPOCH, _EPOCH)  # the server decides the times; the claimer is signed
         return self._signed(game_id, claim, token, signature)
+
+    def ratings(self, player: str | None = None, rebuild: bool = False) -> Ratings:
+        """Every rated player on the server (`rebuild` is the server's operator's: refused here)."""
+        if rebuild:
+            raise BadInput("--rebuild folds a server's events again: its operator runs it on its database (--db)")
+        return Ratings.model_validate(self.request("GET", "/ratings", params={"player": player}))
+
+    def status(self, player: str) -> Dashboard:
+        """What waits for `player` on the server (the signing account's, on a server of accounts)."""
+        return Dashboard.model_validate(self.request("GET", "/status", params={"as": player}))
+
+    def rematch(self, game_id: str, player: str, token: str | None = None) -> Played:
+        """The rematch of a finished game, as the server tells it to the player who asked; asking for
+        it counts as accepting it: his seat is accepted here, signed, if the server awaits it."""
+        played = Played.model_validate(self.request("POST", f"{self._game(game_id)}/rematch", token=token,
+                                                    json={"player": player}))
+        if played.state.status == "pending" and played.viewer in played.state.awaiting:
+            return self.accept(played.game_id, played.viewer or player)
+        return played
 
     def accept(self, game_id: str, player: str, token: str | None = None,
                signature: MoveSignature | None = None) -> Played:

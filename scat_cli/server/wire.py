@@ -65,6 +65,12 @@ class CreateIn(_Body):
                                 description="Seconds the invitations stay open (default 7 days), then it is cancelled.")
 
 
+class RematchIn(_Body):
+    """`scat rematch`: the player who asks (on a server of accounts, the signing account)."""
+
+    player: str = Field(min_length=1, max_length=SHORT)
+
+
 class SignatureIn(_Body):
     """A player's signature of his move (scat_core/records/move_signatures.py): the head he saw
     (its seq and position tag), his key id and the base64 Ed25519 signature."""

@@ -40,6 +40,8 @@ class PlayerLine:
     out: bool = False
     resigned: bool = False  # by choice (R27)
     timed_out: bool = False  # resigned by a claim of his turn out of move time (R28)
+    is_bot: bool = False
+    out_in_hand: int = 0  # the hand he went out in (R25, R27, R28); 0 while in: the placing of ratings
     hands_played: int = 0
     hands_lost: int = 0
     lives_lost: int = 0
@@ -62,6 +64,7 @@ class GameLine:
     finished: bool = False
     winner_key: str | None = None
     cancelled: bool = False  # cancelled before its first deal (R28): counted nowhere
+    ended_at: str = ""  # when it was won (GameWon's recorded time): the order ratings take games in
     hands: int = 0  # hands that have ended
     knocker_key: str | None = None  # who knocked in the hand under way
     players: tuple[PlayerLine, ...] = ()
@@ -77,9 +80,16 @@ Handler = Callable[[GameLine, Any], GameLine]
 
 def _created(line: GameLine, event: ev.GameCreated) -> GameLine:
     players = tuple(
-        PlayerLine(seat=seat, key=player_key(p.name), name=p.name) for seat, p in enumerate(event.players, start=1)
+        PlayerLine(seat=seat, key=player_key(p.name), name=p.name, is_bot=p.is_bot)
+        for seat, p in enumerate(event.players, start=1)
     )
     return changed(line, players=players)
+
+
+def _seat_taken(line: GameLine, event: ev.SeatTaken) -> GameLine:
+    """An open seat taken (R28): he sits after the others."""
+    joined = PlayerLine(seat=len(line.players) + 1, key=player_key(event.player), name=event.player)
+    return changed(line, players=(*line.players, joined))
 
 
 def _knocked(line: GameLine, event: ev.Knocked) -> GameLine:
@@ -126,7 +136,7 @@ def _hand_ended(line: GameLine, taking_part: list[str], lost: dict[str, int], va
 
 
 def _eliminated(line: GameLine, event: ev.PlayerEliminated) -> GameLine:
-    return line.with_player(player_key(event.player), out=True)
+    return line.with_player(player_key(event.player), out=True, out_in_hand=line.hands)  # the hand just ended
 
 
 def _resigned(line: GameLine, event: ev.Resigned) -> GameLine:
@@ -138,7 +148,8 @@ def _resigned(line: GameLine, event: ev.Resigned) -> GameLine:
     key = player_key(event.player)
     taking_part = [p.key for p in line.players if not p.out]
     timed_out = event.cause is not None  # R28: out of time, not resigned by choice
-    line = line.with_player(key, out=True, resigned=not timed_out, timed_out=timed_out)
+    line = line.with_player(key, out=True, resigned=not timed_out, timed_out=timed_out,
+                            out_in_hand=line.hands + 1)  # during the hand under way
     if key in taking_part and len(taking_part) == 2:
         return _hand_ended(changed(line, knocker_key=None), taking_part, {}, {})
     return line
@@ -169,6 +180,7 @@ def _get(line: GameLine, key: str) -> PlayerLine:
 #: here; every type not listed is ignored (and the store does not even read it).
 _HANDLERS: dict[str, Handler] = {
     "GameCreated": _created,
+    "SeatTaken": _seat_taken,
     "Knocked": _knocked,
     "ThrowDownCalled": _thrown_down,
     "ShowdownHeld": _showdown,

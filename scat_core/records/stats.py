@@ -22,9 +22,11 @@ STATS_COUNTERS = (
 _COUNTERS = (*STATS_COUNTERS, "resigned", "timeouts")
 
 
-def fold_line(line: GameLine, event: Event, seq: int) -> GameLine:
-    """`line` with `event` (event `seq` of its game) folded in, `seq` recorded as its checkpoint."""
-    return changed(evolve_line(line, event), last_seq=seq)
+def fold_line(line: GameLine, event: Event, seq: int, recorded_at: str = "") -> GameLine:
+    """`line` with `event` (event `seq` of its game, recorded at `recorded_at`) folded in, `seq`
+    recorded as its checkpoint, and a win's time as the game's end."""
+    folded = changed(evolve_line(line, event), last_seq=seq)
+    return changed(folded, ended_at=recorded_at) if event.type == "GameWon" else folded
 
 
 @dataclass(frozen=True)

@@ -8,16 +8,19 @@ moves), whether the game is read-only here, and the result once the game is over
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import timedelta
 
 from scat_core.domain import commands as cmd
 from scat_core.domain import events as ev
 from scat_core.domain.decide import throw_down_refusal
 from scat_core.domain.errors import AuthFailed, Hint
 from scat_core.domain.legal import play_moves
+from scat_core.domain.move_time import recorded_text
 from scat_core.domain.options import GameOptions
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact_state
 from scat_core.records.acting import ActingAccount, Credential
+from scat_core.records.games import GameRow
 from scat_core.records.move_signatures import MoveSignature
 from scat_core.service.catching_up import CatchingUp
 from scat_core.service.move_times import move_clock
@@ -25,7 +28,19 @@ from scat_core.service.outcomes import GameResult, game_result
 from scat_core.service.playing import Outcome, Playing
 from scat_core.service.ports import UnitOfWork
 from scat_core.service.reading import Reading
-from scat_core.service.values import GamesPage, History, Listing, Move, News, Played, Position, SeenEvent, Shown
+from scat_core.service.values import (
+    Dashboard,
+    GamesPage,
+    History,
+    Listing,
+    Move,
+    News,
+    Played,
+    Position,
+    Ratings,
+    SeenEvent,
+    Shown,
+)
 
 
 def moves_of(state: GameState, viewer: str | None, read_only: bool = False) -> list[Move]:
@@ -104,11 +119,17 @@ class _Answer:
         return made.model_copy(update={"bots_interrupted": outcome.bots_interrupted, "bots_owe": outcome.bots_owe})
 
 
+#: `scat status` tells the games ended in the last this many days.
+DASHBOARD_DAYS = 7
+
+
 class Answers:
     """`new`, a move, `show`, `log`, `replay` and `games`, each as one call returning one value."""
 
-    def __init__(self, playing: Playing, reading: Reading, catching_up: CatchingUp) -> None:
+    def __init__(self, playing: Playing, reading: Reading, catching_up: CatchingUp,
+                 rate: Callable[[], Ratings] | None = None) -> None:
         self.playing, self.reading, self.catching_up = playing, reading, catching_up
+        self.rate = rate  # every player's rating: the lobby tells those of who sits in each game
 
     def new_game(
         self, players: Sequence[ev.PlayerSeat], *, options: GameOptions | None = None, dealer: str | None = None,
@@ -130,6 +151,11 @@ class Answers:
                                            creator=viewer if consent else None, consent=consent,
                                            open_seats=open_seats, expires=expires, rematch_of=rematch_of)
         return answer.final(outcome)
+
+    def rematch(self, game_id: str, player: str, token: Credential = None) -> Played:
+        """The rematch of a finished game (see `Playing.rematch`), told to the player who asked."""
+        answer = _Answer(lambda outcome: outcome.state.name(outcome.state.seat_of(player)) or player)
+        return answer.final(self.playing.rematch(game_id, player, token, answer.tell))
 
     def seat(self, game_id: str, command: cmd.AcceptSeat | cmd.DeclineSeat | cmd.JoinGame,
              token: Credential = None, signature: MoveSignature | None = None) -> Played:
@@ -231,8 +257,35 @@ class Answers:
         chance (#14 item 4) and, with a move time, how long its player to act has left (R28);
         with `first_for` (a server's account), the games he sits in first."""
         rows, read_only = self.reading.list_games_read_only(status, waiting_for, limit, first_for)
+        return self._listings(rows, read_only)
+
+    def status(self, player: str) -> Dashboard:
+        """`scat status`: what waits for `player` (his turns, longest waiting first, with the time he
+        has left; invitations to answer, R28; games waiting for others) and his games ended in the
+        last DASHBOARD_DAYS days, newest first; one indexed query of the games list."""
+        since = recorded_text(self.playing.clock() - timedelta(days=DASHBOARD_DAYS))
+        rows, read_only = self.reading.games_of(player, since)
+        key = player.casefold()
+        listed = self._listings(rows, read_only)
+        mine = [row for row in listed if not row.read_only]
+        return Dashboard(
+            player=player,
+            your_turn=[row for row in mine if row.status == "active" and (row.turn or "").casefold() == key],
+            invitations=[row for row in mine if row.status == "pending"
+                         and any(name.casefold() == key for name in row.awaiting)],
+            waiting=[row for row in mine if (row.status == "active" and (row.turn or "").casefold() != key)
+                     or (row.status == "pending" and all(name.casefold() != key for name in row.awaiting))],
+            finished=[row for row in reversed(listed) if row.status in ("finished", "cancelled")],
+        )
+
+    def _listings(self, rows: Sequence[GameRow], read_only: set[str]) -> list[Listing]:
+        """The games list's rows as told: each with whether it is read-only here, whether its creator
+        chose its chance, its move time left (R28) and, with an open seat, its options."""
         chosen = self.reading.chosen_chance([row.game_id for row in rows])
         described = self.reading.options_of([row.game_id for row in rows if row.open_seats])
+        rated = {}
+        if described and self.rate is not None:  # the lobby: strangers pick opponents by their ratings
+            rated = {(row.name.casefold(), row.is_bot): row.rating for row in self.rate().players}
         now = self.playing.clock()
         clocks = {row.game_id: move_clock(None if row.game_id in read_only or row.status not in ("active", "pending")
                                           else row.move_deadline, now) for row in rows}
@@ -244,6 +297,8 @@ class Answers:
                     read_only=row.game_id in read_only, seed_chosen=chosen[row.game_id][0],
                     first_deck_stacked=chosen[row.game_id][1], move_deadline=clocks[row.game_id][0],
                     move_time_left=clocks[row.game_id][1], awaiting=list(row.awaiting), open_seats=row.open_seats,
-                    options=described.get(row.game_id, []))
+                    options=described.get(row.game_id, []),
+                    ratings={name: rated[(name.casefold(), name in row.bots)] for name in row.players
+                             if (name.casefold(), name in row.bots) in rated} if row.open_seats else {})
             for row in rows
         ]

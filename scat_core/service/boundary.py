@@ -18,11 +18,13 @@ if TYPE_CHECKING:
     from scat_core.records.move_signatures import MoveSignature
     from scat_core.records.stats import StatsReport
     from scat_core.service.values import (
+        Dashboard,
         Export,
         GamesPage,
         History,
         Listing,
         Played,
+        Ratings,
         SeenEvent,
         Shown,
         SigningKey,
@@ -56,6 +58,15 @@ class Games(Protocol):
     def claim(self, game_id: str, claimer: str | None = None, token: str | None = None,
               signature: MoveSignature | None = None) -> Played:
         """`scat claim` (R28)."""
+
+    def ratings(self, player: str | None = None, rebuild: bool = False) -> Ratings:
+        """`scat ratings`."""
+
+    def status(self, player: str) -> Dashboard:
+        """`scat status`."""
+
+    def rematch(self, game_id: str, player: str, token: str | None = None) -> Played:
+        """`scat rematch`: asking for it counts as accepting it."""
 
     def accept(self, game_id: str, player: str, token: str | None = None,
                signature: MoveSignature | None = None) -> Played:

@@ -41,6 +41,7 @@ from scat_core.service.reading import Reading
 from scat_core.service.statistics import Statistics
 from scat_core.service.values import (
     Audits,
+    Dashboard,
     Export,
     Exports,
     GamesPage,
@@ -48,6 +49,7 @@ from scat_core.service.values import (
     Listing,
     Played,
     Position,
+    Ratings,
     SeenEvent,
     Shown,
     SigningKey,
@@ -89,7 +91,7 @@ class GameService(Generic[S]):
         self.archive = Archive(store, self._account_named if accounts is not None else None)
         self.waiting = Waiting(store)
         self.statistics = Statistics(store)
-        self.answers = Answers(self.playing, self.reading, self.catching_up)
+        self.answers = Answers(self.playing, self.reading, self.catching_up, self.statistics.ratings)
         self.following = Following(self.answers, self.waiting)
         self.any_turn = AnyTurn(self.answers, self.waiting, clock)
 
@@ -147,6 +149,20 @@ class GameService(Generic[S]):
         return self.answers.new_game(players, options=options, dealer=dealer, seed=seed, deck=deck,
                                      viewer=viewer, signed_moves=True, consent=True, open_seats=open_seats,
                                      expires=expires, rematch_of=rematch_of)
+
+    def ratings(self, player: str | None = None, rebuild: bool = False) -> Ratings:
+        """`scat ratings`: a rating per player over the games played out (a projection of the events)."""
+        return self.statistics.ratings(player, rebuild)
+
+    def status(self, player: str) -> Dashboard:
+        """`scat status`: what waits for `player`: his turns, invitations, games waiting for others,
+        games ended this week."""
+        return self.answers.status(player)
+
+    def rematch(self, game_id: str, player: str, token: Credential = None) -> Played:
+        """`scat rematch`: the rematch of a finished game, made once (asked again, the same game); on
+        a server it waits for the others to accept (the client accepts for the asker)."""
+        return self.answers.rematch(game_id, player, token)
 
     def accept(self, game_id: str, player: str, token: Credential = None,
                signature: MoveSignature | None = None) -> Played:

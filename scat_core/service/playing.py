@@ -69,6 +69,12 @@ BOT_UNITS_PER_COMMAND = 20
 BOT_RETRIES = 5
 #: How many times a command is made again when only talk (a message) came between its load and its write.
 TALK_RETRIES = 3
+#: What one account may ask of others on a server (bounds per sender and per sender and invitee,
+#: never a cap on the invitee): games of its making waiting for players at once; of them, games
+#: inviting one same account; messages in one game in MESSAGE_WINDOW seconds.
+PENDING_MADE = 20
+PENDING_PER_INVITEE = 3
+MESSAGES_IN_WINDOW, MESSAGE_WINDOW = 20, 600
 #: Builds a front end's answer to a command from its outcome within the command's unit of work (a
 #: result may be read from it), before it ends: whatever fails in it fails with nothing written.
 Tell = Callable[["Outcome", UnitOfWork], None]
@@ -155,6 +161,20 @@ def tag_at(tx: UnitOfWork, state: GameState, secret: GameSecret | None) -> TagAt
     return at
 
 
+def within_message_bounds(tx: UnitOfWork, state: GameState, player: str, now: datetime) -> None:
+    """RuleViolation when `player` said MESSAGES_IN_WINDOW lines in the game in the last MESSAGE_WINDOW
+    seconds (read from the log's end: one indexed read)."""
+    said = tx.load_between(state.game_id, 0, state.version, ("MessageSaid",), newest_first=True,
+                           limit=MESSAGES_IN_WINDOW * 4)
+    since = recorded_text(now - timedelta(seconds=MESSAGE_WINDOW))
+    key = player.casefold()
+    lately = [stored for stored in said if stored.recorded_at >= since
+              and stored.event.player.casefold() == key]  # type: ignore[union-attr]
+    if len(lately) >= MESSAGES_IN_WINDOW:
+        raise RuleViolation(f"{player} said {len(lately)} lines in this game in the last {MESSAGE_WINDOW // 60} "
+                            "minutes, the most one player may: wait a little")
+
+
 def claimed_in(events: Sequence[ev.Event]) -> bool:
     """Whether `events` hold a claim of a turn whose move time ran out (R28), or the expiry of a
     game's invitations: what stands even if the command that found it due is refused."""
@@ -226,6 +246,8 @@ class Playing:
             rematch_of=rematch_of,
         )
         created, state = decide_and_evolve(GameState(), command, chance)
+        if state.status == "pending" and state.creator is not None:
+            self._within_invitation_bounds(state.creator, state.awaiting)
         replies, after = bot_moves(state, chance)
         tokens = {p.name: new_token() for p in state.players if protect and not signed_moves and not p.is_bot}
         secret = GameSecret(chance.seed, chance.salt)
@@ -246,6 +268,24 @@ class Playing:
         for name, token in tokens.items():
             remember_proven(command.game_id, name, token)  # issued here: its first use reads nothing first
         return self._bots_go_on(outcome, chance, secret, tell)
+
+    def _within_invitation_bounds(self, creator: str, invited: Sequence[str]) -> None:
+        """RuleViolation when `creator` has PENDING_MADE games waiting for players already, or
+        PENDING_PER_INVITEE of them inviting one of `invited`: bounds per sender and per pair,
+        never a cap on the invitee that strangers could fill."""
+        key = creator.casefold()
+        with self.store.read() as tx:
+            rows = [row for row in tx.games_of(creator, "9999") if row.status == "pending"]  # "9999": none ended
+            made = [stored.game_id for stored in tx.first_events([row.game_id for row in rows])
+                    if isinstance(stored.event, ev.GameCreated) and (stored.event.creator or "").casefold() == key]
+        if len(made) >= PENDING_MADE:
+            raise RuleViolation(f"{creator} has {len(made)} games waiting for their players already, the most one "
+                                "account may have: let them be answered, or withdraw one (decline it)")
+        mine = [row for row in rows if row.game_id in made]
+        for name in invited:
+            if sum(name.casefold() in (n.casefold() for n in row.awaiting) for row in mine) >= PENDING_PER_INVITEE:
+                raise RuleViolation(f"{creator} invites {name} to {PENDING_PER_INVITEE} games already, the most "
+                                    f"one account may: let {name} answer them first")
 
     def act(self, game_id: str, command: PlayerCommand, token: Credential = None,
             signature: MoveSignature | None = None, tell: Tell | None = None) -> Outcome:
@@ -329,6 +369,8 @@ class Playing:
                     assert secret is not None
                     chance = SeededChance(secret.seed, secret.salt)  # a message draws on no chance
                     command = Say(player, text)
+                    if self.server:
+                        within_message_bounds(tx, state, player, self.clock())
                     signed = signed_move(state, tag_of(secret, head), command, token, signature,
                                          tag_at(tx, state, secret))
                     mine, after = decide_and_evolve(evolve(state, signed) if signed else state, command, chance)
@@ -510,6 +552,40 @@ class Playing:
         outcome = Outcome(state.game_id, after, stored, before=state,
                           position_tag=position_after(after, secret, stored))
         return _told(outcome, tx, tell)
+
+    def rematch(self, game_id: str, player: str, token: Credential = None, tell: Tell | None = None) -> Outcome:
+        """The rematch of the finished game `game_id`, asked by its player `player`: the same players
+        and options, the first dealer one seat to the left of its first dealer (R6, R8), and on a
+        server a game waiting for its other humans to accept (R28). Asked again, by anyone of
+        them, it is that same game (one rematch a game: the store refuses a second)."""
+        with self.store.read() as tx:
+            state, _, _ = load_for_command(tx, game_id)
+            seat = require_player(state, player)
+            if state.players[seat].is_bot:
+                raise RuleViolation(f"{state.players[seat].name} is a bot: bots ask for nothing")
+            authorize(tx, state, player, token)
+            if state.status != "finished" or state.winner is None:
+                raise RuleViolation(f"game {game_id} has not been won: a rematch follows the end of a game played out")
+            found = tx.find_rematch(game_id)
+            first = tx.load_between(game_id, 0, 1)[0].event
+        if found is None:
+            assert isinstance(first, ev.GameCreated)
+            old_dealer = next(p.seat for p in state.players if p.name == first.dealer)
+            dealer = state.players[(old_dealer + 1) % len(state.players)].name  # one seat to the left (R6)
+            seats = [ev.PlayerSeat(name=p.name, is_bot=p.is_bot) for p in state.players]
+            try:
+                return self.create_game(seats, options=state.options, dealer=dealer, tell=tell,
+                                        protect=state.protected and not state.signed_moves,
+                                        signed_moves=state.signed_moves, creator=state.players[seat].name,
+                                        consent=state.signed_moves, rematch_of=game_id)
+            except ConcurrencyConflict:  # another player asked at the same time: his is the one
+                with self.store.read() as tx:
+                    found = tx.find_rematch(game_id)
+                if found is None:
+                    raise
+        with self.store.read() as tx:
+            again, _, _ = load_for_command(tx, found)
+            return _told(Outcome(found, again, before=again), tx, tell)
 
     def move_clock(self, state: GameState) -> tuple[str | None, int | None]:
         """(when the player to act runs out of move time, the seconds he has left now), R28;

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from scat_core.domain.stats import GameLine
     from scat_core.records.acting import RequestNonce
     from scat_core.records.games import GameRow, GameSummary, NewGame
     from scat_core.records.keys import HeadSignature, KeyRing
@@ -107,6 +108,15 @@ class GamesReadModel(Protocol):
         or whose player to act is `waiting_for` (any case),
         at most `limit` (a page costs the same however many games there are); with `first_for`, the
         games that player sits in come first (each part newest activity first)."""
+        ...
+
+    def find_rematch(self, game_id: str) -> str | None:
+        """The id of the rematch of game `game_id` (one at most), or None."""
+        ...
+
+    def games_of(self, player: str, ended_since: str) -> list[GameRow]:
+        """The games `player` sits in (any case) that wait for their players or run, or that ended at
+        or after `ended_since` (a recorded time), oldest activity first (`scat status`)."""
         ...
 
     def count_listed(self, status: str | None = None, waiting_for: str | None = None) -> int:
@@ -204,6 +214,10 @@ class Store(Protocol):
 
     def read_stats(self, player: str | None = None) -> StatsReport:
         """The statistics as of the last catch-up; with `player`, his line only (if he has one)."""
+        ...
+
+    def stats_lines(self) -> list[GameLine]:
+        """Every game's line of the statistics as of their last catch-up (ratings fold them)."""
         ...
 
     def read_stats_unsaved(self, player: str | None = None, rebuild: bool = False) -> StatsReport:

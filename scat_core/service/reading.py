@@ -15,7 +15,7 @@ from scat_core.records.stored import StoredEvent
 from scat_core.service.loading import authorize, check_up_to, refuse_bot_viewer, replay, require_player
 from scat_core.service.outcomes import GameResult, game_result
 from scat_core.service.playing import Playing
-from scat_core.service.ports import Store
+from scat_core.service.ports import Store, UnitOfWork
 
 #: How many of the last messages `show` tells.
 LAST_MESSAGES = 5
@@ -46,12 +46,24 @@ class Reading:
         """
         with self.store.read() as tx:
             rows = tx.list_games(status=status, waiting_for=waiting_for, limit=limit, first_for=first_for)
-            running = [row.game_id for row in rows if row.status != "finished"]
-            playable = tx.secret_game_ids(running)
-            read_only = {game_id for game_id in running if game_id not in playable}
+            read_only = self._read_only(tx, rows)
         if waiting_for is not None:  # it waits for nobody here
             return [row for row in rows if row.game_id not in read_only], set()
         return rows, read_only
+
+    @staticmethod
+    def _read_only(tx: UnitOfWork, rows: Sequence[GameRow]) -> set[str]:
+        """The ids of the running games of `rows` imported without their seed: nobody plays them here."""
+        running = [row.game_id for row in rows if row.status in ("active", "pending")]
+        playable = tx.secret_game_ids(running)
+        return {game_id for game_id in running if game_id not in playable}
+
+    def games_of(self, player: str, ended_since: str) -> tuple[list[GameRow], set[str]]:
+        """The games `player` sits in that wait or run, or ended at or after `ended_since` (oldest
+        activity first), and the ids of those read-only here."""
+        with self.store.read() as tx:
+            rows = tx.games_of(player, ended_since)
+            return rows, self._read_only(tx, rows)
 
     def count_listed(self, status: str | None = None, waiting_for: str | None = None) -> int:
         """How many games `list_games` lists without a limit (an imported running game counted)."""

@@ -13,6 +13,7 @@ from scat_core.service.ports import Store
 
 if TYPE_CHECKING:
     from scat_core.records.stats import StatsReport
+    from scat_core.service.values import Ratings
 
 
 class Statistics:
@@ -37,6 +38,26 @@ class Statistics:
         """Whether `player` has a line in the stats once caught up: read, never written (a refused
         command writes nothing). The rows first; only a name they lack costs the in-memory fold."""
         return bool(self.store.read_stats(player).players or self.store.read_stats_unsaved(player).players)
+
+    def ratings(self, player: str | None = None, rebuild: bool = False) -> Ratings:
+        """Every player's rating over the games played out (records/ratings.py), the statistics caught
+        up first (rebuilt with `rebuild`); with `player`, his rows only (NotFound if he has none)."""
+        from scat_core.domain.stats import player_key
+        from scat_core.records.ratings import ratings
+        from scat_core.service.values import Rating, Ratings
+
+        try:
+            self.catch_up_stats(rebuild=rebuild)
+        except DatabaseReadOnly:  # the rows as they are: a read-only database's ratings may lag its games
+            pass
+        rows = ratings(self.store.stats_lines())
+        if player is not None:
+            rows = [row for row in rows if player_key(row.name) == player_key(player)]
+            if not rows:
+                raise NotFound(f"no player {player!r} has a rated game here (a game played out)", player=player,
+                               hint=Hint.LIST_PLAYERS)
+        return Ratings(players=[Rating(name=row.name, is_bot=row.is_bot, rating=row.rating, mu=row.mu,
+                                       sigma=row.sigma, games=row.games) for row in rows])
 
     def catch_up_stats(self, rebuild: bool = False) -> int:
         """Fold the events the stats have not seen yet into them; return how many were folded.

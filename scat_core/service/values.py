@@ -174,6 +174,34 @@ class Listing(_Value):
     awaiting: list[str] = Field(default_factory=list)  # a pending game's humans who have not accepted (R28)
     open_seats: int = 0  # its seats any account may take
     options: list[str] = Field(default_factory=list)  # its options as `new` spells them (the lobby's)
+    ratings: dict[str, float] = Field(default_factory=dict)  # the lobby's: the rating of each who sits
+
+
+class Dashboard(_Value):
+    """`scat status`: what waits for a player, in four lists of his games (see `Answers.status`)."""
+
+    player: str
+    your_turn: list[Listing]  # longest waiting first
+    invitations: list[Listing]  # pending games awaiting his acceptance (R28)
+    waiting: list[Listing]  # waiting for others: their turn, or their acceptance
+    finished: list[Listing]  # ended in the last 7 days (cancelled ones too), newest first
+
+
+class Rating(_Value):
+    """One player's rating (records/ratings.py): the ordinal shown, the model's mu and sigma, his games."""
+
+    name: str
+    is_bot: bool
+    rating: float
+    mu: float
+    sigma: float
+    games: int
+
+
+class Ratings(_Value):
+    """`scat ratings`: every rated player, highest rating first."""
+
+    players: list[Rating]
 
 
 class GamesPage(_Value):

@@ -20,7 +20,7 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 CONTRACT_COMMANDS = ["new", "games", "show", "draw", "discard", "knock", "declare", "throw-down", "resign", "log",
                      "replay", "audit", "export", "import", "db upgrade", "stats", "serve", "wait", "watch",
                      "play", "claim", "account register", "account show", "account rekey", "say", "accept", "decline",
-                     "join"]
+                     "join", "rematch", "status", "ratings"]
 #: Beyond the contract.
 EXTRA_COMMANDS = ["rules", "db check", "key show", "key trust", "config show", "config set", "config unset",
                   "version", "abandon"]

@@ -330,3 +330,18 @@ def test_m_opens_a_line_that_says_a_message_at_the_table_and_escape_closes_it_un
     run(body)
     said = [stored.event for stored in games.reading.history(game) if stored.type == "MessageSaid"]
     assert [(event.player, event.text) for event in said] == [("you", "good luck")]  # type: ignore[union-attr]
+
+
+def test_a_game_waiting_for_its_players_offers_accept_and_decline_on_keys_and_no_move() -> None:
+    """R28: `scat play` on a pending game shows who is awaited (the table) and the keys a and x."""
+    from scat_cli.screen import keys as keymap
+    from scat_core.service.games import GameService
+    from scat_core.store.memory.memory import MemoryStore
+
+    games = GameService(MemoryStore(), server=True)
+    pending = games.new_game_of_accounts(seats("ann", "bob", "cy-bot"), viewer="ann")
+    shown = games.show(pending.game_id)
+    assert [(key.key, key.label) for key in keymap.offered(shown.model_copy(update={"viewer": "bob"}))] == [
+        ("a", "accept your seat (R28)"), ("x", "decline your seat")]
+    assert [key.key for key in keymap.offered(shown.model_copy(update={"viewer": "ann"}))] == ["x"]  # withdraw
+    assert keymap.SEAT_KEYS == {"a": "accept", "x": "decline"}

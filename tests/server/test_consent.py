@@ -104,3 +104,16 @@ def test_wait_any_wakes_for_an_invitation_and_names_it_to_exec(accounts: tuple[s
     assert waited.exit_code == 0, waited.output
     assert waited.stdout.startswith(f"You are invited to game {game} (R28).")
     assert said.read_text().split() == ["invitation", game]
+
+
+def test_a_rematch_waits_for_the_others_and_asking_for_it_again_accepts_it(accounts: tuple[str, Path]) -> None:
+    server, keys = accounts
+    old = ok(run(server, "ann", keys, "new", "--player", "ann", "--player", "bob", "--json"))["game_id"]
+    ok(run(server, "bob", keys, "accept", old))
+    ok(run(server, "bob", keys, "resign", old, "--yes"))  # ann wins
+    asked = ok(run(server, "bob", keys, "rematch", old, "--json"))
+    assert (asked["status"], asked["awaiting"], asked["rematch_of"]) == ("pending", ["ann"], old)
+    again = ok(run(server, "ann", keys, "rematch", old, "--json"))  # the same game, and ann's acceptance
+    assert again["game_id"] == asked["game_id"] and again["status"] == "active"
+    stranger = run(server, "zed", keys, "rematch", old)
+    assert stranger.exit_code in (3, 4) and stranger.stderr.count("\n") == 1

@@ -11,7 +11,7 @@ from scat_cli.server import wire
 from scat_cli.server.routes.deps import AccountName, Acting, Server, SignedBy, Viewer
 from scat_cli.server.routes.errors import MOVE, ONE_GAME, responses
 from scat_core.domain.errors import BadInput
-from scat_core.service.values import GamesPage, History, Listing, Played, Position, Shown
+from scat_core.service.values import Dashboard, GamesPage, History, Listing, Played, Position, Ratings, Shown
 
 router = APIRouter()
 Status = Annotated[str | None, Query(pattern="^(pending|active|finished|cancelled|open)$",
@@ -42,6 +42,30 @@ def new_game(body: wire.CreateIn, server: Server, account: SignedBy) -> Played:
     else:
         played = games.new_game(seats, options=body.options, dealer=body.dealer, seed=body.seed, deck=deck,
                                 protect=True, viewer=body.viewer, open_seats=body.open_seats, expires=body.expires)
+    server.notifier.changed(played.game_id)
+    return played
+
+
+@router.get("/ratings", response_model=Ratings, responses=responses(404))
+def ratings(server: Server, player: Annotated[str | None, Query(max_length=wire.SHORT)] = None) -> Ratings:
+    """`scat ratings`: a rating per player over the games played out, highest first (404: no such player)."""
+    return server.games.ratings(player)
+
+
+@router.get("/status", response_model=Dashboard, responses=responses())
+def status(server: Server, signer: AccountName, viewer: Viewer = None) -> Dashboard:
+    """`scat status`: what waits for a player (the signing account's name, else `as`)."""
+    player = signer or viewer
+    if player is None:
+        raise BadInput("whose games? sign the request as an account, or give as=NAME")
+    return server.games.status(player)
+
+
+@router.post("/games/{game_id}/rematch", response_model=Played, responses=responses(*MOVE))
+def rematch(game_id: str, body: wire.RematchIn, server: Server, credential: Acting) -> Played:
+    """The rematch of a finished game, asked by one of its players (an account as himself): made once,
+    asked again the same game; a game of accounts waits for its other players to accept (R28)."""
+    played = server.games.rematch(game_id, body.player, credential)
     server.notifier.changed(played.game_id)
     return played
 

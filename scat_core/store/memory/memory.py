@@ -243,6 +243,17 @@ class MemoryTransaction:
         """The row of one game, or None."""
         return self._t.games.get(game_id)
 
+    def find_rematch(self, game_id: str) -> str | None:
+        """The id of the rematch of game `game_id`, or None."""
+        return next((row.game_id for row in self._t.games.values() if row.rematch_of == game_id), None)
+
+    def games_of(self, player: str, ended_since: str) -> list[GameRow]:
+        """The games `player` sits in that wait or run, or that ended at or after `ended_since`."""
+        key = player.casefold()
+        rows = sorted(self._t.games.values(), key=lambda row: (row.last_activity, row.game_id))
+        return [row for row in rows if any(name.casefold() == key for name in row.players)
+                and (row.status in ("pending", "active") or row.last_activity >= ended_since)]
+
     def list_games(self, status: str | None = None, waiting_for: str | None = None,
                    limit: int | None = None, first_for: str | None = None) -> list[GameRow]:
         """Rows newest activity first (then by id), of one status, or waiting for a name (any case), at most
@@ -399,6 +410,10 @@ class MemoryStore:
         from scat_core.records.stats import report
 
         return report(list(self._tables.stats.values()), player)
+
+    def stats_lines(self) -> list[GameLine]:
+        """Every game's line of the statistics as of their last catch-up (what ratings fold)."""
+        return list(self._tables.stats.values())
 
     def read_stats_unsaved(self, player: str | None = None, rebuild: bool = False) -> StatsReport:
         """`read_stats` with what the stats have not seen folded into a copy of them; changes nothing."""

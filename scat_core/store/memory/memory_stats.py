@@ -20,6 +20,7 @@ def fold_into(lines: MutableMapping[str, GameLine], events: Mapping[str, Sequenc
         line = lines.get(game_id) or GameLine(game_id)
         if seq <= line.last_seq:
             continue  # folded in already: an event is never counted twice
-        lines[game_id] = fold_line(line, StoredEvent.from_row(row).event, seq)
+        stored = StoredEvent.from_row(row)
+        lines[game_id] = fold_line(line, stored.event, seq, stored.recorded_at)
         folded += 1
     return folded

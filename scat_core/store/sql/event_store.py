@@ -46,6 +46,7 @@ from scat_core.store.sql.notify import announce
 from scat_core.store.sql.signed_heads import KnownHeads, read_signature, write_signature
 
 if TYPE_CHECKING:
+    from scat_core.domain.stats import GameLine
     from scat_core.records.stats import StatsReport
 
 __all__ = ["RECORD_KEYS", "EventStore", "GameRow", "GameSecret", "GameSummary", "StoreTransaction", "StoredEvent",
@@ -205,6 +206,14 @@ class StoreTransaction:
         """The read-model row of one game, or None."""
         return games_list.get_game(self._conn, game_id)
 
+    def find_rematch(self, game_id: str) -> str | None:
+        """The id of the rematch of game `game_id` (one at most), or None."""
+        return games_list.find_rematch(self._conn, game_id)
+
+    def games_of(self, player: str, ended_since: str) -> list[GameRow]:
+        """The games `player` sits in that wait or run, or that ended at or after `ended_since`."""
+        return games_list.games_of(self._conn, player, ended_since)
+
     def list_games(self, status: str | None = None, waiting_for: str | None = None,
                    limit: int | None = None, first_for: str | None = None) -> list[GameRow]:
         """Games from the read model, newest activity first, optionally filtered (`waiting_for`:
@@ -326,6 +335,13 @@ class EventStore:
 
         with as_scat_errors(self.engine), self.engine.connect() as conn, conn.begin():
             return read_stats(conn, player)
+
+    def stats_lines(self) -> list[GameLine]:
+        """Every game's line of the stats projection as of its last catch-up (what ratings fold)."""
+        from scat_core.store.sql.stats_projection import stats_lines
+
+        with as_scat_errors(self.engine), self.engine.connect() as conn, conn.begin():
+            return stats_lines(conn)
 
     def read_stats_unsaved(self, player: str | None = None, rebuild: bool = False) -> StatsReport:
         """`read_stats` with what the projection has not seen folded in memory; writes nothing."""

@@ -203,6 +203,22 @@ def turns_and_ends(conn: Connection, player: str, ended_since: str) -> list[Game
     return sits_and_waits([game_row(r._mapping) for r in conn.execute(query)], player)
 
 
+def find_rematch(conn: Connection, game_id: str) -> str | None:
+    """The id of the rematch of `game_id` (ux_games_rematch_of: one at most), or None."""
+    found = conn.execute(select(t.games.c.game_id).where(t.games.c.rematch_of == game_id)).first()
+    return None if found is None else str(found[0])
+
+
+def games_of(conn: Connection, player: str, ended_since: str) -> list[GameRow]:
+    """The games `player` sits in (matched as `--as` matches names, through game_seats' index) that
+    wait for their players or run, or that ended at or after `ended_since`, oldest activity first."""
+    games = t.games.c
+    seated = games.game_id.in_(select(t.game_seats.c.game_id).where(t.game_seats.c.name_key == turn_key(player)))
+    query = select(t.games).where(seated, games.status.in_(("pending", "active")) | (
+        games.last_activity >= ended_since)).order_by(games.last_activity, games.game_id)
+    return [game_row(r._mapping) for r in conn.execute(query)]
+
+
 def count_games(conn: Connection) -> int:
     """How many games the read model holds."""
     return int(conn.execute(select(func.count()).select_from(t.games)).scalar_one())

@@ -61,8 +61,8 @@ class GameProjection(ABC, Generic[S]):
         """The state of a game before its first event."""
 
     @abstractmethod
-    def evolve(self, state: S, event: Event, seq: int) -> S:
-        """The state after event `seq` of the game (pure)."""
+    def evolve(self, state: S, event: Event, seq: int, recorded_at: str) -> S:
+        """The state after event `seq` of the game, recorded at `recorded_at` (pure)."""
 
     @abstractmethod
     def last_seq(self, state: S) -> int:
@@ -196,7 +196,7 @@ class _Folder(Generic[S]):
             state = self._load(stored.game_id)
         if stored.seq <= self.projection.last_seq(state):
             return  # folded in already: an event is never counted twice
-        self.states[stored.game_id] = self.projection.evolve(state, stored.event, stored.seq)
+        self.states[stored.game_id] = self.projection.evolve(state, stored.event, stored.seq, stored.recorded_at)
         self.applied += 1
         if len(self.states) >= FLUSH_GAMES and not self.keep:
             self.flush()

@@ -33,9 +33,9 @@ class StatsProjection(GameProjection[GameLine]):
         """An empty line for `game_id`."""
         return GameLine(game_id)
 
-    def evolve(self, state: GameLine, event: Event, seq: int) -> GameLine:
+    def evolve(self, state: GameLine, event: Event, seq: int, recorded_at: str) -> GameLine:
         """The pure fold, recording `seq` as the game's checkpoint."""
-        return fold_line(state, event, seq)
+        return fold_line(state, event, seq, recorded_at)
 
     def last_seq(self, state: GameLine) -> int:
         """The game's checkpoint."""
@@ -53,14 +53,15 @@ class StatsProjection(GameProjection[GameLine]):
                 lines[m["game_id"]] = GameLine(
                     game_id=m["game_id"], last_seq=m["last_seq"], finished=bool(m["finished"]),
                     winner_key=m["winner_key"], hands=m["hands"], knocker_key=m["knocker_key"],
-                    cancelled=bool(m["cancelled"]),
+                    cancelled=bool(m["cancelled"]), ended_at=m["ended_at"] or "",
                 )
             for row in conn.execute(select(p).where(p.c.game_id.in_(chunk)).order_by(p.c.game_id, p.c.seat)):
                 m = row._mapping
                 players.setdefault(m["game_id"], []).append(
                     PlayerLine(
                         seat=m["seat"], key=m["player_key"], name=m["name"], out=bool(m["out"]),
-                        resigned=bool(m["resigned"]), timed_out=bool(m["timed_out"]),
+                        resigned=bool(m["resigned"]), timed_out=bool(m["timed_out"]), is_bot=bool(m["is_bot"]),
+                        out_in_hand=m["out_in_hand"],
                         **{k: m[k] for k in t.STATS_COUNTERS},
                     )
                 )
@@ -89,14 +90,15 @@ def _game_values(line: GameLine) -> dict[str, Any]:
     return {
         "game_id": line.game_id, "last_seq": line.last_seq, "finished": line.finished,
         "winner_key": line.winner_key, "hands": line.hands, "knocker_key": line.knocker_key,
-        "cancelled": line.cancelled,
+        "cancelled": line.cancelled, "ended_at": line.ended_at or None,
     }
 
 
 def _player_values(game_id: str, line: PlayerLine) -> dict[str, Any]:
     values = {k: getattr(line, k) for k in t.STATS_COUNTERS}
     return {"game_id": game_id, "seat": line.seat, "player_key": line.key, "name": line.name,
-            "out": line.out, "resigned": line.resigned, "timed_out": line.timed_out, **values}
+            "out": line.out, "resigned": line.resigned, "timed_out": line.timed_out, "is_bot": line.is_bot,
+            "out_in_hand": line.out_in_hand, **values}
 
 
 # ---- reading ------------------------------------------------------------------------------
@@ -145,6 +147,11 @@ def read_stats(conn: Connection, player: str | None = None) -> StatsReport:
         hands_played=int(games[2]),
     )
     return StatsReport(tuple(players), overall)
+
+
+def stats_lines(conn: Connection) -> list[GameLine]:
+    """Every game's line as the projection's rows hold it."""
+    return list(STATS.load(conn, list(conn.execute(select(t.stats_games.c.game_id)).scalars())).values())
 
 
 def read_stats_unsaved(conn: Connection, player: str | None = None, rebuild: bool = False) -> StatsReport:

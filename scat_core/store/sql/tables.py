@@ -130,6 +130,7 @@ stats_games = Table(
     Column("hands", Integer, nullable=False),
     Column("knocker_key", String(256), nullable=True),
     Column("cancelled", Boolean, nullable=False, server_default=false()),  # before its first deal (R28)
+    Column("ended_at", String(40), nullable=True),  # when it was won (ratings' order); null before
 )
 
 stats_players = Table(
@@ -142,6 +143,8 @@ stats_players = Table(
     Column("out", Boolean, nullable=False),
     Column("resigned", Boolean, nullable=False),  # by choice (R27)
     Column("timed_out", Boolean, nullable=False, server_default=false()),  # on a claim (R28)
+    Column("is_bot", Boolean, nullable=False, server_default=false()),
+    Column("out_in_hand", Integer, nullable=False, server_default="0"),  # the hand he went out in
     *(Column(name, Integer, nullable=False) for name in STATS_COUNTERS),
     Index("ix_stats_players_key", "player_key"),
 )
