@@ -15,12 +15,16 @@ if TYPE_CHECKING:
     from scat_core.records.stats import StatsFigures, StatsReport
 
 
+OnePlayer = Annotated[str | None, typer.Option("--player", metavar="NAME", show_default=False,
+                                               help="Only this player (his name in any case).")]
+Rebuild = Annotated[bool, typer.Option("--rebuild", help="Drop the statistics and fold every event again "
+                                                         "first (the result is the same).")]
+
+
 def stats(
     ctx: typer.Context,
-    player: Annotated[str | None, typer.Option("--player", metavar="NAME", show_default=False,
-                                               help="Only this player (his name in any case).")] = None,
-    rebuild: Annotated[bool, typer.Option("--rebuild", help="Drop the statistics and fold every event "
-                                                            "again first (the result is the same).")] = False,
+    player: OnePlayer = None,
+    rebuild: Rebuild = False,
     as_json: Json = False,
 ) -> None:
     """Statistics per player and overall, over every game.
@@ -140,10 +144,8 @@ def _row(out: Any, figures: StatsFigures) -> list[str]:
 
 def ratings(
     ctx: typer.Context,
-    player: Annotated[str | None, typer.Option("--player", metavar="NAME", show_default=False,
-                                               help="Only this player (his name in any case).")] = None,
-    rebuild: Annotated[bool, typer.Option("--rebuild", help="Fold every event again first (the same "
-                                                            "ratings come out).")] = False,
+    player: OnePlayer = None,
+    rebuild: Rebuild = False,
     as_json: Json = False,
 ) -> None:
     """A rating per player, over every game played out.

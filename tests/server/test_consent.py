@@ -5,28 +5,13 @@ for an invitation; every step is signed and audited."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from scat_cli.app import app
+from tests.support.accounts_cli import ok, run
 
 PLAYERS = ("ann", "bob", "zed")
-
-
-def run(server: str, player: str, keys: Path, *args: str) -> Any:
-    """`scat --server SERVER ARGS` in-process, as `player` with his own key file."""
-    env = {"SCAT_SERVER": server, "SCAT_DB_URL": None, "SCAT_TOKEN": "", "SCAT_AS": None,
-           "SCAT_KEY_FILE": str(keys / f"{player}.pem")}
-    return CliRunner().invoke(app, list(args), env=env, catch_exceptions=False)
-
-
-def ok(result: Any) -> Any:
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout) if result.stdout.strip().startswith(("{", "[")) else result.stdout
 
 
 @pytest.fixture

@@ -22,20 +22,9 @@ from scat_core.records.move_signatures import sign_move
 from scat_core.service.games import GameService
 from scat_core.service.loading import append, chance_of, load_for_command
 from scat_core.service.move_signing import tag_of
+from tests.support.accounts_cli import ok, run
 
 PLAYERS = ("ann", "bob", "carl")
-
-
-def run(server: str, player: str, keys: Path, *args: str) -> Any:
-    """`scat --server SERVER ARGS` in-process, as `player` with his own key file."""
-    env = {"SCAT_SERVER": server, "SCAT_DB_URL": None, "SCAT_TOKEN": "", "SCAT_AS": None,
-           "SCAT_KEY_FILE": str(keys / f"{player}.pem")}
-    return CliRunner().invoke(app, list(args), env=env, catch_exceptions=False)
-
-
-def ok(result: Any) -> Any:
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout) if result.stdout.strip().startswith(("{", "[")) else result.stdout
 
 
 @pytest.fixture
