@@ -84,6 +84,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     `tokens`: it also serves requests without an account (games protected by per-game tokens);
     at most `max_streams_per_address` event streams open from one client address, `max_streams` in all."""
     from scat_cli.server.answering import Answering
+    from scat_cli.server.docs_pages import serve_docs
     from scat_cli.server.fanout import Followers, StreamCaps
     from scat_cli.server.heavy_work import HeavyWork
     from scat_cli.server.inflight import cap_worker_threads
@@ -123,6 +124,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
 
     quiet_body_alias_warning()
     app = FastAPI(title="Scat", version="2", lifespan=lifespan, default_response_class=SeatsFromOne,
+                  docs_url=None, redoc_url=None,  # served with assets installed with scat: serve_docs below
                   description="The Scat (Thirty-One) game backend. Seats count from 1, as the CLI counts them: a "
                   "game state's players[].seat, seats, dealer (0 before the first deal), turn, knocker, had_turn "
                   "and looked; hands is a list in seat order (hands[0] is seat 1's).",
@@ -131,6 +133,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     app.state.server = server  # the routes' (routes/deps.py), and tests' and tools'
     for area in (about, games, moves, streams, records, accounts):
         app.include_router(area.router)
+    serve_docs(app)
     handle_errors(app)
     app.add_middleware(RetryLostReads, engine=service.store.engine)  # a GET that lost its connection: once more
     app.add_middleware(LimitAndLog, answering=answering)  # and counts the requests being answered (fanout.py)
