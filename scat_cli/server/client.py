@@ -8,6 +8,7 @@ already redacted for the authenticated viewer: a client never holds a card its u
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
@@ -25,7 +26,7 @@ from scat_core.domain import events as ev
 from scat_core.domain.audit_report import AuditReport
 from scat_core.domain.errors import BadInput, RuleViolation, Throttled
 from scat_core.domain.options import GameOptions
-from scat_core.records.errors import ConcurrencyConflict
+from scat_core.records.errors import ConcurrencyConflict, HistoryDamaged
 from scat_core.service.boundary import Progress
 from scat_core.service.values import (
     Audits,
@@ -257,9 +258,14 @@ class RemoteGames:
                                   read_timeout=_read_within(deadline), deadline=lambda: deadline) as (response, lines):
                 if response.status >= 400:
                     self._raise(response)
+                rolled_back = False
                 for line in lines:
                     if line == "event: stopping":  # the server's last word before it exits
                         raise ServerLost(f"the server {self.base_url} is stopping{advice}")
+                    if line == "event: rolledback":  # the game's history was cut back while followed
+                        rolled_back = True
+                    elif rolled_back and line.startswith("data:"):
+                        raise HistoryDamaged(game_id, str(json.loads(line[5:]).get("reason", "rolled back")))
                     yield line
         except TransportTimeout:
             raise ServerLost(f"the server {self.base_url} stopped answering") from None

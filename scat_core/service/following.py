@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from scat_core.domain.errors import AuthFailed, RuleViolation
 from scat_core.domain.state import GameState
 from scat_core.records.acting import Credential
+from scat_core.records.errors import HistoryDamaged
 from scat_core.service.answers import Answers
 from scat_core.service.values import SeenEvent, Waited
 from scat_core.service.waiting import Waiting
@@ -62,13 +63,28 @@ class Following:
     def watch(self, game_id: str, viewer: str | None = None, token: Credential = None) -> Iterator[SeenEvent]:
         """Every event of the game as `viewer` may see it, the first ones at once, then each as it
         is appended, until the game is over."""
-        told = 0
+        told, last = 0, None
         while True:
             history = self.answers.log(game_id, viewer, token)
+            if last is not None:
+                _same_history(game_id, last, history.state.version, history.events)
             for seen in history.events:
                 if seen.seq > told:
                     yield seen
-                    told = seen.seq
+                    told, last = seen.seq, seen
             if history.state.status == "finished":
                 return
-            self.waiting.wait_for_event(game_id, told, None)
+            self.waiting.wait_for_change(game_id, told, None)  # a history cut back under `told` wakes it too
+
+
+def _same_history(game_id: str, last: SeenEvent, version: int, events: Sequence[SeenEvent]) -> None:
+    """HistoryDamaged when the log read again no longer holds `last`, the last event a watch told: cut
+    back below it, or another event in its place (cut back and played on)."""
+    if version < last.seq:
+        raise HistoryDamaged(game_id, f"the database's log of it went back to event {version}, but event "
+                                      f"{last.seq} was shown while watched: its history was cut back to an older "
+                                      "head (rolled back)")
+    again = next((seen for seen in events if seen.seq == last.seq), None)
+    if again is not None and (again.type, again.recorded_at) != (last.type, last.recorded_at):
+        raise HistoryDamaged(game_id, f"the database shows another event {last.seq} than the one shown while "
+                                      "watched: its history was rewritten (rolled back and played on)")

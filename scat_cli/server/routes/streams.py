@@ -5,6 +5,7 @@ capped per client address and per process (429 over the caps)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncGenerator, Callable
 from typing import Annotated, Any
@@ -28,6 +29,8 @@ from scat_core.service.games import GameService
 router = APIRouter()
 #: The last message of an event stream cut short because the server is stopping (the client says so).
 STOPPING = 'event: stopping\ndata: {"error": "the server is stopping"}\n\n'
+#: The event that ends a game's stream whose history was cut back while followed (fanout.Follower.rolled_back).
+ROLLED_BACK = "rolledback"
 
 
 class HungUp:
@@ -142,6 +145,9 @@ async def events(request: Request, game_id: str, server: Server, credential: Act
             news = watching.news()
             if news:
                 yield "".join(text for _, text in news)
+            if watching.rolled_back is not None:  # the client stops, naming it (client.RemoteGames.watch)
+                yield f"event: {ROLLED_BACK}\ndata: {json.dumps({'reason': watching.rolled_back})}\n\n"
+                return
             if watching.ended or hung_up.gone:
                 return
             if notifier.closed:
