@@ -190,7 +190,7 @@ def games(
     rows = page.games
     filtered = status is not None or waiting_for is not None
     if as_json:
-        print_json({"total": page.total, "games": [
+        print_json({"total": page.total, "total_at_least": page.total_at_least, "games": [
             {"game_id": r.game_id, "status": r.status, "players": r.players, "bots": r.bots, "turn": r.turn,
              "hand_number": r.hand_number, "dealer": r.dealer, "winner": r.winner, "created_at": r.created_at,
              "last_activity": r.last_activity, "last_seq": r.head_seq, "protected": r.protected,
@@ -204,7 +204,8 @@ def games(
         filters = [*(["--status", status.value] if status else []), *(["--waiting-for", waiting_for] if waiting_for
                                                                      else [])]
         again = command_line("games", *filters)
-        render.plain(runnable(f"Showing the newest {len(rows)} of {page.total} games: "
+        counted = f"at least {page.total}" if page.total_at_least else str(page.total)
+        render.plain(runnable(f"Showing the newest {len(rows)} of {counted} games: "
                               f"`scat {again} --limit {min(page.total, 2 * len(rows))}` for more, "
                               f"`scat {again} --all` for every one."))
 

@@ -240,9 +240,20 @@ class RemoteGames:
 
     def games_page(self, status: str | None = None, waiting_for: str | None = None,
                    limit: int | None = None) -> GamesPage:
-        """The newest `limit` games of the list (the signing account's first, as `game_list`), and how many match."""
-        return GamesPage.model_validate(self.request(
-            "GET", "/games/page", params={"status": status, "waiting_for": waiting_for, "limit": limit}))
+        """The newest `limit` games of the list (the signing account's first, as `game_list`; None: every
+        one), and how many match: page after page of at most the server's MAX_PAGE, following its cursor."""
+        from scat_cli.server.wire import MAX_PAGE
+
+        listed: list[Listing] = []
+        after: str | None = None
+        while True:
+            ask = MAX_PAGE if limit is None else min(MAX_PAGE, limit - len(listed))
+            page = GamesPage.model_validate(self.request("GET", "/games/page", params={
+                "status": status, "waiting_for": waiting_for, "limit": ask, "after": after}))
+            listed += page.games
+            after = page.next
+            if after is None or (limit is not None and len(listed) >= limit):
+                return page.model_copy(update={"games": listed, "next": after})
 
     # ---- waiting -------------------------------------------------------------------------
 

@@ -27,8 +27,9 @@ if TYPE_CHECKING:
 #: Longest name, card or token a request may carry; bodies are limited by the app too.
 SHORT = 200
 MAX_SEATS = 16
-#: The most games one page of `scat games` may ask for (`--all` asks for no limit).
-MAX_PAGE = 1_000_000
+#: The most games one page of the games list (`GET /games`, `GET /games/page`) holds: a page's work is
+#: bounded whatever its sender asks; the client follows the pages' cursor (`after`) for more.
+MAX_PAGE = 100
 MAX_TOKENS = 10_000  # the games one `wait --any` may cover
 #: The most games one page of `GET /audit` (each replayed) and of `GET /export` may cover: a page
 #: holds a worker for a few seconds at most; the client follows the pages.

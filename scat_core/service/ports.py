@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from scat_core.records.acting import RequestNonce
-    from scat_core.records.games import GameRow, GameSummary, NewGame
+    from scat_core.records.games import GameRow, GameSummary, ListedAfter, NewGame
     from scat_core.records.keys import HeadSignature, KeyRing
     from scat_core.records.signatures import StoredSignature
     from scat_core.records.stats import StatsReport
@@ -102,14 +102,17 @@ class GamesReadModel(Protocol):
         ...
 
     def list_games(self, status: str | None = None, waiting_for: str | None = None,
-                   limit: int | None = None, first_for: str | None = None) -> list[GameRow]:
+                   limit: int | None = None, first_for: str | None = None,
+                   after: ListedAfter | None = None) -> list[GameRow]:
         """Rows newest activity first, of one status, or whose player to act is `waiting_for` (any case),
         at most `limit` (a page costs the same however many games there are); with `first_for`, the
-        games that player sits in come first (each part newest activity first)."""
+        games that player sits in come first (each part newest activity first); `after`: the rows
+        that follow the row a page ended with (a cursor: each page costs the same however deep)."""
         ...
 
-    def count_listed(self, status: str | None = None, waiting_for: str | None = None) -> int:
-        """How many rows `list_games` gives without a limit."""
+    def count_listed(self, status: str | None = None, waiting_for: str | None = None,
+                     at_most: int | None = None) -> int:
+        """How many rows `list_games` gives without a limit, counting no further than `at_most`."""
         ...
 
     def expired_games(self, now: str, limit: int = 100) -> list[str]:

@@ -10,7 +10,7 @@ from scat_core.domain.evolve import evolve
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
 from scat_core.records.acting import Credential
-from scat_core.records.games import GameRow
+from scat_core.records.games import GameRow, ListedAfter
 from scat_core.records.stored import StoredEvent
 from scat_core.service.loading import authorize, check_up_to, refuse_bot_viewer, replay, require_player
 from scat_core.service.outcomes import GameResult, game_result
@@ -34,7 +34,7 @@ class Reading:
 
     def list_games_read_only(
         self, status: str | None = None, waiting_for: str | None = None, limit: int | None = None,
-        first_for: str | None = None,
+        first_for: str | None = None, after: ListedAfter | None = None,
     ) -> tuple[list[GameRow], set[str]]:
         """`list_games` (`first_for`'s games first), and the ids of the games listed that are read-only here.
 
@@ -42,7 +42,7 @@ class Reading:
         was created), so nobody can play it here and its turn waits for nobody.
         """
         with self.store.read() as tx:
-            rows = tx.list_games(status=status, waiting_for=waiting_for, limit=limit, first_for=first_for)
+            rows = tx.list_games(status=status, waiting_for=waiting_for, limit=limit, first_for=first_for, after=after)
             running = [row.game_id for row in rows if row.status != "finished"]
             playable = tx.secret_game_ids(running)
             read_only = {game_id for game_id in running if game_id not in playable}
@@ -50,10 +50,12 @@ class Reading:
             return [row for row in rows if row.game_id not in read_only], set()
         return rows, read_only
 
-    def count_listed(self, status: str | None = None, waiting_for: str | None = None) -> int:
-        """How many games `list_games` lists without a limit (an imported running game counted)."""
+    def count_listed(self, status: str | None = None, waiting_for: str | None = None,
+                     at_most: int | None = None) -> int:
+        """How many games `list_games` lists without a limit (an imported running game counted), counting
+        no further than `at_most`."""
         with self.store.read() as tx:
-            return tx.count_listed(status, waiting_for)
+            return tx.count_listed(status, waiting_for, at_most)
 
     def expired_games(self, now: str, limit: int) -> list[str]:
         """Running games whose player to act ran out of move time by `now` (R28), from the read model."""

@@ -16,7 +16,8 @@ from scat_core.service.values import GamesPage, History, Listing, Played, Positi
 router = APIRouter()
 Status = Annotated[str | None, Query(pattern="^(active|finished)$")]
 WaitingFor = Annotated[str | None, Query(max_length=wire.SHORT)]
-Limit = Annotated[int | None, Query(ge=1, le=wire.MAX_PAGE)]
+Limit = Annotated[int, Query(ge=1, le=wire.MAX_PAGE, description=f"At most {wire.MAX_PAGE} games a page.")]
+After = Annotated[str | None, Query(max_length=wire.SHORT, description="The `next` cursor of the page before.")]
 
 
 @router.post("/games", response_model=Played, status_code=201, responses=responses(*MOVE))
@@ -46,16 +47,18 @@ def new_game(body: wire.CreateIn, server: Server, account: SignedBy) -> Played:
 
 @router.get("/games", response_model=list[Listing], responses=responses())
 def game_list(server: Server, signer: AccountName, status: Status = None, waiting_for: WaitingFor = None,
-              limit: Limit = None) -> list[Listing]:
-    """The games list, newest activity first (at most `limit`); an account's own games first."""
+              limit: Limit = wire.MAX_PAGE) -> list[Listing]:
+    """The games list, newest activity first (at most `limit`); an account's own games first (`/games/page`:
+    the next pages)."""
     return server.games.answers.game_list(status, waiting_for, limit, signer)  # the signer's games first
 
 
 @router.get("/games/page", response_model=GamesPage, responses=responses())
 def games_page(server: Server, signer: AccountName, status: Status = None, waiting_for: WaitingFor = None,
-               limit: Limit = None) -> GamesPage:
-    """`scat games`: the newest `limit` games of the list (an account's own first) and how many match in all."""
-    return server.games.answers.games_page(status, waiting_for, limit, signer)
+               limit: Limit = wire.MAX_PAGE, after: After = None) -> GamesPage:
+    """`scat games`: the newest `limit` games of the list (an account's own first) after the cursor `after`,
+    the next page's cursor, and how many match in all (counted up to a bound: `total_at_least`)."""
+    return server.games.answers.games_page(status, waiting_for, limit, signer, after)
 
 
 @router.get("/games/{game_id}", response_model=Shown, responses=responses(*ONE_GAME))

@@ -31,7 +31,7 @@ from sqlalchemy import Engine
 from sqlalchemy.engine import Connection
 
 from scat_core.records.acting import RequestNonce
-from scat_core.records.games import GameRow, GameSummary
+from scat_core.records.games import GameRow, GameSummary, ListedAfter
 from scat_core.records.keys import HeadSignature, KeyRing
 from scat_core.records.signatures import HEAD, StoredSignature
 from scat_core.records.stored import RECORD_KEYS, GameSecret, StoredEvent, utc_now
@@ -206,14 +206,17 @@ class StoreTransaction:
         return games_list.get_game(self._conn, game_id)
 
     def list_games(self, status: str | None = None, waiting_for: str | None = None,
-                   limit: int | None = None, first_for: str | None = None) -> list[GameRow]:
+                   limit: int | None = None, first_for: str | None = None,
+                   after: ListedAfter | None = None) -> list[GameRow]:
         """Games from the read model, newest activity first, optionally filtered (`waiting_for`:
-        the player to act, matched case-insensitively), at most `limit`; `first_for`'s games first."""
-        return games_list.list_games(self._conn, status, waiting_for, limit, first_for)
+        the player to act, matched case-insensitively), at most `limit`; `first_for`'s games first;
+        `after`: those that follow a page's last row."""
+        return games_list.list_games(self._conn, status, waiting_for, limit, first_for, after)
 
-    def count_listed(self, status: str | None = None, waiting_for: str | None = None) -> int:
-        """How many games `list_games` lists without a limit."""
-        return games_list.count_listed(self._conn, status, waiting_for)
+    def count_listed(self, status: str | None = None, waiting_for: str | None = None,
+                     at_most: int | None = None) -> int:
+        """How many games `list_games` lists without a limit, counting no further than `at_most`."""
+        return games_list.count_listed(self._conn, status, waiting_for, at_most)
 
     def expired_games(self, now: str, limit: int = 100) -> list[str]:
         """Running games whose player to act ran out of move time by `now` (recorded_at text, R28)."""
