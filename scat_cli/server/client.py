@@ -341,7 +341,10 @@ class RemoteGames:
     def _waiting(self, player: str, tokens: dict[str, str], told: Told | None, deadline: float | None,
                  backoff: Backoff) -> tuple[WaitedAny | None, Told | None]:
         """One `POST /waiting` stream: (what it found or None at the deadline, the cursor it began with)."""
-        body = {"player": player, "tokens": tokens, "told": told.model_dump() if told is not None else None}
+        from scat_cli.server.wire import MAX_TOKENS
+
+        newest = dict(list(tokens.items())[-MAX_TOKENS:])  # the server takes no more (remembered oldest first)
+        body = {"player": player, "tokens": newest, "told": told.model_dump() if told is not None else None}
         kind = ""
         try:  # the server says something every few seconds, so a read timeout means it is gone
             # the deadline counts once the server told where it began (the cursor a fresh wait sends)

@@ -30,7 +30,9 @@ MAX_SEATS = 16
 #: The most games one page of the games list (`GET /games`, `GET /games/page`) holds: a page's work is
 #: bounded whatever its sender asks; the client follows the pages' cursor (`after`) for more.
 MAX_PAGE = 100
-MAX_TOKENS = 10_000  # the games one `wait --any` may cover
+#: The per-game tokens one `wait --any` may send (each is a look-up, a wrong one a scrypt): more is 400;
+#: the client sends the newest it remembers.
+MAX_TOKENS = 100
 #: The most games one page of `GET /audit` (each replayed) and of `GET /export` may cover: a page
 #: holds a worker for a few seconds at most; the client follows the pages.
 MAX_AUDIT_PAGE = 200

@@ -8,8 +8,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from scat_cli.server import wire
-from scat_cli.server.routes.deps import AccountName, Acting, Server, SignedBy, Viewer
-from scat_cli.server.routes.errors import MOVE, ONE_GAME, responses
+from scat_cli.server.routes.deps import AccountName, Acting, Caller, Server, SignedBy, Viewer
+from scat_cli.server.routes.errors import CREATING, MOVE, ONE_GAME, responses
 from scat_core.domain.errors import BadInput
 from scat_core.service.values import GamesPage, History, Listing, Played, Position, Shown
 
@@ -20,13 +20,15 @@ Limit = Annotated[int, Query(ge=1, le=wire.MAX_PAGE, description=f"At most {wire
 After = Annotated[str | None, Query(max_length=wire.SHORT, description="The `next` cursor of the page before.")]
 
 
-@router.post("/games", response_model=Played, status_code=201, responses=responses(*MOVE))
-def new_game(body: wire.CreateIn, server: Server, account: SignedBy) -> Played:
+@router.post("/games", response_model=Played, status_code=201, responses=responses(*MOVE, s429=CREATING))
+def new_game(body: wire.CreateIn, server: Server, account: SignedBy, caller: Caller) -> Played:
     """Create a game. Signed by an account: its humans are accounts (the creator one of them),
-    who sign their moves; else protected by tokens, which come back once."""
+    who sign their moves; else protected by tokens, which come back once. Each caller creates
+    at most his share of games an hour (429 with Retry-After past it)."""
     from scat_core.domain.cards import parse_deck
     from scat_core.domain.events import PlayerSeat
 
+    server.new_games.take(caller, 1)
     games = server.games
     if (body.seed is not None or body.deck is not None) and not server.testing:
         raise BadInput("this server refuses --seed and --deck (whoever created the game would know every "
