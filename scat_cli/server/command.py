@@ -80,8 +80,8 @@ def serve(
         "is refused (HTTP 429 with Retry-After).")] = 2000,
     new_games_per_hour: Annotated[int, typer.Option(
         min=1, metavar="INT", help="The most games one account (or, with --tokens, one address) creates an "
-        "hour, and at once; one more is refused (HTTP 429 with Retry-After; the client says when to try "
-        "again).")] = 20,
+        "hour (at most 5 at once); one more is refused (HTTP 429 with Retry-After; the client says when to "
+        "try again).")] = 20,
 ) -> None:
     """Run the Scat backend: the HTTP API for `scat --server URL`.
 

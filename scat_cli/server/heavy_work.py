@@ -58,12 +58,15 @@ class HeavyWork:
             del self._buckets[caller]
 
 
-#: How many games one caller (an account, or an address for an unsigned request) may create an hour,
-#: and at once (`scat serve --new-games-per-hour`).
+#: How many games one caller (an account, or an address for an unsigned request) may create an hour
+#: (`scat serve --new-games-per-hour`), and at once: a burst of creations holds the database's writes
+#: (SQLite has one writer) long enough to be felt by every player's move.
 NEW_GAMES_PER_HOUR = 20
+NEW_GAMES_AT_ONCE = 5
 
 
 def new_games(per_hour: int = NEW_GAMES_PER_HOUR, clock: Callable[[], float] = time.monotonic) -> HeavyWork:
-    """The buckets of game creation: `per_hour` games at once, and one more every 3600/`per_hour` s."""
-    return HeavyWork(rate=per_hour / 3600.0, burst=float(per_hour), clock=clock,
+    """The buckets of game creation: NEW_GAMES_AT_ONCE games at once (or `per_hour`, if fewer), and one
+    more every 3600/`per_hour` s."""
+    return HeavyWork(rate=per_hour / 3600.0, burst=float(min(per_hour, NEW_GAMES_AT_ONCE)), clock=clock,
                      refusal=lambda wait: Throttled.creating(wait, per_hour))

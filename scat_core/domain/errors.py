@@ -129,8 +129,8 @@ class Throttled(Unavailable):
     @classmethod
     def creating(cls, retry_after: int, per_hour: int) -> Throttled:
         """The refusal of a new game past the caller's share of game creation (`per_hour` games an hour)."""
-        error = cls(f"this server lets one account create {per_hour} games an hour (at most {per_hour} at once): "
-                    f"you have created that many lately, try again in {retry_after} s")
+        error = cls(f"this server lets one account create {per_hour} games an hour, a few at once: you have "
+                    f"created that many lately, try again in {retry_after} s")
         error.retry_after = retry_after
         return error
 

@@ -36,8 +36,9 @@ class AnyTurn:
         the tokens after it cost no scrypt."""
         wanted, proven = player.casefold(), Proven({}, [])
         with self.waiting.store.read() as tx:
+            rows = tx.get_games(list(tokens))  # one read, however many tokens
             for game_id, token in tokens.items():
-                row = tx.get_game(game_id)
+                row = rows.get(game_id)
                 name = next((n for n in row.players if n.casefold() == wanted), None) if row is not None else None
                 if row is None or name is None or name in row.bots:
                     continue

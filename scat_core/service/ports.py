@@ -101,6 +101,10 @@ class GamesReadModel(Protocol):
         """The row of one game, or None."""
         ...
 
+    def get_games(self, game_ids: Sequence[str]) -> dict[str, GameRow]:
+        """The rows of those of `game_ids` that are games here, by id (one read, however many)."""
+        ...
+
     def list_games(self, status: str | None = None, waiting_for: str | None = None,
                    limit: int | None = None, first_for: str | None = None,
                    after: ListedAfter | None = None) -> list[GameRow]:

@@ -108,5 +108,5 @@ def test_a_server_lets_an_account_create_20_games_an_hour_by_default(server_db: 
     from scat_cli.server.app import create_app
 
     app = create_app(server_db)
-    assert (app.state.server.new_games.burst, app.state.server.new_games.rate * 3600) == (20.0, 20.0)
+    assert (app.state.server.new_games.burst, app.state.server.new_games.rate * 3600) == (5.0, 20.0)
     app.state.server.games.store.engine.dispose()

@@ -503,6 +503,14 @@ def test_a_page_is_the_newest_activity_first_and_the_count_is_of_every_game(stor
         assert len(tx.list_games()) == 7
 
 
+def test_the_rows_of_many_games_are_read_at_once_and_unknown_ids_are_left_out(store: Store) -> None:
+    ids = [add(store, number, "ann") for number in range(1, 4)]
+    with store.read() as tx:
+        found = tx.get_games([ids[2], "nosuchgame", ids[0]])
+        assert sorted(found) == sorted([ids[0], ids[2]]) and found[ids[2]] == tx.get_game(ids[2])
+        assert tx.get_games([]) == {}
+
+
 def test_pages_after_a_cursor_cover_the_list_once_each_in_order_and_the_count_can_stop_early(store: Store) -> None:
     ids = [add(store, number, "ann") for number in range(1, 8)] + [add(store, 8, "cy", minute=7)]  # two at minute 7
     with store.read() as tx:

@@ -240,6 +240,10 @@ class MemoryTransaction:
         """The row of one game, or None."""
         return self._t.games.get(game_id)
 
+    def get_games(self, game_ids: Sequence[str]) -> dict[str, GameRow]:
+        """The rows of those of `game_ids` that are games here, by id."""
+        return {game_id: self._t.games[game_id] for game_id in game_ids if game_id in self._t.games}
+
     def list_games(self, status: str | None = None, waiting_for: str | None = None,
                    limit: int | None = None, first_for: str | None = None,
                    after: ListedAfter | None = None) -> list[GameRow]:

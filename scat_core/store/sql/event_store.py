@@ -205,6 +205,10 @@ class StoreTransaction:
         """The read-model row of one game, or None."""
         return games_list.get_game(self._conn, game_id)
 
+    def get_games(self, game_ids: Sequence[str]) -> dict[str, GameRow]:
+        """The read-model rows of those of `game_ids` that are games here, by id (one query)."""
+        return games_list.get_games(self._conn, game_ids)
+
     def list_games(self, status: str | None = None, waiting_for: str | None = None,
                    limit: int | None = None, first_for: str | None = None,
                    after: ListedAfter | None = None) -> list[GameRow]:

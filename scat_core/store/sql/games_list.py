@@ -119,6 +119,14 @@ def get_game(conn: Connection, game_id: str) -> GameRow | None:
     return None if row is None else game_row(row._mapping)
 
 
+def get_games(conn: Connection, game_ids: Sequence[str]) -> dict[str, GameRow]:
+    """The read-model rows of those of `game_ids` that are games here, by id (one query)."""
+    if not game_ids:
+        return {}
+    rows = conn.execute(select(t.games).where(t.games.c.game_id.in_(list(game_ids))))
+    return {row.game_id: row for row in (game_row(found._mapping) for found in rows)}
+
+
 def _filtered(query: Any, status: str | None, waiting_for: str | None) -> Any:
     """`query` over the games rows of one status, or whose player to act is `waiting_for` (any case)."""
     if status is not None:
