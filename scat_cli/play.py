@@ -190,7 +190,7 @@ def games(
     rows = page.games
     filtered = status is not None or waiting_for is not None
     if as_json:
-        print_json({"total": page.total, "total_at_least": page.total_at_least, "games": [
+        print_json({"total": page.total, **({"total_at_least": True} if page.total_at_least else {}), "games": [
             {"game_id": r.game_id, "status": r.status, "players": r.players, "bots": r.bots, "turn": r.turn,
              "hand_number": r.hand_number, "dealer": r.dealer, "winner": r.winner, "created_at": r.created_at,
              "last_activity": r.last_activity, "last_seq": r.head_seq, "protected": r.protected,
@@ -218,9 +218,13 @@ def show(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: View
 
     Example: scat show 3f2a1b9c0d --as you
     """
+    from scat_cli.seats import seated
+
     with service(ctx) as games:
         game = games.resolve_game_id(game)
-        shown = games.show(game, player, token_for(ctx, game, player, token))
+        shown = seated(ctx, "show", player,
+                       lambda viewer: games.show(game, viewer, token_for(ctx, game, viewer, token)),
+                       lambda answer: answer.state)
     print_shown(ctx, shown, as_json)
     if token and player and shown.state.protected:
         remember(ctx, game, {player: token})

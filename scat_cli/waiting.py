@@ -160,12 +160,16 @@ def watch(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Vie
 
     Example: scat watch 3f2a1b9c0d --as you
     """
+    from scat_cli.seats import seated
     from scat_cli.transcript import PublicTable, describe
 
     table = PublicTable()
     try:
         with service(ctx) as games:
             game = games.resolve_game_id(game)
+            player = seated(ctx, "watch", player,  # a look that records none (R23): whom it watches as
+                            lambda viewer: games.show(game, viewer, token_for(ctx, game, viewer, token), look=False),
+                            lambda answer: answer.state).viewer
             for seen in games.watch(game, player, token_for(ctx, game, player, token)):
                 _print_event(seen, describe(seen.event, table), as_json)
                 table.apply(seen.event)

@@ -24,7 +24,7 @@ from scat_cli.server.move_request import move_body
 from scat_cli.server.transport import READ_TIMEOUT, Answer, Connection, TransportError, TransportTimeout
 from scat_core.domain import events as ev
 from scat_core.domain.audit_report import AuditReport
-from scat_core.domain.errors import BadInput, RuleViolation, Throttled
+from scat_core.domain.errors import BadInput, NotFound, RuleViolation, Throttled
 from scat_core.domain.options import GameOptions
 from scat_core.records.errors import ConcurrencyConflict, HistoryDamaged
 from scat_core.service.boundary import Progress
@@ -310,6 +310,8 @@ class RemoteGames:
             try:
                 shown = self._show(game_id, player, token, read_timeout=_read_within(deadline))
                 backoff.reset()
+                if shown.state.seat_of(player) is None:  # an account with no seat sees the public view
+                    raise NotFound.no_seat(game_id, player, [p.name for p in shown.state.players])
                 if turn_has_come(shown.state, player):
                     return Waited(shown=shown, timed_out=False)
                 left = None if deadline is None else deadline - time.monotonic()

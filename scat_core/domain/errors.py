@@ -99,6 +99,13 @@ class RuleViolation(ScatError):
 class NotFound(ScatError):
     """No such game, player or file."""
 
+    @classmethod
+    def no_seat(cls, game_id: str, name: str, players: list[str]) -> NotFound:
+        """NAME has no seat in the game: the one answer every command gives it (scat_cli/seats.py says
+        which commands show the public view instead, for a NAME that is only a default)."""
+        return cls(f"no player {name!r} in game {game_id} (players: {', '.join(players)})", game_id=game_id,
+                   player=name)
+
 
 class AuthFailed(ScatError):
     """A wrong or missing player token for a protected game, or a request that does not prove its account."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 
-from scat_core.domain.errors import AuthFailed, RuleViolation
+from scat_core.domain.errors import AuthFailed, NotFound, RuleViolation
 from scat_core.domain.state import GameState
 from scat_core.records.acting import Credential
 from scat_core.records.errors import HistoryDamaged
@@ -48,6 +48,8 @@ class Following:
                 raise
             if shown.read_only:
                 raise _read_only(game_id)
+            if shown.state.seat_of(player) is None:  # an account with no seat is shown the public view
+                raise NotFound.no_seat(game_id, player, [p.name for p in shown.state.players])
             if turn_has_come(shown.state, player):
                 return Waited(shown=shown, timed_out=False)
             left = None if deadline is None else deadline - time.monotonic()
