@@ -85,11 +85,16 @@ def unset_command(key: KeyArg) -> None:
 
     Example: scat config unset db
     """
-    from scat_cli.config_file import KEYS, config_path, read_config, write_config
+    from scat_cli.config_file import config_path, key_problem, read_config, unknown_keys, write_config
     from scat_core.domain.errors import BadInput
 
-    if key not in KEYS:
-        raise BadInput(f"{key!r} is not a config key: write one of {', '.join(KEYS)}")
+    if key in unknown_keys():  # one this scat does not know (a typo, or a newer scat's): removed all the same
+        path = write_config(read_config(), dropped=key)
+        typer.echo(f"{key} unset (in {path})")
+        return
+    problem = key_problem(key)
+    if problem:
+        raise BadInput(problem)
     values = read_config()
     if key not in values:
         typer.echo(f"{key} was not set (in {config_path()})")

@@ -54,7 +54,7 @@ def test_config_file_sits_beside_the_installation_key() -> None:
 
 
 @pytest.mark.parametrize(("key", "value", "why"), [
-    ("sever", "http://x", "'sever' is not a config key: write one of server, db, as"),
+    ("sever", "http://x", "'sever' is not a config key (did you mean server?): write one of server, db, as"),
     ("server", "127.0.0.1:8731", "a server URL starts with http:// or https://"),
     ("db", "postgres://me@host/scat", "write postgresql+psycopg:// instead of postgres://"),
     ("as", "no/slashes", "is not a usable player name"),
@@ -135,7 +135,6 @@ def test_a_database_from_the_file_is_not_repeated_in_hints(scat: Scat, cli_db: s
 
 
 @pytest.mark.parametrize(("text", "why"), [
-    ('sever = "http://x"\n', "has an unknown key 'sever' (known: server, db, as)"),
     ("server = \n", "is not valid TOML"),
     ('server = "http://a"\ndb = "sqlite:////tmp/x.db"\n', "sets both server and db"),
     ('db = "postgres://me@host/scat"\n', "write postgresql+psycopg:// instead of postgres://"),
@@ -150,3 +149,28 @@ def test_a_config_file_scat_cannot_use_is_named_in_one_line(scat: Scat, text: st
 def test_help_tells_the_order_of_flag_environment_and_file(scat: Scat) -> None:
     text = " ".join(scat("--help").stdout.split())
     assert "a flag beats the environment (SCAT_SERVER, SCAT_DB_URL, SCAT_AS), which beats the file" in text
+
+
+def test_an_unknown_key_in_the_file_is_a_warning_and_ignored_and_never_blocks_show_set_or_unset(
+        scat: Scat, cli_db: str) -> None:
+    path = _write(f'sever = "http://x"\ntimezone = "Europe/Paris"\ndb = {json.dumps(cli_db)}\n')
+    listed = scat("games", env=NO_ENV)
+    assert listed.exit_code == 0, listed.output
+    assert ("scat: warning: the config file " + str(path) + " has an unknown key 'sever' (did you mean server?): "
+            "ignored (known: server, db, as; `scat config unset sever` removes it)") in listed.stderr
+    assert "unknown key 'timezone': ignored" in listed.stderr and listed.stderr.count("sever") == 2
+    assert scat("config", "show", env=NO_ENV).exit_code == 0
+    assert scat("config", "set", "as", "you", env=NO_ENV).exit_code == 0
+    kept = path.read_text()
+    assert 'as = "you"' in kept and 'timezone = "Europe/Paris"' in kept and 'sever = "http://x"' in kept
+    unset = scat("config", "unset", "sever", env=NO_ENV)
+    assert unset.exit_code == 0 and "sever unset" in unset.stdout
+    assert "sever" not in path.read_text() and 'timezone = "Europe/Paris"' in path.read_text()
+    assert scat("config", "unset", "as", env=NO_ENV).exit_code == 0
+
+
+def test_a_mistyped_key_for_set_or_unset_is_told_the_key_it_may_mean(scat: Scat) -> None:
+    refused = scat("config", "unset", "srever", env=NO_ENV)
+    assert refused.exit_code == 2 and "(did you mean server?)" in one_line_error(refused)
+    unlike = scat("config", "set", "colour", "red", env=NO_ENV)
+    assert unlike.exit_code == 2 and "did you mean" not in one_line_error(unlike)
