@@ -14,7 +14,7 @@ import typer
 from scat_cli import render
 from scat_cli.arguments import AsName, AsViewer, GameArg, Json, Token, ViewerToken, complete_card
 from scat_cli.cardargs import Source, card_argument, deck_option
-from scat_cli.command_lines import command_line, runnable, scat_prefix
+from scat_cli.command_lines import as_words, command_line, runnable, scat_prefix
 from scat_cli.output import print_json, recorded
 from scat_cli.presenter import (
     events_json,
@@ -47,7 +47,8 @@ def _act(ctx: typer.Context, game: str, player: str, token: str | None, command:
     with service(ctx) as games:
         game = games.resolve_game_id(game)
         played = games.move(game, command, token_for(ctx, game, player, token))
-        recorded(ctx, f"your move was recorded; see `scat {command_line('show', played.game_id, '--as', player)}`")
+        again = command_line("show", played.game_id, *as_words(ctx, player))
+        recorded(ctx, f"your move was recorded; see `scat {again}`")
     if token and played.state.protected:
         remember(ctx, game, {player: token})
     report(ctx, played, as_json)
@@ -152,7 +153,7 @@ def new(
         token = " (with --token or SCAT_TOKEN)" if protect else ""
 
         def act(*words: str) -> str:
-            return f"{scat} {command_line(words[0], outcome.game_id, '--as', first, *words[1:])}"
+            return f"{scat} {command_line(words[0], outcome.game_id, *as_words(ctx, first), *words[1:])}"
 
         steps: list[tuple[str, str]] = [(act("show"), "look at your hand" + token),
                                          (act("draw", "stock"), "or draw straight away")]

@@ -174,3 +174,14 @@ def test_a_mistyped_key_for_set_or_unset_is_told_the_key_it_may_mean(scat: Scat)
     assert refused.exit_code == 2 and "(did you mean server?)" in one_line_error(refused)
     unlike = scat("config", "set", "colour", "red", env=NO_ENV)
     assert unlike.exit_code == 2 and "did you mean" not in one_line_error(unlike)
+
+
+def test_hints_leave_out_the_name_the_file_or_the_environment_supplies(scat: Scat, cli_db: str) -> None:
+    game = _game(scat, "you", "bea", db=cli_db)
+    _write(f'as = "you"\ndb = {json.dumps(cli_db)}\n')
+    shown = scat("show", game, env=NO_ENV)
+    assert shown.exit_code == 0 and f"scat draw {game} stock" in shown.stdout and "--as" not in shown.stdout
+    other = scat("show", game, env={**NO_ENV, "SCAT_AS": "bea"})  # bea's turn is not now: no hint to act
+    assert "--as you" not in other.stdout
+    typed = scat("show", game, "--as", "you", env={**NO_ENV, "SCAT_AS": "bea"})  # another name than the default
+    assert f"scat draw {game} --as you stock" in typed.stdout
