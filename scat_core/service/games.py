@@ -250,11 +250,14 @@ class GameService(Generic[S]):
         with self.store.read() as tx:
             head = tx.head(game_id)
             secret = tx.get_secret(game_id) if head is not None else None
+            row = tx.get_game(game_id) if head is not None and secret is None else None
         if head is None:
             raise NotFound(f"no game {game_id!r} in this database", game_id=game_id, hint=Hint.LIST_GAMES)
-        if secret is None:
-            raise RuleViolation(f"game {game_id} takes no more moves here: it is over, or was imported",
-                                game_id=game_id)
+        if secret is None:  # which of the two it is, said
+            if row is not None and row.status == "finished":
+                raise RuleViolation(f"game {game_id} is over: it takes no more moves", game_id=game_id)
+            raise RuleViolation(f"game {game_id} was imported without its secret seed: it can be shown, replayed "
+                                "and audited here, not played on", game_id=game_id)
         return Position(game_id=game_id, seq=head[0], tag=tag_of(secret, head[1]))
 
     def signing_key(self) -> SigningKey:

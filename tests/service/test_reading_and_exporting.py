@@ -135,3 +135,16 @@ def test_an_imported_running_game_is_listed_as_read_only_and_waits_for_nobody(
     assert target.reading.list_games_read_only(waiting_for="you") == (target.reading.list_games(waiting_for="you"),
                                                                       set())
     assert target.reading.list_games_read_only(status="finished")[1] == set()
+
+
+def test_no_position_to_sign_at_says_whether_the_game_is_over_or_was_imported(
+    imported: tuple[GameService, str]
+) -> None:
+    target, game = imported
+    with pytest.raises(RuleViolation, match=f"^game {game} was imported without its secret seed: it can be shown"):
+        target.position(game)
+    over = target.playing.create_game([PlayerSeat(name="a", is_bot=True), PlayerSeat(name="b", is_bot=True)], seed=5,
+                                      options=GameOptions(lives=1))
+    assert over.state.status == "finished"
+    with pytest.raises(RuleViolation, match=f"^game {over.game_id} is over: it takes no more moves$"):
+        target.position(over.game_id)
