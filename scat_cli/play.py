@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from scat_cli import render
-from scat_cli.arguments import AsName, AsViewer, GameArg, Json, Token, ViewerToken, complete_card
+from scat_cli.arguments import AsName, AsViewer, GameArg, Json, Look, Token, ViewerToken, complete_card
 from scat_cli.cardargs import Source, card_argument, deck_option
 from scat_cli.command_lines import as_words, command_line, runnable, scat_prefix
 from scat_cli.output import print_json, recorded
@@ -155,7 +155,7 @@ def new(
         def act(*words: str) -> str:
             return f"{scat} {command_line(words[0], outcome.game_id, *as_words(ctx, first), *words[1:])}"
 
-        steps: list[tuple[str, str]] = [(act("show"), "look at your hand" + token),
+        steps: list[tuple[str, str]] = [(act("show", *(["--look"] if throw_down else [])), "look at your hand" + token),
                                          (act("draw", "stock"), "or draw straight away")]
         if throw_down:  # R23: nobody has looked yet
             steps.append((act("throw-down"), "or show every hand at once, unseen (R23)"))
@@ -212,10 +212,12 @@ def games(
 
 
 def show(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: ViewerToken = None,
-         as_json: Json = False) -> None:
+         as_json: Json = False, look: Look = False) -> None:
     """Show a game; with --as, that player's own hand too.
 
-    Never anyone else's cards before a showdown reveals them.
+    Never anyone else's cards before a showdown reveals them. In a throw-down game a hand you
+    have not looked at stays face down ("hand": null, "looked": false) unless --look turns it
+    up, which is recorded: then you may no longer throw down (R23).
 
     Example: scat show 3f2a1b9c0d --as you
     """
@@ -224,7 +226,7 @@ def show(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: View
     with service(ctx) as games:
         game = games.resolve_game_id(game)
         shown = seated(ctx, "show", player,
-                       lambda viewer: games.show(game, viewer, token_for(ctx, game, viewer, token)),
+                       lambda viewer: games.show(game, viewer, token_for(ctx, game, viewer, token), look),
                        lambda answer: answer.state)
     print_shown(ctx, shown, as_json)
     if token and player and shown.state.protected:

@@ -56,7 +56,7 @@ def next_steps(ctx: typer.Context, state: GameState, viewer: str, moves: list[Mo
     discards: list[str] = []
     for move in moves:
         if move.name == "look":  # R23
-            steps.append((act("show"), "look at your hand (then you may no longer throw down)"))
+            steps.append((act("show", "--look"), "look at your hand (then you may no longer throw down)"))
         elif move.name == "throw-down":
             steps.append((act("throw-down"), "show every hand at once, unseen (R23)"))
         elif move.name == "declare":

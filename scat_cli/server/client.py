@@ -299,7 +299,7 @@ class RemoteGames:
         return deadline is None or time.monotonic() < deadline  # the stream ended: the game is over
 
     def wait_for_turn(self, game_id: str, player: str, token: str | None = None,
-                      timeout: float | None = None) -> Waited:
+                      timeout: float | None = None, look: bool = True) -> Waited:
         """What `show` gives `player` once it is his turn or the game is over (woken by the event
         stream); a lost server is tried again (Backoff) within `timeout`, from the last seq seen."""
         from scat_core.service.following import turn_has_come
@@ -308,7 +308,7 @@ class RemoteGames:
         backoff = Backoff(deadline)
         while True:
             try:
-                shown = self._show(game_id, player, token, read_timeout=_read_within(deadline))
+                shown = self._show(game_id, player, token, look, read_timeout=_read_within(deadline))
                 backoff.reset()
                 if shown.state.seat_of(player) is None:  # an account with no seat sees the public view
                     raise NotFound.no_seat(game_id, player, [p.name for p in shown.state.players])
@@ -321,7 +321,7 @@ class RemoteGames:
                 backoff.after(lost)
 
     def wait_for_any_turn(self, player: str, tokens: Mapping[str, str] | None = None,
-                          timeout: float | None = None, told: Told | None = None) -> WaitedAny:
+                          timeout: float | None = None, told: Told | None = None, look: bool = True) -> WaitedAny:
         """The first game that waits for `player` or ended (leaving out what `told` holds), from
         one server stream for all his games; None after `timeout`. A lost server is tried again
         (Backoff) within `timeout`, sending the cursor the stream began with, so nothing is
@@ -330,7 +330,7 @@ class RemoteGames:
         backoff = Backoff(deadline)
         while True:
             try:
-                found, told = self._waiting(player, dict(tokens or {}), told, deadline, backoff)
+                found, told = self._waiting(player, dict(tokens or {}), told, deadline, backoff, look)
             except ServerLost as lost:
                 backoff.after(lost)
                 continue
@@ -341,12 +341,13 @@ class RemoteGames:
             return WaitedAny(shown=None, told=told)
 
     def _waiting(self, player: str, tokens: dict[str, str], told: Told | None, deadline: float | None,
-                 backoff: Backoff) -> tuple[WaitedAny | None, Told | None]:
+                 backoff: Backoff, look: bool = True) -> tuple[WaitedAny | None, Told | None]:
         """One `POST /waiting` stream: (what it found or None at the deadline, the cursor it began with)."""
         from scat_cli.server.wire import MAX_TOKENS
 
         newest = dict(list(tokens.items())[-MAX_TOKENS:])  # the server takes no more (remembered oldest first)
-        body = {"player": player, "tokens": newest, "told": told.model_dump() if told is not None else None}
+        body = {"player": player, "tokens": newest, "told": told.model_dump() if told is not None else None,
+                **({} if look else {"look": False})}
         kind = ""
         try:  # the server says something every few seconds, so a read timeout means it is gone
             # the deadline counts once the server told where it began (the cursor a fresh wait sends)

@@ -106,6 +106,7 @@ class WaitAnyIn(_Body):
     player: str = Field(min_length=1, max_length=SHORT)
     tokens: dict[str, str] = Field(default_factory=dict, max_length=MAX_TOKENS)
     told: Told | None = None
+    look: bool = True  # false: the game found is shown without recording a look at a face-down hand (R23)
 
 
 class ImportIn(_Body):

@@ -35,13 +35,13 @@ class Following:
         self.answers, self.waiting = answers, waiting
 
     def wait_for_turn(self, game_id: str, player: str, token: Credential = None,
-                      timeout: float | None = None) -> Waited:
+                      timeout: float | None = None, look: bool = True) -> Waited:
         """What `show` gives `player` once it is his turn or the game is over; after `timeout`
-        seconds, what it gives then, marked `timed_out`."""
+        seconds, what it gives then, marked `timed_out` (`look=False`: a hand face down stays so, R23)."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             try:
-                shown = self.answers.show(game_id, player, token)
+                shown = self.answers.show(game_id, player, token, look)
             except AuthFailed:  # a protected game imported running has no tokens here: read-only too
                 if self.answers.reading.is_read_only(game_id):
                     raise _read_only(game_id) from None

@@ -182,15 +182,16 @@ class GameService(Generic[S]):
         return self.answers.games_page(status, waiting_for, limit)
 
     def wait_for_turn(self, game_id: str, player: str, token: Credential = None,
-                      timeout: float | None = None) -> Waited:
-        """`scat wait`: what `show` gives `player` once it is his turn (or the game is over, or `timeout` passed)."""
-        return self.following.wait_for_turn(game_id, player, token, timeout)
+                      timeout: float | None = None, look: bool = True) -> Waited:
+        """`scat wait`: what `show` gives `player` once it is his turn (or the game is over, or `timeout` passed);
+        `look=False` records no look (R23)."""
+        return self.following.wait_for_turn(game_id, player, token, timeout, look)
 
     def wait_for_any_turn(self, player: str, tokens: Mapping[str, str] | None = None,
-                          timeout: float | None = None, told: Told | None = None) -> WaitedAny:
+                          timeout: float | None = None, told: Told | None = None, look: bool = True) -> WaitedAny:
         """`scat wait --any`: what `show` gives `player` of the first game that waits for him or
-        ended (leaving out what `told` holds), or nothing once `timeout` passed."""
-        return self.any_turn.wait_for_any_turn(player, tokens, timeout, told)
+        ended (leaving out what `told` holds), or nothing once `timeout` passed (`look=False`: no look, R23)."""
+        return self.any_turn.wait_for_any_turn(player, tokens, timeout, told, look)
 
     def watch(self, game_id: str, viewer: str | None = None, token: Credential = None) -> Iterator[SeenEvent]:
         """`scat watch`: every event as `viewer` may see it, each as it is appended, until the game is over."""

@@ -203,7 +203,7 @@ async def waiting_stream(hung_up: HungUp, body: wire.WaitAnyIn, server: ServerSt
         player, tokens, credential = *(await run_in_threadpool(waiting_as, games, body, account_name, wrong)), None
     seen = notifier.version(ANY)
     poll = server.pushed_poll_seconds  # every process's moves wake it (see watch_log): a look now and then anyway
-    looking = games.any_turn.looking(player, tokens, body.told, credential)
+    looking = games.any_turn.looking(player, tokens, body.told, credential, body.look)
     first = await run_in_threadpool(looking.look)
 
     def waking(wake: Callable[[], None]) -> None:
