@@ -220,11 +220,12 @@ class Witnessed:
             self._shown(waited.shown)
         return waited
 
-    def watch(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Iterator[SeenEvent]:
+    def watch(self, game_id: str, viewer: str | None = None, token: str | None = None,
+              look: bool = True) -> Iterator[SeenEvent]:
         """`scat watch`: the game as it stands checked first (a look at it that records no look, R23), then
         each event told kept as seen; one that goes back (a history cut back while watched) is refused."""
         self._shown(self._games.show(game_id, viewer, token, look=False))
-        return self._watched(game_id, self._games.watch(game_id, viewer, token))
+        return self._watched(game_id, self._games.watch(game_id, viewer, token, look))
 
     def _watched(self, game_id: str, events: Iterator[SeenEvent]) -> Iterator[SeenEvent]:
         told = 0

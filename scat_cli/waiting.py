@@ -150,7 +150,7 @@ def _hook(ctx: typer.Context, command: str | None, game: str | None, player: str
 
 
 def watch(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: ViewerToken = None,
-          as_json: Json = False) -> None:
+          as_json: Json = False, look: Look = False) -> None:
     """Print each event of a game as it happens.
 
     Until the game ends, or Ctrl-C.
@@ -170,7 +170,7 @@ def watch(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Vie
             player = seated(ctx, "watch", player,  # a look that records none (R23): whom it watches as
                             lambda viewer: games.show(game, viewer, token_for(ctx, game, viewer, token), look=False),
                             lambda answer: answer.state).viewer
-            for seen in games.watch(game, player, token_for(ctx, game, player, token)):
+            for seen in games.watch(game, player, token_for(ctx, game, player, token), look):
                 _print_event(seen, describe(seen.event, table), as_json)
                 table.apply(seen.event)
     except KeyboardInterrupt:  # the way to stop watching: not an error

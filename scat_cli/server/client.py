@@ -258,12 +258,14 @@ class RemoteGames:
     # ---- waiting -------------------------------------------------------------------------
 
     def _events(self, game_id: str, after: int, viewer: str | None = None, token: str | None = None,
-                advice: str = "; run the command again", deadline: float | None = None) -> Generator[str, None, None]:
+                advice: str = "; run the command again", deadline: float | None = None,
+                look: bool = True) -> Generator[str, None, None]:
         """The lines of the game's event stream (server-sent events) after seq `after`, as `viewer`
         may see them; it ends when the game is over or at `deadline` (ServerLost, with `advice`,
         when the server stops first)."""
         headers = {"authorization": f"Bearer {token}"} if token else {}
-        params: dict[str, str | int] = {"after": after, **({"as": viewer} if viewer is not None else {})}
+        params: dict[str, str | int] = {"after": after, **({"as": viewer} if viewer is not None else {}),
+                                        **({} if look else {"look": "false"})}
         try:  # the server says something every few seconds, so a read timeout means it is gone
             with self.http.stream("GET", f"{self._game(game_id)}/events", params=params, headers=headers,
                                   read_timeout=_read_within(deadline), deadline=lambda: deadline) as (response, lines):
@@ -375,9 +377,11 @@ class RemoteGames:
             raise ServerLost(f"lost the server {self.base_url}: {error}") from None
         raise ServerLost(f"the server {self.base_url} ended the stream early")
 
-    def watch(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Iterator[SeenEvent]:
-        """Every event as `viewer` may see it, from the server's event stream, until the game is over."""
-        for line in self._events(game_id, 0, viewer, token):
+    def watch(self, game_id: str, viewer: str | None = None, token: str | None = None,
+              look: bool = True) -> Iterator[SeenEvent]:
+        """Every event as `viewer` may see it, from the server's event stream, until the game is over
+        (`look=False`: the stream records no look at his face-down hand, R23)."""
+        for line in self._events(game_id, 0, viewer, token, look=look):
             if line.startswith("data:"):
                 yield SeenEvent.model_validate_json(line[5:].strip())
 

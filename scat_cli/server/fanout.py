@@ -76,6 +76,7 @@ class Subscriber:
     view: View
     token: Credential
     cursor: int
+    look: bool = True  # his new hands looked at for him (R23), as a history read as him records it
     _news: bool = False
     _woken: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -133,9 +134,10 @@ class Follower:
         self.loaded: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.task: asyncio.Task[None] | None = None
 
-    def subscribe(self, viewer: str | None, token: Credential) -> Subscriber:
-        """A new stream, handed the events after the follower's seq until its first page sets its cursor."""
-        subscriber = Subscriber(self, view_of(self.state, viewer), token, self.seq)
+    def subscribe(self, viewer: str | None, token: Credential, look: bool = True) -> Subscriber:
+        """A new stream, handed the events after the follower's seq until its first page sets its cursor
+        (`look=False`: its player's new hands are not looked at for it, R23)."""
+        subscriber = Subscriber(self, view_of(self.state, viewer), token, self.seq, look)
         self.subscribers.add(subscriber)
         return subscriber
 
@@ -169,7 +171,7 @@ class Follower:
                 self._poke_all()
                 return
             seen = notifier.version(self.game_id)
-            watched = {s.view: s.token for s in self.subscribers if s.view is not None}
+            watched = {s.view: s.token for s in self.subscribers if s.view is not None and s.look}
             until = asyncio.get_running_loop().time() + HAND_OUT_PATIENCE  # the read, too, after the requests
             await self.followers.answering.let_through(until)
             try:
@@ -285,7 +287,7 @@ class Followers:
         self.following: dict[str, Follower] = {}
         self.reads = 0
 
-    async def subscribe(self, game_id: str, viewer: str | None, token: Credential) -> Subscriber:
+    async def subscribe(self, game_id: str, viewer: str | None, token: Credential, look: bool = True) -> Subscriber:
         """A stream of the game, from the follower's head (the follower started and loaded first if none)."""
         follower = self.following.get(game_id)
         if follower is None:
@@ -302,7 +304,7 @@ class Followers:
                 follower.task = asyncio.get_running_loop().create_task(follower.run(seen))
         else:
             await asyncio.shield(follower.loaded)
-        return follower.subscribe(viewer, token)
+        return follower.subscribe(viewer, token, look)
 
     def drop(self, follower: Follower) -> None:
         """Stop `follower` (nobody listens, or the game is over): a new stream starts a new one."""

@@ -181,10 +181,11 @@ class Answers:
         return Shown(game_id=game_id, viewer=viewer, state=state, read_only=read_only, news=news, result=result,
                      moves=moves_of(state, viewer, read_only), move_deadline=ends, move_time_left=left)
 
-    def log(self, game_id: str, viewer: str | None = None, token: Credential = None) -> History:
-        """Every event as `viewer` may see it (hashes once the game is over: before, one would betray a card)."""
+    def log(self, game_id: str, viewer: str | None = None, token: Credential = None, look: bool = True) -> History:
+        """Every event as `viewer` may see it (hashes once the game is over: before, one would betray a card);
+        `look=False` records no look at a face-down hand (R23)."""
         viewer = self._viewer(game_id, viewer, token)
-        state, shown = self.reading.look_at_history(game_id, viewer, token)
+        state, shown = self.reading.look_at_history(game_id, viewer, token, look=look)
         hashes = state.status == "finished"
         return History(game_id=game_id, viewer=viewer, state=redact_state(state, viewer),
                        events=[SeenEvent.of(stored, event, hashes) for stored, event in shown])

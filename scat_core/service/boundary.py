@@ -76,8 +76,9 @@ class Games(Protocol):
                           timeout: float | None = None, told: Told | None = None, look: bool = True) -> WaitedAny:
         """`scat wait --any` (`look=False`: a hand still face down stays so, R23)."""
 
-    def watch(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Iterator[SeenEvent]:
-        """`scat watch`."""
+    def watch(self, game_id: str, viewer: str | None = None, token: str | None = None,
+              look: bool = True) -> Iterator[SeenEvent]:
+        """`scat watch` (`look=False`: a hand still face down stays so, R23)."""
 
     def replay(self, game_id: str, to: int | None = None, viewer: str | None = None,
                token: str | None = None) -> History:

@@ -62,12 +62,13 @@ class Following:
             if not moved and late is None:
                 return Waited(shown=shown, timed_out=True)
 
-    def watch(self, game_id: str, viewer: str | None = None, token: Credential = None) -> Iterator[SeenEvent]:
+    def watch(self, game_id: str, viewer: str | None = None, token: Credential = None,
+              look: bool = True) -> Iterator[SeenEvent]:
         """Every event of the game as `viewer` may see it, the first ones at once, then each as it
-        is appended, until the game is over."""
+        is appended, until the game is over (`look=False`: a new hand of his stays face down, R23)."""
         told, last = 0, None
         while True:
-            history = self.answers.log(game_id, viewer, token)
+            history = self.answers.log(game_id, viewer, token, look)
             if last is not None:
                 _same_history(game_id, last, history.state.version, history.events)
             for seen in history.events:

@@ -193,9 +193,11 @@ class GameService(Generic[S]):
         ended (leaving out what `told` holds), or nothing once `timeout` passed (`look=False`: no look, R23)."""
         return self.any_turn.wait_for_any_turn(player, tokens, timeout, told, look)
 
-    def watch(self, game_id: str, viewer: str | None = None, token: Credential = None) -> Iterator[SeenEvent]:
-        """`scat watch`: every event as `viewer` may see it, each as it is appended, until the game is over."""
-        return self.following.watch(game_id, viewer, token)
+    def watch(self, game_id: str, viewer: str | None = None, token: Credential = None,
+              look: bool = True) -> Iterator[SeenEvent]:
+        """`scat watch`: every event as `viewer` may see it, each as it is appended, until the game is over
+        (`look=False`: no look at a face-down hand is recorded, R23)."""
+        return self.following.watch(game_id, viewer, token, look)
 
     def export(self, game_id: str, running: bool = False) -> Export:
         """`scat export GAME`: the full history (a running game only with `running`, never a protected one)."""

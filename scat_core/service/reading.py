@@ -101,12 +101,13 @@ class Reading:
 
     def look_at_history(
         self, game_id: str, viewer: str | None = None, token: Credential = None, up_to: int | None = None,
-        as_then: bool = False,
+        as_then: bool = False, look: bool = True,
     ) -> tuple[GameState, list[tuple[StoredEvent, ev.Event]]]:
         """The state after `up_to` and each event as `viewer` may see it (all, once the game ended).
 
         Showing `viewer` the game as it is now (no `up_to`) is a look (`Playing.look`: recorded
-        in throw-down games, R23). A history cut at `up_to` records none: it shows his hand of
+        in throw-down games, R23; not with `look=False`: his face-down hand's deal is then told as
+        the public saw it). A history cut at `up_to` records none: it shows his hand of
         then only if he had looked at it by then (R23), and a look is never undone within a hand,
         so it shows nothing he has not seen. With `as_then`, events are shown as `viewer` saw
         them at `up_to`, even if the game has ended since (a replay); the state returned is
@@ -124,7 +125,7 @@ class Reading:
             refuse_bot_viewer(final, viewer)
             if up_to is None:
                 # Authorizes, and in throw-down games records that the viewer sees his hand (R23).
-                if self.playing.look(game_id, viewer, token).version != final.version:
+                if self.playing.look(game_id, viewer, token, look).version != final.version:
                     with self.store.read() as tx:
                         full = tx.load(game_id)
                     final = replay(game_id, full)

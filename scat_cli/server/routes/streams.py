@@ -112,7 +112,9 @@ def waiting_as(games: GameService, body: wire.WaitAnyIn, account: str | None,
 
 @router.get("/games/{game_id}/events", response_class=StreamingResponse, responses=STREAM_RESPONSES)
 async def events(request: Request, game_id: str, server: Server, credential: Acting, viewer: Viewer = None,
-                 after: Annotated[int, Query(ge=0, le=2**31)] = 0) -> Response:
+                 after: Annotated[int, Query(ge=0, le=2**31)] = 0,
+                 look: Annotated[bool, Query(description="false: record no look at the viewer's face-down hand "
+                                                         "(R23): it stays face down")] = True) -> Response:
     """Server-sent events: each event after seq `after`, as `viewer` may see it, as it is appended
     (a keep-alive comment meanwhile); 429 over the caps of open streams."""
     caps, notifier, keep_alive = server.caps, server.notifier, server.keep_alive_seconds
@@ -122,8 +124,8 @@ async def events(request: Request, game_id: str, server: Server, credential: Act
         return too_many_streams(refused)
     subscriber: Subscriber | None = None
     try:  # the game's follower first, so that it has every event after this stream's first page
-        subscriber = await server.followers.subscribe(game_id, viewer, credential)
-        first = await run_in_threadpool(server.games.log, game_id, viewer, credential)  # refuses before streaming
+        subscriber = await server.followers.subscribe(game_id, viewer, credential, look)
+        first = await run_in_threadpool(server.games.answers.log, game_id, viewer, credential, look)  # refuses first
     except BaseException:
         if subscriber is not None:
             subscriber.leave()
