@@ -6,6 +6,7 @@ import json
 import os
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -185,3 +186,23 @@ def test_hints_leave_out_the_name_the_file_or_the_environment_supplies(scat: Sca
     assert "--as you" not in other.stdout
     typed = scat("show", game, "--as", "you", env={**NO_ENV, "SCAT_AS": "bea"})  # another name than the default
     assert f"scat draw {game} --as you stock" in typed.stdout
+
+
+def test_config_set_as_is_checked_as_it_will_be_used_on_the_server_where_the_key_is_an_account(
+        cli_db: str, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from scat_cli.app import app
+    from tests.support.live_server import server_in_thread
+
+    with server_in_thread(cli_db, tokens=False) as server:
+        env = {**NO_ENV, "SCAT_SERVER": server, "SCAT_KEY_FILE": str(tmp_path / "ann.pem")}
+
+        def scat_here(*args: str) -> Any:
+            return CliRunner().invoke(app, list(args), env=env, catch_exceptions=False)
+
+        assert scat_here("account", "register", "ann").exit_code == 0
+        refused = scat_here("config", "set", "as", "a b")
+        assert refused.exit_code == 2 and f"on {server} your key is the account ann" in one_line_error(refused)
+        assert not config_path().exists()
+        assert scat_here("config", "set", "as", "ANN").exit_code == 0  # his own name, in any case
