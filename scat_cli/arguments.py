@@ -32,6 +32,11 @@ AsName = Annotated[
 ]
 
 
+Look = Annotated[bool, typer.Option(
+    "--look", help="In a throw-down game, turn your new hand up (recorded: then you may no longer throw down, "
+                   "R23); without it a hand you have not looked at stays face down. Elsewhere it changes nothing.")]
+
+
 AsViewer = Annotated[
     str | None,
     typer.Option("--as", metavar="NAME", help="See the game as this player (that player's own hand too).",

@@ -71,3 +71,12 @@ def scat_prefix(ctx: typer.Context, others: bool = False) -> str:
 def command_line(*words: str) -> str:
     """A command to suggest, each word quoted for the shell where needed (names with spaces)."""
     return " ".join(shlex.quote(word) for word in words)
+
+
+def as_words(ctx: typer.Context, name: str) -> list[str]:
+    """`--as NAME` for a hint, or nothing when NAME is the `--as` in force anyway (SCAT_AS, config.toml's
+    `as`, the account on a server): a hint leaves out what the settings already supply."""
+    default = state(ctx).as_default
+    if default is not None and default.strip().casefold() == name.casefold():
+        return []
+    return ["--as", name]

@@ -1,5 +1,6 @@
 """Shell completion of values (Typer's own `--install-completion`): game ids from this invocation's
-database or server, and card names (the hand of the `--as` player when it can be seen, else the deck).
+database or server, and card names (those the `--as` player may discard now when the game can be seen
+as him, else the deck).
 
 A completion never fails aloud: whatever goes wrong (no database, a server away), it offers nothing.
 """
@@ -27,29 +28,34 @@ def complete_game(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
 
 
 def complete_card(ctx: Any, incomplete: str) -> list[str]:
-    """Card names starting with `incomplete`: the `--as` player's hand when it can be seen, else every card."""
+    """Card names starting with `incomplete`: the cards the `--as` player may discard now, as the rules
+    say (R12, R13: not the card just taken from the discard pile; none before his draw), when the game
+    can be seen as him; else every card."""
     from scat_core.domain.cards import DECK
 
-    cards = _hand(ctx) or list(DECK)
+    allowed = _discards(ctx)
+    cards = list(DECK) if allowed is None else allowed
     wanted = incomplete.strip().upper()
     return [card for card in cards if card.startswith(wanted)]
 
 
-def _hand(ctx: Any) -> list[str]:
-    """The cards of the player named by --as in the game named, as he may see them; [] when unknown."""
+def _discards(ctx: Any) -> list[str] | None:
+    """The cards the player named by --as may discard now in the game named (the service's legal moves,
+    seen without recording a look, R23); None when that cannot be known."""
     game, player = ctx.params.get("game"), ctx.params.get("player")
     if not game or not player:
-        return []
+        return None
     try:
         from scat_cli.token_store import token_for
 
         with _games(ctx) as games:
             game_id = games.resolve_game_id(game)
-            shown = games.show(game_id, player, token_for(ctx, game_id, player, ctx.params.get("token")))
-            seat = shown.state.seat_of(player)
-            return [] if seat is None else [card for card in shown.state.hands[seat] if card != "??"]
+            shown = games.show(game_id, player, token_for(ctx, game_id, player, ctx.params.get("token")), look=False)
+            if shown.state.seat_of(player) is None:
+                return None
+            return [move.argument for move in shown.moves if move.name == "discard" and move.argument is not None]
     except Exception:  # noqa: BLE001 - see complete_game
-        return []
+        return None
 
 
 @contextmanager

@@ -52,6 +52,7 @@ def show_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
 
 @config_app.command("set", cls=ScatCommand)
 def set_command(
+    ctx: typer.Context,
     key: KeyArg,
     value: Annotated[str, typer.Argument(metavar="VALUE", show_default=False,
                                          help="A server URL, a database URL, a player name, or a time zone.")],
@@ -67,7 +68,7 @@ def set_command(
     from scat_core.domain.errors import BadInput
     from scat_core.domain.names import normalize_name
 
-    problem = value_problem(key, value)
+    problem = value_problem(key, value) or (_as_problem(ctx, value) if key == "as" else None)
     if problem:
         raise BadInput(problem)
     values = read_config()
@@ -85,11 +86,16 @@ def unset_command(key: KeyArg) -> None:
 
     Example: scat config unset db
     """
-    from scat_cli.config_file import KEYS, config_path, read_config, write_config
+    from scat_cli.config_file import config_path, key_problem, read_config, unknown_keys, write_config
     from scat_core.domain.errors import BadInput
 
-    if key not in KEYS:
-        raise BadInput(f"{key!r} is not a config key: write one of {', '.join(KEYS)}")
+    if key in unknown_keys():  # one this scat does not know (a typo, or a newer scat's): removed all the same
+        path = write_config(read_config(), dropped=key)
+        typer.echo(f"{key} unset (in {path})")
+        return
+    problem = key_problem(key)
+    if problem:
+        raise BadInput(problem)
     values = read_config()
     if key not in values:
         typer.echo(f"{key} was not set (in {config_path()})")
@@ -97,3 +103,23 @@ def unset_command(key: KeyArg) -> None:
     del values[key]
     path = write_config(values)
     typer.echo(f"{key} unset (in {path})")
+
+
+def _as_problem(ctx: typer.Context, name: str) -> str | None:
+    """What is wrong with `name` as the default `--as` where it will be used: on the server in force, where
+    this user's key is an account, he acts as that account only (another name is exit 3 on every command)."""
+    from scat_cli.config_file import read_config
+    from scat_cli.server.identity import known_accounts
+    from scat_cli.settings import chosen
+    from scat_core.domain.names import normalize_name
+
+    root = ctx.find_root()
+    server = chosen(root.params.get("db"), root.params.get("server"), read_config())["server"].value
+    if not server:
+        return None
+    account = known_accounts().get(server.strip().rstrip("/"), {}).get("name")
+    if account is None or normalize_name(name).casefold() == account.casefold():
+        return None
+    return (f"on {server} your key is the account {account}, and a server lets you act only as your account: "
+            f"as = {name!r} would be refused there on every command (your account is the default already: "
+            "leave `as` unset)")

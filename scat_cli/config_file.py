@@ -56,8 +56,10 @@ def read_config(path: Path | None = None) -> dict[str, str]:
         raise BadInput(f"the config file {path} is not valid TOML: {error}") from None
     values: dict[str, str] = {}
     for key, value in document.items():
-        if key not in KEYS:
-            raise BadInput(f"the config file {path} has an unknown key {key!r} (known: {', '.join(KEYS)})")
+        if key not in KEYS:  # a newer scat's key, or a typo: told, and never in the way of a command
+            _warn_once(f"the config file {path} has an unknown key {key!r}{_did_you_mean(key)}: ignored "
+                       f"(known: {', '.join(KEYS)}; `scat config unset {key}` removes it)")
+            continue
         if not isinstance(value, str):
             raise BadInput(f"the config file {path}: {key} must be a string, e.g. {key} = \"...\"")
         problem = value_problem(key, value)
@@ -69,10 +71,35 @@ def read_config(path: Path | None = None) -> dict[str, str]:
     return values
 
 
+_WARNED: set[str] = set()
+
+
+def _warn_once(text: str) -> None:
+    """A warning on stderr, once per process however often the file is read."""
+    if text not in _WARNED:
+        _WARNED.add(text)
+        print(f"scat: warning: {text}", file=sys.stderr, flush=True)
+
+
+def _did_you_mean(key: str) -> str:
+    """` (did you mean server?)` for a key close to a known one, else ""."""
+    import difflib
+
+    close = difflib.get_close_matches(key.lower(), list(KEYS), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def key_problem(key: str) -> str | None:
+    """What is wrong with `key` as a config key (the nearest known key suggested), or None."""
+    if key in KEYS:
+        return None
+    return f"{key!r} is not a config key{_did_you_mean(key)}: write one of {', '.join(KEYS)}"
+
+
 def value_problem(key: str, value: str) -> str | None:
     """What is wrong with `value` for `key`, or None."""
     if key not in KEYS:
-        return f"{key!r} is not a config key: write one of {', '.join(KEYS)}"
+        return key_problem(key)
     if not value.strip():
         return f"{key} needs a value"
     if key == "server":
@@ -103,13 +130,42 @@ def server_problem(url: str) -> str | None:
     return None
 
 
-def write_config(values: dict[str, str], path: Path | None = None) -> Path:
-    """Write `values` as the config file, atomically (a temporary file renamed over it); its path."""
+def unknown_keys(path: Path | None = None) -> list[str]:
+    """The keys of the config file this scat does not know (ignored when read, kept when written)."""
+    return [key for key, _ in _other_lines(path or config_path()) if key is not None]
+
+
+def _other_lines(path: Path, dropped: str | None = None) -> list[tuple[str | None, str]]:
+    """The lines of the file at `path` that are not this scat's keys (each with its key, None for a table's
+    lines), but for those of the key `dropped`: what a rewrite keeps as it was."""
+    import re
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    kept: list[tuple[str | None, str]] = []
+    in_table = False
+    for line in text.splitlines(keepends=True):
+        in_table = in_table or line.lstrip().startswith("[")
+        if in_table:
+            kept.append((None, line))
+            continue
+        found = re.match(r"\s*([A-Za-z0-9_-]+)\s*=", line)
+        if found and found.group(1) not in KEYS and found.group(1) != dropped:
+            kept.append((found.group(1), line if line.endswith("\n") else line + "\n"))
+    return kept
+
+
+def write_config(values: dict[str, str], path: Path | None = None, dropped: str | None = None) -> Path:
+    """Write `values` as the config file, atomically (a temporary file renamed over it), keeping the lines of
+    keys this scat does not know (but `dropped`'s); its path."""
     import tempfile
 
     path = path or config_path()
     lines = ["# scat's defaults: a flag beats the environment, which beats this file (`scat config --help`).\n"]
     lines += [f"{key} = {_toml_string(values[key])}\n" for key in KEYS if key in values]
+    lines += [line for _, line in _other_lines(path, dropped)]
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=path.parent)

@@ -93,7 +93,7 @@ HINTS: dict[Hint, str] = {
     Hint.CHECK_HISTORY: ": `scat audit {game}` checks its history",
     Hint.RUN_AUDIT: ": run `scat audit {game}`",
     Hint.SHOW_TABLE: " (`scat show {game}` shows the table)",
-    Hint.LOOK: " (`scat show {game} --as {player}`)",
+    Hint.LOOK: " (`scat show {game} --as {player} --look`)",
     Hint.SHOW_KEY: ", as `scat key show` prints",
     Hint.TRUST_KEY: " or run `scat key trust PUBLIC_KEY` with the key `scat key show` prints there",
     Hint.EXPORT: " written by `scat export`",

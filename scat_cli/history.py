@@ -25,11 +25,15 @@ def log(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Viewe
 
     Example: scat log 3f2a1b9c0d --as you
     """
+    from scat_cli.seats import seated
     from scat_cli.transcript import PublicTable, describe
 
     with service(ctx) as games:
         game = games.resolve_game_id(game)
-        history = games.log(game, player, token_for(ctx, game, player, token))
+        history = seated(ctx, "log", player,
+                         lambda viewer: games.log(game, viewer, token_for(ctx, game, viewer, token)),
+                         lambda answer: answer.state)
+    player = history.viewer
     # While the game runs, no hashes: with the hash of a redacted event (a card drawn from the
     # stock) and the hash before it, the hidden card is one of 52 tries away.
     hashes = history.state.status == "finished"
@@ -62,9 +66,14 @@ def replay(ctx: typer.Context, game: GameArg,
 
     Example: scat replay 3f2a1b9c0d --to 12 --as you
     """
+    from scat_cli.seats import seated
+
     with service(ctx) as games:
         game = games.resolve_game_id(game)
-        replayed = games.replay(game, to, player, token_for(ctx, game, player, token))
+        replayed = seated(ctx, "replay", player,
+                          lambda viewer: games.replay(game, to, viewer, token_for(ctx, game, viewer, token)),
+                          lambda answer: answer.state)
+    player = replayed.viewer
     state, shown = replayed.state, replayed.events
     view = {**viewer_view(state, player), "replayed_to": state.version,
             "messages": messages_json(shown)[-5:]}  # what had been said by then

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from scat_cli import render
-from scat_cli.arguments import AsName, AsViewer, GameArg, Json, Token, ViewerToken, complete_card
+from scat_cli.arguments import AsName, AsViewer, GameArg, Json, Look, Token, ViewerToken, complete_card
 from scat_cli.cardargs import Source, card_argument, deck_option
-from scat_cli.command_lines import command_line, runnable, scat_prefix
+from scat_cli.command_lines import as_words, command_line, runnable, scat_prefix
 from scat_cli.output import print_json, recorded
 from scat_cli.presenter import (
     events_json,
@@ -51,7 +51,8 @@ def _act(ctx: typer.Context, game: str, player: str, token: str | None, command:
     with service(ctx) as games:
         game = games.resolve_game_id(game)
         played = games.move(game, command, token_for(ctx, game, player, token))
-        recorded(ctx, f"your move was recorded; see `scat {command_line('show', played.game_id, '--as', player)}`")
+        again = command_line("show", played.game_id, *as_words(ctx, player))
+        recorded(ctx, f"your move was recorded; see `scat {again}`")
     if token and played.state.protected:
         remember(ctx, game, {player: token})
     report(ctx, played, as_json)
@@ -169,9 +170,9 @@ def new(
         token = " (with --token or SCAT_TOKEN)" if protect else ""
 
         def act(*words: str) -> str:
-            return f"{scat} {command_line(words[0], outcome.game_id, '--as', first, *words[1:])}"
+            return f"{scat} {command_line(words[0], outcome.game_id, *as_words(ctx, first), *words[1:])}"
 
-        steps: list[tuple[str, str]] = [(act("show"), "look at your hand" + token),
+        steps: list[tuple[str, str]] = [(act("show", *(["--look"] if throw_down else [])), "look at your hand" + token),
                                          (act("draw", "stock"), "or draw straight away")]
         if throw_down:  # R23: nobody has looked yet
             steps.append((act("throw-down"), "or show every hand at once, unseen (R23)"))
@@ -215,7 +216,7 @@ def games(
     rows = page.games
     filtered = chosen is not None or waiting_for is not None
     if as_json:
-        print_json({"total": page.total, "games": [
+        print_json({"total": page.total, **({"total_at_least": True} if page.total_at_least else {}), "games": [
             {"game_id": r.game_id, "status": r.status, "players": r.players, "bots": r.bots, "turn": r.turn,
              "hand_number": r.hand_number, "dealer": r.dealer, "winner": r.winner, "created_at": r.created_at,
              "last_activity": r.last_activity, "last_seq": r.head_seq, "protected": r.protected,
@@ -230,22 +231,29 @@ def games(
         filters = [*(["--status", status.value] if status else []), *(["--waiting-for", waiting_for] if waiting_for
                                                                      else [])]
         again = command_line("games", *filters)
-        render.plain(runnable(f"Showing the newest {len(rows)} of {page.total} games: "
+        counted = f"at least {page.total}" if page.total_at_least else str(page.total)
+        render.plain(runnable(f"Showing the newest {len(rows)} of {counted} games: "
                               f"`scat {again} --limit {min(page.total, 2 * len(rows))}` for more, "
                               f"`scat {again} --all` for every one."))
 
 
 def show(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: ViewerToken = None,
-         as_json: Json = False) -> None:
+         as_json: Json = False, look: Look = False) -> None:
     """Show a game; with --as, that player's own hand too.
 
-    Never anyone else's cards before a showdown reveals them.
+    Never anyone else's cards before a showdown reveals them. In a throw-down game a hand you
+    have not looked at stays face down ("hand": null, "looked": false) unless --look turns it
+    up, which is recorded: then you may no longer throw down (R23).
 
     Example: scat show 3f2a1b9c0d --as you
     """
+    from scat_cli.seats import seated
+
     with service(ctx) as games:
         game = games.resolve_game_id(game)
-        shown = games.show(game, player, token_for(ctx, game, player, token))
+        shown = seated(ctx, "show", player,
+                       lambda viewer: games.show(game, viewer, token_for(ctx, game, viewer, token), look),
+                       lambda answer: answer.state)
     print_shown(ctx, shown, as_json)
     if token and player and shown.state.protected:
         remember(ctx, game, {player: token})

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from scat_cli import render
-from scat_cli.command_lines import command_line, scat_prefix
+from scat_cli.command_lines import as_words, command_line, scat_prefix
 from scat_cli.output import print_json
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ def next_steps(ctx: typer.Context, state: GameState, viewer: str, moves: list[Mo
     name = state.players[seat].name
 
     def act(command: str, *more: str) -> str:
-        return f"{scat} {command_line(command, game, '--as', name, *more)}"
+        return f"{scat} {command_line(command, game, *as_words(ctx, name), *more)}"
 
     if state.players[seat].out:  # the table says "You are out of the game."
         return "", [(f"{scat} {command_line('show', game)}", "watch the others")]
@@ -60,7 +60,7 @@ def next_steps(ctx: typer.Context, state: GameState, viewer: str, moves: list[Mo
     discards: list[str] = []
     for move in moves:
         if move.name == "look":  # R23
-            steps.append((act("show"), "look at your hand (then you may no longer throw down)"))
+            steps.append((act("show", "--look"), "look at your hand (then you may no longer throw down)"))
         elif move.name == "throw-down":
             steps.append((act("throw-down"), "show every hand at once, unseen (R23)"))
         elif move.name == "declare":

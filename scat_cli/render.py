@@ -267,7 +267,8 @@ def view_table(view: dict[str, Any], finished_result: tuple[str, Sequence[Sequen
         elif view.get("hand"):
             out.line("Your hand: ", out.style(" ".join(view["hand"]), "bold"), f"   (worth {view.get('hand_value')})")
         elif view.get("hand_hidden"):
-            out.line("Your hand: ", out.style("face down (you have not looked at it)", "dim"))
+            out.line("Your hand: ", out.style("face down (you have not looked at it: --look turns it up, and then "
+                                              "you may no longer throw down, R23)", "dim"))
         revealed, values = view.get("revealed") or {}, view.get("revealed_values") or {}
         if revealed:
             seated = [p["name"] for p in view["players"] if p["name"] in revealed]  # in seat order

@@ -38,7 +38,7 @@ from scat_cli.private_files import write_private_json
 if TYPE_CHECKING:
     from scat_core.domain.audit_report import AuditReport
     from scat_core.service.boundary import Games, Progress
-    from scat_core.service.values import Export, History, Played, Shown, Waited, WaitedAny
+    from scat_core.service.values import Export, History, Played, SeenEvent, Shown, Waited, WaitedAny
 
 #: The most games kept (the ones seen longest ago are forgotten first): a few hundred KiB.
 MOST_GAMES = 5000
@@ -239,6 +239,25 @@ class Witnessed:
         if waited.shown is not None:
             self._shown(waited.shown)
         return waited
+
+    def watch(self, game_id: str, viewer: str | None = None, token: str | None = None,
+              look: bool = True) -> Iterator[SeenEvent]:
+        """`scat watch`: the game as it stands checked first (a look at it that records no look, R23), then
+        each event told kept as seen; one that goes back (a history cut back while watched) is refused."""
+        self._shown(self._games.show(game_id, viewer, token, look=False))
+        return self._watched(game_id, self._games.watch(game_id, viewer, token, look))
+
+    def _watched(self, game_id: str, events: Iterator[SeenEvent]) -> Iterator[SeenEvent]:
+        told = 0
+        for seen in events:
+            if seen.seq <= told:
+                from scat_cli.errors import HistoryRolledBack
+
+                raise HistoryRolledBack(game_id, f"{self._seen.place} told event {seen.seq} again after event {told}: "
+                                                 "its history was cut back to an older head (rolled back)")
+            told = seen.seq
+            self._seen.saw(game_id, seen.seq, check=False)
+            yield seen
 
     def export(self, *args: Any, **kwargs: Any) -> Export:
         """`scat export GAME`: a history older than one seen here is refused as damaged."""

@@ -78,8 +78,11 @@ def player_view(state: GameState, name: str) -> dict[str, Any]:
     if seat is None or not state.hands:
         return view
     view["you"] = state.players[seat].name
+    if state.options.throw_down and state.in_hand:  # looking is a choice there (R23): said either way
+        view["looked"] = not state.hand_unseen(seat)
     if state.hand_unseen(seat):
-        view["hand_hidden"] = True  # face down until looked at, which is recorded
+        view["hand"] = None  # face down until looked at (`--look`), which is recorded
+        view["hand_hidden"] = True
         return view
     view["hand"] = list(state.hands[seat])
     view["hand_value"] = kept_value(state, seat) if state.hands[seat] else None

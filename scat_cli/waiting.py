@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from scat_cli import render
-from scat_cli.arguments import AsName, AsViewer, GameArg, Json, Token, ViewerToken
+from scat_cli.arguments import AsName, AsViewer, GameArg, Json, Look, Token, ViewerToken
 from scat_cli.context import state
 from scat_cli.hook import CANCELLED, GAME_OVER, INVITATION, TIMEOUT, occasion, run_hook
 from scat_cli.local_time import local_text
@@ -43,7 +43,7 @@ Exec = Annotated[str | None, typer.Option(
 
 def wait(ctx: typer.Context, game: OptionalGame = None, player: AsName = "", token: Token = None,
          timeout: Timeout = None, as_json: Json = False, any_game: Any_ = False, new: New = False,
-         command: Exec = None) -> None:
+         command: Exec = None, look: Look = False) -> None:
     """Wait for NAME's turn (or the game's end), then show it.
 
     Prints what `scat show GAME --as NAME` would. On PostgreSQL and through --server it is
@@ -73,10 +73,10 @@ def wait(ctx: typer.Context, game: OptionalGame = None, player: AsName = "", tok
         raise BadInput("--token is one game's: give it once with `scat show GAME --as NAME --token TOKEN`, "
                        "then wait --any uses every token scat remembers for NAME")
     if any_game:
-        _wait_any(ctx, player, timeout, as_json, new, command)
+        _wait_any(ctx, player, timeout, as_json, new, command, look)
         return
     assert game is not None
-    _wait_one(ctx, game, player, token, timeout, as_json, command)
+    _wait_one(ctx, game, player, token, timeout, as_json, command, look)
 
 
 def _resolved_in_time(games: Games, given: str, deadline: float | None) -> str:
@@ -97,7 +97,7 @@ def _resolved_in_time(games: Games, given: str, deadline: float | None) -> str:
 
 
 def _wait_one(ctx: typer.Context, game: str, player: str, token: str | None, timeout: float | None,
-              as_json: bool, command: str | None) -> None:
+              as_json: bool, command: str | None, look: bool = False) -> None:
     from scat_cli.errors import WaitTimedOut
     from scat_cli.play import print_shown
 
@@ -105,7 +105,7 @@ def _wait_one(ctx: typer.Context, game: str, player: str, token: str | None, tim
         deadline = None if timeout is None else time.monotonic() + timeout
         game = _resolved_in_time(games, game, deadline)
         left = None if deadline is None else max(0.0, deadline - time.monotonic())
-        waited = games.wait_for_turn(game, player, token_for(ctx, game, player, token), left)
+        waited = games.wait_for_turn(game, player, token_for(ctx, game, player, token), left, look)
     state = waited.shown.state
     if waited.timed_out:
         seat = state.seat_of(player)
@@ -119,14 +119,14 @@ def _wait_one(ctx: typer.Context, game: str, player: str, token: str | None, tim
 
 
 def _wait_any(ctx: typer.Context, player: str, timeout: float | None, as_json: bool, new: bool,
-              command: str | None) -> None:
+              command: str | None, look: bool = False) -> None:
     from scat_cli.errors import WaitTimedOut
     from scat_cli.play import print_shown
     from scat_cli.told import keep_told, told_before
 
     with service(ctx) as games:
         waited = games.wait_for_any_turn(player, tokens_of(ctx, player), timeout,
-                                         told_before(ctx, player) if new else None)
+                                         told_before(ctx, player) if new else None, look)
     if new:
         keep_told(ctx, player, waited.told)
     if waited.shown is None:
@@ -154,7 +154,7 @@ def _hook(ctx: typer.Context, command: str | None, game: str | None, player: str
 
 
 def watch(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: ViewerToken = None,
-          as_json: Json = False) -> None:
+          as_json: Json = False, look: Look = False) -> None:
     """Print each event of a game as it happens.
 
     Until the game ends, or Ctrl-C.
@@ -164,13 +164,17 @@ def watch(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Vie
 
     Example: scat watch 3f2a1b9c0d --as you
     """
+    from scat_cli.seats import seated
     from scat_cli.transcript import PublicTable, describe
 
     table = PublicTable()
     try:
         with service(ctx) as games:
             game = games.resolve_game_id(game)
-            for seen in games.watch(game, player, token_for(ctx, game, player, token)):
+            player = seated(ctx, "watch", player,  # a look that records none (R23): whom it watches as
+                            lambda viewer: games.show(game, viewer, token_for(ctx, game, viewer, token), look=False),
+                            lambda answer: answer.state).viewer
+            for seen in games.watch(game, player, token_for(ctx, game, player, token), look):
                 _print_event(seen, describe(seen.event, table), as_json)
                 table.apply(seen.event)
     except KeyboardInterrupt:  # the way to stop watching: not an error

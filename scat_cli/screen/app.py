@@ -45,6 +45,19 @@ class EventSeen(Message):
         self.seq = seq
 
 
+class FollowLost(Message):
+    """The follower lost the server (or its database): `error` (the line to show); it tries again after
+    `delay` seconds (try number `tries`)."""
+
+    def __init__(self, error: str, delay: float, tries: int) -> None:
+        super().__init__()
+        self.error, self.delay, self.tries = error, delay, tries
+
+
+class FollowBack(Message):
+    """The follower reaches the server again after a loss."""
+
+
 class FollowStopped(Message):
     """The follower stopped: the game is over, or `error` (the line to show) ended its stream."""
 
@@ -118,6 +131,9 @@ class PlayScreenApp(App[None]):
         self.busy = False  # a call to the service is under way: keys wait for it
         self.newest_seen = 0  # the seq of the newest event the follower saw
         self.follow_ended = False
+        self.reconnecting = False  # the follower lost the server and tries again
+        self.refresh_owed = False  # the server is back while a call was under way: show the game after it
+        self.back_told = False  # the next view says the server is back
         self._stopping = threading.Event()
 
     def compose(self) -> ComposeResult:
@@ -144,16 +160,37 @@ class PlayScreenApp(App[None]):
         self._stopping.set()
 
     # The follower: a plain daemon thread, not a Textual worker, whose threads the event loop
-    # waits for at exit: a watch blocked until the next move would hold up `q`.
+    # waits for at exit: a watch blocked until the next move would hold up `q`. A server (or
+    # database) that goes away, a restart say, is tried again with backoff (server/backoff.py),
+    # said on the screen, and once it answers the game is shown again.
     def _follow(self) -> None:
+        from scat_cli.server.backoff import Backoff
+        from scat_core.domain.errors import Unavailable
+
         error: str | None = None
-        try:
-            for seen in self.games.watch(self.game_id):  # the public's: a player's watch would be a look (R23)
-                if self._stopping.is_set():
-                    return
-                self.post_message(EventSeen(seen.seq))
-        except Exception as failure:  # noqa: BLE001 - told on the screen, never a crash
-            error = self._worded(failure)
+        def pause(seconds: float) -> None:  # a wait that `q` cuts short
+            self._stopping.wait(seconds)
+
+        backoff = Backoff(None, note=lambda _: None, sleep=pause)
+        lost = False
+        while not self._stopping.is_set():
+            try:
+                for seen in self.games.watch(self.game_id):  # the public's: a player's watch would be a look (R23)
+                    if self._stopping.is_set():
+                        return
+                    if lost:
+                        lost = False
+                        backoff.reset()
+                        self.post_message(FollowBack())
+                    self.post_message(EventSeen(seen.seq))
+                break  # the game is over
+            except Unavailable as failure:  # the server restarting, a connection dropped: again, later
+                lost = True
+                self.post_message(FollowLost(self._worded(failure), backoff.delay(), backoff.tries + 1))
+                backoff.after(failure)
+            except Exception as failure:  # noqa: BLE001 - told on the screen, never a crash
+                error = self._worded(failure)
+                break
         if not self._stopping.is_set():
             self.post_message(FollowStopped(error))
 
@@ -161,6 +198,21 @@ class PlayScreenApp(App[None]):
         """A new event: show the game again (once the call under way, if any, is done)."""
         self.newest_seen = max(self.newest_seen, message.seq)
         if not self.busy and self._stale():
+            self._call(self._view)
+
+    def on_follow_lost(self, message: FollowLost) -> None:
+        """The server is away: said on the screen, with when it is tried again."""
+        self.reconnecting = True
+        self.notice = f"{message.error}: reconnecting (try {message.tries}, in {message.delay:.1f} s) …"
+        self._paint()
+
+    def on_follow_back(self, message: FollowBack) -> None:
+        """The server answers again: said, and the game shown again (the hand may have changed meanwhile)."""
+        self.reconnecting, self.back_told = False, True
+        self.notice = "Reconnected to the server."
+        if self.busy:
+            self.refresh_owed = True
+        else:
             self._call(self._view)
 
     def on_follow_stopped(self, message: FollowStopped) -> None:
@@ -265,11 +317,14 @@ class PlayScreenApp(App[None]):
 
     def _done(self, shown: Shown | None, notice: str) -> None:
         self.busy = False
-        self.notice = notice
+        back = "Reconnected to the server: the game as it is now." if self.back_told and shown is not None else ""
+        self.back_told = self.back_told and shown is None
+        self.notice = notice or (self.notice if self.reconnecting else back)
         if shown is not None:
             self.shown, self.shown_at, self.clock_claimed = shown, time.monotonic(), False
         self._paint()
-        if self._stale():  # events came meanwhile (others' moves): show them
+        if self._stale() or self.refresh_owed:  # events came meanwhile (others' moves), or the server came back
+            self.refresh_owed = False
             self._call(self._view)
 
     def _worded(self, failure: Exception) -> str:

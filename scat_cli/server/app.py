@@ -78,14 +78,17 @@ def on_exit_signal(action: Callable[[], None]) -> None:
 
 def create_app(db_url: str | None = None, *, testing: bool = False, claim_every: float | None = None,
                tokens: bool = False, max_streams_per_address: int = MAX_STREAMS_PER_ADDRESS,
-               max_streams: int = MAX_STREAMS) -> FastAPI:
+               max_streams: int = MAX_STREAMS, new_games_per_hour: int | None = None) -> FastAPI:
     """The app over the database at `db_url`; `testing` allows games with --seed/--deck;
     `claim_every` (seconds): how often it claims turns out of move time itself (R28; None: never);
     `tokens`: it also serves requests without an account (games protected by per-game tokens);
-    at most `max_streams_per_address` event streams open from one client address, `max_streams` in all."""
+    at most `max_streams_per_address` event streams open from one client address, `max_streams` in all;
+    one account (or an unsigned request's address) creates at most `new_games_per_hour` games an hour
+    (None: heavy_work.NEW_GAMES_PER_HOUR)."""
     from scat_cli.server.answering import Answering
+    from scat_cli.server.docs_pages import serve_docs
     from scat_cli.server.fanout import Followers, StreamCaps
-    from scat_cli.server.heavy_work import HeavyWork
+    from scat_cli.server.heavy_work import NEW_GAMES_PER_HOUR, HeavyWork, new_games
     from scat_cli.server.inflight import cap_worker_threads
     from scat_cli.server.push import Notifier, listen, watch_log
     from scat_cli.server.routes import about, accounts, games, moves, records, streams
@@ -106,6 +109,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     server = ServerState(games=service, accounts=accounts_, verifier=verifier, notifier=notifier,
                          followers=Followers(service, notifier, PUSHED_POLL_SECONDS, answering), caps=caps,
                          heavy=HeavyWork(),  # each caller's share of audits, exports, stats and imports
+                         new_games=new_games(new_games_per_hour or NEW_GAMES_PER_HOUR),  # and of game creation
                          testing=testing, poll_seconds=POLL_SECONDS, keep_alive_seconds=KEEP_ALIVE_SECONDS,
                          pushed_poll_seconds=PUSHED_POLL_SECONDS)
 
@@ -123,6 +127,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
 
     quiet_body_alias_warning()
     app = FastAPI(title="Scat", version="2", lifespan=lifespan, default_response_class=SeatsFromOne,
+                  docs_url=None, redoc_url=None,  # served with assets installed with scat: serve_docs below
                   description="The Scat (Thirty-One) game backend. Seats count from 1, as the CLI counts them: a "
                   "game state's players[].seat, seats, dealer (0 before the first deal), turn, knocker, had_turn "
                   "and looked; hands is a list in seat order (hands[0] is seat 1's).",
@@ -131,6 +136,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     app.state.server = server  # the routes' (routes/deps.py), and tests' and tools'
     for area in (about, games, moves, streams, records, accounts):
         app.include_router(area.router)
+    serve_docs(app)
     handle_errors(app)
     app.add_middleware(RetryLostReads, engine=service.store.engine)  # a GET that lost its connection: once more
     app.add_middleware(LimitAndLog, answering=answering)  # and counts the requests being answered (fanout.py)

@@ -8,6 +8,7 @@ already redacted for the authenticated viewer: a client never holds a card its u
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
@@ -23,9 +24,9 @@ from scat_cli.server.move_request import move_body
 from scat_cli.server.transport import READ_TIMEOUT, Answer, Connection, TransportError, TransportTimeout
 from scat_core.domain import events as ev
 from scat_core.domain.audit_report import AuditReport
-from scat_core.domain.errors import BadInput, RuleViolation, Throttled
+from scat_core.domain.errors import BadInput, NotFound, RuleViolation, Throttled
 from scat_core.domain.options import GameOptions
-from scat_core.records.errors import ConcurrencyConflict
+from scat_core.records.errors import ConcurrencyConflict, HistoryDamaged
 from scat_core.service.boundary import Progress
 from scat_core.service.values import (
     Audits,
@@ -291,27 +292,45 @@ class RemoteGames:
 
     def games_page(self, status: str | None = None, waiting_for: str | None = None,
                    limit: int | None = None) -> GamesPage:
-        """The newest `limit` games of the list (the signing account's first, as `game_list`), and how many match."""
-        return GamesPage.model_validate(self.request(
-            "GET", "/games/page", params={"status": status, "waiting_for": waiting_for, "limit": limit}))
+        """The newest `limit` games of the list (the signing account's first, as `game_list`; None: every
+        one), and how many match: page after page of at most the server's MAX_PAGE, following its cursor."""
+        from scat_cli.server.wire import MAX_PAGE
+
+        listed: list[Listing] = []
+        after: str | None = None
+        while True:
+            ask = MAX_PAGE if limit is None else min(MAX_PAGE, limit - len(listed))
+            page = GamesPage.model_validate(self.request("GET", "/games/page", params={
+                "status": status, "waiting_for": waiting_for, "limit": ask, "after": after}))
+            listed += page.games
+            after = page.next
+            if after is None or (limit is not None and len(listed) >= limit):
+                return page.model_copy(update={"games": listed, "next": after})
 
     # ---- waiting -------------------------------------------------------------------------
 
     def _events(self, game_id: str, after: int, viewer: str | None = None, token: str | None = None,
-                advice: str = "; run the command again", deadline: float | None = None) -> Generator[str, None, None]:
+                advice: str = "; run the command again", deadline: float | None = None,
+                look: bool = True) -> Generator[str, None, None]:
         """The lines of the game's event stream (server-sent events) after seq `after`, as `viewer`
         may see them; it ends when the game is over or at `deadline` (ServerLost, with `advice`,
         when the server stops first)."""
         headers = {"authorization": f"Bearer {token}"} if token else {}
-        params: dict[str, str | int] = {"after": after, **({"as": viewer} if viewer is not None else {})}
+        params: dict[str, str | int] = {"after": after, **({"as": viewer} if viewer is not None else {}),
+                                        **({} if look else {"look": "false"})}
         try:  # the server says something every few seconds, so a read timeout means it is gone
             with self.http.stream("GET", f"{self._game(game_id)}/events", params=params, headers=headers,
                                   read_timeout=_read_within(deadline), deadline=lambda: deadline) as (response, lines):
                 if response.status >= 400:
                     self._raise(response)
+                rolled_back = False
                 for line in lines:
                     if line == "event: stopping":  # the server's last word before it exits
                         raise ServerLost(f"the server {self.base_url} is stopping{advice}")
+                    if line == "event: rolledback":  # the game's history was cut back while followed
+                        rolled_back = True
+                    elif rolled_back and line.startswith("data:"):
+                        raise HistoryDamaged(game_id, str(json.loads(line[5:]).get("reason", "rolled back")))
                     yield line
         except TransportTimeout:
             raise ServerLost(f"the server {self.base_url} stopped answering") from None
@@ -334,7 +353,7 @@ class RemoteGames:
         return deadline is None or time.monotonic() < deadline  # the stream ended: the game is over
 
     def wait_for_turn(self, game_id: str, player: str, token: str | None = None,
-                      timeout: float | None = None) -> Waited:
+                      timeout: float | None = None, look: bool = True) -> Waited:
         """What `show` gives `player` once it is his turn or the game is over (woken by the event
         stream); a lost server is tried again (Backoff) within `timeout`, from the last seq seen."""
         from scat_core.service.following import turn_has_come
@@ -343,8 +362,10 @@ class RemoteGames:
         backoff = Backoff(deadline)
         while True:
             try:
-                shown = self._show(game_id, player, token, read_timeout=_read_within(deadline))
+                shown = self._show(game_id, player, token, look, read_timeout=_read_within(deadline))
                 backoff.reset()
+                if shown.state.seat_of(player) is None:  # an account with no seat sees the public view
+                    raise NotFound.no_seat(game_id, player, [p.name for p in shown.state.players])
                 if turn_has_come(shown.state, player):
                     return Waited(shown=shown, timed_out=False)
                 left = None if deadline is None else deadline - time.monotonic()
@@ -354,7 +375,7 @@ class RemoteGames:
                 backoff.after(lost)
 
     def wait_for_any_turn(self, player: str, tokens: Mapping[str, str] | None = None,
-                          timeout: float | None = None, told: Told | None = None) -> WaitedAny:
+                          timeout: float | None = None, told: Told | None = None, look: bool = True) -> WaitedAny:
         """The first game that waits for `player` or ended (leaving out what `told` holds), from
         one server stream for all his games; None after `timeout`. A lost server is tried again
         (Backoff) within `timeout`, sending the cursor the stream began with, so nothing is
@@ -363,7 +384,7 @@ class RemoteGames:
         backoff = Backoff(deadline)
         while True:
             try:
-                found, told = self._waiting(player, dict(tokens or {}), told, deadline, backoff)
+                found, told = self._waiting(player, dict(tokens or {}), told, deadline, backoff, look)
             except ServerLost as lost:
                 backoff.after(lost)
                 continue
@@ -374,9 +395,13 @@ class RemoteGames:
             return WaitedAny(shown=None, told=told)
 
     def _waiting(self, player: str, tokens: dict[str, str], told: Told | None, deadline: float | None,
-                 backoff: Backoff) -> tuple[WaitedAny | None, Told | None]:
+                 backoff: Backoff, look: bool = True) -> tuple[WaitedAny | None, Told | None]:
         """One `POST /waiting` stream: (what it found or None at the deadline, the cursor it began with)."""
-        body = {"player": player, "tokens": tokens, "told": told.model_dump() if told is not None else None}
+        from scat_cli.server.wire import MAX_TOKENS
+
+        newest = dict(list(tokens.items())[-MAX_TOKENS:])  # the server takes no more (remembered oldest first)
+        body = {"player": player, "tokens": newest, "told": told.model_dump() if told is not None else None,
+                **({} if look else {"look": False})}
         kind = ""
         try:  # the server says something every few seconds, so a read timeout means it is gone
             # the deadline counts once the server told where it began (the cursor a fresh wait sends)
@@ -404,9 +429,11 @@ class RemoteGames:
             raise ServerLost(f"lost the server {self.base_url}: {error}") from None
         raise ServerLost(f"the server {self.base_url} ended the stream early")
 
-    def watch(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Iterator[SeenEvent]:
-        """Every event as `viewer` may see it, from the server's event stream, until the game is over."""
-        for line in self._events(game_id, 0, viewer, token):
+    def watch(self, game_id: str, viewer: str | None = None, token: str | None = None,
+              look: bool = True) -> Iterator[SeenEvent]:
+        """Every event as `viewer` may see it, from the server's event stream, until the game is over
+        (`look=False`: the stream records no look at his face-down hand, R23)."""
+        for line in self._events(game_id, 0, viewer, token, look=look):
             if line.startswith("data:"):
                 yield SeenEvent.model_validate_json(line[5:].strip())
 

@@ -78,6 +78,10 @@ def serve(
     max_streams: Annotated[int, typer.Option(
         min=1, metavar="INT", help="The most event streams this process holds open in all; one more "
         "is refused (HTTP 429 with Retry-After).")] = 2000,
+    new_games_per_hour: Annotated[int, typer.Option(
+        min=1, metavar="INT", help="The most games one account (or, with --tokens, one address) creates an "
+        "hour (at most 5 at once); one more is refused (HTTP 429 with Retry-After; the client says when to "
+        "try again).")] = 20,
 ) -> None:
     """Run the Scat backend: the HTTP API for `scat --server URL`.
 
@@ -107,7 +111,8 @@ def serve(
     log = logging.getLogger("scat.server")
     listening = listen(host, port)  # first: a port in use is told before the database is opened
     app = create_app(url, testing=testing, claim_every=claim_every, tokens=tokens,
-                     max_streams_per_address=max_streams_per_address, max_streams=max_streams)
+                     max_streams_per_address=max_streams_per_address, max_streams=max_streams,
+                     new_games_per_hour=new_games_per_hour)
     config = server_config(app, host=host, port=port, timeout_graceful_shutdown=10)
     server_log.install()  # after uvicorn configured its loggers (in Config): every line escaped, whoever logs it
     log.info("listening on http://%s:%d%s", host, port,

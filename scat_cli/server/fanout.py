@@ -76,6 +76,7 @@ class Subscriber:
     view: View
     token: Credential
     cursor: int
+    look: bool = True  # his new hands looked at for him (R23), as a history read as him records it
     _news: bool = False
     _woken: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -105,8 +106,15 @@ class Subscriber:
 
     @property
     def ended(self) -> bool:
-        """The game is over and this stream was handed its last event (or its follower failed)."""
-        return (self.follower.finished and self.cursor >= self.follower.seq) or self.follower.failed
+        """The game is over and this stream was handed its last event (or its follower failed, or found
+        the game rolled back: `rolled_back`)."""
+        return ((self.follower.finished and self.cursor >= self.follower.seq) or self.follower.failed
+                or self.follower.rolled_back is not None)
+
+    @property
+    def rolled_back(self) -> str | None:
+        """Why the game's history is not the one this stream was handed (cut back while followed), or None."""
+        return self.follower.rolled_back
 
     def leave(self) -> None:
         """The stream ended: the follower forgets it (and stops once nobody follows)."""
@@ -119,14 +127,17 @@ class Follower:
     def __init__(self, followers: Followers, game_id: str) -> None:
         self.followers, self.game_id = followers, game_id
         self.state, self.seq, self.finished, self.failed = GameState(), 0, False, False
+        self.head_hash = ""  # the hash of the event at `seq`: a history cut back under it is noticed by it
+        self.rolled_back: str | None = None  # why the log is no longer the one followed (its streams end)
         self.subscribers: set[Subscriber] = set()
         self.rendered: list[Rendered] = []  # seq ascending: the events some subscriber may still need
         self.loaded: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.task: asyncio.Task[None] | None = None
 
-    def subscribe(self, viewer: str | None, token: Credential) -> Subscriber:
-        """A new stream, handed the events after the follower's seq until its first page sets its cursor."""
-        subscriber = Subscriber(self, view_of(self.state, viewer), token, self.seq)
+    def subscribe(self, viewer: str | None, token: Credential, look: bool = True) -> Subscriber:
+        """A new stream, handed the events after the follower's seq until its first page sets its cursor
+        (`look=False`: its player's new hands are not looked at for it, R23)."""
+        subscriber = Subscriber(self, view_of(self.state, viewer), token, self.seq, look)
         self.subscribers.add(subscriber)
         return subscriber
 
@@ -160,7 +171,7 @@ class Follower:
                 self._poke_all()
                 return
             seen = notifier.version(self.game_id)
-            watched = {s.view: s.token for s in self.subscribers if s.view is not None}
+            watched = {s.view: s.token for s in self.subscribers if s.view is not None and s.look}
             until = asyncio.get_running_loop().time() + HAND_OUT_PATIENCE  # the read, too, after the requests
             await self.followers.answering.let_through(until)
             try:
@@ -171,6 +182,10 @@ class Follower:
             if batch is not None:
                 self._add(*batch)
                 await self._hand_out(until)
+            if self.rolled_back is not None:
+                self.followers.drop(self)
+                self._poke_all()
+                return
             if self.finished:
                 self.followers.drop(self)
                 return
@@ -179,7 +194,17 @@ class Follower:
         """The state after the events after the follower's seq, and each rendered once per view (None:
         no new event); one read of the store. First, when a new hand lies face down before a player
         who watches, his look (R23), as a history read as him would record it."""
-        new = self._load_after(self.seq)
+        new = self._load_after(self.seq - 1) if self.seq else self._load_after(0)
+        if self.seq:
+            known = new.pop(0) if new else None
+            if known is None or known.hash != self.head_hash:
+                self.rolled_back = (f"the server's log of it went back to before event {self.seq}, which was shown "
+                                    "while watched: its history was cut back to an older head (rolled back)"
+                                    if known is None else
+                                    f"the server shows another event {self.seq} than the one shown while watched: "
+                                    "its history was rewritten (rolled back and played on)")
+                LOG.warning("game %s was rolled back under its followers: %s", self.game_id, self.rolled_back)
+                return None
         if not new:
             return None
         looks = hands_to_show(evolved(self.state, new), new, sorted(watched))
@@ -191,6 +216,7 @@ class Follower:
                 LOG.warning("cannot show %s his hand in game %s: %s", name, self.game_id, error)
         if looks:
             new += self._load_after(new[-1].seq)
+        self.head_hash = new[-1].hash
         state, seen = seen_by_all(self.state, new)
         rendered: list[Rendered] = []
         for item in seen:
@@ -218,6 +244,7 @@ class Follower:
             stored = tx.load(self.game_id)
         self.state = replay(self.game_id, stored)
         self.seq = stored[-1].seq if stored else 0
+        self.head_hash = stored[-1].hash if stored else ""
         self.finished = self.state.status == "finished"
         return seen
 
@@ -260,7 +287,7 @@ class Followers:
         self.following: dict[str, Follower] = {}
         self.reads = 0
 
-    async def subscribe(self, game_id: str, viewer: str | None, token: Credential) -> Subscriber:
+    async def subscribe(self, game_id: str, viewer: str | None, token: Credential, look: bool = True) -> Subscriber:
         """A stream of the game, from the follower's head (the follower started and loaded first if none)."""
         follower = self.following.get(game_id)
         if follower is None:
@@ -277,7 +304,7 @@ class Followers:
                 follower.task = asyncio.get_running_loop().create_task(follower.run(seen))
         else:
             await asyncio.shield(follower.loaded)
-        return follower.subscribe(viewer, token)
+        return follower.subscribe(viewer, token, look)
 
     def drop(self, follower: Follower) -> None:
         """Stop `follower` (nobody listens, or the game is over): a new stream starts a new one."""

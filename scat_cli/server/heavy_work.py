@@ -1,5 +1,6 @@
 """Each caller's share of a server's heavy work: a page of `audit` or `export` over every game,
-`stats`, an `import`.
+`stats`, an `import`; and, in buckets of their own, of game creation (`new_games`: a game is cheap,
+but thousands of them seating other accounts are not).
 
 A token bucket per caller (his account, or his address when the request is signed by none):
 a request costs what it asks for (the games of a page, a fixed cost for stats and imports),
@@ -29,8 +30,9 @@ class HeavyWork:
     """The buckets of the callers of one server process."""
 
     def __init__(self, rate: float = RATE, burst: float = BURST,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.rate, self.burst, self.clock = rate, burst, clock
+                 clock: Callable[[], float] = time.monotonic,
+                 refusal: Callable[[int], Throttled] = Throttled.waiting) -> None:
+        self.rate, self.burst, self.clock, self.refusal = rate, burst, clock, refusal
         self._buckets: dict[str, tuple[float, float]] = {}  # caller: (units, when counted)
         self._lock = threading.Lock()
 
@@ -43,7 +45,7 @@ class HeavyWork:
             units = min(self.burst, units + (now - then) * self.rate)
             if units < cost:
                 self._buckets[caller] = (units, now)
-                raise Throttled.waiting(max(1, math.ceil((cost - units) / self.rate)))
+                raise self.refusal(max(1, math.ceil((cost - units) / self.rate)))
             self._buckets[caller] = (units - cost, now)
             if len(self._buckets) > MAX_CALLERS:
                 self._forget_full(now)
@@ -54,3 +56,17 @@ class HeavyWork:
                 if units + (now - then) * self.rate >= self.burst]
         for caller in full:
             del self._buckets[caller]
+
+
+#: How many games one caller (an account, or an address for an unsigned request) may create an hour
+#: (`scat serve --new-games-per-hour`), and at once: a burst of creations holds the database's writes
+#: (SQLite has one writer) long enough to be felt by every player's move.
+NEW_GAMES_PER_HOUR = 20
+NEW_GAMES_AT_ONCE = 5
+
+
+def new_games(per_hour: int = NEW_GAMES_PER_HOUR, clock: Callable[[], float] = time.monotonic) -> HeavyWork:
+    """The buckets of game creation: NEW_GAMES_AT_ONCE games at once (or `per_hour`, if fewer), and one
+    more every 3600/`per_hour` s."""
+    return HeavyWork(rate=per_hour / 3600.0, burst=float(min(per_hour, NEW_GAMES_AT_ONCE)), clock=clock,
+                     refusal=lambda wait: Throttled.creating(wait, per_hour))

@@ -9,7 +9,11 @@ every one pooled before it, and the store says StoreUnavailable (503).
 `RetryLostReads` answers such a GET again, once, on a fresh connection, before it would send
 the 503: only when the request lost a connection (the pool invalidated one, as it does when
 the driver says it is lost: the pool's `invalidate` event), never for another 503 (a read-only
-database, a busy one, a spent share). A GET may write only what asking again
+database, a busy one, a spent share). The second try is the request as it was received: a
+scope of its own copied from the first's, and the messages the first read from the client
+(the body a signature covers: verify.py reads it) given to it again, then the client's own
+(its hang-up). A signed request's nonce is spent by whichever try reaches the database: the
+second finds it spent by the first (OWN_NONCES), which is not a replay. A GET may write only what asking again
 decides again (a look at a face-down hand, R23; a claim of a turn out of move time, R28):
 the retry reads the game afresh, finds a look or claim that did commit, and records nothing
 twice.
@@ -33,6 +37,9 @@ from sqlalchemy import Engine, event
 LOG = logging.getLogger("scat.server")
 #: The request being answered: set once the database said its connection was lost.
 _LOST: ContextVar[list[bool] | None] = ContextVar("scat_lost_connection", default=None)
+#: The scope's key of the nonces a request's tries spent or tried to spend (a set of (key id, nonce)):
+#: the verifier (verify.py) takes a nonce it finds there for this request's own, not a replay.
+OWN_NONCES = "scat.own_nonces"
 
 
 def _heard(dbapi_connection: Any, record: Any, exception: BaseException | None) -> None:
@@ -59,7 +66,16 @@ class RetryLostReads:
             return
         lost: list[bool] = []
         held: list[Any] = []
+        received: list[Any] = []  # what the first try read of the request, to give the second again
+        first = {**scope, OWN_NONCES: set()}
+        again = _copied(first)
         noted = _LOST.set(lost)
+
+        async def recording(*args: Any) -> Any:
+            message = await receive(*args)
+            if message["type"] == "http.request":
+                received.append(message)
+            return message
 
         async def holding(message: Any) -> None:
             if held or (message["type"] == "http.response.start" and message["status"] == 503 and lost):
@@ -68,9 +84,23 @@ class RetryLostReads:
             await send(message)
 
         try:
-            await self.app(scope, receive, holding)
+            await self.app(first, recording, holding)
         finally:
             _LOST.reset(noted)
         if held:
             LOG.warning("database connection lost on GET %s: asked again on a fresh connection", scope["path"])
-            await self.app(scope, receive, send)
+            replayed = iter(received)
+
+            async def replaying(*args: Any) -> Any:
+                return next(replayed, None) or await receive(*args)
+
+            await self.app(again, replaying, send)
+
+
+def _copied(scope: dict[str, Any]) -> dict[str, Any]:
+    """A scope as the server gave it, for a try of its own: what the app writes into a scope (the route,
+    its path parameters, `request.state`) stays in the try that wrote it; the nonces tried are shared."""
+    copy = dict(scope)
+    if isinstance(scope.get("state"), dict):
+        copy["state"] = dict(scope["state"])
+    return copy

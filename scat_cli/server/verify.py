@@ -4,7 +4,8 @@ A request without `Signature-Input` is refused (401) but for OPEN_PATHS, unless 
 also serves per-game tokens (`scat serve --tokens`: it then passes unchanged, its game token
 authenticates it); a signed one must prove its account, or it is refused (401) before its endpoint runs:
 an unknown key, a timestamp more than WINDOW seconds off the server's clock, a body or a
-path that is not what was signed, a bad signature, a nonce seen already. The account it
+path that is not what was signed, a bad signature, a nonce seen already (but by the
+first try of the same read, when the server asks it again: lost_reads.py). The account it
 proves is `request.state.account` (an AccountView; None for an unsigned request). A move's nonce
 is left to its command (`request.state.nonce`, scat_core/service/nonces.py), which spends it
 with its events (on SQLite one commit a move, not two) and refuses a replay itself (401 too).
@@ -36,6 +37,7 @@ from fastapi import Request
 from starlette.concurrency import run_in_threadpool
 
 from scat_cli.server import httpsig
+from scat_cli.server.lost_reads import OWN_NONCES
 from scat_core.domain.accounts import key_id_of
 from scat_core.domain.errors import AuthFailed, BadInput, NoSuchAccount, RequestRefused, TooManyFailures
 from scat_core.records import tokens
@@ -228,7 +230,11 @@ class RequestVerifier:
         """The account a signed request proves (None: a registration, signed by the key it registers),
         its nonce spent (RequestRefused if it was already: a replay)."""
         account, nonce = self.checked(scope, method, headers, body, now)
-        if not self.accounts.use_nonce(nonce.key_id, nonce.nonce, nonce.expires_at, nonce.now):
+        own = scope.get(OWN_NONCES)  # a read tried again (lost_reads.py): the first try may have spent it
+        tried_before = own is not None and (nonce.key_id, nonce.nonce) in own
+        if own is not None:
+            own.add((nonce.key_id, nonce.nonce))
+        if not self.accounts.use_nonce(nonce.key_id, nonce.nonce, nonce.expires_at, nonce.now) and not tried_before:
             raise RequestRefused.replayed()
         return account
 

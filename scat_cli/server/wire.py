@@ -27,9 +27,12 @@ if TYPE_CHECKING:
 #: Longest name, card or token a request may carry; bodies are limited by the app too.
 SHORT = 200
 MAX_SEATS = 16
-#: The most games one page of `scat games` may ask for (`--all` asks for no limit).
-MAX_PAGE = 1_000_000
-MAX_TOKENS = 10_000  # the games one `wait --any` may cover
+#: The most games one page of the games list (`GET /games`, `GET /games/page`) holds: a page's work is
+#: bounded whatever its sender asks; the client follows the pages' cursor (`after`) for more.
+MAX_PAGE = 100
+#: The per-game tokens one `wait --any` may send (each is a look-up, a wrong one a scrypt): more is 400;
+#: the client sends the newest it remembers.
+MAX_TOKENS = 100
 #: The most games one page of `GET /audit` (each replayed) and of `GET /export` may cover: a page
 #: holds a worker for a few seconds at most; the client follows the pages.
 MAX_AUDIT_PAGE = 200
@@ -112,6 +115,7 @@ class WaitAnyIn(_Body):
     player: str = Field(min_length=1, max_length=SHORT)
     tokens: dict[str, str] = Field(default_factory=dict, max_length=MAX_TOKENS)
     told: Told | None = None
+    look: bool = True  # false: the game found is shown without recording a look at a face-down hand (R23)
 
 
 class ImportIn(_Body):

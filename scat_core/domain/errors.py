@@ -99,6 +99,13 @@ class RuleViolation(ScatError):
 class NotFound(ScatError):
     """No such game, player or file."""
 
+    @classmethod
+    def no_seat(cls, game_id: str, name: str, players: list[str]) -> NotFound:
+        """NAME has no seat in the game: the one answer every command gives it (scat_cli/seats.py says
+        which commands show the public view instead, for a NAME that is only a default)."""
+        return cls(f"no player {name!r} in game {game_id} (players: {', '.join(players)})", game_id=game_id,
+                   player=name)
+
 
 class AuthFailed(ScatError):
     """A wrong or missing player token for a protected game, or a request that does not prove its account."""
@@ -123,6 +130,14 @@ class Throttled(Unavailable):
         """The refusal, the caller to wait `retry_after` seconds."""
         error = cls(f"this server's heavy work (audits, exports, stats, imports) is shared: yours is spent "
                     f"for now, try again in {retry_after} s")
+        error.retry_after = retry_after
+        return error
+
+    @classmethod
+    def creating(cls, retry_after: int, per_hour: int) -> Throttled:
+        """The refusal of a new game past the caller's share of game creation (`per_hour` games an hour)."""
+        error = cls(f"this server lets one account create {per_hour} games an hour, a few at once: you have "
+                    f"created that many lately, try again in {retry_after} s")
         error.retry_after = retry_after
         return error
 

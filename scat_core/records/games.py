@@ -52,6 +52,31 @@ class GameRow:
     rematch_of: str | None = None
 
 
+@dataclass(frozen=True)
+class ListedAfter:
+    """Where a page of the games list ended: its last row's `last_activity` and `game_id` (the list's
+    order, newest activity first, then by id), and with a `first_for` list, whether that row was among
+    the player's own games (`seated`: the part listed first) or the others."""
+
+    last_activity: str
+    game_id: str
+    seated: bool = False
+
+    def text(self) -> str:
+        """The cursor as a client sends it back (`after`): opaque to it."""
+        return f"{int(self.seated)}~{self.last_activity}~{self.game_id}"
+
+    @classmethod
+    def parse(cls, text: str) -> ListedAfter:
+        """The cursor `text` gives back; BadInput for one this list never gave."""
+        parts = text.split("~")
+        if len(parts) != 3 or parts[0] not in ("0", "1") or not parts[1] or not parts[2]:
+            from scat_core.domain.errors import BadInput
+
+            raise BadInput("the games list's cursor is not one it gave: ask for the first page again")
+        return cls(last_activity=parts[1], game_id=parts[2], seated=parts[0] == "1")
+
+
 #: One whole exported history to add (records, its games-row summary, its snapshot or None).
 NewGame = tuple[Sequence[Mapping[str, Any]], GameSummary, "str | None"]
 

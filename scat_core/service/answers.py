@@ -20,7 +20,7 @@ from scat_core.domain.options import GameOptions
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact_state
 from scat_core.records.acting import ActingAccount, Credential
-from scat_core.records.games import GameRow
+from scat_core.records.games import GameRow, ListedAfter
 from scat_core.records.move_signatures import MoveSignature
 from scat_core.service.catching_up import CatchingUp
 from scat_core.service.move_times import move_clock
@@ -41,6 +41,9 @@ from scat_core.service.values import (
     SeenEvent,
     Shown,
 )
+
+#: The games list's total counts no further: a page's count is bounded whatever the number of games.
+COUNTED = 10_000
 
 
 def moves_of(state: GameState, viewer: str | None, read_only: bool = False) -> list[Move]:
@@ -221,10 +224,11 @@ class Answers:
                      moves=moves_of(state, viewer, read_only), move_deadline=ends, move_time_left=left,
                      messages=said)
 
-    def log(self, game_id: str, viewer: str | None = None, token: Credential = None) -> History:
-        """Every event as `viewer` may see it (hashes once the game is over: before, one would betray a card)."""
+    def log(self, game_id: str, viewer: str | None = None, token: Credential = None, look: bool = True) -> History:
+        """Every event as `viewer` may see it (hashes once the game is over: before, one would betray a card);
+        `look=False` records no look at a face-down hand (R23)."""
         viewer = self._viewer(game_id, viewer, token)
-        state, shown = self.reading.look_at_history(game_id, viewer, token)
+        state, shown = self.reading.look_at_history(game_id, viewer, token, look=look)
         hashes = state.status == "finished"
         return History(game_id=game_id, viewer=viewer, state=redact_state(state, viewer),
                        events=[SeenEvent.of(stored, event, hashes) for stored, event in shown])
@@ -243,20 +247,32 @@ class Answers:
                        moves=moves_of(state, viewer, read_only) if now else [])
 
     def games_page(self, status: str | None = None, waiting_for: str | None = None,
-                   limit: int | None = None, first_for: str | None = None) -> GamesPage:
-        """`game_list` of at most `limit` games, and how many the filters match in all (counted
-        only when the page is full: one indexed count, whatever the number of games)."""
-        listed = self.game_list(status, waiting_for, limit, first_for)
+                   limit: int | None = None, first_for: str | None = None, after: str | None = None) -> GamesPage:
+        """`game_list` of at most `limit` games (after the cursor `after` a page before gave as its `next`),
+        the cursor of the next page, and how many the filters match in all: counted only when there is
+        more than this page, and no further than COUNTED (one bounded indexed count, `total_at_least`
+        then), whatever the number of games."""
+        cursor = None if after is None else ListedAfter.parse(after)
+        listed = self.game_list(status, waiting_for, limit, first_for, cursor)
         full = limit is not None and len(listed) >= limit
-        return GamesPage(games=listed, total=self.reading.count_listed(status, waiting_for) if full else len(listed))
+        if not full and after is None:
+            return GamesPage(games=listed, total=len(listed))
+        total = self.reading.count_listed(status, waiting_for, at_most=COUNTED)
+        last = listed[-1] if full else None
+        key = None if first_for is None else first_for.casefold()
+        following = None if last is None else ListedAfter(
+            last_activity=last.last_activity, game_id=last.game_id,
+            seated=key is not None and any(name.casefold() == key for name in last.players)).text()
+        return GamesPage(games=listed, total=total, total_at_least=total >= COUNTED, next=following)
 
     def game_list(self, status: str | None = None, waiting_for: str | None = None,
-                  limit: int | None = None, first_for: str | None = None) -> list[Listing]:
+                  limit: int | None = None, first_for: str | None = None,
+                  after: ListedAfter | None = None) -> list[Listing]:
         """Games newest activity first (optionally only those with a status or waiting for a name,
         at most `limit`), each with whether it is read-only here and whether its creator chose its
         chance (#14 item 4) and, with a move time, how long its player to act has left (R28);
         with `first_for` (a server's account), the games he sits in first."""
-        rows, read_only = self.reading.list_games_read_only(status, waiting_for, limit, first_for)
+        rows, read_only = self.reading.list_games_read_only(status, waiting_for, limit, first_for, after)
         return self._listings(rows, read_only)
 
     def status(self, player: str) -> Dashboard:

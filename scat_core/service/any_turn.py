@@ -36,8 +36,9 @@ class AnyTurn:
         the tokens after it cost no scrypt."""
         wanted, proven = player.casefold(), Proven({}, [])
         with self.waiting.store.read() as tx:
+            rows = tx.get_games(list(tokens))  # one read, however many tokens
             for game_id, token in tokens.items():
-                row = tx.get_game(game_id)
+                row = rows.get(game_id)
                 name = next((n for n in row.players if n.casefold() == wanted), None) if row is not None else None
                 if row is None or name is None or name in row.bots:
                     continue
@@ -51,28 +52,29 @@ class AnyTurn:
         return proven
 
     def looking(self, player: str, tokens: Mapping[str, str] | None = None, told: Told | None = None,
-                account: ActingAccount | None = None) -> Looking:
+                account: ActingAccount | None = None, look: bool = True) -> Looking:
         """A look-out for `player`'s next turn or end, to ask as often as games move (see Looking);
-        `account`: his server account, proven by the request (his games whose seats are accounts)."""
-        return Looking(self.answers, self.waiting, player, dict(tokens or {}), told or self.start(), account)
+        `account`: his server account, proven by the request (his games whose seats are accounts);
+        `look=False`: the game it finds is shown without recording a look (R23)."""
+        return Looking(self.answers, self.waiting, player, dict(tokens or {}), told or self.start(), account, look)
 
     def wait_for_any_turn(self, player: str, tokens: Mapping[str, str] | None = None,
-                          timeout: float | None = None, told: Told | None = None) -> WaitedAny:
+                          timeout: float | None = None, told: Told | None = None, look: bool = True) -> WaitedAny:
         """What `show` gives `player` of the first game (oldest activity first) where he is to act
         or that ended at or after `told.since`, leaving out what `told` holds; None after `timeout`.
 
         The store wakes it on every append (PostgreSQL: each notice; SQLite: a few times a second).
         """
-        looking = self.looking(player, tokens, told)
+        looking = self.looking(player, tokens, told, look=look)
         found: list[WaitedAny] = []
 
-        def look() -> bool:
+        def found_one() -> bool:
             news = looking.look()
             if news is not None:
                 found.append(news)
             return news is not None
 
-        if not self.waiting.store.wait_until(look, timeout):
+        if not self.waiting.store.wait_until(found_one, timeout):
             return WaitedAny(shown=None, told=looking.told)
         return found[0]
 
@@ -103,9 +105,9 @@ class Looking:
     """
 
     def __init__(self, answers: Answers, waiting: Waiting, player: str, tokens: dict[str, str], told: Told,
-                 account: ActingAccount | None = None) -> None:
+                 account: ActingAccount | None = None, look: bool = True) -> None:
         self.answers, self.waiting, self.player, self.tokens, self.told = answers, waiting, player, tokens, told
-        self.account = account
+        self.account, self.look_at_hands = account, look
         self.looked: dict[str, int] = {}  # game -> the head it was loaded at and held nothing for him
 
     def look(self) -> WaitedAny | None:
@@ -131,7 +133,7 @@ class Looking:
         say so, and his other games are still waited for."""
         token = self.tokens.get(row.game_id)
         try:
-            shown = self.answers.show(row.game_id, self.player, token or self.account)
+            shown = self.answers.show(row.game_id, self.player, token or self.account, self.look_at_hands)
         except (AuthFailed, NotFound, CorruptHistory):
             return None
         state = shown.state

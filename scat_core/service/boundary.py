@@ -96,15 +96,16 @@ class Games(Protocol):
         """`scat log`."""
 
     def wait_for_turn(self, game_id: str, player: str, token: str | None = None,
-                      timeout: float | None = None) -> Waited:
-        """`scat wait`."""
+                      timeout: float | None = None, look: bool = True) -> Waited:
+        """`scat wait` (`look=False`: a hand still face down stays so, R23)."""
 
     def wait_for_any_turn(self, player: str, tokens: Mapping[str, str] | None = None,
-                          timeout: float | None = None, told: Told | None = None) -> WaitedAny:
-        """`scat wait --any`."""
+                          timeout: float | None = None, told: Told | None = None, look: bool = True) -> WaitedAny:
+        """`scat wait --any` (`look=False`: a hand still face down stays so, R23)."""
 
-    def watch(self, game_id: str, viewer: str | None = None, token: str | None = None) -> Iterator[SeenEvent]:
-        """`scat watch`."""
+    def watch(self, game_id: str, viewer: str | None = None, token: str | None = None,
+              look: bool = True) -> Iterator[SeenEvent]:
+        """`scat watch` (`look=False`: a hand still face down stays so, R23)."""
 
     def replay(self, game_id: str, to: int | None = None, viewer: str | None = None,
                token: str | None = None) -> History:

@@ -227,19 +227,22 @@ class GameService(Generic[S]):
         return self.answers.games_page(status, waiting_for, limit)
 
     def wait_for_turn(self, game_id: str, player: str, token: Credential = None,
-                      timeout: float | None = None) -> Waited:
-        """`scat wait`: what `show` gives `player` once it is his turn (or the game is over, or `timeout` passed)."""
-        return self.following.wait_for_turn(game_id, player, token, timeout)
+                      timeout: float | None = None, look: bool = True) -> Waited:
+        """`scat wait`: what `show` gives `player` once it is his turn (or the game is over, or `timeout` passed);
+        `look=False` records no look (R23)."""
+        return self.following.wait_for_turn(game_id, player, token, timeout, look)
 
     def wait_for_any_turn(self, player: str, tokens: Mapping[str, str] | None = None,
-                          timeout: float | None = None, told: Told | None = None) -> WaitedAny:
+                          timeout: float | None = None, told: Told | None = None, look: bool = True) -> WaitedAny:
         """`scat wait --any`: what `show` gives `player` of the first game that waits for him or
-        ended (leaving out what `told` holds), or nothing once `timeout` passed."""
-        return self.any_turn.wait_for_any_turn(player, tokens, timeout, told)
+        ended (leaving out what `told` holds), or nothing once `timeout` passed (`look=False`: no look, R23)."""
+        return self.any_turn.wait_for_any_turn(player, tokens, timeout, told, look)
 
-    def watch(self, game_id: str, viewer: str | None = None, token: Credential = None) -> Iterator[SeenEvent]:
-        """`scat watch`: every event as `viewer` may see it, each as it is appended, until the game is over."""
-        return self.following.watch(game_id, viewer, token)
+    def watch(self, game_id: str, viewer: str | None = None, token: Credential = None,
+              look: bool = True) -> Iterator[SeenEvent]:
+        """`scat watch`: every event as `viewer` may see it, each as it is appended, until the game is over
+        (`look=False`: no look at a face-down hand is recorded, R23)."""
+        return self.following.watch(game_id, viewer, token, look)
 
     def export(self, game_id: str, running: bool = False) -> Export:
         """`scat export GAME`: the full history (a running game only with `running`, never a protected one)."""
@@ -302,8 +305,8 @@ class GameService(Generic[S]):
         if head is None:
             raise NotFound(f"no game {game_id!r} in this database", game_id=game_id, hint=Hint.LIST_GAMES)
         if secret is None:
-            raise RuleViolation(f"game {game_id} takes no more moves here: it is over, or was imported",
-                                game_id=game_id)
+            raise RuleViolation(f"game {game_id} was imported without its secret seed: it can be shown, replayed "
+                                "and audited here, not played on", game_id=game_id)
         return Position(game_id=game_id, seq=head[0], tag=tag_of(secret, head[1]))
 
     def signing_key(self) -> SigningKey:

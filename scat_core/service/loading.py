@@ -125,9 +125,7 @@ def require_player(state: GameState, name: str) -> int:
     """The seat of `name`; NotFound naming the players when there is none."""
     seat = state.seat_of(name)
     if seat is None:
-        names = ", ".join(p.name for p in state.players)
-        raise NotFound(f"no player {name!r} in game {state.game_id} (players: {names})", game_id=state.game_id,
-                       player=name)
+        raise NotFound.no_seat(state.game_id, name, [p.name for p in state.players])
     return seat
 
 

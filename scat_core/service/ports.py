@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from scat_core.domain.stats import GameLine
     from scat_core.records.acting import RequestNonce
-    from scat_core.records.games import GameRow, GameSummary, NewGame
+    from scat_core.records.games import GameRow, GameSummary, ListedAfter, NewGame
     from scat_core.records.keys import HeadSignature, KeyRing
     from scat_core.records.signatures import StoredSignature
     from scat_core.records.stats import StatsReport
@@ -102,12 +102,18 @@ class GamesReadModel(Protocol):
         """The row of one game, or None."""
         ...
 
+    def get_games(self, game_ids: Sequence[str]) -> dict[str, GameRow]:
+        """The rows of those of `game_ids` that are games here, by id (one read, however many)."""
+        ...
+
     def list_games(self, status: str | None = None, waiting_for: str | None = None,
-                   limit: int | None = None, first_for: str | None = None) -> list[GameRow]:
+                   limit: int | None = None, first_for: str | None = None,
+                   after: ListedAfter | None = None) -> list[GameRow]:
         """Rows newest activity first, of one status ("open": the lobby, pending games with an open seat),
-        or whose player to act is `waiting_for` (any case),
-        at most `limit` (a page costs the same however many games there are); with `first_for`, the
-        games that player sits in come first (each part newest activity first)."""
+        or whose player to act is `waiting_for` (any case), at most `limit` (a page costs the same
+        however many games there are); with `first_for`, the games that player sits in come first
+        (each part newest activity first); `after`: the rows that follow the row a page ended with
+        (a cursor: each page costs the same however deep)."""
         ...
 
     def find_rematch(self, game_id: str) -> str | None:
@@ -119,8 +125,9 @@ class GamesReadModel(Protocol):
         or after `ended_since` (a recorded time), oldest activity first (`scat status`)."""
         ...
 
-    def count_listed(self, status: str | None = None, waiting_for: str | None = None) -> int:
-        """How many rows `list_games` gives without a limit."""
+    def count_listed(self, status: str | None = None, waiting_for: str | None = None,
+                     at_most: int | None = None) -> int:
+        """How many rows `list_games` gives without a limit, counting no further than `at_most`."""
         ...
 
     def expired_games(self, now: str, limit: int = 100) -> list[str]:

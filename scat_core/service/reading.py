@@ -10,7 +10,7 @@ from scat_core.domain.evolve import evolve
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
 from scat_core.records.acting import Credential
-from scat_core.records.games import GameRow
+from scat_core.records.games import GameRow, ListedAfter
 from scat_core.records.stored import StoredEvent
 from scat_core.service.loading import authorize, check_up_to, refuse_bot_viewer, replay, require_player
 from scat_core.service.outcomes import GameResult, game_result
@@ -37,7 +37,7 @@ class Reading:
 
     def list_games_read_only(
         self, status: str | None = None, waiting_for: str | None = None, limit: int | None = None,
-        first_for: str | None = None,
+        first_for: str | None = None, after: ListedAfter | None = None,
     ) -> tuple[list[GameRow], set[str]]:
         """`list_games` (`first_for`'s games first), and the ids of the games listed that are read-only here.
 
@@ -45,7 +45,7 @@ class Reading:
         was created), so nobody can play it here and its turn waits for nobody.
         """
         with self.store.read() as tx:
-            rows = tx.list_games(status=status, waiting_for=waiting_for, limit=limit, first_for=first_for)
+            rows = tx.list_games(status=status, waiting_for=waiting_for, limit=limit, first_for=first_for, after=after)
             read_only = self._read_only(tx, rows)
         if waiting_for is not None:  # it waits for nobody here
             return [row for row in rows if row.game_id not in read_only], set()
@@ -65,10 +65,12 @@ class Reading:
             rows = tx.games_of(player, ended_since)
             return rows, self._read_only(tx, rows)
 
-    def count_listed(self, status: str | None = None, waiting_for: str | None = None) -> int:
-        """How many games `list_games` lists without a limit (an imported running game counted)."""
+    def count_listed(self, status: str | None = None, waiting_for: str | None = None,
+                     at_most: int | None = None) -> int:
+        """How many games `list_games` lists without a limit (an imported running game counted), counting
+        no further than `at_most`."""
         with self.store.read() as tx:
-            return tx.count_listed(status, waiting_for)
+            return tx.count_listed(status, waiting_for, at_most)
 
     def expired_games(self, now: str, limit: int) -> list[str]:
         """Running games whose player to act ran out of move time by `now` (R28), from the read model."""
@@ -128,12 +130,13 @@ class Reading:
 
     def look_at_history(
         self, game_id: str, viewer: str | None = None, token: Credential = None, up_to: int | None = None,
-        as_then: bool = False,
+        as_then: bool = False, look: bool = True,
     ) -> tuple[GameState, list[tuple[StoredEvent, ev.Event]]]:
         """The state after `up_to` and each event as `viewer` may see it (all, once the game ended).
 
         Showing `viewer` the game as it is now (no `up_to`) is a look (`Playing.look`: recorded
-        in throw-down games, R23). A history cut at `up_to` records none: it shows his hand of
+        in throw-down games, R23; not with `look=False`: his face-down hand's deal is then told as
+        the public saw it). A history cut at `up_to` records none: it shows his hand of
         then only if he had looked at it by then (R23), and a look is never undone within a hand,
         so it shows nothing he has not seen. With `as_then`, events are shown as `viewer` saw
         them at `up_to`, even if the game has ended since (a replay); the state returned is
@@ -151,7 +154,7 @@ class Reading:
             refuse_bot_viewer(final, viewer)
             if up_to is None:
                 # Authorizes, and in throw-down games records that the viewer sees his hand (R23).
-                if self.playing.look(game_id, viewer, token).version != final.version:
+                if self.playing.look(game_id, viewer, token, look).version != final.version:
                     with self.store.read() as tx:
                         full = tx.load(game_id)
                     final = replay(game_id, full)

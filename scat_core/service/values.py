@@ -208,7 +208,9 @@ class GamesPage(_Value):
     """`scat games`: the newest games listed (at most the limit asked) and how many there are in all."""
 
     games: list[Listing]
-    total: int  # every game the filters match, the page's included
+    total: int  # every game the filters match, the page's included (counted up to answers.COUNTED)
+    total_at_least: bool = False  # the count stopped at `total`: there are at least that many
+    next: str | None = None  # the cursor of the next page (`after`), when there may be one
 
 
 class Export(_Value):

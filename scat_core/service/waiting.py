@@ -28,3 +28,13 @@ class Waiting:
         """
         self.head_seq(game_id)  # NotFound at once for no such game
         return self.store.wait_for_head(game_id, lambda: self.head_seq(game_id), after, timeout)
+
+    def wait_for_change(self, game_id: str, at: int, timeout: float | None = None) -> bool:
+        """Block until the game's head is no longer at seq `at`: an event after it, or its history cut
+        back under it (which `wait_for_event` would wait through); False when `timeout` seconds pass first."""
+        self.head_seq(game_id)
+
+        def moved_on() -> int:  # past `at` for the store's wait whenever the head is anywhere else
+            return at + 1 if self.head_seq(game_id) != at else at
+
+        return self.store.wait_for_head(game_id, moved_on, at, timeout)

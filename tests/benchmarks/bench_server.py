@@ -209,9 +209,12 @@ def scat_process(url: str, source: Path | None = None) -> AbstractContextManager
     env = {**os.environ, "SCAT_SERVER": ""}
     if source is not None:
         env["PYTHONPATH"] = str(source)  # before the installed (editable) package on sys.path
-    tokens = ["--tokens"] if source is None or "--tokens" in _serve_help(source) else []
+    known = "" if source is None else _serve_help(source)
+    tokens = ["--tokens"] if source is None or "--tokens" in known else []
+    # the load client creates its games from one address: no creation limit (a baseline before it has none)
+    unlimited = ["--new-games-per-hour", "1000000"] if source is None or "--new-games-per-hour" in known else []
     return started([sys.executable, "-c", "from scat_cli.app import main; main()", "serve", "--db", url, "--port",
-                    "{port}", *tokens], env, "/health", "scat serve")
+                    "{port}", *tokens, *unlimited], env, "/health", "scat serve")
 
 
 def _serve_help(source: Path) -> str:

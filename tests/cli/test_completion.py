@@ -47,12 +47,25 @@ def test_command_names_and_options_complete(scat_env: dict[str, str | None]) -> 
     assert completed(scat_env, "scat draw 0123456789 --as you ") == ["stock", "discard"]
 
 
-def test_a_card_completes_to_the_players_hand_or_else_to_the_deck(scat: Scat, scat_json: Scat,
-                                                                  scat_env: dict[str, str | None]) -> None:
-    game = scat_json("new", "--player", "you", "--bot", "ann", "--dealer", "ann", "--seed", "5")
-    hand = scat_json("show", game["game_id"], "--as", "you")["hand"]
-    assert sorted(completed(scat_env, f"scat discard {game['game_id']} --as you ")) == sorted(hand)
+def test_a_card_completes_to_the_cards_the_player_may_discard_now_or_else_to_the_deck(
+        scat: Scat, scat_json: Scat, scat_env: dict[str, str | None]) -> None:
+    game = scat_json("new", "--player", "you", "--bot", "ann", "--dealer", "ann", "--seed", "5")["game_id"]
+    assert completed(scat_env, f"scat discard {game} --as you ") in ([], [""])  # he must draw first (R12)
+    taken = scat_json("show", game)["discard_top"]
+    drew = scat_json("draw", game, "--as", "you", "discard")
+    hand = scat_json("show", game, "--as", "you")["hand"]
+    offered = completed(scat_env, f"scat discard {game} --as you ")
+    assert taken in hand and sorted(offered) == sorted(card for card in hand if card != taken), drew  # R13
     assert completed(scat_env, "scat discard 0123456789 1") == [card for card in DECK if card.startswith("1")]
+
+
+def test_completing_a_card_in_a_throw_down_game_records_no_look(scat: Scat, scat_json: Scat,
+                                                                 scat_env: dict[str, str | None]) -> None:
+    """A look would spend the player's throw down (R23): completion sees the game as `play` does."""
+    game = scat_json("new", "--player", "you", "--bot", "ann", "--dealer", "ann", "--throw-down")["game_id"]
+    completed(scat_env, f"scat discard {game} --as you ")
+    log = scat("log", game).stdout
+    assert "ann looked at the hand dealt to ann" in log and "you looked" not in log  # still his to call
 
 
 def test_completion_offers_nothing_when_the_games_cannot_be_reached(scat_env: dict[str, str | None]) -> None:

@@ -7,6 +7,7 @@ import os
 import re
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,8 +26,9 @@ def _write(text: str) -> Path:
 
 
 def _game(scat: Scat, *players: str, db: str) -> str:
+    """A game of `players` and the bot ann, dealt by ann: the first of `players` is to act (R11)."""
     created = scat("--db", db, "new", *(word for name in players for word in ("--player", name)), "--bot", "ann",
-                   "--json", env=NO_ENV)
+                   "--dealer", "ann", "--json", env=NO_ENV)
     assert created.exit_code == 0, created.output
     return str(json.loads(created.stdout)["game_id"])
 
@@ -55,7 +57,7 @@ def test_config_file_sits_beside_the_installation_key() -> None:
 
 
 @pytest.mark.parametrize(("key", "value", "why"), [
-    ("sever", "http://x", "'sever' is not a config key: write one of server, db, as"),
+    ("sever", "http://x", "'sever' is not a config key (did you mean server?): write one of server, db, as"),
     ("server", "127.0.0.1:8731", "a server URL starts with http:// or https://"),
     ("db", "postgres://me@host/scat", "write postgresql+psycopg:// instead of postgres://"),
     ("as", "no/slashes", "is not a usable player name"),
@@ -136,7 +138,6 @@ def test_a_database_from_the_file_is_not_repeated_in_hints(scat: Scat, cli_db: s
 
 
 @pytest.mark.parametrize(("text", "why"), [
-    ('sever = "http://x"\n', "has an unknown key 'sever' (known: server, db, as, timezone)"),
     ("server = \n", "is not valid TOML"),
     ('server = "http://a"\ndb = "sqlite:////tmp/x.db"\n', "sets both server and db"),
     ('db = "postgres://me@host/scat"\n', "write postgresql+psycopg:// instead of postgres://"),
@@ -167,3 +168,59 @@ def test_times_are_shown_in_the_configured_time_zone_with_its_offset_and_json_ke
     assert "+05:30" in line
     monkeypatch.setenv("TZ", "America/New_York")  # the environment beats the file
     assert re.search(r" -0[45]:00 ", scat("log", game).stdout.splitlines()[0])
+
+
+def test_an_unknown_key_in_the_file_is_a_warning_and_ignored_and_never_blocks_show_set_or_unset(
+        scat: Scat, cli_db: str) -> None:
+    path = _write(f'sever = "http://x"\ncolour = "red"\ndb = {json.dumps(cli_db)}\n')
+    listed = scat("games", env=NO_ENV)
+    assert listed.exit_code == 0, listed.output
+    assert ("scat: warning: the config file " + str(path) + " has an unknown key 'sever' (did you mean server?): "
+            "ignored (known: server, db, as, timezone; `scat config unset sever` removes it)") in listed.stderr
+    assert "unknown key 'colour': ignored" in listed.stderr and listed.stderr.count("sever") == 2
+    assert scat("config", "show", env=NO_ENV).exit_code == 0
+    assert scat("config", "set", "as", "you", env=NO_ENV).exit_code == 0
+    kept = path.read_text()
+    assert 'as = "you"' in kept and 'colour = "red"' in kept and 'sever = "http://x"' in kept
+    unset = scat("config", "unset", "sever", env=NO_ENV)
+    assert unset.exit_code == 0 and "sever unset" in unset.stdout
+    assert "sever" not in path.read_text() and 'colour = "red"' in path.read_text()
+    assert scat("config", "unset", "as", env=NO_ENV).exit_code == 0
+
+
+def test_a_mistyped_key_for_set_or_unset_is_told_the_key_it_may_mean(scat: Scat) -> None:
+    refused = scat("config", "unset", "srever", env=NO_ENV)
+    assert refused.exit_code == 2 and "(did you mean server?)" in one_line_error(refused)
+    unlike = scat("config", "set", "colour", "red", env=NO_ENV)
+    assert unlike.exit_code == 2 and "did you mean" not in one_line_error(unlike)
+
+
+def test_hints_leave_out_the_name_the_file_or_the_environment_supplies(scat: Scat, cli_db: str) -> None:
+    game = _game(scat, "you", "bea", db=cli_db)
+    _write(f'as = "you"\ndb = {json.dumps(cli_db)}\n')
+    shown = scat("show", game, env=NO_ENV)
+    assert shown.exit_code == 0 and f"scat draw {game} stock" in shown.stdout and "--as" not in shown.stdout
+    other = scat("show", game, env={**NO_ENV, "SCAT_AS": "bea"})  # bea's turn is not now: no hint to act
+    assert "--as you" not in other.stdout
+    typed = scat("show", game, "--as", "you", env={**NO_ENV, "SCAT_AS": "bea"})  # another name than the default
+    assert f"scat draw {game} --as you stock" in typed.stdout
+
+
+def test_config_set_as_is_checked_as_it_will_be_used_on_the_server_where_the_key_is_an_account(
+        cli_db: str, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from scat_cli.app import app
+    from tests.support.live_server import server_in_thread
+
+    with server_in_thread(cli_db, tokens=False) as server:
+        env = {**NO_ENV, "SCAT_SERVER": server, "SCAT_KEY_FILE": str(tmp_path / "ann.pem")}
+
+        def scat_here(*args: str) -> Any:
+            return CliRunner().invoke(app, list(args), env=env, catch_exceptions=False)
+
+        assert scat_here("account", "register", "ann").exit_code == 0
+        refused = scat_here("config", "set", "as", "a b")
+        assert refused.exit_code == 2 and f"on {server} your key is the account ann" in one_line_error(refused)
+        assert not config_path().exists()
+        assert scat_here("config", "set", "as", "ANN").exit_code == 0  # his own name, in any case

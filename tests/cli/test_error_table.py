@@ -243,7 +243,7 @@ WORDED = [
      "nobody can act or look as ann here (`scat show g1` shows the table)"),
     (RuleViolation("mary ann's hand is still face down: look at it first", "R23", game_id="g1", player="mary ann",
                    hint=Hint.LOOK, after="; knocking needs a hand worth at least 20 (R15)"),
-     "mary ann's hand is still face down: look at it first (`scat show g1 --as 'mary ann'`); "
+     "mary ann's hand is still face down: look at it first (`scat show g1 --as 'mary ann' --look`); "
      "knocking needs a hand worth at least 20 (R15) (R23)"),
     (BadInput("'k' is not a scat public key (44 base64 characters", hint=Hint.SHOW_KEY, after=")"),
      "'k' is not a scat public key (44 base64 characters, as `scat key show` prints)"),

@@ -91,7 +91,7 @@ def test_an_unseen_hand_in_a_throw_down_game_is_offered_look_throw_down_and_the_
 ) -> None:
     # A fixed seed: hand 2 comes from it, and with some seeds bob (first to play) knocks, which changes the hints.
     game = new_game(scat_json, "--throw-down", "--seed", "1", deck=THIRTY_ONE)
-    scat_json("show", game, "--as", "you")
+    scat_json("show", game, "--as", "you", "--look")
     out = scat("declare", game, "--as", "you").stdout  # hand 2 is dealt, face down, your turn
     commands = [" ".join(words[1:3]) for words in hinted_commands(out)]
     assert commands == ["show " + game, "throw-down " + game, "draw " + game, "draw " + game, "knock " + game]

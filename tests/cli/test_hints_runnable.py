@@ -58,7 +58,7 @@ def test_r23_a_refusal_on_an_unseen_hand_names_the_game_to_look_at(db: Any, cli_
                   "--min-knock", "20")
     result = db("knock", game, "--as", "you")
     assert result.exit_code == 1
-    assert f"(`scat --db {cli_db} show {game} --as you`)" in one_line_error(result)
+    assert f"(`scat --db {cli_db} show {game} --as you --look`)" in one_line_error(result)
 
 
 def test_a_damaged_history_names_the_audit_of_this_database(db: Any, cli_db: str) -> None:
@@ -79,4 +79,4 @@ def test_r23_the_look_first_hint_quotes_a_name_with_a_space(db: Any, cli_db: str
                   "--min-knock", "20")
     result = db("knock", game, "--as", "ann smith")
     assert result.exit_code == 1
-    assert f"(`scat --db {cli_db} show {game} --as 'ann smith'`)" in one_line_error(result)
+    assert f"(`scat --db {cli_db} show {game} --as 'ann smith' --look`)" in one_line_error(result)

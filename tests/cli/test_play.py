@@ -183,12 +183,31 @@ def test_throw_down_before_looking_shows_every_hand(scat: Scat, scat_json: Scat)
 
 def test_in_a_throw_down_game_your_new_hand_stays_face_down_until_you_look(scat: Scat, scat_json: Scat) -> None:
     game = new_game(scat_json, "--throw-down", deck=THIRTY_ONE)
-    scat_json("show", game, "--as", "you")  # looking is recorded (R23)
+    unseen = scat_json("show", game, "--as", "you")  # a glance does not look (R23): it is a choice
+    assert (unseen["hand"], unseen["looked"]) == (None, False)
+    assert "--look turns it up" in scat("show", game, "--as", "you").stdout
+    seen = scat_json("show", game, "--as", "you", "--look")  # looking is recorded (R23)
+    assert seen["looked"] is True and len(seen["hand"]) == 3
     assert scat("throw-down", game, "--as", "you").exit_code == 1
     after = scat_json("declare", game, "--as", "you")
-    assert after["hand_number"] == 2 and after.get("hand_hidden") and "hand" not in after
+    assert after["hand_number"] == 2 and after.get("hand_hidden") and (after["hand"], after["looked"]) == (None, False)
     human = scat("show", game).stdout
     assert "face down" not in human
+
+
+def test_in_a_throw_down_game_wait_keeps_your_new_hand_face_down_unless_you_look(scat: Scat, scat_json: Scat) -> None:
+    """`wait` (and `wait --any`) show what `show` would: a glance is not a look (R23) unless --look."""
+    game = new_game(scat_json, "--throw-down", deck=THIRTY_ONE)
+    waited = scat_json("wait", game, "--as", "you", "--timeout", "30")
+    assert (waited["hand"], waited["looked"]) == (None, False)
+    anyone = scat("wait", "--any", "--as", "you", "--timeout", "30", "--json")
+    assert anyone.exit_code == 0 and '"looked": false' in anyone.stdout, anyone.output
+    looked = scat_json("wait", game, "--as", "you", "--timeout", "30", "--look")
+    assert looked["looked"] is True and len(looked["hand"]) == 3
+    assert scat("throw-down", game, "--as", "you").exit_code == 1  # he looked: too late to throw down (R23)
+    other = new_game(scat_json, "--throw-down", deck=THIRTY_ONE)
+    scat_json("wait", other, "--as", "you", "--timeout", "30")
+    assert scat("throw-down", other, "--as", "you").exit_code == 0  # the glance kept his throw down
 
 
 def test_on_a_terminal_suits_are_coloured_symbols(scat: Scat, scat_json: Scat, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -221,7 +240,7 @@ def test_in_a_throw_down_game_the_deal_of_your_new_hand_is_not_told_to_you_eithe
     scat: Scat, scat_json: Scat
 ) -> None:
     game = new_game(scat_json, "--throw-down", deck=THIRTY_ONE)
-    scat_json("show", game, "--as", "you")
+    scat_json("show", game, "--as", "you", "--look")
     declared = scat("declare", game, "--as", "you").stdout
     deal = next(line for line in declared.splitlines() if "dealt hand 2" in line)
     assert re.fullmatch(r"· \w+ dealt hand 2; the discard pile starts with \w+", deal), deal

@@ -177,6 +177,53 @@ def test_through_the_server_the_other_players_move_appears_without_a_key(cli_db:
         run(body)
 
 
+def test_through_the_server_the_screen_reconnects_after_a_restart_says_so_and_shows_the_game_again(
+        cli_db: str) -> None:
+    """A server restart: the screen says it is reconnecting (with backoff), and once the server is back it
+    shows the game as it is now (a move made meanwhile included), its keys offered again."""
+    from scat_cli.server.client import RemoteGames
+    from tests.support.live_server import free_port, server_process
+
+    port = free_port()
+    first = server_process(cli_db, "--testing", port=port)
+    url, _ = first.__enter__()
+    stopped: list[bool] = []
+
+    def stop_the_first() -> None:
+        if not stopped:
+            stopped.append(True)
+            first.__exit__(None, None, None)
+
+    try:
+        with RemoteGames(url) as mine:
+            made = mine.new_game(seats("you", "eve"), seed=3, dealer="eve")
+        game = made.game_id
+
+        async def body() -> None:
+            with RemoteGames(url) as remote:
+                app = screen(context(server=url, server_given=True), remote, game, "you", made.tokens["you"])
+                async with app.run_test(size=(80, 24)) as pilot:
+                    await press(pilot, app, "s")
+                    await press(pilot, app, "1")
+                    version = app.shown.state.version
+                    assert app.offered_keys() == ["r"]
+                    stop_the_first()  # the server stops (a restart: down, then up again)
+                    await until(pilot, lambda: "reconnecting (try" in text_of(app, "notice"), "the reconnecting")
+                    with server_process(cli_db, "--testing", port=port) as (again, _), RemoteGames(again) as hers:
+                        hers.move(game, mine_command("draw", "eve", "stock"), made.tokens["eve"])
+                        discard = [m.argument for m in hers.show(game, "eve", made.tokens["eve"]).moves
+                                   if m.name == "discard"]
+                        hers.move(game, mine_command("discard", "eve", discard[0]), made.tokens["eve"])
+                        await until(pilot, lambda: app.shown.state.version >= version + 2, "the game after the restart")
+                        await until(pilot, lambda: "Reconnected to the server" in text_of(app, "notice"), "the news")
+                        assert "Your turn." in text_of(app, "status") and "s" in app.offered_keys()
+                        await pilot.press("q")
+
+        run(body)
+    finally:
+        stop_the_first()
+
+
 def mine_command(name: str, player: str, argument: str) -> Any:
     """A draw or a discard command of `player`."""
     from scat_core.domain import commands as cmd

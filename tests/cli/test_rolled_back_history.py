@@ -9,7 +9,11 @@ server's audit find nothing. The scat that was shown the game further along reme
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +26,8 @@ from typer.testing import CliRunner
 from scat_cli.app import app
 from tests.support.cli import one_line_error
 from tests.support.live_server import free_port, server_process
+
+SCAT = str(Path(sys.executable).parent / "scat")
 
 
 def copy_database(source: Path, target: Path) -> None:
@@ -187,3 +193,103 @@ def test_a_signed_move_answered_at_the_same_seq_with_another_tag_is_refused_as_r
         assert one_line_error(again) == (
             f"scat: error: history damaged: game {game}: the server shows another event {seen} than the one seen "
             f"here before: its history was rewritten; your move was recorded on it: run `scat audit {game}`")
+
+
+def watched_until(env: dict[str, str | None], game: str, seq: int) -> subprocess.Popen[str]:
+    """`scat watch GAME --json` in the background (the real executable), once it has printed event `seq`."""
+    full = {**os.environ, "SCAT_TOKEN": "", **env}
+    watching = subprocess.Popen([SCAT, "watch", game, "--json"], env={k: v for k, v in full.items() if v is not None},
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert watching.stdout is not None
+    for line in watching.stdout:
+        if json.loads(line)["seq"] == seq:
+            return watching
+    raise AssertionError(f"the watch ended before event {seq}: {watching.communicate()[1]}")
+
+
+def restore_in_place(source: Path, target: Path) -> None:
+    """The SQLite database `target` put back to the copy `source` while others have it open (as an operator's
+    restore of a backup under a running scat): through SQLite's backup, which they see at their next read."""
+    with sqlite3.connect(source) as reading, sqlite3.connect(target) as writing:
+        reading.backup(writing)
+    reading.close()
+    writing.close()
+
+
+@pytest.mark.parametrize("where", ["local", "server"])
+def test_watch_keeps_the_positions_it_shows_and_stops_at_once_on_a_game_rolled_back_since(
+    where: str, cli_db: str, tmp_path: Path
+) -> None:
+    """Only the watcher's scat saw the game's last events (he watched; he made no move): his next `show` and
+    `watch` of the game rolled back since are refused, naming it, as `wait` refuses it."""
+    path = Path(make_url(cli_db).database or "")
+    backup = tmp_path / "backup.db"
+    port = free_port()
+    watcher = {"XDG_CONFIG_HOME": str(tmp_path / "watcher")}  # another user's scat, his positions his own
+
+    @contextmanager
+    def place() -> Iterator[dict[str, str | None]]:
+        if where == "local":
+            yield {"SCAT_DB_URL": cli_db, "SCAT_SERVER": None}
+        else:
+            with served(cli_db, port) as env:
+                yield env
+
+    with place() as env:
+        game, created_at = a_game_played_on(env)
+        copy_database(path, backup)
+        knocked = run(env, "knock", game, "--as", "you", "--json")
+        assert knocked.exit_code == 0, knocked.output
+        seen = json.loads(knocked.stdout)["last_seq"]
+        watching = watched_until({**env, **watcher}, game, seen)
+        watching.send_signal(signal.SIGINT)  # Ctrl-C: the way to stop watching
+        assert watching.wait(30) == 0, watching.communicate()[1]
+    copy_database(backup, path)
+    with place() as env:
+        place_name = "the database" if where == "local" else "the server"
+        shown = run({**env, **watcher}, "show", game)
+        assert shown.exit_code == 1 and one_line_error(shown) == (
+            f"scat: error: history damaged: game {game}: {place_name} shows it at event {created_at}, but event "
+            f"{seen} was seen here before: its history was cut back to an older head (rolled back); nothing was "
+            f"played: run `scat audit {game}`")
+        watched = run({**env, **watcher}, "watch", game)
+        assert watched.exit_code == 1 and watched.stdout == "", watched.output
+        assert "(rolled back)" in one_line_error(watched)
+
+
+@pytest.mark.parametrize("where", ["local", "server"])
+def test_a_watch_stops_naming_it_when_the_game_is_rolled_back_and_played_on_under_it(
+    where: str, cli_db: str, tmp_path: Path
+) -> None:
+    """The history cut back while watched and a move made on the older one: the watch does not splice the new
+    events onto the ones it printed, it stops (exit 1) naming the rollback."""
+    path = Path(make_url(cli_db).database or "")
+    backup = tmp_path / "backup.db"
+    port = free_port()
+
+    @contextmanager
+    def place() -> Iterator[dict[str, str | None]]:
+        if where == "local":
+            yield {"SCAT_DB_URL": cli_db, "SCAT_SERVER": None}
+        else:
+            with served(cli_db, port) as env:
+                yield env
+
+    with place() as env:
+        game, _ = a_game_played_on(env)
+        copy_database(path, backup)
+        knocked = run(env, "knock", game, "--as", "you", "--json")
+        seen = json.loads(knocked.stdout)["last_seq"]
+        watching = watched_until({**env, "XDG_CONFIG_HOME": str(tmp_path / "watcher")}, game, seen)
+        restore_in_place(backup, path)
+        # someone whose scat never saw the later events plays on the older history (locally: it is not protected)
+        other = {**env, "XDG_CONFIG_HOME": str(tmp_path / "other"),  # the database's key, without its positions
+                 "SCAT_KEY_FILE": str(tmp_path / "xdg-config" / "scat" / "installation-key.pem")}
+        if where == "local":
+            drew = run(other, "draw", game, "--as", "you", "stock")
+            assert drew.exit_code == 0, drew.output
+        out, err = watching.communicate(timeout=60)
+    assert watching.returncode == 1, (out, err)
+    assert err.count("\n") == 1 and "history damaged" in err and "rolled back" in err, err
+    printed = [json.loads(line)["seq"] for line in out.splitlines()]
+    assert printed == [], printed  # nothing after the events it had printed before the rollback

@@ -101,9 +101,9 @@ def test_r26_after_the_game_everything_is_revealed_with_the_seed() -> None:
 def test_r23_in_a_throw_down_game_a_players_view_keeps_his_hand_face_down_until_he_looks() -> None:
     history = create(("A", "B"), dealer="B", hands={"A": "AS KS 4S", "B": "KH QH 2C"}, throw_down=True)
     unseen = player_view(fold(history), "A")
-    assert unseen["hand_hidden"] and "hand" not in unseen and "hand_value" not in unseen
+    assert unseen["hand_hidden"] and (unseen["hand"], unseen["looked"]) == (None, False) and "hand_value" not in unseen
     seen = player_view(fold(play(history, ViewHand("A"))), "A")
-    assert seen["hand"] == ["AS", "KS", "4S"] and "hand_hidden" not in seen
+    assert seen["hand"] == ["AS", "KS", "4S"] and seen["looked"] is True and "hand_hidden" not in seen
 
 
 def test_the_public_view_phase_is_one_of_the_contracts_three_and_stage_tells_the_rest() -> None:

@@ -123,3 +123,33 @@ def test_waiting_on_a_read_only_protected_game_is_refused_as_read_only_not_as_a_
         assert "was imported without its secret seed" in one_line_error(refused)
         assert "not played on" in one_line_error(refused)
     assert scat("wait", game, "--as", "nobody", env=env).exit_code == 4  # still no such player
+
+
+def test_in_a_throw_down_game_watch_keeps_your_new_hand_face_down_unless_you_look(
+    places: tuple[dict[str, str], dict[str, str]]
+) -> None:
+    """A watch as a player records no look at his face-down hand (R23) unless --look: his throw down stays his."""
+    import signal
+
+    waiter_env, mover_env = places
+    created = json.loads(run(mover_env, "new", "--player", "you", "--bot", "bob", "--dealer", "bob", "--throw-down",
+                             "--protect", "--json").stdout)
+    game, env = created["game_id"], {**waiter_env, "SCAT_TOKEN": created["tokens"]["you"]}
+
+    def watched(*look: str) -> list[dict[str, object]]:
+        watching = start(env, "watch", game, "--as", "you", "--json", *look)
+        assert watching.stdout is not None
+        lines = []
+        for line in watching.stdout:
+            lines.append(json.loads(line))
+            if lines[-1]["seq"] == created["last_seq"]:
+                break
+        watching.send_signal(signal.SIGINT)  # Ctrl-C: the way to stop watching
+        assert watching.wait(30) == 0, watching.communicate()[1]
+        return lines
+
+    deal = next(line for line in watched() if line["type"] == "HandDealt")
+    assert "you looked" not in run(mover_env, "log", game).stdout
+    assert "??" in json.dumps(deal["data"])  # his own cards too: face down
+    watched("--look")
+    assert "you looked at the hand dealt to you" in run(mover_env, "log", game).stdout

@@ -24,7 +24,7 @@ from scat_cli.server.app import create_app
 @pytest.fixture
 def api_schema(tmp_path: Path) -> Any:
     """The schema of an app over a fresh SQLite database holding one game."""
-    app = create_app(f"sqlite:///{tmp_path / 'fuzz.db'}", testing=False, tokens=True)
+    app = create_app(f"sqlite:///{tmp_path / 'fuzz.db'}", testing=False, tokens=True, new_games_per_hour=10**6)
     from scat_core.domain.events import PlayerSeat
 
     seats = [PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)]

@@ -78,3 +78,35 @@ def test_every_metered_endpoint_declares_its_429(server_url: str) -> None:
     paths = httpx.get(f"{server_url}/openapi.json").json()["paths"]
     for path, method in (("/audit", "get"), ("/export", "get"), ("/stats", "get"), ("/import", "post")):
         assert "429" in paths[path][method]["responses"], path
+
+
+def test_an_account_creates_its_share_of_games_then_429_while_another_account_creates_on(server_db: str) -> None:
+    """Game creation per account is bounded (`--new-games-per-hour`): a flood of games seating others stops at
+    the share; the next is 429 with Retry-After, Throttled (exit 5), and nothing was created for it."""
+    import json
+
+    from tests.support.signing import Signer
+
+    with app_in_thread(server_db, tokens=False, new_games_per_hour=3) as (url, app), \
+            httpx.Client(base_url=url, timeout=30) as api:
+        flooder, victim, other = Signer(api, "flo"), Signer(api, "vic"), Signer(api, "oth")
+        body = json.dumps({"players": [{"name": "flo"}, {"name": "vic"}]}).encode()
+        for _ in range(3):
+            assert flooder.post("/games", body).status_code == 201
+        refused = flooder.post("/games", body)
+        assert refused.status_code == 429, refused.text
+        assert refused.json()["type"] == "Throttled" and refused.json()["exit_code"] == exit_code(Throttled) == 5
+        assert 1 <= int(refused.headers["retry-after"]) <= 1200  # one more game every 3600/3 s
+        assert "3 games an hour" in refused.json()["error"]
+        assert len(victim.get("/games")) == 3  # the refused one was not created
+        mine = json.dumps({"players": [{"name": "oth"}, {"name": "bob", "is_bot": True}]}).encode()
+        assert other.post("/games", mine).status_code == 201  # another account's share is its own
+        assert app.state.server.new_games.burst == 3.0
+
+
+def test_a_server_lets_an_account_create_20_games_an_hour_by_default(server_db: str) -> None:
+    from scat_cli.server.app import create_app
+
+    app = create_app(server_db)
+    assert (app.state.server.new_games.burst, app.state.server.new_games.rate * 3600) == (5.0, 20.0)
+    app.state.server.games.store.engine.dispose()

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import shutil
+import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +21,7 @@ from typer.testing import CliRunner
 from scat_cli.app import app as cli
 from tests.support.live_server import app_in_thread
 from tests.support.schema import migrated
+from tests.support.signing import Signer
 
 UNAVAILABLE = "the server's database is unavailable: try again later"
 
@@ -110,16 +114,20 @@ def test_postgres_backends_terminated_under_the_server_fail_no_request(
         assert str(db.password or "no password") not in logged(caplog)
 
 
-def lose_the_connection_of_the_next_statement(engine: Any, admin_url: str | None = None) -> list[str]:
-    """Arm `engine` so that the connection of the next statement it runs is lost just before the
-    statement (on PostgreSQL its backend terminated by `admin_url`'s, as a restart would; on SQLite
-    the connection closed under it); returns the statements lost (filled once it happens)."""
+def lose_the_connection_of_the_next_statement(engine: Any, admin_url: str | None = None, skipped: int = 0) -> list[str]:
+    """Arm `engine` so that the connection of the next statement it runs (after `skipped` more) is lost
+    just before the statement (on PostgreSQL its backend terminated by `admin_url`'s, as a restart would;
+    on SQLite the connection closed under it); returns the statements lost (filled once it happens)."""
     from sqlalchemy import event
 
     lost: list[str] = []
+    passed = [0]
 
     def cut(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
         if lost:
+            return
+        if passed[0] < skipped:
+            passed[0] += 1
             return
         lost.append(statement)
         raw = conn.connection.dbapi_connection
@@ -132,7 +140,24 @@ def lose_the_connection_of_the_next_statement(engine: Any, admin_url: str | None
         admin.dispose()
 
     event.listen(engine, "before_cursor_execute", cut)
+    lost_cut.append(cut)
     return lost
+
+
+#: The listener of the last `lose_the_connection_of_the_next_statement`, for `connection_lost_at` to remove.
+lost_cut: list[Any] = []
+
+
+@contextmanager
+def connection_lost_at(engine: Any, admin_url: str | None, skipped: int) -> Iterator[list[str]]:
+    """`lose_the_connection_of_the_next_statement(engine, admin_url, skipped)` while in the block only."""
+    from sqlalchemy import event
+
+    lost = lose_the_connection_of_the_next_statement(engine, admin_url, skipped)
+    try:
+        yield lost
+    finally:
+        event.remove(engine, "before_cursor_execute", lost_cut.pop())
 
 
 @pytest.fixture
@@ -180,3 +205,149 @@ def test_a_move_whose_connection_is_lost_is_503_and_not_played_by_the_server_aga
     again = api.post(f"/games/{game}/draw", json=draw, headers={"authorization": f"Bearer {token}"})
     assert again.status_code == 200, again.text
     assert again.json()["state"]["version"] == seq + 1
+
+
+@pytest.fixture
+def signed_and_lost(db_url: str, request: pytest.FixtureRequest,
+                    caplog: pytest.LogCaptureFixture) -> Iterator[tuple[Signer, Any, str, str | None]]:
+    """A server of accounts only and a game of ann's there: (ann, the app, the game, the admin URL that cuts
+    connections: None on SQLite)."""
+    admin = request.getfixturevalue("postgres_url") if db_url.startswith("postgresql") else None
+    caplog.set_level(logging.INFO, logger="scat.server")
+    with app_in_thread(migrated(db_url), tokens=False) as (url, app), httpx.Client(base_url=url, timeout=30) as api:
+        ann = Signer(api, "ann")
+        body = json.dumps({"players": [{"name": "ann"}, {"name": "bob", "is_bot": True}]}).encode()
+        created = ann.post("/games", body)
+        assert created.status_code == 201, created.text
+        yield ann, app, created.json()["game_id"], admin
+
+
+def test_a_signed_read_is_answered_whichever_of_its_statements_loses_its_connection(
+    signed_and_lost: tuple[Signer, Any, str, str | None], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The second try is the request as received: its body (which the signature covers) given again, and its
+    nonce, spent by the first try or not, its own: never a hang until the client gives up, never a replay."""
+    ann, app, game, admin = signed_and_lost
+    before = ann.get(f"/games/{game}")
+    engine = app.state.server.games.store.engine
+    for skipped in range(40):
+        target = f"/games/{game}"
+        with connection_lost_at(engine, admin, skipped) as lost:
+            answer = ann.api.get(target, headers=ann.headers("GET", target))
+        assert answer.status_code == 200, (skipped, lost, answer.text)
+        assert answer.json()["state"] == before["state"]
+        if not lost:  # the read ran fewer statements than skipped: each of them was lost once
+            break
+    else:
+        raise AssertionError("a read of more than 40 statements")
+    assert skipped >= 2, "the read's statements were not all lost in turn"
+    assert f"database connection lost on GET /games/{game}: asked again" in logged(caplog)
+    replayed = ann.api.get(f"/games/{game}", headers=ann.headers("GET", f"/games/{game}"))
+    assert replayed.status_code == 200  # a fresh nonce: fine; the same headers sent again are a replay:
+    again = ann.api.get(f"/games/{game}", headers=replayed.request.headers)
+    assert again.status_code == 401 and "replay" in again.text, again.text
+
+
+def test_a_signed_move_whichever_of_its_statements_loses_its_connection_is_503_or_played_once(
+    signed_and_lost: tuple[Signer, Any, str, str | None], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A write is never tried again by the server: each statement of a move lost in turn is a 503 with
+    nothing recorded, and the same move signed again is played once."""
+    from scat_core.domain import commands as cmd
+
+    ann, app, _, admin = signed_and_lost
+    engine = app.state.server.games.store.engine
+    body = json.dumps({"players": [{"name": "ann"}, {"name": "bob", "is_bot": True}]}).encode()
+    for skipped in range(60):
+        created = ann.post("/games", body)
+        assert created.status_code == 201, created.text
+        game = created.json()["game_id"]
+        head = ann.get(f"/games/{game}/head")["seq"]
+        move = ann.move_body(game, cmd.Draw(player="ann", source="stock"))
+        with connection_lost_at(engine, admin, skipped) as lost:
+            moved = ann.post(f"/games/{game}/moves", move)
+        if not lost:
+            assert moved.status_code == 200, moved.text
+            break
+        assert moved.status_code == 503, (skipped, lost, moved.text)
+        assert ann.get(f"/games/{game}/head")["seq"] == head, f"statement {skipped} lost, yet the move was recorded"
+        again = ann.move(game, cmd.Draw(player="ann", source="stock"))["state"]
+        assert again["version"] == head + 2 and again["phase"] == "discard"  # its MoveSigned and its draw, once
+    else:
+        raise AssertionError("a move of more than 60 statements")
+    assert skipped >= 2 and "asked again" not in logged(caplog)
+
+
+@pytest.mark.postgres
+def test_every_backend_terminated_under_signed_reads_and_moves_loses_no_read_and_no_acknowledged_move(
+    postgres_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """pg_terminate_backend on every connection of the server while readers and a mover are at work: each
+    read is answered (a lost one asked again as received), each move is played or told 503, and every move
+    acknowledged is in the log."""
+    import threading
+
+    from scat_core.domain import commands as cmd
+
+    caplog.set_level(logging.INFO, logger="scat.server")
+    name = f"scat_cut_{uuid.uuid4().hex[:10]}"
+    db = make_url(migrated(postgres_url)).update_query_dict({"application_name": name})
+    with app_in_thread(db.render_as_string(hide_password=False), tokens=False) as (url, _), \
+            httpx.Client(base_url=url, timeout=30) as api:
+        ann = Signer(api, "ann")
+        body = json.dumps({"players": [{"name": "ann"}, {"name": "bob", "is_bot": True}]}).encode()
+        game = ann.post("/games", body).json()["game_id"]
+        reads: list[int | str] = []
+        moves: list[tuple[int | str, int]] = []  # (status or what went wrong, the version it answered)
+        done = threading.Event()
+
+        def read() -> None:
+            with httpx.Client(base_url=url, timeout=30) as own:
+                while not done.is_set():
+                    target = f"/games/{game}"
+                    try:
+                        reads.append(own.get(target, headers=ann.headers("GET", target)).status_code)
+                    except httpx.HTTPError as error:
+                        reads.append(repr(error))
+
+        def move() -> None:
+            try:
+                moving()
+            except (httpx.HTTPError, AssertionError) as error:
+                moves.append((repr(error), 0))
+
+        def moving() -> None:
+            for _ in range(12):
+                state = ann.get(f"/games/{game}?as=ann")["state"]
+                if state["status"] != "active":
+                    return
+                command: cmd.PlayerCommand = (cmd.Draw(player="ann", source="stock") if state["phase"] == "draw" else
+                                              cmd.Discard(player="ann", card=state["hands"][0][0]))
+                moved = ann.post(f"/games/{game}/moves", ann.move_body(game, command))
+                moves.append((moved.status_code, moved.json()["state"]["version"] if moved.status_code == 200 else 0))
+
+        readers = [threading.Thread(target=read) for _ in range(3)]
+        for reader in readers:
+            reader.start()
+        mover = threading.Thread(target=move)
+        mover.start()
+        admin = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
+        cut = 0
+        for step in range(5):  # between the moves, while the readers read
+            while mover.is_alive() and len(moves) < 2 * step:
+                time.sleep(0.001)
+            with admin.connect() as conn:
+                cut += conn.execute(text("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                                         "WHERE application_name = :name AND pid <> pg_backend_pid()"),
+                                    {"name": name}).scalar_one()
+        mover.join()
+        done.set()
+        for reader in readers:
+            reader.join()
+        admin.dispose()
+        assert cut >= 5 and reads and len(moves) == 12, moves
+        assert set(reads) == {200}, sorted(set(reads), key=str)
+        assert {status for status, _ in moves} <= {200, 503}, moves
+        log = ann.get(f"/games/{game}/log")
+        recorded = {event["seq"] for event in log["events"]}
+        assert all(version in recorded for status, version in moves if status == 200)

@@ -93,3 +93,44 @@ def test_the_client_and_the_cli_follow_every_page(api: httpx.Client, server_url:
     document = json.loads(exported.stdout)
     assert [file["game_id"] for file in document["files"]] == ids[:3]
     assert sorted(skipped["game_id"] for skipped in document["skipped"]) == sorted(ids[3:])
+
+
+def test_the_games_list_is_a_bounded_page_with_a_cursor_through_every_game(api: httpx.Client) -> None:
+    """However many games a sender asks for, a page holds at most MAX_PAGE; the cursor reaches every game once."""
+    from scat_cli.server.wire import MAX_PAGE
+
+    ids = some_games(api, count=5, finished=0)
+    for path in ("/games", "/games/page"):
+        refused = api.get(path, params={"limit": 1_000_000})
+        assert refused.status_code == 400 and str(MAX_PAGE) in refused.text, refused.text
+    got = pages(api, "/games/page", 2)
+    assert [len(page["games"]) for page in got] == [2, 2, 1]  # type: ignore[arg-type]
+    assert [game["game_id"] for page in got for game in page["games"]] == ids[::-1]  # type: ignore[attr-defined]
+    assert {page["total"] for page in got} == {5} and not any(page["total_at_least"] for page in got)
+    unread = api.get("/games/page", params={"after": "not-a-cursor"})
+    assert unread.status_code == 400 and "cursor" in unread.json()["error"]
+    assert len(api.get("/games").json()) == 5  # no limit: the server's own page
+
+
+def test_the_games_total_is_counted_no_further_than_its_bound(api: httpx.Client,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from scat_core.service import answers
+
+    monkeypatch.setattr(answers, "COUNTED", 3)
+    some_games(api, count=5, finished=0)
+    page = api.get("/games/page", params={"limit": 2}).json()
+    assert (page["total"], page["total_at_least"]) == (3, True) and page["next"] is not None
+
+
+def test_scat_games_through_a_server_follows_the_pages_for_all_and_for_a_limit(
+        api: httpx.Client, server_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from scat_cli.server import wire
+
+    monkeypatch.setattr(wire, "MAX_PAGE", 2)  # the client asks pages of 2: five games, three pages
+    ids = some_games(api, count=5, finished=0)
+    env = {"SCAT_SERVER": server_url, "SCAT_DB_URL": None, "SCAT_TOKEN": "", "XDG_CONFIG_HOME": str(tmp_path / "c")}
+    every = CliRunner().invoke(cli, ["games", "--all", "--json"], env=env, catch_exceptions=False)
+    assert every.exit_code == 0, every.output
+    assert [game["game_id"] for game in json.loads(every.stdout)["games"]] == ids[::-1]
+    three = json.loads(CliRunner().invoke(cli, ["games", "--limit", "3", "--json"], env=env).stdout)
+    assert [game["game_id"] for game in three["games"]] == ids[::-1][:3] and three["total"] == 5

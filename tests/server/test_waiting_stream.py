@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable
 
 import httpx
+import pytest
 
 from scat_core.domain.commands import AcceptSeat, Discard, Draw
 from tests.support.decks import stacked
@@ -109,3 +110,41 @@ def test_an_accounts_wait_counts_a_token_game_only_with_the_token_of_its_player(
     proven = events(api, {"player": "eve", "tokens": {token_game: tokens["eve"]}}, eve,
                     end_then_play(token_game, tokens))
     assert proven[1][1]["shown"]["game_id"] == token_game  # with that eve's own token, its end is news
+
+
+def test_a_wait_may_send_at_most_max_tokens_and_more_is_refused_before_any_is_looked_up(api: httpx.Client) -> None:
+    """Each token is a look-up (a wrong one a scrypt): one request's work is bounded by MAX_TOKENS."""
+    from scat_cli.server.wire import MAX_TOKENS
+
+    game, tokens = new_game(api)
+    flood = {f"{n:010x}": "x" * 40 for n in range(MAX_TOKENS)} | {game: tokens["eve"]}
+    refused = api.post("/waiting", json={"player": "eve", "tokens": flood})
+    assert refused.status_code == 400 and str(MAX_TOKENS) in refused.text, refused.text
+
+
+def test_the_client_sends_the_newest_tokens_it_remembers_up_to_max_tokens(
+        server_url: str, api: httpx.Client, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A user who remembers more tokens than a wait may send still waits, on the games he joined last."""
+    from scat_cli.server import wire
+    from scat_cli.server.client import RemoteGames
+
+    monkeypatch.setattr(wire, "MAX_TOKENS", 2)
+    older, older_tokens = new_game(api)
+    game, tokens = new_game(api)
+    you = {"authorization": f"Bearer {tokens['you']}"}
+    for move in ({"player": "you", "source": "stock"}, {"player": "you", "card": "2C"}):
+        assert api.post(f"/games/{game}/{'draw' if 'source' in move else 'discard'}", json=move,
+                        headers=you).status_code == 200
+    remembered = {"0000000000": "x", older: older_tokens["eve"], game: tokens["eve"]}  # oldest first
+    sent: list[object] = []
+    with RemoteGames(server_url) as remote:
+        stream = remote.http.stream
+
+        def spied(*args: object, **kwargs: object) -> object:
+            sent.append(kwargs.get("json"))
+            return stream(*args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(remote.http, "stream", spied)
+        waited = remote.wait_for_any_turn("eve", remembered, timeout=30)
+    assert waited.shown is not None and waited.shown.game_id == game
+    assert [body["tokens"] for body in sent] == [{older: older_tokens["eve"], game: tokens["eve"]}]  # type: ignore[index]

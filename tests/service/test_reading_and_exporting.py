@@ -135,3 +135,16 @@ def test_an_imported_running_game_is_listed_as_read_only_and_waits_for_nobody(
     assert target.reading.list_games_read_only(waiting_for="you") == (target.reading.list_games(waiting_for="you"),
                                                                       set())
     assert target.reading.list_games_read_only(status="finished")[1] == set()
+
+
+def test_an_imported_running_game_has_no_position_to_sign_at_and_a_finished_one_keeps_its_own_for_talk(
+    imported: tuple[GameService, str]
+) -> None:
+    target, game = imported
+    with pytest.raises(RuleViolation, match=f"^game {game} was imported without its secret seed: it can be shown"):
+        target.position(game)
+    over = target.playing.create_game([PlayerSeat(name="a", is_bot=True), PlayerSeat(name="b", is_bot=True)], seed=5,
+                                      options=GameOptions(lives=1))
+    assert over.state.status == "finished"
+    at = target.position(over.game_id)  # the talk after a game is signed at its last position, its seed revealed
+    assert at.seq == len(target.reading.history(over.game_id))

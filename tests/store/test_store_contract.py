@@ -26,7 +26,7 @@ from scat_core.domain.state import GameState
 from scat_core.records.acting import RequestNonce
 from scat_core.records.chain import audit_records
 from scat_core.records.errors import ConcurrencyConflict
-from scat_core.records.games import GameSummary
+from scat_core.records.games import GameSummary, ListedAfter
 from scat_core.records.hashing import GENESIS_HASH, canonical_json, chain_hash_raw
 from scat_core.records.keys import VALID
 from scat_core.records.signatures import ORIGIN
@@ -481,15 +481,16 @@ def at(minute: int) -> str:
     return f"2026-12-02T{minute // 60:02d}:{minute % 60:02d}:00.000000Z"
 
 
-def add(store: Store, number: int, turn: str, *, status: str = "active", deadline: str | None = None) -> str:
-    """A game stored at minute `number` whose read-model row says `turn` is to act; its id."""
+def add(store: Store, number: int, turn: str, *, status: str = "active", deadline: str | None = None,
+        minute: int | None = None) -> str:
+    """A game stored at minute `number` (or `minute`) whose read-model row says `turn` is to act; its id."""
     game_id = f"{number:010x}"
     command = CreateGame(game_id=game_id, players=(ev.PlayerSeat(name="x", is_bot=True),
                                                    ev.PlayerSeat(name="y", is_bot=True)))
     events, _ = decide_and_evolve(GameState(), command, SeededChance(str(number), "0" * 32))
     summary = GameSummary(status=status, players=(turn, "bob"), turn=turn, move_deadline=deadline)
     with store.transaction() as tx:
-        tx.append(game_id, 0, events, summary, None, None, at(number))
+        tx.append(game_id, 0, events, summary, None, None, at(number if minute is None else minute))
     return game_id
 
 
@@ -500,6 +501,48 @@ def test_a_page_is_the_newest_activity_first_and_the_count_is_of_every_game(stor
         assert [row.game_id for row in page] == ids[::-1][:3]
         assert tx.count_listed() == 7
         assert len(tx.list_games()) == 7
+
+
+def test_the_rows_of_many_games_are_read_at_once_and_unknown_ids_are_left_out(store: Store) -> None:
+    ids = [add(store, number, "ann") for number in range(1, 4)]
+    with store.read() as tx:
+        found = tx.get_games([ids[2], "nosuchgame", ids[0]])
+        assert sorted(found) == sorted([ids[0], ids[2]]) and found[ids[2]] == tx.get_game(ids[2])
+        assert tx.get_games([]) == {}
+
+
+def test_pages_after_a_cursor_cover_the_list_once_each_in_order_and_the_count_can_stop_early(store: Store) -> None:
+    ids = [add(store, number, "ann") for number in range(1, 8)] + [add(store, 8, "cy", minute=7)]  # two at minute 7
+    with store.read() as tx:
+        whole = [row.game_id for row in tx.list_games()]
+        paged: list[str] = []
+        after: ListedAfter | None = None
+        while True:
+            page = tx.list_games(limit=3, after=after)
+            paged += [row.game_id for row in page]
+            if len(page) < 3:
+                break
+            after = ListedAfter(page[-1].last_activity, page[-1].game_id)
+        assert paged == whole and sorted(paged) == sorted(ids)
+        assert tx.count_listed(at_most=5) == 5 and tx.count_listed(at_most=100) == 8
+
+
+def test_with_a_player_first_a_cursor_goes_on_through_his_games_then_the_others(store: Store) -> None:
+    for number in range(1, 9):
+        add(store, number, "ann" if number % 3 == 0 else "bob")  # ann sits in 3 and 6 (with bob in every game)
+    with store.read() as tx:
+        whole = [row.game_id for row in tx.list_games(first_for="ANN")]
+        paged: list[str] = []
+        after: ListedAfter | None = None
+        while True:
+            page = tx.list_games(limit=2, first_for="ANN", after=after)
+            paged += [row.game_id for row in page]
+            if len(page) < 2:
+                break
+            last = page[-1]
+            after = ListedAfter(last.last_activity, last.game_id, seated="ann" in last.players)
+        assert paged == whole and len(set(paged)) == 8
+        assert whole[:2] == [f"{6:010x}", f"{3:010x}"]
 
 
 def test_waiting_for_matches_the_player_to_act_casefolded_and_pages_too(store: Store) -> None:

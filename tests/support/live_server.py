@@ -14,6 +14,10 @@ from typing import Any
 
 import httpx
 
+#: Test servers let one caller create this many games an hour (their tests make many games from one address);
+#: a test of the limit itself gives its own (`new_games_per_hour`, `--new-games-per-hour`).
+TESTS_NEW_GAMES = 1_000_000
+
 
 def free_port() -> int:
     """A TCP port free on the loopback interface just now."""
@@ -39,7 +43,7 @@ def app_in_thread(db_url: str, testing: bool = True, **options: Any) -> Iterator
     from scat_cli.server.app import create_app
     from scat_cli.server.protocol import server_config
 
-    app = create_app(db_url, testing=testing, **{"tokens": True, **options})
+    app = create_app(db_url, testing=testing, **{"tokens": True, "new_games_per_hour": TESTS_NEW_GAMES, **options})
     sock = socket.socket()
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind(("127.0.0.1", 0))
@@ -76,8 +80,9 @@ def server_process(db_url: str, *extra: str, port: int | None = None,
     scat = os.path.join(os.path.dirname(sys.executable), "scat")
     env = {**os.environ, "SCAT_SERVER": ""}
     log = tempfile.NamedTemporaryFile("w+", prefix="scat-serve-", suffix=".log", delete=False)  # noqa: SIM115
+    limit = [] if "--new-games-per-hour" in extra else ["--new-games-per-hour", str(TESTS_NEW_GAMES)]
     process = subprocess.Popen([scat, "serve", "--db", db_url, "--port", str(port),
-                                *(["--tokens"] if tokens else []), *extra], env=env,
+                                *(["--tokens"] if tokens else []), *limit, *extra], env=env,
                                stdout=subprocess.DEVNULL, stderr=log, text=True)
     process.log_path = log.name  # type: ignore[attr-defined]
     url = f"http://127.0.0.1:{port}"

@@ -38,6 +38,8 @@ class ServerState:
     followers: Followers
     caps: StreamCaps
     heavy: HeavyWork
+    #: Each caller's share of game creation (`scat serve --new-games-per-hour`; heavy_work.new_games).
+    new_games: HeavyWork
     #: Games with --seed/--deck are allowed (`scat serve --testing`).
     testing: bool
     #: SQLite: how often the process looks at the log for other processes' moves.

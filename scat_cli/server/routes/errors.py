@@ -79,6 +79,9 @@ MOVE = (404, 409, 422)
 #: 429 of heavy work (audits and exports of every game, stats, imports): the caller's share is spent.
 THROTTLED = "The caller's share of heavy work is spent for now, or too many failed attempts from this address: " \
     "try again after the Retry-After header's seconds (scat_cli/server/heavy_work.py)."
+#: 429 of `POST /games`: the caller's share of game creation is spent.
+CREATING = "The caller created as many games as this server allows an hour (`scat serve --new-games-per-hour`), " \
+    "or too many failed attempts from this address: try again after the Retry-After header's seconds."
 #: 429 of an event stream: too many open streams.
 TOO_MANY_STREAMS = "Too many open streams from this address or on this server, or too many failed attempts: " \
     "try again after the Retry-After header's seconds."

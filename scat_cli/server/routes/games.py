@@ -8,8 +8,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from scat_cli.server import wire
-from scat_cli.server.routes.deps import AccountName, Acting, Server, SignedBy, Viewer
-from scat_cli.server.routes.errors import MOVE, ONE_GAME, responses
+from scat_cli.server.routes.deps import AccountName, Acting, Caller, Server, SignedBy, Viewer
+from scat_cli.server.routes.errors import CREATING, MOVE, ONE_GAME, responses
 from scat_core.domain.errors import BadInput
 from scat_core.service.values import Dashboard, GamesPage, History, Listing, Played, Position, Ratings, Shown
 
@@ -17,16 +17,19 @@ router = APIRouter()
 Status = Annotated[str | None, Query(pattern="^(pending|active|finished|cancelled|open)$",
                                      description="open: the lobby, pending games with a seat to take")]
 WaitingFor = Annotated[str | None, Query(max_length=wire.SHORT)]
-Limit = Annotated[int | None, Query(ge=1, le=wire.MAX_PAGE)]
+Limit = Annotated[int, Query(ge=1, le=wire.MAX_PAGE, description=f"At most {wire.MAX_PAGE} games a page.")]
+After = Annotated[str | None, Query(max_length=wire.SHORT, description="The `next` cursor of the page before.")]
 
 
-@router.post("/games", response_model=Played, status_code=201, responses=responses(*MOVE))
-def new_game(body: wire.CreateIn, server: Server, account: SignedBy) -> Played:
+@router.post("/games", response_model=Played, status_code=201, responses=responses(*MOVE, s429=CREATING))
+def new_game(body: wire.CreateIn, server: Server, account: SignedBy, caller: Caller) -> Played:
     """Create a game. Signed by an account: its humans are accounts (the creator one of them),
-    who sign their moves; else protected by tokens, which come back once."""
+    who sign their moves; else protected by tokens, which come back once. Each caller creates
+    at most his share of games an hour (429 with Retry-After past it)."""
     from scat_core.domain.cards import parse_deck
     from scat_core.domain.events import PlayerSeat
 
+    server.new_games.take(caller, 1)
     games = server.games
     if (body.seed is not None or body.deck is not None) and not server.testing:
         raise BadInput("this server refuses --seed and --deck (whoever created the game would know every "
@@ -72,16 +75,18 @@ def rematch(game_id: str, body: wire.RematchIn, server: Server, credential: Acti
 
 @router.get("/games", response_model=list[Listing], responses=responses())
 def game_list(server: Server, signer: AccountName, status: Status = None, waiting_for: WaitingFor = None,
-              limit: Limit = None) -> list[Listing]:
-    """The games list, newest activity first (at most `limit`); an account's own games first."""
+              limit: Limit = wire.MAX_PAGE) -> list[Listing]:
+    """The games list, newest activity first (at most `limit`); an account's own games first (`/games/page`:
+    the next pages)."""
     return server.games.answers.game_list(status, waiting_for, limit, signer)  # the signer's games first
 
 
 @router.get("/games/page", response_model=GamesPage, responses=responses())
 def games_page(server: Server, signer: AccountName, status: Status = None, waiting_for: WaitingFor = None,
-               limit: Limit = None) -> GamesPage:
-    """`scat games`: the newest `limit` games of the list (an account's own first) and how many match in all."""
-    return server.games.answers.games_page(status, waiting_for, limit, signer)
+               limit: Limit = wire.MAX_PAGE, after: After = None) -> GamesPage:
+    """`scat games`: the newest `limit` games of the list (an account's own first) after the cursor `after`,
+    the next page's cursor, and how many match in all (counted up to a bound: `total_at_least`)."""
+    return server.games.answers.games_page(status, waiting_for, limit, signer, after)
 
 
 @router.get("/games/{game_id}", response_model=Shown, responses=responses(*ONE_GAME))

@@ -5,6 +5,7 @@ capped per client address and per process (429 over the caps)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncGenerator, Callable
 from typing import Annotated, Any
@@ -28,6 +29,8 @@ from scat_core.service.games import GameService
 router = APIRouter()
 #: The last message of an event stream cut short because the server is stopping (the client says so).
 STOPPING = 'event: stopping\ndata: {"error": "the server is stopping"}\n\n'
+#: The event that ends a game's stream whose history was cut back while followed (fanout.Follower.rolled_back).
+ROLLED_BACK = "rolledback"
 
 
 class HungUp:
@@ -109,7 +112,9 @@ def waiting_as(games: GameService, body: wire.WaitAnyIn, account: str | None,
 
 @router.get("/games/{game_id}/events", response_class=StreamingResponse, responses=STREAM_RESPONSES)
 async def events(request: Request, game_id: str, server: Server, credential: Acting, viewer: Viewer = None,
-                 after: Annotated[int, Query(ge=0, le=2**31)] = 0) -> Response:
+                 after: Annotated[int, Query(ge=0, le=2**31)] = 0,
+                 look: Annotated[bool, Query(description="false: record no look at the viewer's face-down hand "
+                                                         "(R23): it stays face down")] = True) -> Response:
     """Server-sent events: each event after seq `after`, as `viewer` may see it, as it is appended
     (a keep-alive comment meanwhile); 429 over the caps of open streams."""
     caps, notifier, keep_alive = server.caps, server.notifier, server.keep_alive_seconds
@@ -119,8 +124,8 @@ async def events(request: Request, game_id: str, server: Server, credential: Act
         return too_many_streams(refused)
     subscriber: Subscriber | None = None
     try:  # the game's follower first, so that it has every event after this stream's first page
-        subscriber = await server.followers.subscribe(game_id, viewer, credential)
-        first = await run_in_threadpool(server.games.log, game_id, viewer, credential)  # refuses before streaming
+        subscriber = await server.followers.subscribe(game_id, viewer, credential, look)
+        first = await run_in_threadpool(server.games.answers.log, game_id, viewer, credential, look)  # refuses first
     except BaseException:
         if subscriber is not None:
             subscriber.leave()
@@ -142,6 +147,9 @@ async def events(request: Request, game_id: str, server: Server, credential: Act
             news = watching.news()
             if news:
                 yield "".join(text for _, text in news)
+            if watching.rolled_back is not None:  # the client stops, naming it (client.RemoteGames.watch)
+                yield f"event: {ROLLED_BACK}\ndata: {json.dumps({'reason': watching.rolled_back})}\n\n"
+                return
             if watching.ended or hung_up.gone:
                 return
             if notifier.closed:
@@ -197,7 +205,7 @@ async def waiting_stream(hung_up: HungUp, body: wire.WaitAnyIn, server: ServerSt
         player, tokens, credential = *(await run_in_threadpool(waiting_as, games, body, account_name, wrong)), None
     seen = notifier.version(ANY)
     poll = server.pushed_poll_seconds  # every process's moves wake it (see watch_log): a look now and then anyway
-    looking = games.any_turn.looking(player, tokens, body.told, credential)
+    looking = games.any_turn.looking(player, tokens, body.told, credential, body.look)
     first = await run_in_threadpool(looking.look)
 
     def waking(wake: Callable[[], None]) -> None:

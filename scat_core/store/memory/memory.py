@@ -28,7 +28,7 @@ from scat_core.domain.snapshot import SNAPSHOT_TAG
 from scat_core.domain.stats import GameLine
 from scat_core.records.acting import RequestNonce
 from scat_core.records.errors import ConcurrencyConflict, CorruptHistory, HistoryDamaged
-from scat_core.records.games import GameRow, GameSummary, NewGame, sits_and_waits
+from scat_core.records.games import GameRow, GameSummary, ListedAfter, NewGame, sits_and_waits
 from scat_core.records.hashing import GENESIS_HASH, canonical_json, chain_hash_raw
 from scat_core.records.keys import HeadSignature, KeyRing
 from scat_core.records.seals import is_sealed, sealed_snapshot
@@ -254,10 +254,15 @@ class MemoryTransaction:
         return [row for row in rows if any(name.casefold() == key for name in row.players)
                 and (row.status in ("pending", "active") or row.last_activity >= ended_since)]
 
+    def get_games(self, game_ids: Sequence[str]) -> dict[str, GameRow]:
+        """The rows of those of `game_ids` that are games here, by id."""
+        return {game_id: self._t.games[game_id] for game_id in game_ids if game_id in self._t.games}
+
     def list_games(self, status: str | None = None, waiting_for: str | None = None,
-                   limit: int | None = None, first_for: str | None = None) -> list[GameRow]:
+                   limit: int | None = None, first_for: str | None = None,
+                   after: ListedAfter | None = None) -> list[GameRow]:
         """Rows newest activity first (then by id), of one status, or waiting for a name (any case), at most
-        `limit`; the games `first_for` sits in first."""
+        `limit`; the games `first_for` sits in first; `after`: those that follow a page's last row."""
         rows = sorted((row for row in self._t.games.values() if status is None or row.status == status
                        or (status == "open" and row.status == "pending" and row.open_seats > 0)),
                       key=lambda row: row.game_id)
@@ -265,14 +270,28 @@ class MemoryTransaction:
         if waiting_for is not None:
             wanted = waiting_for.casefold()
             rows = [row for row in rows if row.turn is not None and row.turn.casefold() == wanted]
-        if first_for is not None:  # matched as `--as` matches names (the SQL adapter's game_seats)
-            key = first_for.casefold()
-            rows.sort(key=lambda row: all(name.casefold() != key for name in row.players))  # stable
+        key = None if first_for is None else first_for.casefold()
+
+        def seated(row: GameRow) -> bool:  # matched as `--as` matches names (the SQL adapter's game_seats)
+            return key is not None and any(name.casefold() == key for name in row.players)
+
+        if key is not None:
+            rows.sort(key=lambda row: not seated(row))  # stable
+        if after is not None:
+            def follows(row: GameRow) -> bool:
+                if key is not None and seated(row) != after.seated:
+                    return not seated(row)  # the others follow the player's own games
+                return row.last_activity < after.last_activity or (
+                    row.last_activity == after.last_activity and row.game_id > after.game_id)
+
+            rows = [row for row in rows if follows(row)]
         return rows if limit is None else rows[:limit]
 
-    def count_listed(self, status: str | None = None, waiting_for: str | None = None) -> int:
-        """How many games `list_games` lists without a limit."""
-        return len(self.list_games(status, waiting_for))
+    def count_listed(self, status: str | None = None, waiting_for: str | None = None,
+                     at_most: int | None = None) -> int:
+        """How many games `list_games` lists without a limit, counting no further than `at_most`."""
+        counted = len(self.list_games(status, waiting_for))
+        return counted if at_most is None else min(counted, at_most)
 
     def expired_games(self, now: str, limit: int = 100) -> list[str]:
         """Running games whose player to act ran out of move time by `now` (recorded_at text, R28)."""

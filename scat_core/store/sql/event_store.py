@@ -31,7 +31,7 @@ from sqlalchemy import Engine
 from sqlalchemy.engine import Connection
 
 from scat_core.records.acting import RequestNonce
-from scat_core.records.games import GameRow, GameSummary
+from scat_core.records.games import GameRow, GameSummary, ListedAfter
 from scat_core.records.keys import HeadSignature, KeyRing
 from scat_core.records.signatures import HEAD, StoredSignature
 from scat_core.records.stored import RECORD_KEYS, GameSecret, StoredEvent, utc_now
@@ -214,15 +214,22 @@ class StoreTransaction:
         """The games `player` sits in that wait or run, or that ended at or after `ended_since`."""
         return games_list.games_of(self._conn, player, ended_since)
 
-    def list_games(self, status: str | None = None, waiting_for: str | None = None,
-                   limit: int | None = None, first_for: str | None = None) -> list[GameRow]:
-        """Games from the read model, newest activity first, optionally filtered (`waiting_for`:
-        the player to act, matched case-insensitively), at most `limit`; `first_for`'s games first."""
-        return games_list.list_games(self._conn, status, waiting_for, limit, first_for)
+    def get_games(self, game_ids: Sequence[str]) -> dict[str, GameRow]:
+        """The read-model rows of those of `game_ids` that are games here, by id (one query)."""
+        return games_list.get_games(self._conn, game_ids)
 
-    def count_listed(self, status: str | None = None, waiting_for: str | None = None) -> int:
-        """How many games `list_games` lists without a limit."""
-        return games_list.count_listed(self._conn, status, waiting_for)
+    def list_games(self, status: str | None = None, waiting_for: str | None = None,
+                   limit: int | None = None, first_for: str | None = None,
+                   after: ListedAfter | None = None) -> list[GameRow]:
+        """Games from the read model, newest activity first, optionally filtered (`waiting_for`:
+        the player to act, matched case-insensitively), at most `limit`; `first_for`'s games first;
+        `after`: those that follow a page's last row."""
+        return games_list.list_games(self._conn, status, waiting_for, limit, first_for, after)
+
+    def count_listed(self, status: str | None = None, waiting_for: str | None = None,
+                     at_most: int | None = None) -> int:
+        """How many games `list_games` lists without a limit, counting no further than `at_most`."""
+        return games_list.count_listed(self._conn, status, waiting_for, at_most)
 
     def expired_games(self, now: str, limit: int = 100) -> list[str]:
         """Running games whose player to act ran out of move time by `now` (recorded_at text, R28)."""

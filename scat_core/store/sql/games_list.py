@@ -17,7 +17,7 @@ from sqlalchemy.exc import IntegrityError
 
 from scat_core.domain.errors import Hint
 from scat_core.records.errors import ConcurrencyConflict, CorruptHistory, HistoryDamaged
-from scat_core.records.games import GameRow, GameSummary, sits_and_waits
+from scat_core.records.games import GameRow, GameSummary, ListedAfter, sits_and_waits
 from scat_core.records.keys import KeyRing
 from scat_core.records.seals import sealed_snapshot
 from scat_core.records.stored import StoredEvent
@@ -136,6 +136,14 @@ def get_game(conn: Connection, game_id: str) -> GameRow | None:
     return None if row is None else game_row(row._mapping)
 
 
+def get_games(conn: Connection, game_ids: Sequence[str]) -> dict[str, GameRow]:
+    """The read-model rows of those of `game_ids` that are games here, by id (one query)."""
+    if not game_ids:
+        return {}
+    rows = conn.execute(select(t.games).where(t.games.c.game_id.in_(list(game_ids))))
+    return {row.game_id: row for row in (game_row(found._mapping) for found in rows)}
+
+
 def _filtered(query: Any, status: str | None, waiting_for: str | None) -> Any:
     """`query` over the games rows of one status ("open": the lobby, pending games with an open seat), or
     whose player to act is `waiting_for` (any case)."""
@@ -148,8 +156,19 @@ def _filtered(query: Any, status: str | None, waiting_for: str | None) -> Any:
     return query
 
 
+def _after(query: Any, after: ListedAfter | None) -> Any:
+    """`query` over the rows that follow `after` in the list's order (newest activity first, then by id):
+    a range of the last_activity index, however deep the page."""
+    if after is None:
+        return query
+    games = t.games.c
+    return query.where(games.last_activity <= after.last_activity,
+                       (games.last_activity < after.last_activity) | (games.game_id > after.game_id))
+
+
 def list_games(conn: Connection, status: str | None = None, waiting_for: str | None = None,
-               limit: int | None = None, first_for: str | None = None) -> list[GameRow]:
+               limit: int | None = None, first_for: str | None = None,
+               after: ListedAfter | None = None) -> list[GameRow]:
     """Games from the read model, newest activity first, optionally filtered, at most `limit`;
     with `first_for`, the games that player sits in first (a server's account: `scat games`).
 
@@ -161,12 +180,14 @@ def list_games(conn: Connection, status: str | None = None, waiting_for: str | N
     query = _filtered(select(t.games), status, waiting_for)
     query = query.order_by(t.games.c.last_activity.desc(), t.games.c.game_id)
     if first_for is None:
-        return _rows(conn, query, limit)
+        return _rows(conn, _after(query, after), limit)
     seated = t.games.c.game_id.in_(select(t.game_seats.c.game_id).where(t.game_seats.c.name_key == turn_key(first_for)))
-    first = _rows(conn, query.where(seated), limit)
+    in_others = after is not None and not after.seated  # the page began past the player's own games
+    first = [] if in_others else _rows(conn, _after(query.where(seated), after), limit)
     if limit is not None and len(first) >= limit:
         return first
-    return first + _rows(conn, query.where(~seated), None if limit is None else limit - len(first))
+    return first + _rows(conn, _after(query.where(~seated), after if in_others else None),
+                         None if limit is None else limit - len(first))
 
 
 def _rows(conn: Connection, query: Any, limit: int | None) -> list[GameRow]:
@@ -174,9 +195,14 @@ def _rows(conn: Connection, query: Any, limit: int | None) -> list[GameRow]:
     return [game_row(r._mapping) for r in conn.execute(query if limit is None else query.limit(limit))]
 
 
-def count_listed(conn: Connection, status: str | None = None, waiting_for: str | None = None) -> int:
-    """How many games `list_games` would list without a limit (an index-only count)."""
-    return int(conn.execute(_filtered(select(func.count()).select_from(t.games), status, waiting_for)).scalar_one())
+def count_listed(conn: Connection, status: str | None = None, waiting_for: str | None = None,
+                 at_most: int | None = None) -> int:
+    """How many games `list_games` would list without a limit (an index-only count), counting no
+    further than `at_most` (a count whose work is bounded however many games there are)."""
+    if at_most is None:
+        return int(conn.execute(_filtered(select(func.count()).select_from(t.games), status, waiting_for)).scalar_one())
+    counted = _filtered(select(t.games.c.game_id), status, waiting_for).limit(at_most).subquery()
+    return int(conn.execute(select(func.count()).select_from(counted)).scalar_one())
 
 
 def expired_games(conn: Connection, now: str, limit: int) -> list[str]:
