@@ -281,3 +281,28 @@ def test_the_last_account_in_a_game_abandons_it_with_a_signed_move_that_the_audi
     report = audited[0] if isinstance(audited, list) else audited
     assert report["ok"] is True and report["seed_verified"] is True
     assert report["moves_signed"] == report["moves_verified"] == 2  # bob's resignation, ann's abandon
+
+
+def test_a_signed_move_is_one_line_with_a_mark_in_log_and_the_text_export_and_its_key_id_only_in_json(
+        table: tuple[str, Path, str]) -> None:
+    server, keys, game = table
+    player = to_act(server, keys, game)
+    assert player is not None
+    ok(run(server, player, keys, "draw", game, "stock"))
+    key_id = ok(run(server, player, keys, "account", "show", "--json"))["key_id"]
+    lines = ok(run(server, player, keys, "log", game)).splitlines()
+    drew = [line for line in lines if "CardDrawn" in line]
+    assert len(drew) == 1 and drew[0].startswith("   4  ") and drew[0].endswith(" from the stock  ✓ signed")
+    assert not [line for line in lines if "MoveSigned" in line or key_id in line]  # no line of its own, no key id
+    logged = ok(run(server, player, keys, "log", game, "--json"))["events"]
+    signed = [event for event in logged if event["type"] == "MoveSigned"]
+    assert len(signed) == 1 and signed[0]["data"]["key_id"] == key_id
+    for mover in PLAYERS:  # to the end, so that the game can be exported
+        if to_act(server, keys, game) is not None and mover != "ann":
+            ok(run(server, mover, keys, "resign", game, "--yes"))
+    exported_text = run(server, "ann", keys, "export", game, "--format", "text")
+    assert exported_text.exit_code == 0, exported_text.output
+    text = exported_text.stdout
+    assert f"{player} drew" in text and "✓ signed" in text and key_id not in text and "signed the move" not in text
+    exported = [json.loads(line) for line in run(server, "ann", keys, "export", game).stdout.splitlines()]
+    assert [event["data"]["key_id"] for event in exported if event["type"] == "MoveSigned"][0] == key_id
