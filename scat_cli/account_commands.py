@@ -11,12 +11,13 @@ from scat_cli.context import state
 from scat_cli.typer_glue import PlainGroup, ScatCommand
 
 if TYPE_CHECKING:
-    from scat_core.service.accounts import AccountView
+    from scat_core.service.accounts import AccountKeys, AccountView
 
 account_app = typer.Typer(
     help="Your account on a server (your key, known there by a name).\n\n"
     "Accounts live on servers: give --server URL (or SCAT_SERVER); `rekey`, for the server's "
-    "operator, runs on its database (--db URL).\n\n"
+    "operator, runs on its database (--db URL). One account, several devices: each has its own "
+    "key (`scat key show`), which `add-key` gives the account from a device that has it already.\n\n"
     "Example: scat --server https://scat.example.org account register ann",
     no_args_is_help=True,
     cls=PlainGroup,  # a usage error told in one line
@@ -136,3 +137,107 @@ def rekey_command(
     from scat_cli.escape import say
 
     say(f"re-keyed {account.name}: key id {account.key_id} from now on (key {account.keys} of the account)")
+
+
+def _keys_told(server: str, keys: AccountKeys, as_json: bool, done: dict[str, str] | None = None,
+               line: str = "") -> None:
+    """The account's keys: the contract's JSON (`{"keys": [...]}`, with what was `done`), or a table."""
+    if as_json:
+        typer.echo(json.dumps({**(done or {}), "name": keys.name, "server": server,
+                               "keys": [key.model_dump() for key in keys.keys]}))
+        return
+    from scat_cli.escape import say
+
+    if line:
+        say(line)
+    say(f"the keys of {keys.name} on {server} ({len(keys.keys)}):")
+    for key in keys.keys:
+        label = f"  {key.label}" if key.label else ""
+        mine = "  (this device)" if key.this_device else ""
+        say(f"  {key.key_id}  added {key.added_at[:19].replace('T', ' ')} UTC{label}{mine}")
+
+
+@account_app.command("keys", cls=ScatCommand)
+def keys_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
+    """List your account's keys on the server: one per device that acts as you.
+
+    Each key with its id, its label, when it was added, and which one is this device's.
+    `--json`: {"keys": [{"key_id", "public_key", "label", "added_at", "this_device"}, ...]}.
+
+    Example: scat --server https://scat.example.org account keys
+    """
+    from scat_cli.server.client import RemoteGames
+    from scat_cli.server.identity import Identity
+    from scat_core.service.accounts import AccountKeys
+
+    server = _server(ctx, "keys")
+    with RemoteGames(server, Identity()) as remote:
+        keys = AccountKeys.model_validate(remote.request("GET", "/accounts/me/keys"))
+    _keys_told(server, keys, as_json)
+
+
+@account_app.command("add-key", cls=ScatCommand)
+def add_key_command(
+    ctx: typer.Context,
+    public_key: Annotated[str, typer.Argument(metavar="PUBLIC_KEY", show_default=False,
+                                              help="The other device's public key, as `scat key show` prints it "
+                                                   "there (44 base64 characters), or a file holding it.")],
+    label: Annotated[str, typer.Option("--label", metavar="TEXT",
+                                       help="Which device it is (up to 64 characters), shown by `account keys`.")]
+    = "",
+    as_json: JsonOption = False,
+) -> None:
+    """Add another device's key to your account: that device then acts as you.
+
+    Run it on a device whose key is your account already, with the key the other device's
+    `scat key show` prints; then, on the other device, `scat account show` finds the account.
+    Recorded as an event of the account. A key some account has or had is exit 1.
+
+    Example: scat --server https://scat.example.org account add-key 'Mz3h...=' --label laptop
+    """
+    from scat_cli.key_commands import _read_key
+    from scat_cli.server.client import RemoteGames
+    from scat_cli.server.identity import Identity
+    from scat_core.domain.accounts import key_id_of
+    from scat_core.service.accounts import AccountKeys
+
+    server = _server(ctx, "add-key")
+    key = _read_key(public_key).strip()
+    key_id = key_id_of(key)  # BadInput (exit 2) when it is no key
+    with RemoteGames(server, Identity()) as remote:
+        keys = AccountKeys.model_validate(remote.request("POST", "/accounts/me/keys",
+                                                         json={"public_key": key, "label": label}))
+    _keys_told(server, keys, as_json, {"added": key_id},
+               f"added the key {key_id} to {keys.name}: that device acts as {keys.name} from now on "
+               "(there, `scat account show` finds the account)")
+
+
+@account_app.command("revoke-key", cls=ScatCommand)
+def revoke_key_command(
+    ctx: typer.Context,
+    key_id: Annotated[str, typer.Argument(metavar="KEY_ID", show_default=False,
+                                          help="The key to stop, as `scat account keys` lists it (16 hex digits).")],
+    as_json: JsonOption = False,
+) -> None:
+    """Stop one of your account's keys (a lost laptop): its requests are refused from now on.
+
+    The moves it signed before still verify. Your account's last key is refused (exit 1);
+    a key id the account has not got is exit 4. Recorded as an event of the account.
+
+    Example: scat --server https://scat.example.org account revoke-key 3f2a1b9c0d4e5f60
+    """
+    import re
+
+    from scat_cli.server.client import RemoteGames
+    from scat_cli.server.identity import Identity
+    from scat_core.domain.errors import BadInput
+    from scat_core.service.accounts import AccountKeys
+
+    server = _server(ctx, "revoke-key")
+    wanted = key_id.strip().lower()
+    if not re.fullmatch(r"[0-9a-f]{16}", wanted):
+        raise BadInput(f"{key_id!r} is not a key id (16 hex digits, as `scat account keys` lists them)")
+    with RemoteGames(server, Identity()) as remote:
+        keys = AccountKeys.model_validate(remote.request("DELETE", f"/accounts/me/keys/{wanted}"))
+    _keys_told(server, keys, as_json, {"revoked": wanted},
+               f"revoked the key {wanted} of {keys.name}: its requests are refused from now on")

@@ -100,6 +100,11 @@ HINTS: dict[Hint, str] = {
     Hint.GIVE_TOKEN: ": give {player}'s token with --token or SCAT_TOKEN",
     Hint.EXPORT_RUNNING: ", or pass --running",
     Hint.UPGRADE_SCHEMA: " (is it a scat database? `scat db upgrade` brings its schema up to date)",
+    Hint.ADD_KEY: " (if {player} is yours, run `scat account add-key PUBLIC_KEY` on a device of yours, with the "
+                  "key `scat key show` prints here)",
+    Hint.ADD_ANOTHER_KEY: ": add another first (`scat account add-key PUBLIC_KEY`)",
+    Hint.REVOKE_KEY: ": revoke one first (`scat account revoke-key KEY_ID`)",
+    Hint.LIST_KEYS: " (`scat account keys` lists them)",
 }
 #: How the CLI names the setting an error of these types (or their subtypes) asks to change, in
 #: the place of a hint: the core's errors name no option or environment variable.

@@ -47,12 +47,13 @@ def log(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Viewe
         return
     from scat_cli.transcript import marked
 
-    told, signed = [], False  # a signed move: one line, marked; its MoveSigned is --json's
+    told: list[dict[str, Any]] = []
+    signed = False  # a signed move: one line, marked; its MoveSigned is --json's
     for line in lines:
         if line["type"] == "MoveSigned":
             signed = True
             continue
-        told.append({**line, "text": marked(line["text"], signed)})
+        told.append({**line, "text": marked(str(line["text"]), signed)})
         signed = False
     width = max(len(line["type"]) for line in told)
     render.print_lines(

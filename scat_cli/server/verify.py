@@ -253,8 +253,12 @@ class RequestVerifier:
                 raise RequestRefused.because("a registration must be signed by the key it registers")
         elif account is None:
             if scope["path"] == WHO_AM_I_PATH:  # no account yet: not a forgery, an answer
-                raise NoSuchAccount.of(f"with the key {parts.key_id}")
-            raise RequestRefused.because(f"no account has the key {parts.key_id} on this server")
+                raise NoSuchAccount(f"no account with the key {parts.key_id} on this server: register one "
+                                    "(`scat account register NAME`) or, if you have one there on another device, "
+                                    "add this device's key from that one (`scat account add-key PUBLIC_KEY`, the "
+                                    "key `scat key show` prints here)")
+            raise RequestRefused.because(f"no account has the key {parts.key_id} on this server (never added, "
+                                         "or revoked: `scat account keys` on another of your devices lists yours)")
         else:
             public_key = account.public_key
         try:

@@ -57,6 +57,10 @@ class Hint(StrEnum):
     GIVE_TOKEN = "give_token"  # give player's token (a protected game)
     EXPORT_RUNNING = "export_running"  # export game_id although it is still running
     UPGRADE_SCHEMA = "upgrade_schema"  # the database refused a statement: bring its schema up to date
+    ADD_KEY = "add_key"  # add this device's key to one's account, from a device whose key it has
+    ADD_ANOTHER_KEY = "add_another_key"  # add another device's key to one's account first
+    REVOKE_KEY = "revoke_key"  # revoke one of the account's keys first
+    LIST_KEYS = "list_keys"  # list the account's keys
 
 
 class ScatError(Exception):
@@ -152,13 +156,13 @@ class AlreadyImported(RuleViolation):
 
 
 class AccountNameTaken(RuleViolation):
-    """The name asked for is an account's already, or looks like one (`player`: the name asked for)."""
+    """The name asked for is an account's already, or looks like one (`player`: the account it meets)."""
 
     @classmethod
     def of(cls, name: str, taken_by: str) -> AccountNameTaken:
         """The refusal of `name`, taken by the account `taken_by`."""
         same = "is taken" if name == taken_by else f"looks like the account {taken_by!r}"
-        return cls(f"the account name {name!r} {same}: choose another", player=name)
+        return cls(f"the account name {name!r} {same}: choose another", player=taken_by, hint=Hint.ADD_KEY)
 
 
 class KeyAlreadyRegistered(RuleViolation):
