@@ -75,7 +75,8 @@ def register_command(
     with RemoteGames(server, identity) as remote:
         answer = remote.request("POST", "/accounts", json={"name": name, "public_key": identity.public_key})
     account = AccountView.model_validate(answer)
-    remember(server, account.name, account.key_id)
+    assert remote.server_key is not None  # known before the first request
+    remember(remote.server_key, account.name, account.key_id, server)
     _told(server, account, as_json, "registered")
 
 
@@ -93,7 +94,8 @@ def show_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
     identity = Identity()
     with RemoteGames(server, identity) as remote:
         account = AccountView.model_validate(remote.request("GET", "/accounts/me"))
-    remember(server, account.name, account.key_id)
+    assert remote.server_key is not None  # known before the first request
+    remember(remote.server_key, account.name, account.key_id, server)
     _told(server, account, as_json, "you are")
 
 

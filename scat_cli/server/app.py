@@ -99,8 +99,10 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     from scat_core.store.sql.database import masked_url
 
     service = GameService.open(db_url, pre_ping=True, server=True)  # a pooled connection lost to a restart is replaced
+    server_key_id = one_key_per_database(service)
     accounts_ = AccountService(SqlAccountLog(service.store.engine))
-    verifier = RequestVerifier(accounts_, tokens=tokens, spent_by_the_command=moves.NONCE_SPENT_BY_THE_MOVE)
+    verifier = RequestVerifier(accounts_, tokens=tokens, spent_by_the_command=moves.NONCE_SPENT_BY_THE_MOVE,
+                               server_key_id=server_key_id)
     notifier, stop, answering = Notifier(), threading.Event(), Answering()
     caps = StreamCaps(max_streams_per_address, max_streams)
     server = ServerState(games=service, accounts=accounts_, verifier=verifier, notifier=notifier,
@@ -136,6 +138,27 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     app.add_middleware(LimitAndLog, answering=answering)  # and counts the requests being answered (fanout.py)
     LOG.info("serving the games of %s", masked_url(str(service.store.engine.url.render_as_string(False))))
     return app
+
+
+def one_key_per_database(service: Any) -> str:
+    """The key id this process signs with, which its database records as its server's (the first
+    process to serve it records its own); BadInput when the database records another key: the
+    processes of one database are one server, which clients know by its key."""
+    from datetime import UTC, datetime
+
+    from scat_core.domain.errors import BadInput
+    from scat_core.store.sql.server_key import recorded_server_key
+
+    keys = service.store.keys
+    now = datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+    recorded, _ = recorded_server_key(service.store.engine, keys.key_id, keys.public_key, now)
+    if recorded != keys.key_id:
+        service.store.engine.dispose()
+        raise BadInput(f"this database is served with the key {recorded}, and this process would sign with the key "
+                       f"{keys.key_id} ({keys.key_path}): the processes of one database are one server, with one "
+                       "key (its clients know it by that key): start it with the key file of the others "
+                       "(SCAT_KEY_FILE)")
+    return str(keys.key_id)
 
 
 def app_from_environment() -> Any:

@@ -106,8 +106,12 @@ def serve(
     url = resolve_url(db if db is not None else state(ctx).db_url)
     log = logging.getLogger("scat.server")
     listening = listen(host, port)  # first: a port in use is told before the database is opened
-    app = create_app(url, testing=testing, claim_every=claim_every, tokens=tokens,
-                     max_streams_per_address=max_streams_per_address, max_streams=max_streams)
+    try:
+        app = create_app(url, testing=testing, claim_every=claim_every, tokens=tokens,
+                         max_streams_per_address=max_streams_per_address, max_streams=max_streams)
+    except BaseException:  # e.g. another key than the database's server's: nothing is served
+        listening.close()
+        raise
     config = server_config(app, host=host, port=port, timeout_graceful_shutdown=10)
     server_log.install()  # after uvicorn configured its loggers (in Config): every line escaped, whoever logs it
     log.info("listening on http://%s:%d%s", host, port,

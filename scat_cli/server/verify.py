@@ -3,8 +3,9 @@
 A request without `Signature-Input` is refused (401) but for OPEN_PATHS, unless the server
 also serves per-game tokens (`scat serve --tokens`: it then passes unchanged, its game token
 authenticates it); a signed one must prove its account, or it is refused (401) before its endpoint runs:
-an unknown key, a timestamp more than WINDOW seconds off the server's clock, a body or a
-path that is not what was signed, a bad signature, a nonce seen already. The account it
+a request signed for another server (its `server` parameter names another key than this
+server's), an unknown key, a timestamp more than WINDOW seconds off the server's clock, a
+body or a path that is not what was signed, a bad signature, a nonce seen already. The account it
 proves is `request.state.account` (an AccountView; None for an unsigned request). A move's nonce
 is left to its command (`request.state.nonce`, scat_core/service/nonces.py), which spends it
 with its events (on SQLite one commit a move, not two) and refuses a replay itself (401 too).
@@ -37,7 +38,7 @@ from starlette.concurrency import run_in_threadpool
 
 from scat_cli.server import httpsig
 from scat_core.domain.accounts import key_id_of
-from scat_core.domain.errors import AuthFailed, BadInput, NoSuchAccount, RequestRefused, TooManyFailures
+from scat_core.domain.errors import AuthFailed, BadInput, NoSuchAccount, RequestRefused, TooManyFailures, WrongServer
 from scat_core.records import tokens
 from scat_core.records.acting import RequestNonce
 from scat_core.service.accounts import AccountService, AccountView
@@ -145,8 +146,10 @@ class RequestVerifier:
 
     def __init__(self, accounts: AccountService, *, window: int = WINDOW, limiter: FailureLimiter | None = None,
                  clock: Callable[[], float] = time.time, tokens: bool = False,
-                 spent_by_the_command: frozenset[str] = frozenset()) -> None:
+                 spent_by_the_command: frozenset[str] = frozenset(), server_key_id: str = "") -> None:
         self.accounts, self.window, self.clock = accounts, window, clock
+        #: This server's key id: a request signed for another server's is refused (httpsig.py).
+        self.server_key_id = server_key_id
         #: The routes (path templates) whose command spends the request's nonce in its own
         #: transaction (service/nonces.py): their nonce is left in `request.state.nonce`.
         self.spent_by_the_command = spent_by_the_command
@@ -240,6 +243,8 @@ class RequestVerifier:
             parts = httpsig.parse(headers["signature-input"], headers.get("signature"), headers.get("content-digest"))
         except httpsig.SignatureProblem as problem:
             raise RequestRefused.because(str(problem)) from None
+        if parts.server != self.server_key_id:
+            raise WrongServer.of(parts.server, self.server_key_id)
         if abs(now - parts.created) > self.window:
             raise RequestRefused.because(f"its timestamp is more than {self.window} s off the server's clock "
                                  "(stale, or the client's clock is wrong)")

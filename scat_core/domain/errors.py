@@ -15,7 +15,7 @@ The tree (every error type of the package is in exactly one branch, `BRANCHES`):
     ├── NotFound              no such game, player, account or file
     │   └── NoSuchAccount
     ├── AuthFailed            a wrong or missing token, an unproven or throttled request
-    │   └── RequestRefused, TooManyFailures
+    │   └── RequestRefused (WrongServer), TooManyFailures
     ├── ConcurrencyConflict   someone else acted first: try again
     ├── Unavailable           the database (or the server) cannot be used now: lost, restarted, busy
     │   ├── StoreUnavailable ── DatabaseReadOnly   (records/errors.py)
@@ -195,6 +195,16 @@ class RequestRefused(AuthFailed):
     def replayed(cls) -> RequestRefused:
         """The refusal of a request whose nonce was served already."""
         return cls.because("its nonce was used already (a replayed request)")
+
+
+class WrongServer(RequestRefused):
+    """A signed request meant for another server (signed for another server key than this one's)."""
+
+    @classmethod
+    def of(cls, meant_for: str, own: str) -> WrongServer:
+        """The refusal of a request signed for the server key `meant_for` by the server whose key is `own`."""
+        return cls(f"the request's signature was refused: it was signed for the server with the key {meant_for}, "
+                   f"and this server's key is {own}")
 
 
 class WrongToken(AuthFailed):

@@ -22,8 +22,8 @@ CONTRACT_COMMANDS = ["new", "games", "show", "draw", "discard", "knock", "declar
                      "play", "claim", "account register", "account show", "account rekey", "account keys",
                      "account add-key", "account revoke-key"]
 #: Beyond the contract.
-EXTRA_COMMANDS = ["rules", "db check", "key show", "key trust", "config show", "config set", "config unset",
-                  "version", "abandon"]
+EXTRA_COMMANDS = ["rules", "db check", "key show", "key trust", "key forget", "config show", "config set",
+                  "config unset", "version", "abandon"]
 
 
 def commands_of(group: Any, prefix: str = "") -> list[tuple[str, bool]]:

@@ -29,9 +29,10 @@ if TYPE_CHECKING:
     from alembic.config import Config
 
 ENV_VAR = "SCAT_DB_URL"
-HEAD_REVISION = "0012"
+HEAD_REVISION = "0013"
 #: Every revision of the scripts in migrations/versions, oldest first (HEAD_REVISION last).
-KNOWN_REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009", "0010", "0011", "0012")
+KNOWN_REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009", "0010", "0011", "0012",
+                   "0013")
 #: How long an SQLite command waits for another writer's lock before "database busy" (exit 5);
 #: SCAT_BUSY_TIMEOUT (seconds) changes it.
 SQLITE_BUSY_TIMEOUT_MS = 10_000

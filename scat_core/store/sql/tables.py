@@ -191,3 +191,15 @@ request_nonces = Table(
     Column("expires_at", BigInteger, nullable=False),
     Index("ix_request_nonces_expires_at", "expires_at"),
 )
+
+#: The key the server that serves this database signs with (migration 0013): one row, written
+#: by the first `scat serve`; a process with another key refuses to start (server/app.py).
+server_key = Table(
+    "server_key",
+    metadata,
+    Column("slot", Integer, primary_key=True, autoincrement=False),
+    Column("key_id", String(16), nullable=False),
+    Column("public_key", String(64), nullable=False),
+    Column("recorded_at", String(40), nullable=False),
+    CheckConstraint("slot = 1", name="ck_server_key_one_row"),
+)
