@@ -98,13 +98,13 @@ def verification_costs(url: str, rounds: int = 300) -> list[str]:
     key, other = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
     public = base64.b64encode(key.public_key().public_bytes_raw()).decode("ascii")
     accounts.register(f"bench{uuid.uuid4().hex[:8]}", public)
-    verifier = RequestVerifier(accounts)
+    verifier = RequestVerifier(accounts, server_key_id="0123456789abcdef")
     body = b'{"move":"draw","player":"you","source":"stock"}'
     path = "/games/0123456789/moves"
     scope = {"path": path, "raw_path": path.encode(), "query_string": b""}
 
     def request(signer: Ed25519PrivateKey) -> dict[str, str]:
-        return httpsig.sign(signer, key_id_of(public), "POST", path, body, int(time.time()))
+        return httpsig.sign(signer, key_id_of(public), "POST", path, body, int(time.time()), "0123456789abcdef")
 
     def verified() -> None:
         assert verifier.verified(scope, "POST", request(key), body, time.time()) is not None
