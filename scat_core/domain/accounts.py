@@ -4,7 +4,8 @@
 what is wrong; `evolve(accounts, event)` and `fold(events)` rebuild the state. The state a
 command is decided on holds the accounts that could clash with it (same-looking name, same
 key): the store hands over those, and appends only if the log did not move meanwhile. A
-name is validated as a player name (names.py); two accounts may not have look-alike names,
+name is validated as a player name (names.py); two accounts may not have look-alike names
+(neither names.skeleton's nor any of skeletons.looks_of's, Unicode's confusables: one name per look),
 and one public key belongs to one account, ever (a key once replaced or revoked is not given
 again). An account has one key per device of its owner: a key added (`AddKey`, by one of its
 keys) acts for it until revoked (`RevokeKey`; never its last one) or until the operator's
@@ -33,6 +34,7 @@ from scat_core.domain.errors import (
     RuleViolation,
 )
 from scat_core.domain.names import name_problem, normalize_name, skeleton
+from scat_core.domain.skeletons import looks_of
 
 _BASE64_KEY = re.compile(r"[A-Za-z0-9+/]{43}=")
 #: A key's label (which device it is): up to 64 printable characters.
@@ -195,14 +197,23 @@ class Account:
 
 @dataclass(frozen=True)
 class Accounts:
-    """The accounts known to a decision: by the skeleton of their names, and who ever held each key id."""
+    """The accounts known to a decision: by the skeleton of their names (names.skeleton, and their
+    look, skeletons.look_of), and who ever held each key id."""
 
     by_skeleton: dict[str, Account] = field(default_factory=dict)
     key_owners: dict[str, str] = field(default_factory=dict)
+    by_look: dict[str, Account] = field(default_factory=dict)
 
     def named(self, name: str) -> Account | None:
-        """The account whose name is `name` (or looks like it), if known."""
-        return self.by_skeleton.get(skeleton(name))
+        """The account whose name is `name` (ignoring case) or else looks like it, if known."""
+        found = self.by_skeleton.get(skeleton(name))
+        if found is not None and found.name.casefold() == normalize_name(name).casefold():
+            return found
+        alike = [self.by_look[look] for look in looks_of(name) if look in self.by_look]
+        same = [account for account in alike if account.name.casefold() == normalize_name(name).casefold()]
+        if same:
+            return same[0]
+        return found if found is not None else next(iter(alike), None)
 
     def holding(self, key_id: str) -> Account | None:
         """The account for which the key `key_id` acts now, if known."""
@@ -313,7 +324,8 @@ def evolve(accounts: Accounts, event: AnyAccountEvent) -> Accounts:
 
 def _with(accounts: Accounts, account: Account, key_id: str) -> Accounts:
     return Accounts(by_skeleton={**accounts.by_skeleton, skeleton(account.name): account},
-                    key_owners={**accounts.key_owners, key_id: account.name})
+                    key_owners={**accounts.key_owners, key_id: account.name},
+                    by_look={**accounts.by_look, **dict.fromkeys(looks_of(account.name), account)})
 
 
 def fold(events: Iterable[AnyAccountEvent]) -> Accounts:

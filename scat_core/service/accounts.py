@@ -18,6 +18,7 @@ from scat_core.domain import accounts as acc
 from scat_core.domain.errors import AuthFailed
 from scat_core.domain.move_time import recorded_text
 from scat_core.domain.names import skeleton
+from scat_core.domain.skeletons import looks_of
 from scat_core.records.errors import ConcurrencyConflict
 from scat_core.service.account_ports import AccountLog, AccountRecord
 from scat_core.service.move_times import Clock, system_clock
@@ -123,7 +124,7 @@ class AccountService:
         """Decide `command` on the records of the accounts named like `name` or holding `key_id`, append
         what it made (deciding again when another append came first), and the account it leaves."""
         for attempt in range(ATTEMPTS):
-            head, records = self.log.matching(skeleton(name), key_id)
+            head, records = self.log.matching(skeleton(name), key_id, looks_of(name))
             accounts = acc.fold(events_of(records))
             made = acc.decide(accounts, command)
             try:
@@ -157,7 +158,7 @@ class AccountService:
 
     def named(self, name: str) -> acc.Account | None:
         """The account whose name is `name` (or looks like it), with every key it has had, or None."""
-        _, records = self.log.matching(skeleton(name), None)
+        _, records = self.log.matching(skeleton(name), None, looks_of(name))
         return acc.fold(events_of(records)).named(name)
 
     def holding(self, key_id: str) -> AccountView | None:

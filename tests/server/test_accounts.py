@@ -72,8 +72,10 @@ def test_a_taken_name_or_a_look_alike_is_exit_1_and_a_key_registers_once(server_
     other = tmp_path / "other-key.pem"
     taken = run(server_url, "account", "register", "ann", key_file=other)
     assert taken.exit_code == 1 and "the account name 'ann' is taken" in taken.stderr
-    alike = run(server_url, "account", "register", "АNN", key_file=other)  # a Cyrillic А
-    assert alike.exit_code == 1 and "looks like the account 'ann'" in alike.stderr
+    for look_alike in ("АNN", "ɑnn", "aոո", "ᴀnn", "Ꭺnn"):  # a Cyrillic А; Unicode's confusables (UTS #39)
+        alike = run(server_url, "account", "register", look_alike, key_file=other)
+        assert alike.exit_code == 1 and "looks like the account 'ann'" in alike.stderr, alike.output
+        assert "scat account add-key" in one_line_error(alike)  # if the account is his, another device of his adds
     again = run(server_url, "account", "register", "bea")
     assert again.exit_code == 1 and "is registered already, to the account 'ann'" in again.stderr
     bad = run(server_url, "account", "register", "no/slashes", key_file=other)

@@ -16,6 +16,7 @@ from sqlalchemy import (
     Index,
     Integer,
     MetaData,
+    PrimaryKeyConstraint,
     String,
     Table,
     Text,
@@ -202,4 +203,25 @@ server_key = Table(
     Column("public_key", String(64), nullable=False),
     Column("recorded_at", String(40), nullable=False),
     CheckConstraint("slot = 1", name="ck_server_key_one_row"),
+)
+
+#: Each account's name under each version of the name look (scat_core/domain/skeletons.py): a
+#: projection of the account events, folded in on first use (store/sql/account_log.py).
+account_names = Table(
+    "account_names",
+    metadata,
+    Column("version", Integer, nullable=False),
+    Column("account", String(64), nullable=False),
+    Column("skeleton", String(256), nullable=False),
+    Column("seq", Integer, nullable=False),
+    PrimaryKeyConstraint("version", "account", "skeleton"),
+    Index("ix_account_names_skeleton", "version", "skeleton"),
+)
+
+#: How far into the account log each version of account_names has been folded.
+account_name_index = Table(
+    "account_name_index",
+    metadata,
+    Column("version", Integer, primary_key=True, autoincrement=False),
+    Column("last_seq", Integer, nullable=False),
 )
