@@ -78,11 +78,12 @@ def on_exit_signal(action: Callable[[], None]) -> None:
 
 def create_app(db_url: str | None = None, *, testing: bool = False, claim_every: float | None = None,
                tokens: bool = False, max_streams_per_address: int = MAX_STREAMS_PER_ADDRESS,
-               max_streams: int = MAX_STREAMS) -> FastAPI:
+               max_streams: int = MAX_STREAMS, max_registrations_per_address: int | None = None) -> FastAPI:
     """The app over the database at `db_url`; `testing` allows games with --seed/--deck;
     `claim_every` (seconds): how often it claims turns out of move time itself (R28; None: never);
     `tokens`: it also serves requests without an account (games protected by per-game tokens);
-    at most `max_streams_per_address` event streams open from one client address, `max_streams` in all."""
+    at most `max_streams_per_address` event streams open from one client address, `max_streams` in all;
+    at most `max_registrations_per_address` registrations an hour from one address (verify.py's default)."""
     from scat_cli.server.answering import Answering
     from scat_cli.server.fanout import Followers, StreamCaps
     from scat_cli.server.heavy_work import HeavyWork
@@ -102,7 +103,9 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     server_key_id = one_key_per_database(service)
     accounts_ = AccountService(SqlAccountLog(service.store.engine))
     verifier = RequestVerifier(accounts_, tokens=tokens, spent_by_the_command=moves.NONCE_SPENT_BY_THE_MOVE,
-                               server_key_id=server_key_id)
+                               server_key_id=server_key_id,
+                               **({"registrations_per_address": max_registrations_per_address}
+                                  if max_registrations_per_address is not None else {}))
     notifier, stop, answering = Notifier(), threading.Event(), Answering()
     caps = StreamCaps(max_streams_per_address, max_streams)
     server = ServerState(games=service, accounts=accounts_, verifier=verifier, notifier=notifier,

@@ -78,6 +78,15 @@ def serve(
     max_streams: Annotated[int, typer.Option(
         min=1, metavar="INT", help="The most event streams this process holds open in all; one more "
         "is refused (HTTP 429 with Retry-After).")] = 2000,
+    max_registrations_per_address: Annotated[int, typer.Option(
+        min=1, metavar="INT", help="The most registrations (attempts, refused ones included) one client "
+        "address may make within an hour; one more is refused (HTTP 429 with Retry-After). The accounts "
+        "it has act as ever.")] = 30,
+    trusted_proxy: Annotated[list[str] | None, typer.Option(
+        "--trusted-proxy", metavar="ADDRESS", show_default=False,
+        help="The address of a proxy of yours in front of the server (repeat it for several): the client "
+        "address of a request it forwards is the one its X-Forwarded-For names. From anyone else that "
+        "header is ignored (none is trusted by default).")] = None,
 ) -> None:
     """Run the Scat backend: the HTTP API for `scat --server URL`.
 
@@ -108,11 +117,14 @@ def serve(
     listening = listen(host, port)  # first: a port in use is told before the database is opened
     try:
         app = create_app(url, testing=testing, claim_every=claim_every, tokens=tokens,
-                         max_streams_per_address=max_streams_per_address, max_streams=max_streams)
+                         max_streams_per_address=max_streams_per_address, max_streams=max_streams,
+                         max_registrations_per_address=max_registrations_per_address)
     except BaseException:  # e.g. another key than the database's server's: nothing is served
         listening.close()
         raise
-    config = server_config(app, host=host, port=port, timeout_graceful_shutdown=10)
+    proxies = [address.strip() for address in trusted_proxy or [] if address.strip()]
+    config = server_config(app, host=host, port=port, timeout_graceful_shutdown=10,  # X-Forwarded-For: theirs only
+                           proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None)
     server_log.install()  # after uvicorn configured its loggers (in Config): every line escaped, whoever logs it
     log.info("listening on http://%s:%d%s", host, port,
                                           " (testing: --seed/--deck accepted)" if testing else "")

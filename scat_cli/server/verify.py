@@ -38,7 +38,15 @@ from starlette.concurrency import run_in_threadpool
 
 from scat_cli.server import httpsig
 from scat_core.domain.accounts import key_id_of
-from scat_core.domain.errors import AuthFailed, BadInput, NoSuchAccount, RequestRefused, TooManyFailures, WrongServer
+from scat_core.domain.errors import (
+    AuthFailed,
+    BadInput,
+    NoSuchAccount,
+    RequestRefused,
+    TooManyFailures,
+    TooManyRegistrations,
+    WrongServer,
+)
 from scat_core.records import tokens
 from scat_core.records.acting import RequestNonce
 from scat_core.service.accounts import AccountService, AccountView
@@ -48,6 +56,10 @@ WINDOW = 300
 #: Refused signatures an address may send within FAILURE_WINDOW seconds before it waits.
 FAILURES_ALLOWED = 10
 FAILURE_WINDOW = 60
+#: Registrations one client address may attempt within REGISTRATION_WINDOW seconds (`scat serve
+#: --max-registrations-per-address`): enough for a family or a classroom behind one address.
+REGISTRATIONS_PER_ADDRESS = 30
+REGISTRATION_WINDOW = 3600
 #: How long a process trusts the public key it read for a key id (an unknown key id: shorter).
 KEY_SECONDS, UNKNOWN_SECONDS = 5.0, 1.0
 KEYS_KEPT = 10_000
@@ -146,7 +158,8 @@ class RequestVerifier:
 
     def __init__(self, accounts: AccountService, *, window: int = WINDOW, limiter: FailureLimiter | None = None,
                  clock: Callable[[], float] = time.time, tokens: bool = False,
-                 spent_by_the_command: frozenset[str] = frozenset(), server_key_id: str = "") -> None:
+                 spent_by_the_command: frozenset[str] = frozenset(), server_key_id: str = "",
+                 registrations_per_address: int = REGISTRATIONS_PER_ADDRESS) -> None:
         self.accounts, self.window, self.clock = accounts, window, clock
         #: This server's key id: a request signed for another server's is refused (httpsig.py).
         self.server_key_id = server_key_id
@@ -159,6 +172,8 @@ class RequestVerifier:
         #: Wrong game tokens per client address (each cost a scrypt), counted by the error handler.
         self.wrong_tokens = FailureLimiter()
         self.keys = KeyCache(accounts)
+        #: Registrations per client address within the last hour (attempts: refused ones too).
+        self.registrations = FailureLimiter(registrations_per_address, REGISTRATION_WINDOW)
 
     async def __call__(self, request: Request) -> None:
         """Verify the request if it is signed; its account in `request.state.account`."""
@@ -168,6 +183,8 @@ class RequestVerifier:
         header = request.headers.get("signature-input")
         address = request.client.host if request.client else "-"
         now = self.clock()
+        if request.method == "POST" and request.url.path == REGISTER_PATH:  # every attempt counts, refused or not
+            self.registering(address, now)
         if header is None:
             if not self.tokens and request.url.path not in OPEN_PATHS:
                 raise AuthFailed("this server serves accounts only: register one with `scat account register "
@@ -186,6 +203,14 @@ class RequestVerifier:
                                                             dict(request.headers), body, now)
         request.state.signed_key_id = (request.state.account.key_id if request.state.account is not None
                                        else self._registering_key(body))
+
+    def registering(self, address: str, now: float) -> None:
+        """Count a registration from `address`; TooManyRegistrations when it made its hour's
+        (`registrations`: signed requests of accounts it has are not held back by it)."""
+        wait = self.registrations.retry_after(address, now)
+        if wait is not None:
+            raise TooManyRegistrations.waiting(wait, self.registrations.allowed)
+        self.registrations.failed(address, now)
 
     async def token_checks(self, request: Request) -> AsyncIterator[None]:
         """Around a request with a game token (a bearer; the app's dependency, scope "function"): its

@@ -15,7 +15,7 @@ The tree (every error type of the package is in exactly one branch, `BRANCHES`):
     ├── NotFound              no such game, player, account or file
     │   └── NoSuchAccount
     ├── AuthFailed            a wrong or missing token, an unproven or throttled request
-    │   └── RequestRefused (WrongServer), TooManyFailures
+    │   └── RequestRefused (WrongServer), TooManyFailures (TooManyRegistrations)
     ├── ConcurrencyConflict   someone else acted first: try again
     ├── Unavailable           the database (or the server) cannot be used now: lost, restarted, busy
     │   ├── StoreUnavailable ── DatabaseReadOnly   (records/errors.py)
@@ -224,5 +224,17 @@ class TooManyFailures(AuthFailed):
     def waiting(cls, retry_after: int, refused: str = "signatures") -> TooManyFailures:
         """The refusal, the address to wait `retry_after` seconds; `refused`: what it sent too many of."""
         error = cls(f"too many refused {refused} from this address: try again in {retry_after} s")
+        error.retry_after = retry_after
+        return error
+
+
+class TooManyRegistrations(TooManyFailures):
+    """Too many registrations from one client address within the hour: `retry_after` seconds to wait."""
+
+    @classmethod
+    def waiting(cls, retry_after: int, allowed: int | str = "") -> TooManyRegistrations:
+        """The refusal, the address to wait `retry_after` seconds; `allowed`: how many an hour it may make."""
+        error = cls(f"this address has registered {allowed} accounts (or tried to) within the hour, as many as this "
+                    f"server takes from one address: try again in {retry_after} s")
         error.retry_after = retry_after
         return error

@@ -81,11 +81,11 @@ def _table() -> dict[str, str]:
             faces[key] = min((face for face in bridged if face is not None), default=None)
     looks = {char: face if face is not None else min(classes[key]).lower()
              for key, face in faces.items() for char in classes[key]}
-    for key, face in faces.items():  # a letter of no class whose other case looks Latin (ⲙ, as Ⲙ: m)
-        for char in classes[key] if face is not None else ():
+    for key, latin in faces.items():  # a letter of no class whose other case looks Latin (ⲙ, as Ⲙ: m)
+        for char in classes[key] if latin is not None else ():
             for other in {char.upper(), char.lower()}:
-                if len(other) == 1 and not other.isascii() and other not in looks:
-                    looks[other] = face
+                if latin is not None and len(other) == 1 and not other.isascii() and other not in looks:
+                    looks[other] = latin
     for source, target in prototype.items():  # several characters for one (m: rn; ɗ: d and a hook)
         if len(target) > 1:
             looks[source] = target

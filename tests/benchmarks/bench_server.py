@@ -209,7 +209,10 @@ def scat_process(url: str, source: Path | None = None) -> AbstractContextManager
     env = {**os.environ, "SCAT_SERVER": ""}
     if source is not None:
         env["PYTHONPATH"] = str(source)  # before the installed (editable) package on sys.path
-    tokens = ["--tokens"] if source is None or "--tokens" in _serve_help(source) else []
+    known = _serve_help(source) if source is not None else ""
+    tokens = ["--tokens"] if source is None or "--tokens" in known else []
+    if source is None or "--max-registrations-per-address" in known:  # every load client registers from here
+        tokens += ["--max-registrations-per-address", "100000"]
     return started([sys.executable, "-c", "from scat_cli.app import main; main()", "serve", "--db", url, "--port",
                     "{port}", *tokens], env, "/health", "scat serve")
 

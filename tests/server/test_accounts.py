@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from scat_cli.app import app
 from scat_cli.server import httpsig
-from scat_cli.server.verify import FAILURES_ALLOWED, WINDOW
+from scat_cli.server.verify import FAILURES_ALLOWED, REGISTRATIONS_PER_ADDRESS, WINDOW
 from scat_core.domain.accounts import key_id_of
 from scat_core.store.sql.database import make_engine
 from tests.support.capture import relay_to, send_raw
@@ -275,3 +275,38 @@ def test_a_server_process_signing_with_another_key_than_its_database_records_ref
     assert started.exit_code == 2
     line = one_line_error(started)
     assert f"this database is served with the key {served}" in line and "SCAT_KEY_FILE" in line
+
+
+def test_two_hundred_registrations_from_one_address_meet_its_limit_while_another_address_registers(
+        server_url: str) -> None:
+    def attempt(api: httpx.Client) -> httpx.Response:
+        return register(api, f"u{os.urandom(6).hex()}", Ed25519PrivateKey.generate())
+
+    ann = Ed25519PrivateKey.generate()
+    with httpx.Client(base_url=server_url, timeout=30) as api:
+        assert register(api, "ann", ann).status_code == 201
+        answers = [attempt(api) for _ in range(199)]
+        assert [answer.status_code for answer in answers].count(201) == REGISTRATIONS_PER_ADDRESS - 1
+        assert {answer.status_code for answer in answers[REGISTRATIONS_PER_ADDRESS - 1:]} == {429}
+        refusal = answers[-1]
+        assert refusal.json()["type"] == "TooManyRegistrations" and int(refusal.headers["retry-after"]) > 0
+        assert api.get("/accounts/me", headers=signed(ann, "GET", "/accounts/me")).json()["name"] == "ann"  # acts
+    elsewhere = httpx.HTTPTransport(local_address="127.0.0.2")  # another client address (all of 127/8 is loopback)
+    with httpx.Client(base_url=server_url, timeout=30, transport=elsewhere) as api:
+        assert attempt(api).status_code == 201
+
+
+@pytest.mark.parametrize("proxy", [False, True], ids=["no proxy trusted", "a trusted proxy"])
+def test_x_forwarded_for_names_the_client_only_when_a_trusted_proxy_sends_it(server_db: str, proxy: bool) -> None:
+    from tests.support.live_server import server_process
+
+    extra = ["--max-registrations-per-address", "2", *(["--trusted-proxy", "127.0.0.1"] if proxy else [])]
+    with server_process(server_db, *extra) as (url, _), httpx.Client(base_url=url, timeout=30) as api:
+        statuses = []
+        for number in range(4):  # each says it comes from another address
+            key = Ed25519PrivateKey.generate()
+            body = json.dumps({"name": f"user{number}", "public_key": public_of(key)}).encode()
+            headers = {"content-type": "application/json", "x-forwarded-for": f"198.51.100.{number + 1}",
+                       **signed(key, "POST", "/accounts", body, server=api.get("/key").json()["key_id"])}
+            statuses.append(api.post("/accounts", content=body, headers=headers).status_code)
+    assert statuses == ([201] * 4 if proxy else [201, 201, 429, 429])
