@@ -93,7 +93,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     from scat_cli.server.routes.deps import ServerState
     from scat_cli.server.routes.errors import handle_errors
     from scat_cli.server.sweep import start_sweeping
-    from scat_cli.server.verify import RequestVerifier
+    from scat_cli.server.verify import REGISTRATIONS_PER_ADDRESS, RequestVerifier
     from scat_core.service.accounts import AccountService
     from scat_core.service.games import GameService
     from scat_core.store.sql.account_log import SqlAccountLog
@@ -104,8 +104,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     accounts_ = AccountService(SqlAccountLog(service.store.engine))
     verifier = RequestVerifier(accounts_, tokens=tokens, spent_by_the_command=moves.NONCE_SPENT_BY_THE_MOVE,
                                server_key_id=server_key_id,
-                               **({"registrations_per_address": max_registrations_per_address}
-                                  if max_registrations_per_address is not None else {}))
+                               registrations_per_address=max_registrations_per_address or REGISTRATIONS_PER_ADDRESS)
     notifier, stop, answering = Notifier(), threading.Event(), Answering()
     caps = StreamCaps(max_streams_per_address, max_streams)
     server = ServerState(games=service, accounts=accounts_, verifier=verifier, notifier=notifier,
