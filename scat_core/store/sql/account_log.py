@@ -18,7 +18,6 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from sqlalchemy import Connection, Engine, func, or_, select, text
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
 from scat_core.records.errors import ConcurrencyConflict
@@ -100,8 +99,11 @@ class SqlAccountLog:
 
     def _index(self, conn: Connection, names: Sequence[tuple[int, str]], head: int) -> None:
         """Add `names` ((seq, account) of registrations) to the index, which then holds every one up to `head`."""
+        if conn.dialect.name == "postgresql":  # the dialect's insert with ON CONFLICT, loaded when needed
+            from sqlalchemy.dialects import postgresql as dialect
+        else:
+            from sqlalchemy.dialects import sqlite as dialect  # type: ignore[no-redef]
         n, x = t.account_names, t.account_name_index
-        dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
         if names:
             conn.execute(dialect.insert(n).on_conflict_do_nothing(), [
                 {"version": self.version, "account": account, "skeleton": look, "seq": seq}
