@@ -15,8 +15,8 @@ if TYPE_CHECKING:
 
 account_app = typer.Typer(
     help="Your account on a server (your key, known there by a name).\n\n"
-    "Accounts live on servers: give --server URL (or SCAT_SERVER); `rekey`, for the server's "
-    "operator, runs on its database (--db URL). One account, several devices: each has its own "
+    "Accounts live on servers: give --server URL (or SCAT_SERVER); `rekey` and `invite`, for the "
+    "server's operator, run on its database (--db URL). One account, several devices: each has its own "
     "key (`scat key show`), which `add-key` gives the account from a device that has it already.\n\n"
     "Example: scat --server https://scat.example.org account register ann",
     no_args_is_help=True,
@@ -55,6 +55,9 @@ def register_command(
     name: Annotated[str, typer.Argument(metavar="NAME", show_default=False,
                                         help="The name to be known by there (as player names: 1 to 32 letters, "
                                              "digits, spaces, . ' - or _).")],
+    invite: Annotated[str | None, typer.Option("--invite", metavar="CODE", show_default=False,
+                                               help="An invite code from the server's operator, where "
+                                                    "registration is by invitation.")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Register your installation key on the server, under NAME.
@@ -62,7 +65,8 @@ def register_command(
     The server keeps your public key only. From then on every request your scat sends to
     that server is signed with your key (RFC 9421 HTTP Message Signatures), and the server
     knows you as NAME. A name taken (or looking like one taken) is exit 1; so is a key
-    registered already.
+    registered already. A server whose operator takes new accounts by invitation wants
+    --invite CODE (a wrong or used code, or a closed server, is exit 3).
 
     Example: scat --server https://scat.example.org account register ann
     """
@@ -73,7 +77,8 @@ def register_command(
     server = _server(ctx, "register")
     identity = Identity()
     with RemoteGames(server, identity) as remote:
-        answer = remote.request("POST", "/accounts", json={"name": name, "public_key": identity.public_key})
+        answer = remote.request("POST", "/accounts", json={"name": name, "public_key": identity.public_key,
+                                                           **({"invite": invite.strip()} if invite else {})})
     account = AccountView.model_validate(answer)
     assert remote.server_key is not None  # known before the first request
     remember(remote.server_key, account.name, account.key_id, server)
@@ -243,3 +248,41 @@ def revoke_key_command(
         keys = AccountKeys.model_validate(remote.request("DELETE", f"/accounts/me/keys/{wanted}"))
     _keys_told(server, keys, as_json, {"revoked": wanted},
                f"revoked the key {wanted} of {keys.name}: its requests are refused from now on")
+
+
+@account_app.command("invite", cls=ScatCommand)
+def invite_command(
+    ctx: typer.Context,
+    count: Annotated[int, typer.Option("--count", min=1, max=1000, metavar="N",
+                                       help="How many codes to make.")] = 1,
+    as_json: JsonOption = False,
+) -> None:
+    """Make invite codes: for the server's operator, on the server's database.
+
+    For a server started with `--registration invite`: each code lets one person register
+    (`scat account register NAME --invite CODE`). The codes are printed here once; the
+    database keeps only their SHA-256.
+
+    Example: scat --db postgresql+psycopg://scat@db/scat account invite --count 5
+    """
+    from datetime import UTC, datetime
+
+    from scat_core.domain.errors import BadInput
+    from scat_core.store.sql.database import open_engine
+    from scat_core.store.sql.invites import SqlInvites
+
+    given = state(ctx)
+    if given.server:
+        raise BadInput("`scat account invite` runs on the server's database, not through it: give --db URL "
+                       "(the database `scat serve` uses)")
+    engine = open_engine(given.db_url)
+    try:
+        at = datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+        codes = SqlInvites(engine).make(count, at)
+    finally:
+        engine.dispose()
+    if as_json:
+        typer.echo(json.dumps({"codes": codes}))
+        return
+    for code in codes:
+        typer.echo(code)

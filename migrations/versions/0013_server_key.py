@@ -15,6 +15,9 @@ look of each account's name under it; account_name_index: how far into the accou
 been folded. Filled from the account events on first use (store/sql/account_log.py), for every
 version a scat asks for: a new version never leaves an older account out. The downgrade drops
 both (the events hold it all).
+
+invites: the invite codes an operator made (`scat account invite`, for `scat serve
+--registration invite`), each kept as its SHA-256 only, with the account that used it and when.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    """Create server_key and the account name index."""
+    """Create server_key, the invites and the account name index."""
     op.create_table(
         "server_key",
         sa.Column("slot", sa.Integer, primary_key=True, autoincrement=False),
@@ -50,6 +53,13 @@ def upgrade() -> None:
     )
     op.create_index("ix_account_names_skeleton", "account_names", ["version", "skeleton"])
     op.create_table(
+        "invites",
+        sa.Column("code_hash", sa.String(64), primary_key=True),
+        sa.Column("made_at", sa.String(40), nullable=False),
+        sa.Column("used_by", sa.String(64), nullable=True),
+        sa.Column("used_at", sa.String(40), nullable=True),
+    )
+    op.create_table(
         "account_name_index",
         sa.Column("version", sa.Integer, primary_key=True, autoincrement=False),
         sa.Column("last_seq", sa.Integer, nullable=False),
@@ -57,8 +67,9 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    """Drop server_key and the account name index."""
+    """Drop server_key, the invites and the account name index."""
     op.drop_table("account_name_index")
+    op.drop_table("invites")
     op.drop_index("ix_account_names_skeleton", table_name="account_names")
     op.drop_table("account_names")
     op.drop_table("server_key")

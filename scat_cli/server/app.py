@@ -78,12 +78,14 @@ def on_exit_signal(action: Callable[[], None]) -> None:
 
 def create_app(db_url: str | None = None, *, testing: bool = False, claim_every: float | None = None,
                tokens: bool = False, max_streams_per_address: int = MAX_STREAMS_PER_ADDRESS,
-               max_streams: int = MAX_STREAMS, max_registrations_per_address: int | None = None) -> FastAPI:
+               max_streams: int = MAX_STREAMS, max_registrations_per_address: int | None = None,
+               registration: str = "open") -> FastAPI:
     """The app over the database at `db_url`; `testing` allows games with --seed/--deck;
     `claim_every` (seconds): how often it claims turns out of move time itself (R28; None: never);
     `tokens`: it also serves requests without an account (games protected by per-game tokens);
     at most `max_streams_per_address` event streams open from one client address, `max_streams` in all;
-    at most `max_registrations_per_address` registrations an hour from one address (verify.py's default)."""
+    at most `max_registrations_per_address` registrations an hour from one address (verify.py's default);
+    `registration`: who may register, "open" (anyone), "invite" (with an invite code) or "closed"."""
     from scat_cli.server.answering import Answering
     from scat_cli.server.fanout import Followers, StreamCaps
     from scat_cli.server.heavy_work import HeavyWork
@@ -98,6 +100,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     from scat_core.service.games import GameService
     from scat_core.store.sql.account_log import SqlAccountLog
     from scat_core.store.sql.database import masked_url
+    from scat_core.store.sql.invites import SqlInvites
 
     service = GameService.open(db_url, pre_ping=True, server=True)  # a pooled connection lost to a restart is replaced
     server_key_id = one_key_per_database(service)
@@ -111,7 +114,8 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
                          followers=Followers(service, notifier, PUSHED_POLL_SECONDS, answering), caps=caps,
                          heavy=HeavyWork(),  # each caller's share of audits, exports, stats and imports
                          testing=testing, poll_seconds=POLL_SECONDS, keep_alive_seconds=KEEP_ALIVE_SECONDS,
-                         pushed_poll_seconds=PUSHED_POLL_SECONDS)
+                         pushed_poll_seconds=PUSHED_POLL_SECONDS, registration=registration,
+                         invites=SqlInvites(service.store.engine))
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from enum import StrEnum
 from typing import Annotated
 
 import typer
@@ -10,6 +11,14 @@ import typer
 from scat_cli.context import state
 
 DEFAULT_PORT = 8031
+
+
+class Registration(StrEnum):
+    """Who may register an account on a server (`scat serve --registration`)."""
+
+    OPEN = "open"
+    INVITE = "invite"
+    CLOSED = "closed"
 
 
 def refuse_server(ctx: typer.Context, command: str) -> None:
@@ -82,6 +91,9 @@ def serve(
         min=1, metavar="INT", help="The most registrations (attempts, refused ones included) one client "
         "address may make within an hour; one more is refused (HTTP 429 with Retry-After). The accounts "
         "it has act as ever.")] = 30,
+    registration: Annotated[Registration, typer.Option(
+        metavar="open|invite|closed", case_sensitive=False, help="Who may register an account: anyone (open), whoever has an invite code the operator made "
+        "with `scat account invite` on this database (invite), or nobody new (closed).")] = Registration.OPEN,
     trusted_proxy: Annotated[list[str] | None, typer.Option(
         "--trusted-proxy", metavar="ADDRESS", show_default=False,
         help="The address of a proxy of yours in front of the server (repeat it for several): the client "
@@ -118,7 +130,8 @@ def serve(
     try:
         app = create_app(url, testing=testing, claim_every=claim_every, tokens=tokens,
                          max_streams_per_address=max_streams_per_address, max_streams=max_streams,
-                         max_registrations_per_address=max_registrations_per_address)
+                         max_registrations_per_address=max_registrations_per_address,
+                         registration=registration.value)
     except BaseException:  # e.g. another key than the database's server's: nothing is served
         listening.close()
         raise

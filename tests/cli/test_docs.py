@@ -23,7 +23,7 @@ CONTRACT_COMMANDS = ["new", "games", "show", "draw", "discard", "knock", "declar
                      "account add-key", "account revoke-key"]
 #: Beyond the contract.
 EXTRA_COMMANDS = ["rules", "db check", "key show", "key trust", "key forget", "config show", "config set",
-                  "config unset", "version", "abandon"]
+                  "config unset", "version", "abandon", "account invite"]
 
 
 def commands_of(group: Any, prefix: str = "") -> list[tuple[str, bool]]:

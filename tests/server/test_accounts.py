@@ -310,3 +310,29 @@ def test_x_forwarded_for_names_the_client_only_when_a_trusted_proxy_sends_it(ser
                        **signed(key, "POST", "/accounts", body, server=api.get("/key").json()["key_id"])}
             statuses.append(api.post("/accounts", content=body, headers=headers).status_code)
     assert statuses == ([201] * 4 if proxy else [201, 201, 429, 429])
+
+
+def test_a_server_by_invitation_registers_each_code_of_its_operators_once_and_a_closed_one_nobody(
+        server_db: str, tmp_path: Path) -> None:
+    from tests.support.live_server import app_in_thread
+
+    made = CliRunner().invoke(app, ["--db", server_db, "account", "invite", "--count", "2", "--json"],
+                              env={"SCAT_SERVER": None, "SCAT_DB_URL": None}, catch_exceptions=False)
+    assert made.exit_code == 0, made.output
+    codes = json.loads(made.stdout)["codes"]
+    assert len(set(codes)) == 2
+    with app_in_thread(server_db, registration="invite") as (url, _):
+        keys = [tmp_path / f"{n}.pem" for n in range(5)]
+        uninvited = run(url, "account", "register", "ann", key_file=keys[0])
+        assert uninvited.exit_code == 3 and "by invitation" in uninvited.stderr
+        assert run(url, "account", "register", "ann", "--invite", "made-up", key_file=keys[0]).exit_code == 3
+        assert run(url, "account", "register", "ann", "--invite", codes[0], key_file=keys[0]).exit_code == 0
+        used = run(url, "account", "register", "bea", "--invite", codes[0], key_file=keys[1])
+        assert used.exit_code == 3 and "used already" in used.stderr
+        alike = run(url, "account", "register", "ɑnn", "--invite", codes[1], key_file=keys[1])  # refused: kept
+        assert alike.exit_code == 1
+        assert run(url, "account", "register", "bea", "--invite", codes[1], key_file=keys[1]).exit_code == 0
+    with app_in_thread(server_db, registration="closed") as (url, _):
+        closed = run(url, "account", "register", "cid", key_file=keys[2])
+        assert closed.exit_code == 3 and "closed registration" in closed.stderr
+        assert run(url, "account", "show", key_file=keys[0]).exit_code == 0  # its accounts act as ever

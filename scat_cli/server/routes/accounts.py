@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Path, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from scat_cli.server.routes.deps import Server, SignedBy
+from scat_cli.server.routes.deps import Server, ServerState, SignedBy
 from scat_cli.server.routes.errors import responses
 from scat_cli.server.wire import SHORT
 from scat_core.domain.accounts import key_id_of
@@ -23,6 +23,8 @@ class AccountIn(BaseModel):
 
     name: str = Field(min_length=1, max_length=SHORT)
     public_key: str = Field(min_length=1, max_length=SHORT)
+    invite: str | None = Field(default=None, max_length=SHORT, description="An invite code of the operator's "
+                               "(`scat serve --registration invite`).")
 
 
 @router.post("/accounts", response_model=AccountView, status_code=201, responses=responses(404, 409, 422))
@@ -33,9 +35,32 @@ def register(body: AccountIn, request: Request, server: Server) -> AccountView:
         raise AuthFailed("registering needs a request signed by the key it registers")
     if signed_by != key_id_of(body.public_key):
         raise RequestRefused.because("a registration must be signed by the key it registers")
-    registered = server.accounts.register(body.name, body.public_key)
+    if server.registration == "closed":
+        raise AuthFailed("this server takes no new accounts: its operator has closed registration")
+    if server.registration != "invite":
+        registered = server.accounts.register(body.name, body.public_key)
+    else:
+        registered = _invited(body, server)
     server.verifier.keys.forget(registered.key_id)  # known at once here, even if looked up as unknown just now
     return registered
+
+
+def _invited(body: AccountIn, server: ServerState) -> AccountView:
+    """A registration by invitation: its code spent, and given back if the registration is refused."""
+    from datetime import UTC, datetime
+
+    invites = server.invites
+    assert invites is not None
+    if not body.invite:
+        raise AuthFailed("this server takes new accounts by invitation: ask its operator for an invite code")
+    at = datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+    if not invites.use(body.invite, body.name, at):
+        raise AuthFailed("that invite code is not one of this server's, or it was used already")
+    try:
+        return server.accounts.register(body.name, body.public_key)
+    except BaseException:
+        invites.give_back(body.invite, body.name)
+        raise
 
 
 @router.get("/accounts/me", response_model=AccountView, responses=responses(404))

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from scat_cli.server.verify import RequestVerifier
     from scat_core.service.accounts import AccountService
     from scat_core.service.games import GameService
+    from scat_core.store.sql.invites import SqlInvites
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +47,10 @@ class ServerState:
     keep_alive_seconds: float
     #: How often a `wait --any` stream looks at the database without being told of a move.
     pushed_poll_seconds: float
+    #: Who may register (`scat serve --registration`): "open", "invite" (with a code of the
+    #: operator's, `invites`) or "closed".
+    registration: str = "open"
+    invites: SqlInvites | None = None
 
 
 async def server_state(request: Request) -> ServerState:

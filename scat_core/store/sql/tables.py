@@ -225,3 +225,14 @@ account_name_index = Table(
     Column("version", Integer, primary_key=True, autoincrement=False),
     Column("last_seq", Integer, nullable=False),
 )
+
+#: The invite codes of a server whose registration is by invitation (migration 0013), by their
+#: SHA-256 (the code itself is told once, to the operator who made it); used once each.
+invites = Table(
+    "invites",
+    metadata,
+    Column("code_hash", String(64), primary_key=True),
+    Column("made_at", String(40), nullable=False),
+    Column("used_by", String(64), nullable=True),
+    Column("used_at", String(40), nullable=True),
+)
