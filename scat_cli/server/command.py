@@ -92,8 +92,9 @@ def serve(
         "address may make within an hour; one more is refused (HTTP 429 with Retry-After). The accounts "
         "it has act as ever.")] = 30,
     registration: Annotated[Registration, typer.Option(
-        metavar="open|invite|closed", case_sensitive=False, help="Who may register an account: anyone (open), whoever has an invite code the operator made "
-        "with `scat account invite` on this database (invite), or nobody new (closed).")] = Registration.OPEN,
+        metavar="open|invite|closed", case_sensitive=False,
+        help="Who may register an account: anyone (open), whoever has an invite code the operator made with "
+        "`scat account invite` on this database (invite), or nobody new (closed).")] = Registration.OPEN,
     trusted_proxy: Annotated[list[str] | None, typer.Option(
         "--trusted-proxy", metavar="ADDRESS", show_default=False,
         help="The address of a proxy of yours in front of the server (repeat it for several): the client "
