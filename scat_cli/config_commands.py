@@ -109,7 +109,7 @@ def _as_problem(ctx: typer.Context, name: str) -> str | None:
     """What is wrong with `name` as the default `--as` where it will be used: on the server in force, where
     this user's key is an account, he acts as that account only (another name is exit 3 on every command)."""
     from scat_cli.config_file import read_config
-    from scat_cli.server.identity import known_accounts
+    from scat_cli.server.identity import account_at
     from scat_cli.settings import chosen
     from scat_core.domain.names import normalize_name
 
@@ -117,7 +117,7 @@ def _as_problem(ctx: typer.Context, name: str) -> str | None:
     server = chosen(root.params.get("db"), root.params.get("server"), read_config())["server"].value
     if not server:
         return None
-    account = known_accounts().get(server.strip().rstrip("/"), {}).get("name")
+    account = (account_at(server.strip().rstrip("/")) or {}).get("name")
     if account is None or normalize_name(name).casefold() == account.casefold():
         return None
     return (f"on {server} your key is the account {account}, and a server lets you act only as your account: "

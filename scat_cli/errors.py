@@ -41,6 +41,26 @@ class ServerLost(Unavailable):
     """The `--server` could not be reached, or the connection to it broke (a wait tries again)."""
 
 
+class ServerKeyChanged(AuthFailed):
+    """A server URL this user's scat knows answers with another key than the one it knew there:
+    another server now (replaced, or someone in between). Refused until the user forgets the old
+    key (scat_cli/server/known_servers.py)."""
+
+    @classmethod
+    def at(cls, url: str, known: str, answered: str) -> ServerKeyChanged:
+        """The refusal for `url`, known by the key `known`, now answering with `answered`."""
+        return cls(f"the server {url} answers with the key {answered}, but scat knows it as the server with the key "
+                   f"{known}: another server now, or someone in between. If its operator says it was replaced "
+                   f"(check the new key id with him), run `scat key forget --server {url}`, then this again")
+
+    @classmethod
+    def refused(cls, url: str, why: str) -> ServerKeyChanged:
+        """The refusal for `url`, whose server refused a request signed for the key known there (`why`)."""
+        return cls(f"the server {url} is not the one scat knows there: {why}. If its operator says it was replaced "
+                   f"(check the new key id with him), run `scat key forget --server {url}`, then this again; "
+                   "else someone may be in between")
+
+
 class HistoryRolledBack(HistoryDamaged):
     """A game shown older than (or other than) a position this user saw of it before: its log cut
     back and an older head put back, which no check of the database or server alone can see
@@ -100,6 +120,11 @@ HINTS: dict[Hint, str] = {
     Hint.GIVE_TOKEN: ": give {player}'s token with --token or SCAT_TOKEN",
     Hint.EXPORT_RUNNING: ", or pass --running",
     Hint.UPGRADE_SCHEMA: " (is it a scat database? `scat db upgrade` brings its schema up to date)",
+    Hint.ADD_KEY: " (if {player} is yours, run `scat account add-key PUBLIC_KEY` on a device of yours, with the "
+                  "key `scat key show` prints here)",
+    Hint.ADD_ANOTHER_KEY: ": add another first (`scat account add-key PUBLIC_KEY`)",
+    Hint.REVOKE_KEY: ": revoke one first (`scat account revoke-key KEY_ID`)",
+    Hint.LIST_KEYS: " (`scat account keys` lists them)",
 }
 #: How the CLI names the setting an error of these types (or their subtypes) asks to change, in
 #: the place of a hint: the core's errors name no option or environment variable.

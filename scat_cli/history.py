@@ -19,9 +19,10 @@ def log(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Viewe
         as_json: Json = False) -> None:
     """The event log, one line per event.
 
-    Each line: seq, time (your local time, with its offset), type, what happened. While the game runs, hidden cards
-    (other hands, the stock) are left out; with --as you also see your own. Once it is
-    over, everything is shown.
+    Each line: seq, time (your local time, with its offset), type, what happened; a move its player signed (on a
+    server) is marked `✓ signed` (--json has its MoveSigned event, with the key id). While
+    the game runs, hidden cards (other hands, the stock) are left out; with --as you also
+    see your own. Once it is over, everything is shown.
 
     Example: scat log 3f2a1b9c0d --as you
     """
@@ -49,10 +50,20 @@ def log(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Viewe
     if as_json:
         print_json({"game_id": game, "viewer": player, "events": lines})
         return
-    width = max(len(line["type"]) for line in lines)
+    from scat_cli.transcript import marked
+
+    told: list[dict[str, Any]] = []
+    signed = False  # a signed move: one line, marked; its MoveSigned is --json's
+    for line in lines:
+        if line["type"] == "MoveSigned":
+            signed = True
+            continue
+        told.append({**line, "text": marked(str(line["text"]), signed)})
+        signed = False
+    width = max(len(line["type"]) for line in told)
     render.print_lines(
         f"{line['seq']:>4}  {local_text(line['recorded_at'])}  {line['type']:<{width}}  {line['text']}"
-        for line in lines
+        for line in told
     )
 
 

@@ -165,3 +165,39 @@ def _names_a_file(argument: str) -> bool:
     if re.fullmatch(r"[A-Za-z0-9+/]{43}=", argument.strip()):
         return False
     return "." in argument or argument.startswith(("/", "~")) or "\\" in argument
+
+
+@key_app.command("forget", cls=ScatCommand)
+def forget_command(
+    ctx: typer.Context,
+    server: Annotated[str | None, typer.Option("--server", metavar="URL", show_default=False,
+                                               help="The server URL whose key scat should forget.")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Forget the key scat knows a server by.
+
+    The next command there learns it anew.
+
+    scat knows each server by the key it signs with, learnt the first time it talks to it
+    (as SSH knows hosts). When a URL it knows answers with another key, every command
+    there is refused (exit 3, both key ids named): another server is there now, or someone
+    stands in between. Once the server's operator has told you the new key id (check it
+    with him: `scat --server URL key show` prints what the server sends), forget the old
+    key, and the next command trusts the new one. Your account there, recorded under the
+    old key, is found again by `scat account show` if the new server has it.
+
+    Example: scat key forget --server https://scat.example.org
+    """
+    from scat_cli.server import known_servers
+    from scat_core.domain.errors import BadInput
+
+    url = server.strip().rstrip("/") if server is not None else _server_flag(ctx)
+    if url is None:
+        raise BadInput("give the server with --server URL (see `scat key forget --help`)")
+    forgotten = known_servers.forget(url)
+    if as_json:
+        typer.echo(json.dumps({"server": url, "forgotten": forgotten}))
+    elif forgotten is None:
+        typer.echo(f"scat knew no key for {url}: nothing to forget")
+    else:
+        typer.echo(f"forgot the key {forgotten['key_id']} of {url}: the next command there learns its key anew")

@@ -67,6 +67,29 @@ class PublicTable:
         self.now = public_evolve(self.now, event)
 
 
+#: What a signed move's line ends with: its MoveSigned (the key, the signature) is no line of its
+#: own in the human views (`log`, `watch`, `show`, `play`, the text export); `--json` and the
+#: exports' fields keep it, with its key id.
+SIGNED_MARK = "✓ signed"
+
+
+def marked(text: str, signed: bool) -> str:
+    """`text`, with the signed mark when the move it tells was signed by its player."""
+    return f"{text}  {SIGNED_MARK}" if signed else text
+
+
+def quiet(events: Iterable[ev.Event]) -> Iterable[tuple[ev.Event, bool]]:
+    """Each event but the MoveSigned ones, with whether a MoveSigned came just before it (its move
+    was signed by its player). A MoveSigned changes no public table (`public.PUBLIC_TYPES`)."""
+    signed = False
+    for event in events:
+        if isinstance(event, ev.MoveSigned):
+            signed = True
+            continue
+        yield event, signed
+        signed = False
+
+
 def _be(name: str) -> str:
     """"is", or "are" after a player called "you" ("you are out of the game")."""
     return "are" if name.casefold() == "you" else "is"
@@ -102,8 +125,8 @@ def describe(event: ev.Event, table: PublicTable) -> str:
             return deal_text(event, table)
         case ev.HandViewed():
             return f"{event.player} looked at the hand dealt to {event.player}"
-        case ev.MoveSigned():
-            return f"{event.player} signed the next move with the key {event.key_id}"
+        case ev.MoveSigned():  # the human views mark the move instead (`quiet`); --json keeps the key id
+            return f"{event.player} signed the move that follows"
         case ev.StockReshuffled():
             return (f"the stock ran out: the discard pile, all but its top card, was shuffled into a new "
                     f"stock of {len(event.stock)} cards")
@@ -170,28 +193,29 @@ def _showdown_text(event: ev.ShowdownHeld, table: PublicTable) -> str:
 
 
 def narrate(events: Iterable[ev.Event], table: PublicTable) -> list[str]:
-    """Sentences for `events`, a draw and the discard after it told as one turn.
+    """Sentences for `events`, a draw and the discard after it told as one turn, a signed move
+    marked (`SIGNED_MARK`) rather than told in a line of its own.
 
     `table` is the public table before the first event; it is moved along.
     """
     lines: list[str] = []
-    pending: ev.CardDrawn | None = None
-    for event in events:
-        if pending is not None and isinstance(event, ev.CardDiscarded) and event.player == pending.player:
-            lines.append(f"{describe(pending, table)} and discarded {event.card}")
+    pending: tuple[ev.CardDrawn, bool] | None = None
+    for event, signed in quiet(events):
+        if pending is not None and isinstance(event, ev.CardDiscarded) and event.player == pending[0].player:
+            lines.append(marked(f"{describe(pending[0], table)} and discarded {event.card}", pending[1] or signed))
             pending = None
             table.apply(event)
             continue
         if pending is not None:
-            lines.append(describe(pending, table))
+            lines.append(marked(describe(pending[0], table), pending[1]))
             pending = None
         if isinstance(event, ev.CardDrawn):
-            pending = event
+            pending = (event, signed)
         else:
-            lines.append(describe(event, table))
+            lines.append(marked(describe(event, table), signed))
         table.apply(event)
     if pending is not None:
-        lines.append(describe(pending, table))
+        lines.append(marked(describe(pending[0], table), pending[1]))
     return lines
 
 
@@ -219,30 +243,35 @@ def _header(records: Sequence[Mapping[str, Any]], events: Sequence[ev.Event]) ->
 
 
 def transcript(records: Sequence[Mapping[str, Any]]) -> str:
-    """A readable transcript of a whole game, hand by hand, with a PGN-like header."""
+    """A readable transcript of a whole game, hand by hand, with a PGN-like header; a signed
+    move is marked on its line (the key and signature are the json and jsonl exports' fields)."""
     events = [ev.from_record(r["type"], r["schema_version"], dict(r["data"])) for r in records]
     lines = _header(records, events)
     table = PublicTable()
     table.apply(events[0])
     turn = 0
     body: list[str] = []
-    for index, event in enumerate(events[1:], start=1):
+    told = list(quiet(events[1:]))
+    for index, (event, signed) in enumerate(told):
         if isinstance(event, ev.HandDealt):
             body += ["", f"Hand {event.hand_number} (dealer {event.dealer})"]
             turn = 0
-        if isinstance(event, ev.CardDiscarded) and isinstance(events[index - 1], ev.CardDrawn):
+        if isinstance(event, ev.CardDiscarded) and index and isinstance(told[index - 1][0], ev.CardDrawn):
             table.apply(event)
             continue  # told with the draw
         if isinstance(event, ev.CardDrawn):
             turn += 1
-            following = events[index + 1] if index + 1 < len(events) else None
-            text = narrate([event, following] if isinstance(following, ev.CardDiscarded) else [event], _copy(table))
-            body.append(f"  {turn}. {text[0]}")
+            following = told[index + 1] if index + 1 < len(told) else None
+            if following is not None and isinstance(following[0], ev.CardDiscarded):
+                text, signed = narrate([event, following[0]], _copy(table))[0], signed or following[1]
+            else:
+                text = narrate([event], _copy(table))[0]
+            body.append(f"  {turn}. {marked(text, signed)}")
         elif isinstance(event, ev.Knocked):
             turn += 1
-            body.append(f"  {turn}. {describe(event, table)}")
+            body.append(f"  {turn}. {marked(describe(event, table), signed)}")
         else:
-            body.append(f"  {describe(event, table)}")
+            body.append(f"  {marked(describe(event, table), signed)}")
         table.apply(event)
     ended = ev.ending_of(events)
     return "\n".join([*lines, *body, "", f"Result: {_result(ended)}"]) + "\n"

@@ -165,9 +165,9 @@ def watch(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Vie
     Example: scat watch 3f2a1b9c0d --as you
     """
     from scat_cli.seats import seated
-    from scat_cli.transcript import PublicTable, describe
+    from scat_cli.transcript import PublicTable, describe, marked
 
-    table = PublicTable()
+    table, signed = PublicTable(), False
     try:
         with service(ctx) as games:
             game = games.resolve_game_id(game)
@@ -175,7 +175,11 @@ def watch(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: Vie
                             lambda viewer: games.show(game, viewer, token_for(ctx, game, viewer, token), look=False),
                             lambda answer: answer.state).viewer
             for seen in games.watch(game, player, token_for(ctx, game, player, token), look):
-                _print_event(seen, describe(seen.event, table), as_json)
+                if seen.type == "MoveSigned" and not as_json:  # the move it signs is marked instead
+                    signed = True
+                    continue
+                _print_event(seen, marked(describe(seen.event, table), signed), as_json)
+                signed = False
                 table.apply(seen.event)
     except KeyboardInterrupt:  # the way to stop watching: not an error
         return

@@ -78,13 +78,16 @@ def on_exit_signal(action: Callable[[], None]) -> None:
 
 def create_app(db_url: str | None = None, *, testing: bool = False, claim_every: float | None = None,
                tokens: bool = False, max_streams_per_address: int = MAX_STREAMS_PER_ADDRESS,
-               max_streams: int = MAX_STREAMS, new_games_per_hour: int | None = None) -> FastAPI:
+               max_streams: int = MAX_STREAMS, new_games_per_hour: int | None = None,
+               max_registrations_per_address: int | None = None, registration: str = "open") -> FastAPI:
     """The app over the database at `db_url`; `testing` allows games with --seed/--deck;
     `claim_every` (seconds): how often it claims turns out of move time itself (R28; None: never);
     `tokens`: it also serves requests without an account (games protected by per-game tokens);
     at most `max_streams_per_address` event streams open from one client address, `max_streams` in all;
     one account (or an unsigned request's address) creates at most `new_games_per_hour` games an hour
-    (None: heavy_work.NEW_GAMES_PER_HOUR)."""
+    (None: heavy_work.NEW_GAMES_PER_HOUR); at most `max_registrations_per_address` registrations an
+    hour from one address (None: verify.py's default);
+    `registration`: who may register, "open" (anyone), "invite" (with an invite code) or "closed"."""
     from scat_cli.server.answering import Answering
     from scat_cli.server.docs_pages import serve_docs
     from scat_cli.server.fanout import Followers, StreamCaps
@@ -95,15 +98,19 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     from scat_cli.server.routes.deps import ServerState
     from scat_cli.server.routes.errors import handle_errors
     from scat_cli.server.sweep import start_sweeping
-    from scat_cli.server.verify import RequestVerifier
+    from scat_cli.server.verify import REGISTRATIONS_PER_ADDRESS, RequestVerifier
     from scat_core.service.accounts import AccountService
     from scat_core.service.games import GameService
     from scat_core.store.sql.account_log import SqlAccountLog
     from scat_core.store.sql.database import masked_url
+    from scat_core.store.sql.invites import SqlInvites
 
     service = GameService.open(db_url, pre_ping=True, server=True)  # a pooled connection lost to a restart is replaced
+    server_key_id = one_key_per_database(service)
     accounts_ = AccountService(SqlAccountLog(service.store.engine))
-    verifier = RequestVerifier(accounts_, tokens=tokens, spent_by_the_command=moves.NONCE_SPENT_BY_THE_MOVE)
+    verifier = RequestVerifier(accounts_, tokens=tokens, spent_by_the_command=moves.NONCE_SPENT_BY_THE_MOVE,
+                               server_key_id=server_key_id,
+                               registrations_per_address=max_registrations_per_address or REGISTRATIONS_PER_ADDRESS)
     notifier, stop, answering = Notifier(), threading.Event(), Answering()
     caps = StreamCaps(max_streams_per_address, max_streams)
     server = ServerState(games=service, accounts=accounts_, verifier=verifier, notifier=notifier,
@@ -111,7 +118,8 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
                          heavy=HeavyWork(),  # each caller's share of audits, exports, stats and imports
                          new_games=new_games(new_games_per_hour or NEW_GAMES_PER_HOUR),  # and of game creation
                          testing=testing, poll_seconds=POLL_SECONDS, keep_alive_seconds=KEEP_ALIVE_SECONDS,
-                         pushed_poll_seconds=PUSHED_POLL_SECONDS)
+                         pushed_poll_seconds=PUSHED_POLL_SECONDS, registration=registration,
+                         invites=SqlInvites(service.store.engine))
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -142,6 +150,27 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     app.add_middleware(LimitAndLog, answering=answering)  # and counts the requests being answered (fanout.py)
     LOG.info("serving the games of %s", masked_url(str(service.store.engine.url.render_as_string(False))))
     return app
+
+
+def one_key_per_database(service: Any) -> str:
+    """The key id this process signs with, which its database records as its server's (the first
+    process to serve it records its own); BadInput when the database records another key: the
+    processes of one database are one server, which clients know by its key."""
+    from datetime import UTC, datetime
+
+    from scat_core.domain.errors import BadInput
+    from scat_core.store.sql.server_key import recorded_server_key
+
+    keys = service.store.keys
+    now = datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+    recorded, _ = recorded_server_key(service.store.engine, keys.key_id, keys.public_key, now)
+    if recorded != keys.key_id:
+        service.store.engine.dispose()
+        raise BadInput(f"this database is served with the key {recorded}, and this process would sign with the key "
+                       f"{keys.key_id} ({keys.key_path}): the processes of one database are one server, with one "
+                       "key (its clients know it by that key): start it with the key file of the others "
+                       "(SCAT_KEY_FILE)")
+    return str(keys.key_id)
 
 
 def app_from_environment() -> Any:

@@ -24,7 +24,7 @@ from scat_cli.server.move_request import move_body
 from scat_cli.server.transport import READ_TIMEOUT, Answer, Connection, TransportError, TransportTimeout
 from scat_core.domain import events as ev
 from scat_core.domain.audit_report import AuditReport
-from scat_core.domain.errors import BadInput, NotFound, RuleViolation, Throttled
+from scat_core.domain.errors import BadInput, NotFound, RuleViolation, Throttled, WrongServer
 from scat_core.domain.options import GameOptions
 from scat_core.records.errors import ConcurrencyConflict, HistoryDamaged
 from scat_core.service.boundary import Progress
@@ -59,6 +59,8 @@ T = TypeVar("T")  # an item of a paged read
 SIGN_ATTEMPTS = 3
 THROTTLED_TRIES = 30  # a long `audit --all` slows to the user's share of the server's heavy work
 THROTTLED_WAIT_MAX = 120  # seconds: a longer wait is told, not waited
+#: How long the first contact with a server waits for its key (`GET /key`: an answer from memory).
+KEY_TIMEOUT = 10.0
 #: How long past its deadline a wait still waits for a slow server's answer (see `_read_within`).
 GRACE = 5.0
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -67,20 +69,52 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 class RemoteGames:
     """The game service of a Scat backend at `base_url` (`scat --server URL`).
 
-    Its requests are signed with this user's key where it is an account (identity.py), or
-    with `identity`'s key when one is given (the account commands).
+    Before its first request it knows the server by its key (known_servers.py: asked with `GET
+    /key` the first time, trusted on first use; a known URL answering with another key is
+    ServerKeyChanged). Its requests are signed, for that server, with this user's key where
+    it is an account there (identity.py), or with `identity`'s key when one is given (the
+    account commands).
     """
 
     def __init__(self, base_url: str, identity: Identity | None = None) -> None:
-        from scat_cli.server.identity import identity_for
-
         self.base_url = base_url
-        #: Who signs this client's requests (and his moves, in a game whose seats are accounts).
-        self.identity = identity if identity is not None else identity_for(base_url)
-        self.http = Connection(base_url, signer=self.identity.sign if self.identity is not None else None)
+        self._given = identity
+        self._identity: Identity | None = None
+        #: The key id of the server (None until the first request knows it).
+        self.server_key: str | None = None
+        self.http = Connection(base_url)
         self._positions: dict[str, Position] = {}  # game id: its position after this client's last move
         self._throttled_told = False
         self.sleep = time.sleep
+
+    @property
+    def identity(self) -> Identity | None:
+        """Who signs this client's requests (and his moves, in a game whose seats are accounts)."""
+        self._know_the_server()
+        return self._identity
+
+    def _know_the_server(self, read_timeout: float | None = None) -> None:
+        """Know the server by its key before the first request: the key known for this URL (a signed
+        request names it, and another server refuses it), else the one it answers `GET /key` with,
+        remembered; unsigned, the key it answers with must be the one known (ServerKeyChanged)."""
+        if self.server_key is not None:
+            return
+        from scat_cli.errors import ServerKeyChanged
+        from scat_cli.server import known_servers
+        from scat_cli.server.identity import identity_for
+
+        known = known_servers.key_of(self.base_url)
+        identity = self._given or (identity_for(known, self.base_url) if known is not None else None)
+        if known is None or identity is None:
+            answered = SigningKey.model_validate(self._request("GET", "/key", read_timeout=read_timeout or KEY_TIMEOUT))
+            if known is None:  # trust on first use
+                known_servers.remember(self.base_url, answered.key_id, answered.public_key)
+                known, identity = answered.key_id, identity or identity_for(answered.key_id, self.base_url)
+            elif answered.key_id != known:
+                raise ServerKeyChanged.at(self.base_url, known, answered.key_id)
+        self.server_key, self._identity = known, identity
+        if identity is not None:
+            self.http.signer = identity.signer(known)
 
     def __enter__(self) -> RemoteGames:
         return self
@@ -95,6 +129,12 @@ class RemoteGames:
         """Send one request; a refusal raises the ScatError the server named, with its message.
         Refused as Throttled (this user's share of the server's heavy work spent), it waits the
         seconds the server names and asks again (THROTTLED_TRIES in all), saying so once."""
+        self._know_the_server()
+        return self._request(method, path, token=token, params=params, json=json, read_timeout=read_timeout)
+
+    def _request(self, method: str, path: str, *, token: str | None = None, params: Mapping[str, Any] | None = None,
+                 json: Any = None, read_timeout: float | None = None) -> Any:
+        """`request`, the server known already (or not needed: `GET /key`)."""
         headers = {"authorization": f"Bearer {token}"} if token else {}
         query = {key: value for key, value in (params or {}).items() if value is not None}
         for attempt in range(1, THROTTLED_TRIES + 1):
@@ -120,13 +160,19 @@ class RemoteGames:
         raise AssertionError("unreachable")
 
     def _raise(self, response: Answer) -> NoReturn:
-        """Raise the ScatError a refusal names, with its fields (the CLI words it as a local one)."""
+        """Raise the ScatError a refusal names, with its fields (the CLI words it as a local one); a
+        request refused as signed for another server, as ServerKeyChanged (both keys named)."""
         try:
             problem = answers.ErrorOut.model_validate(response.json())
         except ValueError:
             raise RuleViolation(f"the server {self.base_url} answered {response.status} "
                                 f"{response.reason}: is it a scat server?") from None
-        raise problem.raised()
+        error = problem.raised()
+        if isinstance(error, WrongServer):
+            from scat_cli.errors import ServerKeyChanged
+
+            raise ServerKeyChanged.refused(self.base_url, error.message)
+        raise error
 
     @staticmethod
     def _game(game_id: str) -> str:
@@ -315,6 +361,7 @@ class RemoteGames:
         """The lines of the game's event stream (server-sent events) after seq `after`, as `viewer`
         may see them; it ends when the game is over or at `deadline` (ServerLost, with `advice`,
         when the server stops first)."""
+        self._know_the_server(_read_within(deadline))
         headers = {"authorization": f"Bearer {token}"} if token else {}
         params: dict[str, str | int] = {"after": after, **({"as": viewer} if viewer is not None else {}),
                                         **({} if look else {"look": "false"})}
@@ -399,6 +446,7 @@ class RemoteGames:
         """One `POST /waiting` stream: (what it found or None at the deadline, the cursor it began with)."""
         from scat_cli.server.wire import MAX_TOKENS
 
+        self._know_the_server(_read_within(deadline))
         newest = dict(list(tokens.items())[-MAX_TOKENS:])  # the server takes no more (remembered oldest first)
         body = {"player": player, "tokens": newest, "told": told.model_dump() if told is not None else None,
                 **({} if look else {"look": False})}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from enum import StrEnum
 from typing import Annotated
 
 import typer
@@ -10,6 +11,14 @@ import typer
 from scat_cli.context import state
 
 DEFAULT_PORT = 8031
+
+
+class Registration(StrEnum):
+    """Who may register an account on a server (`scat serve --registration`)."""
+
+    OPEN = "open"
+    INVITE = "invite"
+    CLOSED = "closed"
 
 
 def refuse_server(ctx: typer.Context, command: str) -> None:
@@ -82,6 +91,19 @@ def serve(
         min=1, metavar="INT", help="The most games one account (or, with --tokens, one address) creates an "
         "hour (at most 5 at once); one more is refused (HTTP 429 with Retry-After; the client says when to "
         "try again).")] = 20,
+    max_registrations_per_address: Annotated[int, typer.Option(
+        min=1, metavar="INT", help="The most registrations (attempts, refused ones included) one client "
+        "address may make within an hour; one more is refused (HTTP 429 with Retry-After). The accounts "
+        "it has act as ever.")] = 30,
+    registration: Annotated[Registration, typer.Option(
+        metavar="open|invite|closed", case_sensitive=False,
+        help="Who may register an account: anyone (open), whoever has an invite code the operator made with "
+        "`scat account invite` on this database (invite), or nobody new (closed).")] = Registration.OPEN,
+    trusted_proxy: Annotated[list[str] | None, typer.Option(
+        "--trusted-proxy", metavar="ADDRESS", show_default=False,
+        help="The address of a proxy of yours in front of the server (repeat it for several): the client "
+        "address of a request it forwards is the one its X-Forwarded-For names. From anyone else that "
+        "header is ignored (none is trusted by default).")] = None,
 ) -> None:
     """Run the Scat backend: the HTTP API for `scat --server URL`.
 
@@ -110,10 +132,18 @@ def serve(
     url = resolve_url(db if db is not None else state(ctx).db_url)
     log = logging.getLogger("scat.server")
     listening = listen(host, port)  # first: a port in use is told before the database is opened
-    app = create_app(url, testing=testing, claim_every=claim_every, tokens=tokens,
-                     max_streams_per_address=max_streams_per_address, max_streams=max_streams,
-                     new_games_per_hour=new_games_per_hour)
-    config = server_config(app, host=host, port=port, timeout_graceful_shutdown=10)
+    try:
+        app = create_app(url, testing=testing, claim_every=claim_every, tokens=tokens,
+                         max_streams_per_address=max_streams_per_address, max_streams=max_streams,
+                         new_games_per_hour=new_games_per_hour,
+                         max_registrations_per_address=max_registrations_per_address,
+                         registration=registration.value)
+    except BaseException:  # e.g. another key than the database's server's: nothing is served
+        listening.close()
+        raise
+    proxies = [address.strip() for address in trusted_proxy or [] if address.strip()]
+    config = server_config(app, host=host, port=port, timeout_graceful_shutdown=10,  # X-Forwarded-For: theirs only
+                           proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None)
     server_log.install()  # after uvicorn configured its loggers (in Config): every line escaped, whoever logs it
     log.info("listening on http://%s:%d%s", host, port,
                                           " (testing: --seed/--deck accepted)" if testing else "")

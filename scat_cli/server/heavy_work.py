@@ -2,7 +2,8 @@
 `stats`, an `import`; and, in buckets of their own, of game creation (`new_games`: a game is cheap,
 but thousands of them seating other accounts are not).
 
-A token bucket per caller (his account, or his address when the request is signed by none):
+A token bucket per caller (his account and his address, each paying; his address alone when the
+request is signed by none):
 a request costs what it asks for (the games of a page, a fixed cost for stats and imports),
 the bucket holds BURST units and refills RATE a second. A request the bucket cannot pay is
 refused with `Throttled` (HTTP 429 and `Retry-After`: when the bucket will hold its cost),
@@ -15,7 +16,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from scat_core.domain.errors import Throttled
 
@@ -36,17 +37,25 @@ class HeavyWork:
         self._buckets: dict[str, tuple[float, float]] = {}  # caller: (units, when counted)
         self._lock = threading.Lock()
 
-    def take(self, caller: str, cost: float) -> None:
-        """Spend `cost` units of `caller`'s share; Throttled (with the seconds to wait) when he has not got them."""
+    def take(self, caller: str | Sequence[str], cost: float) -> None:
+        """Spend `cost` units of `caller`'s share (of each of the callers given: an account and its
+        address, so that a thousand accounts of one address share one address's share); Throttled
+        (with the seconds to wait) when one of them has not got them, nothing spent then."""
+        callers = [caller] if isinstance(caller, str) else list(caller)
         cost = min(float(cost), self.burst)  # the largest request is always possible, on a full bucket
         with self._lock:
             now = self.clock()
-            units, then = self._buckets.get(caller, (self.burst, now))
-            units = min(self.burst, units + (now - then) * self.rate)
-            if units < cost:
-                self._buckets[caller] = (units, now)
-                raise self.refusal(max(1, math.ceil((cost - units) / self.rate)))
-            self._buckets[caller] = (units - cost, now)
+            held = {}
+            for one in callers:
+                units, then = self._buckets.get(one, (self.burst, now))
+                held[one] = min(self.burst, units + (now - then) * self.rate)
+            short = max(cost - units for units in held.values())
+            if short > 0:
+                for one, units in held.items():
+                    self._buckets[one] = (units, now)
+                raise self.refusal(max(1, math.ceil(short / self.rate)))
+            for one, units in held.items():
+                self._buckets[one] = (units - cost, now)
             if len(self._buckets) > MAX_CALLERS:
                 self._forget_full(now)
 

@@ -2,10 +2,13 @@
 
 The key is the installation key (`scat key show`; $SCAT_KEY_FILE, else the user's config
 folder). Beside it, `installation-key.accounts` (JSON, mode 0600) lists the servers where
-that key is an account: server URL -> {"name", "key_id"}, written by `scat account register`
-and `scat account show`. The `--server` client signs every request to a server listed there
-for the current key; to any other server it sends unsigned requests (game tokens work
-there as before). Nothing here is secret but the key file, which only `KeyRing` reads.
+that key is an account, by the server's key id (known_servers.py: a server is its key, so
+every URL of it reaches the account): server key id -> {"name", "key_id"}, written by `scat
+account register` and `scat account show` (an older scat's entries, keyed by URL, are read
+too, and moved to the server's key when next written). The `--server` client signs every
+request to a server listed there for the current key, for that server's key; to any other
+server it sends unsigned requests (game tokens work there as before). Nothing here is secret
+but the key file, which only `KeyRing` reads.
 """
 
 from __future__ import annotations
@@ -38,7 +41,8 @@ def accounts_path() -> Path:
 
 
 def known_accounts() -> dict[str, dict[str, str]]:
-    """Server URL -> {"name", "key_id"}: the accounts recorded here (none when the file is missing or unreadable)."""
+    """Server key id (or, an older scat's, URL) -> {"name", "key_id"}: the accounts recorded here
+    (none when the file is missing or unreadable)."""
     try:
         document: Any = json.loads(accounts_path().read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -49,12 +53,25 @@ def known_accounts() -> dict[str, dict[str, str]]:
             if isinstance(entry, dict) and isinstance(entry.get("name"), str) and isinstance(entry.get("key_id"), str)}
 
 
-def remember(server: str, name: str, key_id: str) -> None:
-    """Record that `key_id` is the account `name` on `server` (written atomically, mode 0600)."""
+def account_at(url: str) -> dict[str, str] | None:
+    """The account recorded for the server known at `url` ({"name", "key_id"}), without asking it."""
+    from scat_cli.server import known_servers
+
+    accounts, server = known_accounts(), known_servers.key_of(url)
+    return (accounts.get(server) if server else None) or accounts.get(known_servers.normal(url))
+
+
+def remember(server: str, name: str, key_id: str, url: str | None = None) -> None:
+    """Record that `key_id` is the account `name` on the server whose key id is `server` (written
+    atomically, mode 0600); an older scat's entry for `url` goes."""
     from scat_core.domain.errors import BadInput
 
     accounts = known_accounts()
     accounts[server] = {"name": name, "key_id": key_id}
+    if url is not None:
+        from scat_cli.server.known_servers import normal
+
+        accounts.pop(normal(url), None)
     path = accounts_path()
     from scat_cli.private_files import write_private_json
 
@@ -101,16 +118,23 @@ class Identity:
 
         return sign_move(self.private, self.key_id, game_id, seq, tag, command)
 
-    def sign(self, method: str, target: str, body: bytes) -> dict[str, str]:
-        """The headers signing this request now (httpsig.py)."""
+    def signer(self, server: str) -> Signer:
+        """What signs this user's requests for the server whose key id is `server` (httpsig.py)."""
         from scat_cli.server import httpsig
 
-        return httpsig.sign(self.private, self.key_id, method, target, body, int(time.time()))
+        def sign(method: str, target: str, body: bytes) -> dict[str, str]:
+            return httpsig.sign(self.private, self.key_id, method, target, body, int(time.time()), server)
+
+        return sign
 
 
-def identity_for(server: str) -> Identity | None:
-    """This user's identity when his current key is an account on `server`, else None."""
-    entry = known_accounts().get(server)
+def identity_for(server: str, url: str) -> Identity | None:
+    """This user's identity when his current key is an account on the server whose key id is
+    `server` (reached at `url`: an older scat recorded accounts by URL), else None."""
+    from scat_cli.server.known_servers import normal
+
+    accounts = known_accounts()
+    entry = accounts.get(server) or accounts.get(normal(url))
     if entry is None:
         return None
     from scat_core.domain.errors import ScatError
@@ -122,9 +146,3 @@ def identity_for(server: str) -> Identity | None:
     except ScatError:  # an unusable key file: unsigned, as before accounts
         return None
     return identity
-
-
-def signer_for(server: str) -> Signer | None:
-    """The signer of requests to `server` when this user's current key is an account there, else None."""
-    identity = identity_for(server)
-    return identity.sign if identity is not None else None

@@ -3,9 +3,10 @@
 A request without `Signature-Input` is refused (401) but for OPEN_PATHS, unless the server
 also serves per-game tokens (`scat serve --tokens`: it then passes unchanged, its game token
 authenticates it); a signed one must prove its account, or it is refused (401) before its endpoint runs:
-an unknown key, a timestamp more than WINDOW seconds off the server's clock, a body or a
-path that is not what was signed, a bad signature, a nonce seen already (but by the
-first try of the same read, when the server asks it again: lost_reads.py). The account it
+a request signed for another server (its `server` parameter names another key than this
+server's), an unknown key, a timestamp more than WINDOW seconds off the server's clock, a
+body or a path that is not what was signed, a bad signature, a nonce seen already (but by
+the first try of the same read, when the server asks it again: lost_reads.py). The account it
 proves is `request.state.account` (an AccountView; None for an unsigned request). A move's nonce
 is left to its command (`request.state.nonce`, scat_core/service/nonces.py), which spends it
 with its events (on SQLite one commit a move, not two) and refuses a replay itself (401 too).
@@ -39,7 +40,15 @@ from starlette.concurrency import run_in_threadpool
 from scat_cli.server import httpsig
 from scat_cli.server.lost_reads import OWN_NONCES
 from scat_core.domain.accounts import key_id_of
-from scat_core.domain.errors import AuthFailed, BadInput, NoSuchAccount, RequestRefused, TooManyFailures
+from scat_core.domain.errors import (
+    AuthFailed,
+    BadInput,
+    NoSuchAccount,
+    RequestRefused,
+    TooManyFailures,
+    TooManyRegistrations,
+    WrongServer,
+)
 from scat_core.records import tokens
 from scat_core.records.acting import RequestNonce
 from scat_core.service.accounts import AccountService, AccountView
@@ -49,6 +58,10 @@ WINDOW = 300
 #: Refused signatures an address may send within FAILURE_WINDOW seconds before it waits.
 FAILURES_ALLOWED = 10
 FAILURE_WINDOW = 60
+#: Registrations one client address may attempt within REGISTRATION_WINDOW seconds (`scat serve
+#: --max-registrations-per-address`): enough for a family or a classroom behind one address.
+REGISTRATIONS_PER_ADDRESS = 30
+REGISTRATION_WINDOW = 3600
 #: How long a process trusts the public key it read for a key id (an unknown key id: shorter).
 KEY_SECONDS, UNKNOWN_SECONDS = 5.0, 1.0
 KEYS_KEPT = 10_000
@@ -147,8 +160,11 @@ class RequestVerifier:
 
     def __init__(self, accounts: AccountService, *, window: int = WINDOW, limiter: FailureLimiter | None = None,
                  clock: Callable[[], float] = time.time, tokens: bool = False,
-                 spent_by_the_command: frozenset[str] = frozenset()) -> None:
+                 spent_by_the_command: frozenset[str] = frozenset(), server_key_id: str = "",
+                 registrations_per_address: int = REGISTRATIONS_PER_ADDRESS) -> None:
         self.accounts, self.window, self.clock = accounts, window, clock
+        #: This server's key id: a request signed for another server's is refused (httpsig.py).
+        self.server_key_id = server_key_id
         #: The routes (path templates) whose command spends the request's nonce in its own
         #: transaction (service/nonces.py): their nonce is left in `request.state.nonce`.
         self.spent_by_the_command = spent_by_the_command
@@ -158,6 +174,8 @@ class RequestVerifier:
         #: Wrong game tokens per client address (each cost a scrypt), counted by the error handler.
         self.wrong_tokens = FailureLimiter()
         self.keys = KeyCache(accounts)
+        #: Registrations per client address within the last hour (attempts: refused ones too).
+        self.registrations = FailureLimiter(registrations_per_address, REGISTRATION_WINDOW)
 
     async def __call__(self, request: Request) -> None:
         """Verify the request if it is signed; its account in `request.state.account`."""
@@ -167,6 +185,8 @@ class RequestVerifier:
         header = request.headers.get("signature-input")
         address = request.client.host if request.client else "-"
         now = self.clock()
+        if request.method == "POST" and request.url.path == REGISTER_PATH:  # every attempt counts, refused or not
+            self.registering(address, now)
         if header is None:
             if not self.tokens and request.url.path not in OPEN_PATHS:
                 raise AuthFailed("this server serves accounts only: register one with `scat account register "
@@ -185,6 +205,14 @@ class RequestVerifier:
                                                             dict(request.headers), body, now)
         request.state.signed_key_id = (request.state.account.key_id if request.state.account is not None
                                        else self._registering_key(body))
+
+    def registering(self, address: str, now: float) -> None:
+        """Count a registration from `address`; TooManyRegistrations when it made its hour's
+        (`registrations`: signed requests of accounts it has are not held back by it)."""
+        wait = self.registrations.retry_after(address, now)
+        if wait is not None:
+            raise TooManyRegistrations.waiting(wait, self.registrations.allowed)
+        self.registrations.failed(address, now)
 
     async def token_checks(self, request: Request) -> AsyncIterator[None]:
         """Around a request with a game token (a bearer; the app's dependency, scope "function"): its
@@ -246,6 +274,8 @@ class RequestVerifier:
             parts = httpsig.parse(headers["signature-input"], headers.get("signature"), headers.get("content-digest"))
         except httpsig.SignatureProblem as problem:
             raise RequestRefused.because(str(problem)) from None
+        if parts.server != self.server_key_id:
+            raise WrongServer.of(parts.server, self.server_key_id)
         if abs(now - parts.created) > self.window:
             raise RequestRefused.because(f"its timestamp is more than {self.window} s off the server's clock "
                                  "(stale, or the client's clock is wrong)")
@@ -259,8 +289,12 @@ class RequestVerifier:
                 raise RequestRefused.because("a registration must be signed by the key it registers")
         elif account is None:
             if scope["path"] == WHO_AM_I_PATH:  # no account yet: not a forgery, an answer
-                raise NoSuchAccount.of(f"with the key {parts.key_id}")
-            raise RequestRefused.because(f"no account has the key {parts.key_id} on this server")
+                raise NoSuchAccount(f"no account with the key {parts.key_id} on this server: register one "
+                                    "(`scat account register NAME`) or, if you have one there on another device, "
+                                    "add this device's key from that one (`scat account add-key PUBLIC_KEY`, the "
+                                    "key `scat key show` prints here)")
+            raise RequestRefused.because(f"no account has the key {parts.key_id} on this server (never added, "
+                                         "or revoked: `scat account keys` on another of your devices lists yours)")
         else:
             public_key = account.public_key
         try:

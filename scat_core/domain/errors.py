@@ -15,7 +15,7 @@ The tree (every error type of the package is in exactly one branch, `BRANCHES`):
     ├── NotFound              no such game, player, account or file
     │   └── NoSuchAccount
     ├── AuthFailed            a wrong or missing token, an unproven or throttled request
-    │   └── RequestRefused, TooManyFailures
+    │   └── RequestRefused (WrongServer), TooManyFailures (TooManyRegistrations)
     ├── ConcurrencyConflict   someone else acted first: try again
     ├── Unavailable           the database (or the server) cannot be used now: lost, restarted, busy
     │   ├── StoreUnavailable ── DatabaseReadOnly   (records/errors.py)
@@ -57,6 +57,10 @@ class Hint(StrEnum):
     GIVE_TOKEN = "give_token"  # give player's token (a protected game)
     EXPORT_RUNNING = "export_running"  # export game_id although it is still running
     UPGRADE_SCHEMA = "upgrade_schema"  # the database refused a statement: bring its schema up to date
+    ADD_KEY = "add_key"  # add this device's key to one's account, from a device whose key it has
+    ADD_ANOTHER_KEY = "add_another_key"  # add another device's key to one's account first
+    REVOKE_KEY = "revoke_key"  # revoke one of the account's keys first
+    LIST_KEYS = "list_keys"  # list the account's keys
 
 
 class ScatError(Exception):
@@ -167,13 +171,13 @@ class AlreadyImported(RuleViolation):
 
 
 class AccountNameTaken(RuleViolation):
-    """The name asked for is an account's already, or looks like one (`player`: the name asked for)."""
+    """The name asked for is an account's already, or looks like one (`player`: the account it meets)."""
 
     @classmethod
     def of(cls, name: str, taken_by: str) -> AccountNameTaken:
         """The refusal of `name`, taken by the account `taken_by`."""
         same = "is taken" if name == taken_by else f"looks like the account {taken_by!r}"
-        return cls(f"the account name {name!r} {same}: choose another", player=name)
+        return cls(f"the account name {name!r} {same}: choose another", player=taken_by, hint=Hint.ADD_KEY)
 
 
 class KeyAlreadyRegistered(RuleViolation):
@@ -208,6 +212,16 @@ class RequestRefused(AuthFailed):
         return cls.because("its nonce was used already (a replayed request)")
 
 
+class WrongServer(RequestRefused):
+    """A signed request meant for another server (signed for another server key than this one's)."""
+
+    @classmethod
+    def of(cls, meant_for: str, own: str) -> WrongServer:
+        """The refusal of a request signed for the server key `meant_for` by the server whose key is `own`."""
+        return cls(f"the request's signature was refused: it was signed for the server with the key {meant_for}, "
+                   f"and this server's key is {own}")
+
+
 class WrongToken(AuthFailed):
     """A token that is not the player's (each costs a scrypt to find out: a server counts them);
     `count`: how many of the tokens sent were wrong."""
@@ -225,5 +239,17 @@ class TooManyFailures(AuthFailed):
     def waiting(cls, retry_after: int, refused: str = "signatures") -> TooManyFailures:
         """The refusal, the address to wait `retry_after` seconds; `refused`: what it sent too many of."""
         error = cls(f"too many refused {refused} from this address: try again in {retry_after} s")
+        error.retry_after = retry_after
+        return error
+
+
+class TooManyRegistrations(TooManyFailures):
+    """Too many registrations from one client address within the hour: `retry_after` seconds to wait."""
+
+    @classmethod
+    def waiting(cls, retry_after: int, allowed: int | str = "") -> TooManyRegistrations:
+        """The refusal, the address to wait `retry_after` seconds; `allowed`: how many an hour it may make."""
+        error = cls(f"this address has registered {allowed} accounts (or tried to) within the hour, as many as this "
+                    f"server takes from one address: try again in {retry_after} s")
         error.retry_after = retry_after
         return error

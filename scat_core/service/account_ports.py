@@ -30,9 +30,12 @@ class AccountRecord:
 class AccountLog(Protocol):
     """The log of every account event, numbered from 1 across all accounts, never changed."""
 
-    def matching(self, skeleton: str | None, key_id: str | None) -> tuple[int, list[AccountRecord]]:
+    def matching(self, skeleton: str | None, key_id: str | None,
+                 looks: Sequence[str] = ()) -> tuple[int, list[AccountRecord]]:
         """The log's last seq (0: empty) and, in seq order, every record of each account whose
-        name has `skeleton` or that has ever held the key `key_id`."""
+        name has `skeleton` (names.skeleton, the record's), or one of `looks` (skeletons.looks_of,
+        through the name index the adapter folds from the records), or that has ever held the
+        key `key_id`."""
         ...
 
     def append(self, expected_head: int, records: Sequence[AccountRecord]) -> None:

@@ -1,4 +1,5 @@
-"""The account service: register, re-key and find the accounts of a server (event-sourced).
+"""The account service: register, re-key, add and revoke keys, and find the accounts of a server
+(event-sourced).
 
 Each use case loads the records that could clash with it, folds them, asks the domain's
 decider (scat_core/domain/accounts.py) and appends what it decided, all or nothing; a
@@ -17,6 +18,7 @@ from scat_core.domain import accounts as acc
 from scat_core.domain.errors import AuthFailed
 from scat_core.domain.move_time import recorded_text
 from scat_core.domain.names import skeleton
+from scat_core.domain.skeletons import looks_of
 from scat_core.records.errors import ConcurrencyConflict
 from scat_core.service.account_ports import AccountLog, AccountRecord
 from scat_core.service.move_times import Clock, system_clock
@@ -26,7 +28,8 @@ ATTEMPTS = 8  # the account log has one head: strangers registering at once take
 
 
 class AccountView(BaseModel):
-    """An account as a server tells it: its name, current key, and when it was registered."""
+    """An account as a server tells it: its name, the key it is seen with (the one that signed the
+    request, else its newest), and when it was registered."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -37,13 +40,43 @@ class AccountView(BaseModel):
     keys: int = 1  # how many keys it has had
 
 
-def view_of(account: acc.Account) -> AccountView:
-    """The account's view (public: names and public keys only)."""
-    return AccountView(name=account.name, key_id=account.key.key_id, public_key=account.key.public_key,
+class KeyView(BaseModel):
+    """One key that acts for an account: its id, public key, label, when it was added, and whether it
+    is the key of the device that asked (`this_device`: the request's signer)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key_id: str
+    public_key: str
+    label: str
+    added_at: str
+    this_device: bool = False
+
+
+class AccountKeys(BaseModel):
+    """The keys that act for an account now (`scat account keys`), the first given first."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    keys: list[KeyView]
+
+
+def view_of(account: acc.Account, key_id: str | None = None) -> AccountView:
+    """The account's view (public: names and public keys only), seen with its key `key_id` if it acts for it."""
+    key = (account.acting(key_id) if key_id is not None else None) or account.key
+    return AccountView(name=account.name, key_id=key.key_id, public_key=key.public_key,
                        registered_at=account.registered_at, keys=len(account.keys))
 
 
-def events_of(records: Sequence[AccountRecord]) -> list[acc.AccountRegistered | acc.AccountRekeyed]:
+def keys_of(account: acc.Account, this_device: str | None = None) -> AccountKeys:
+    """The account's acting keys, `this_device` (a key id) marked."""
+    return AccountKeys(name=account.name, keys=[
+        KeyView(key_id=period.key_id, public_key=period.public_key, label=period.label, added_at=period.since,
+                this_device=period.key_id == this_device) for period in account.active])
+
+
+def events_of(records: Sequence[AccountRecord]) -> list[acc.AnyAccountEvent]:
     """The domain events of stored records."""
     return [acc.ACCOUNT_EVENT.validate_python(record.data) for record in records]
 
@@ -57,16 +90,41 @@ class AccountService:
     def register(self, name: str, public_key: str) -> AccountView:
         """Register `public_key` under `name`; AccountNameTaken, KeyAlreadyRegistered or BadInput refuse it."""
         normal = acc.account_name(name)
-        return self._run(acc.RegisterAccount(normal, public_key, recorded_text(self.clock())), normal)
+        command = acc.RegisterAccount(normal, public_key, recorded_text(self.clock()))
+        return view_of(self._run(command, normal, acc.key_id_of(public_key)))
 
     def rekey(self, name: str, public_key: str) -> AccountView:
-        """Give the account `name` a new public key; NoSuchAccount or KeyAlreadyRegistered refuse it."""
-        return self._run(acc.RekeyAccount(name, public_key, recorded_text(self.clock())), name)
+        """Give the account `name` a new public key in place of all its keys (the operator's, for a user
+        who lost his); NoSuchAccount or KeyAlreadyRegistered refuse it."""
+        key_id = acc.key_id_of(public_key)
+        return view_of(self._run(acc.RekeyAccount(name, public_key, recorded_text(self.clock())), name, key_id),
+                       key_id)
 
-    def _run(self, command: acc.AccountCommand, name: str) -> AccountView:
-        key_id = acc.key_id_of(command.public_key)
+    def add_key(self, name: str, public_key: str, label: str, by: str) -> AccountKeys:
+        """The account `name`, acting with its key `by`, adds another device's `public_key`; its keys
+        after. KeyAlreadyRegistered, RuleViolation (too many keys) or BadInput refuse it."""
+        key_id = acc.key_id_of(public_key)
+        command = acc.AddKey(name, public_key, label, by, recorded_text(self.clock()))
+        return keys_of(self._run(command, name, key_id), by)
+
+    def revoke_key(self, name: str, key_id: str, by: str) -> AccountKeys:
+        """The account `name`, acting with its key `by`, stops its key `key_id`; its keys after.
+        NotFound (not its key) or RuleViolation (stopped already, its last key) refuse it."""
+        command = acc.RevokeKey(name, key_id, by, recorded_text(self.clock()))
+        return keys_of(self._run(command, name, key_id), by)
+
+    def keys(self, name: str, this_device: str | None = None) -> AccountKeys:
+        """The keys that act for the account `name` now; NoSuchAccount when there is none."""
+        account = self.named(name)
+        if account is None:
+            raise acc.NoSuchAccount.of(f"named {name!r}")
+        return keys_of(account, this_device)
+
+    def _run(self, command: acc.AccountCommand, name: str, key_id: str) -> acc.Account:
+        """Decide `command` on the records of the accounts named like `name` or holding `key_id`, append
+        what it made (deciding again when another append came first), and the account it leaves."""
         for attempt in range(ATTEMPTS):
-            head, records = self.log.matching(skeleton(name), key_id)
+            head, records = self.log.matching(skeleton(name), key_id, looks_of(name))
             accounts = acc.fold(events_of(records))
             made = acc.decide(accounts, command)
             try:
@@ -80,7 +138,7 @@ class AccountService:
                 accounts = acc.evolve(accounts, event)
             found = accounts.named(name)
             assert found is not None
-            return view_of(found)
+            return found
         raise AssertionError("unreachable")
 
     def seat(self, creator: str, names: Sequence[str]) -> list[str]:
@@ -100,21 +158,21 @@ class AccountService:
 
     def named(self, name: str) -> acc.Account | None:
         """The account whose name is `name` (or looks like it), with every key it has had, or None."""
-        _, records = self.log.matching(skeleton(name), None)
+        _, records = self.log.matching(skeleton(name), None, looks_of(name))
         return acc.fold(events_of(records)).named(name)
 
     def holding(self, key_id: str) -> AccountView | None:
-        """The account whose current key has `key_id`, or None."""
+        """The account for which the key `key_id` acts now (seen with that key), or None."""
         _, records = self.log.matching(None, key_id)
         account = acc.fold(events_of(records)).holding(key_id)
-        return view_of(account) if account is not None else None
+        return view_of(account, key_id) if account is not None else None
 
     def use_nonce(self, key_id: str, nonce: str, expires_at: int, now: int) -> bool:
         """Remember a signed request's nonce until it expires; False when it was seen already (a replay)."""
         return self.log.use_nonce(key_id, nonce, expires_at, now)
 
 
-def _record(seq: int, event: acc.AccountRegistered | acc.AccountRekeyed) -> AccountRecord:
+def _record(seq: int, event: acc.AnyAccountEvent) -> AccountRecord:
     return AccountRecord(seq=seq, account=event.name, skeleton=skeleton(event.name), key_id=event.key_id,
                          type=event.type, schema_version=event.schema_version, data=event.model_dump(mode="json"),
                          recorded_at=event.at)

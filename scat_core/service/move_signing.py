@@ -65,12 +65,10 @@ def signed_move(state: GameState, tag: str, command: cmd.Command, token: Credent
 
 
 def held_then(account: Account, key_id: str, at: str) -> bool:
-    """Whether `account` had the key `key_id` at the recorded time `at` (moves before a rekey keep the old key)."""
-    for index, period in enumerate(account.keys):
-        if period.key_id == key_id:
-            ends = account.keys[index + 1].since if index + 1 < len(account.keys) else None
-            return period.since <= at and (ends is None or at < ends)
-    return False
+    """Whether the key `key_id` acted for `account` at the recorded time `at` (added before it, and
+    neither revoked nor replaced by a rekey until after it)."""
+    period = account.period(key_id)
+    return period is not None and period.held_at(at)
 
 
 def with_signers(report: AuditReport, records: Sequence[Mapping[str, Any]],
@@ -87,7 +85,8 @@ def with_signers(report: AuditReport, records: Sequence[Mapping[str, Any]],
         if account is None:
             problem = f"event {seq} is signed by {player}, who has no account on this server"
         elif not held_then(account, key_id, record["recorded_at"]):
-            problem = f"event {seq} is signed with the key {key_id}, which was not {player}'s account's key then"
+            problem = (f"event {seq} is signed with the key {key_id}, which did not act for {player}'s account then "
+                       "(not yet added, or revoked or replaced before it)")
         else:
             continue
         return replace(report, ok=False, first_bad_seq=seq, problems=[problem])

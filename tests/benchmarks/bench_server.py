@@ -98,13 +98,13 @@ def verification_costs(url: str, rounds: int = 300) -> list[str]:
     key, other = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
     public = base64.b64encode(key.public_key().public_bytes_raw()).decode("ascii")
     accounts.register(f"bench{uuid.uuid4().hex[:8]}", public)
-    verifier = RequestVerifier(accounts)
+    verifier = RequestVerifier(accounts, server_key_id="0123456789abcdef")
     body = b'{"move":"draw","player":"you","source":"stock"}'
     path = "/games/0123456789/moves"
     scope = {"path": path, "raw_path": path.encode(), "query_string": b""}
 
     def request(signer: Ed25519PrivateKey) -> dict[str, str]:
-        return httpsig.sign(signer, key_id_of(public), "POST", path, body, int(time.time()))
+        return httpsig.sign(signer, key_id_of(public), "POST", path, body, int(time.time()), "0123456789abcdef")
 
     def verified() -> None:
         assert verifier.verified(scope, "POST", request(key), body, time.time()) is not None
@@ -213,6 +213,8 @@ def scat_process(url: str, source: Path | None = None) -> AbstractContextManager
     tokens = ["--tokens"] if source is None or "--tokens" in known else []
     # the load client creates its games from one address: no creation limit (a baseline before it has none)
     unlimited = ["--new-games-per-hour", "1000000"] if source is None or "--new-games-per-hour" in known else []
+    if source is None or "--max-registrations-per-address" in known:  # every load client registers from here
+        unlimited += ["--max-registrations-per-address", "100000"]
     return started([sys.executable, "-c", "from scat_cli.app import main; main()", "serve", "--db", url, "--port",
                     "{port}", *tokens, *unlimited], env, "/health", "scat serve")
 

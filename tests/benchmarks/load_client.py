@@ -116,10 +116,11 @@ class Account:
         self.key_id = key_id_of(self.public_key)
         self.name = "m" + uuid.uuid4().hex[:12]
         self._sign, self._now = httpsig.sign, time.time
+        self.server = ""  # the server's key id, which each signed request names (GET /key)
 
     def headers(self, method: str, target: str, body: bytes) -> dict[str, str]:
         """The headers that sign this request now."""
-        return self._sign(self.key, self.key_id, method, target, body, int(self._now()))
+        return self._sign(self.key, self.key_id, method, target, body, int(self._now()), self.server)
 
     def move_signature(self, game: str, position: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
         """The signature of the move `body` at `position` (seq and tag) of `game`, as the wire carries it."""
@@ -147,6 +148,10 @@ class Mover:
     async def register(self) -> None:
         """Register this client's account (signed mode; untimed)."""
         assert self.account is not None
+        status, key = await self.conn.request("GET", "/key")
+        if status != 200:
+            raise RuntimeError(f"key: {status} {key}")
+        self.account.server = key["key_id"]
         status, answer = await self.conn.request("POST", "/accounts", {
             "name": self.account.name, "public_key": self.account.public_key}, signer=self.account)
         if status != 201:

@@ -19,11 +19,12 @@ from scat_cli.app import app
 README = Path(__file__).resolve().parents[2] / "README.md"
 CONTRACT_COMMANDS = ["new", "games", "show", "draw", "discard", "knock", "declare", "throw-down", "resign", "log",
                      "replay", "audit", "export", "import", "db upgrade", "stats", "serve", "wait", "watch",
-                     "play", "claim", "account register", "account show", "account rekey", "say", "accept", "decline",
-                     "join", "rematch", "status", "ratings"]
+                     "play", "claim", "account register", "account show", "account rekey", "account keys",
+                     "account add-key", "account revoke-key", "say", "accept", "decline", "join", "rematch", "status",
+                     "ratings"]
 #: Beyond the contract.
-EXTRA_COMMANDS = ["rules", "db check", "key show", "key trust", "config show", "config set", "config unset",
-                  "version", "abandon"]
+EXTRA_COMMANDS = ["rules", "db check", "key show", "key trust", "key forget", "config show", "config set",
+                  "config unset", "version", "abandon", "account invite"]
 
 
 def commands_of(group: Any, prefix: str = "") -> list[tuple[str, bool]]:

@@ -22,6 +22,7 @@ from scat_cli.server.routes.errors import HTTP_STATUS, http_status, told_to_clie
 from scat_cli.server.wire import ErrorOut
 from scat_core.domain.errors import (
     BRANCHES,
+    AccountNameTaken,
     AuthFailed,
     BadInput,
     Hint,
@@ -257,6 +258,15 @@ WORDED = [
     (RuleViolation("game g1 is still running: export it when it ends", game_id="g1", hint=Hint.EXPORT_RUNNING),
      "game g1 is still running: export it when it ends, or pass --running"),
     (RuleViolation("the discard pile is empty", "R12"), "the discard pile is empty (R12)"),
+    (AccountNameTaken.of("ɑnn", "ann"),
+     "the account name 'ɑnn' looks like the account 'ann': choose another (if ann is yours, run `scat account "
+     "add-key PUBLIC_KEY` on a device of yours, with the key `scat key show` prints here)"),
+    (RuleViolation("the key k1 is the last key of 'ann'", hint=Hint.ADD_ANOTHER_KEY),
+     "the key k1 is the last key of 'ann': add another first (`scat account add-key PUBLIC_KEY`)"),
+    (RuleViolation("the account 'ann' has 20 keys already", hint=Hint.REVOKE_KEY),
+     "the account 'ann' has 20 keys already: revoke one first (`scat account revoke-key KEY_ID`)"),
+    (NotFound("the account 'ann' has no key 'k9'", hint=Hint.LIST_KEYS),
+     "the account 'ann' has no key 'k9' (`scat account keys` lists them)"),
     (ConcurrencyConflict("game g1 changed meanwhile"), "game g1 changed meanwhile"),
     (DatabaseNotGiven("cannot create scat's data folder /d: Not a directory"),
      "cannot create scat's data folder /d: Not a directory; give a database with --db URL or SCAT_DB_URL"),

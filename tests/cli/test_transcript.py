@@ -37,6 +37,21 @@ def test_a_draw_and_the_discard_after_it_are_told_as_one_turn() -> None:
     assert lines == ["bob drew from the stock and discarded 7C", "cid knocked"]
 
 
+def signed(player: str) -> ev.MoveSigned:
+    return ev.MoveSigned(player=player, move={"type": "Draw"}, at_seq=3, at_tag="t" * 64, key_id="k" * 16,
+                         public_key="p" * 44, signature="s" * 88)
+
+
+def test_a_signed_move_is_one_line_marked_signed_and_its_key_is_not_told() -> None:
+    lines = narrate([signed("cid"), ev.CardDrawn(player="cid", source="stock", card=HIDDEN), signed("cid"),
+                     ev.CardDiscarded(player="cid", card="7C"), ev.CardDrawn(player="bob", source="stock",
+                                                                            card=HIDDEN),
+                     ev.CardDiscarded(player="bob", card="8C"), signed("cid"), ev.Knocked(player="cid")],
+                    table_of_three())
+    assert lines == ["cid drew from the stock and discarded 7C  ✓ signed",
+                     "bob drew from the stock and discarded 8C", "cid knocked  ✓ signed"]
+
+
 def test_pennies_and_the_kitty_are_counted_along() -> None:
     table = table_of_three()
     assert narrate([ev.PennyPaid(player="bob"), ev.PennyPaid(player="bob")], table) == [

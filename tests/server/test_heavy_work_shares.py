@@ -1,5 +1,6 @@
 """A server's heavy work (audits and exports of every game, stats, imports) is shared: each
-account (or address, unsigned) has a bucket of units that refills; a request it cannot pay is
+account and each address has a bucket of units that refills, a signed request paying from both;
+a request they cannot pay is
 429 with Retry-After and the type Throttled (exit 5), another caller is served meanwhile, and
 the `--server` client waits the seconds named and carries on."""
 
@@ -54,8 +55,8 @@ def test_a_request_larger_than_the_bucket_costs_a_full_bucket_and_is_never_refus
     shares.take("address 10.0.0.1", 10_000)
 
 
-def test_a_spent_share_is_429_with_retry_after_and_another_account_is_served(server_db: str, tmp_path: Path,
-                                                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_spent_share_is_429_with_retry_after_and_an_account_of_that_address_waits_for_it_too(
+        server_db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with app_in_thread(server_db) as (url, app):
         shares: HeavyWork = app.state.server.heavy
         shares.rate, shares.burst = 50.0, 50.0  # a page of 50 games empties the bucket; a second waits 1 s
@@ -68,10 +69,25 @@ def test_a_spent_share_is_429_with_retry_after_and_another_account_is_served(ser
             assert api.get("/health").status_code == 200  # light work is not metered
         with RemoteGames(url, Identity(tmp_path / "ann.pem")) as ann:
             ann.request("POST", "/accounts", json={"name": "ann", "public_key": ann.identity.public_key})
-            assert list(ann.audit_all()) == []  # ann's own share
-            assert list(ann.audit_all()) == []  # spent: the client waited the second named, then was served
+            assert list(ann.audit_all()) == []  # her address's share spent: the client waited the second named
+            assert list(ann.audit_all()) == []  # and again
             assert ann.stats().players == ()
     assert capsys.readouterr().err.count("heavy work") == 1  # said once, not at every wait
+
+
+def test_a_thousand_accounts_of_one_address_get_the_one_share_of_that_address() -> None:
+    shares = HeavyWork(rate=10.0, burst=100.0, clock=Clock())
+    served = 0
+    for number in range(1000):
+        try:
+            shares.take((f"account a{number}", "address 10.0.0.9"), 50)
+            served += 1
+        except Throttled:
+            pass
+    assert served == 2  # 100 units: two pages, whatever the number of accounts
+    shares.take(("account bob", "address 10.0.0.10"), 100)  # another address's account: served
+    with pytest.raises(Throttled):
+        shares.take(("account a1", "address 10.0.0.11"), 100)  # an account that spent its own share waits too
 
 
 def test_every_metered_endpoint_declares_its_429(server_url: str) -> None:

@@ -274,3 +274,81 @@ def test_the_last_account_in_a_game_abandons_it_with_a_signed_move_that_the_audi
     report = audited[0] if isinstance(audited, list) else audited
     assert report["ok"] is True and report["seed_verified"] is True
     assert report["moves_signed"] == report["moves_verified"] == 3  # bob's acceptance, resignation; ann's abandon
+
+
+def test_a_signed_move_is_one_line_with_a_mark_in_log_and_the_text_export_and_its_key_id_only_in_json(
+        table: tuple[str, Path, str]) -> None:
+    server, keys, game = table
+    player = to_act(server, keys, game)
+    assert player is not None
+    ok(run(server, player, keys, "draw", game, "stock"))
+    key_id = ok(run(server, player, keys, "account", "show", "--json"))["key_id"]
+    lines = ok(run(server, player, keys, "log", game)).splitlines()
+    drew = [line for line in lines if "CardDrawn" in line]
+    logged = ok(run(server, player, keys, "log", game, "--json"))["events"]
+    drawn = next(event["seq"] for event in logged if event["type"] == "CardDrawn")
+    assert len(drew) == 1 and drew[0].startswith(f"{drawn:>4}  ") and drew[0].endswith(" from the stock  ✓ signed")
+    assert not [line for line in lines if "MoveSigned" in line or key_id in line]  # no line of its own, no key id
+    signed = [event for event in logged if event["type"] == "MoveSigned"]  # the acceptances are signed too
+    assert signed[-1]["data"]["key_id"] == key_id and signed[-1]["seq"] == drawn - 1
+    for mover in PLAYERS:  # to the end, so that the game can be exported
+        if to_act(server, keys, game) is not None and mover != "ann":
+            ok(run(server, mover, keys, "resign", game, "--yes"))
+    exported_text = run(server, "ann", keys, "export", game, "--format", "text")
+    assert exported_text.exit_code == 0, exported_text.output
+    text = exported_text.stdout
+    assert f"{player} drew" in text and "✓ signed" in text and key_id not in text and "signed the move" not in text
+    exported = [json.loads(line) for line in run(server, "ann", keys, "export", game).stdout.splitlines()]
+    assert next(event for event in exported if event["seq"] == drawn - 1)["data"]["key_id"] == key_id
+
+
+def on_device(server: str, key_file: Path, *args: str) -> Any:
+    """`scat --server SERVER ARGS` in-process on a device whose key is `key_file`."""
+    env = {"SCAT_SERVER": server, "SCAT_DB_URL": None, "SCAT_TOKEN": "", "SCAT_AS": None,
+           "SCAT_KEY_FILE": str(key_file)}
+    return CliRunner().invoke(app, list(args), env=env, catch_exceptions=False)
+
+
+def test_a_second_device_plays_as_its_account_until_its_key_is_revoked_and_the_game_audits_and_imports(
+        table: tuple[str, Path, str], tmp_path: Path) -> None:
+    from scat_cli.server.identity import Identity
+    from tests.support.schema import migrated
+
+    server, keys, game = table
+    laptop = keys / "ann-laptop.pem"
+    laptop_key = Identity(laptop).public_key
+    unknown = on_device(server, laptop, "account", "show")
+    assert unknown.exit_code == 4 and "account add-key" in unknown.stderr  # not "register": the name is taken
+    added = ok(run(server, "ann", keys, "account", "add-key", laptop_key, "--label", "laptop", "--json"))
+    assert [(key["label"], key["this_device"]) for key in added["keys"]] == [("", True), ("laptop", False)]
+    assert ok(on_device(server, laptop, "account", "show", "--json"))["name"] == "ann"  # the device finds it
+    listed = ok(on_device(server, laptop, "account", "keys", "--json"))["keys"]
+    assert [key["this_device"] for key in listed] == [False, True] and listed[1]["public_key"] == laptop_key
+    laptop_moves = 0
+    while laptop_moves < 2:  # ann plays from her laptop, the others from their machines
+        player = to_act(server, keys, game)
+        assert player is not None
+        device = (lambda *args: on_device(server, laptop, *args)) if player == "ann" else (
+            lambda *args, player=player: run(server, player, keys, *args))
+        ok(device("draw", game, "stock"))
+        ok(device("discard", game, ok(device("show", game, "--json"))["hand"][0]))
+        laptop_moves += player == "ann"
+    laptop_id = listed[1]["key_id"]
+    revoked = ok(run(server, "ann", keys, "account", "revoke-key", laptop_id, "--json"))
+    assert revoked["revoked"] == laptop_id and [key["key_id"] for key in revoked["keys"]] == [listed[0]["key_id"]]
+    cut_off = on_device(server, laptop, "show", game)
+    assert cut_off.exit_code == 3 and f"no account has the key {laptop_id}" in cut_off.stderr
+    last = run(server, "ann", keys, "account", "revoke-key", listed[0]["key_id"])
+    assert last.exit_code == 1 and "last key" in last.stderr
+    for player in ("bob", "carl"):  # the game ends: ann, on her desktop, wins
+        ok(run(server, player, keys, "resign", game, "--yes"))
+    report = ok(run(server, "ann", keys, "audit", game, "--json"))
+    assert report["ok"] is True and report["moves_signed"] == report["moves_verified"] >= 6
+    exported = tmp_path / "game.jsonl"
+    exported.write_text(run(server, "ann", keys, "export", game).stdout)
+    elsewhere = migrated(f"sqlite:///{tmp_path / 'elsewhere.db'}")
+    imported = CliRunner().invoke(app, ["--db", elsewhere, "import", str(exported), "--json"],
+                                  env={"SCAT_SERVER": None, "SCAT_DB_URL": None,
+                                       "SCAT_KEY_FILE": str(tmp_path / "elsewhere.pem")}, catch_exceptions=False)
+    assert imported.exit_code == 0, imported.output
+    assert json.loads(imported.stdout)["moves_verified"] == report["moves_verified"]

@@ -13,7 +13,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from scat_core.domain import commands as cmd
 from scat_core.domain import events as ev
-from scat_core.domain.accounts import Account, KeyPeriod, key_id_of
+from scat_core.domain.accounts import key_id_of
 from scat_core.domain.errors import AuthFailed
 from scat_core.records.acting import ActingAccount
 from scat_core.records.chain import audit_records
@@ -158,15 +158,33 @@ def test_a_move_signed_at_an_older_position_is_refused_as_moved_on(
         games.move(game_id, cmd.Knock(name), player.acting, stale)
 
 
-def test_a_key_is_its_accounts_from_when_it_was_given_until_the_next_one() -> None:
-    account = Account("ann", "2026-01-01T00:00:00.000000Z",
-                      (KeyPeriod("aaaa", "A", "2026-01-01T00:00:00.000000Z"),
-                       KeyPeriod("bbbb", "B", "2026-06-01T00:00:00.000000Z")))
-    assert held_then(account, "aaaa", "2026-03-01T00:00:00.000000Z")
-    assert not held_then(account, "aaaa", "2026-07-01T00:00:00.000000Z")  # after the rekey: the new key only
-    assert held_then(account, "bbbb", "2026-07-01T00:00:00.000000Z")
-    assert not held_then(account, "bbbb", "2026-03-01T00:00:00.000000Z")
-    assert not held_then(account, "cccc", "2026-03-01T00:00:00.000000Z")
+def test_a_key_acts_for_its_account_from_when_it_was_added_until_it_was_revoked_or_replaced() -> None:
+    from scat_core.domain import accounts as acc
+
+    def key(n: int) -> str:
+        return base64.b64encode(bytes([n]) * 32).decode("ascii")
+
+    a, b, c, d = (acc.key_id_of(key(n)) for n in (1, 2, 3, 4))
+    account = acc.fold([
+        acc.AccountRegistered(name="ann", public_key=key(1), key_id=a, at="2026-01-01T00:00:00.000000Z"),
+        acc.AccountKeyAdded(name="ann", public_key=key(2), key_id=b, label="desktop", by=a,
+                            at="2026-02-01T00:00:00.000000Z"),
+        acc.AccountKeyRevoked(name="ann", key_id=a, by=b, at="2026-04-01T00:00:00.000000Z"),
+        acc.AccountKeyAdded(name="ann", public_key=key(3), key_id=c, label="phone", by=b,
+                            at="2026-05-01T00:00:00.000000Z"),
+        acc.AccountRekeyed(name="ann", public_key=key(4), key_id=d, previous_key_id=c,
+                           at="2026-06-01T00:00:00.000000Z"),
+    ]).named("ann")
+    assert account is not None
+    assert held_then(account, a, "2026-03-01T00:00:00.000000Z")  # two devices at once
+    assert held_then(account, b, "2026-03-01T00:00:00.000000Z")
+    assert not held_then(account, a, "2026-04-02T00:00:00.000000Z")  # after its revocation
+    assert not held_then(account, b, "2026-01-15T00:00:00.000000Z")  # before it was added
+    assert held_then(account, c, "2026-05-15T00:00:00.000000Z")
+    assert not held_then(account, b, "2026-06-02T00:00:00.000000Z")  # the rekey replaced every key
+    assert not held_then(account, c, "2026-06-02T00:00:00.000000Z")
+    assert held_then(account, d, "2026-07-01T00:00:00.000000Z")
+    assert not held_then(account, "cccccccccccccccc", "2026-03-01T00:00:00.000000Z")
 
 
 def test_a_move_signed_at_a_position_stands_when_only_messages_came_after_it_and_the_audit_verifies(

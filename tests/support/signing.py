@@ -23,11 +23,19 @@ def public_of(key: Ed25519PrivateKey) -> str:
     return base64.b64encode(key.public_key().public_bytes_raw()).decode("ascii")
 
 
+def server_key_of(api: httpx.Client) -> str:
+    """The key id of the server at `api` (`GET /key`), which every signed request to it names."""
+    answer = api.get("/key")
+    assert answer.status_code == 200, answer.text
+    return str(answer.json()["key_id"])
+
+
 class Signer:
     """An account of the server at `api`, registered as `name` with a key of its own."""
 
     def __init__(self, api: httpx.Client, name: str) -> None:
         self.api, self.name, self.key = api, name, Ed25519PrivateKey.generate()
+        self.server = server_key_of(api)
         self.key_id = key_id_of(public_of(self.key))
         body = json.dumps({"name": name, "public_key": public_of(self.key)}).encode()
         registered = self.post("/accounts", body)
@@ -36,7 +44,7 @@ class Signer:
     def headers(self, method: str, target: str, body: bytes = b"") -> dict[str, str]:
         """The headers that sign this request now."""
         return {"content-type": "application/json",
-                **httpsig.sign(self.key, self.key_id, method, target, body, int(time.time()))}
+                **httpsig.sign(self.key, self.key_id, method, target, body, int(time.time()), self.server)}
 
     def post(self, target: str, body: bytes, headers: dict[str, str] | None = None) -> httpx.Response:
         """POST `body` to `target`, signed (with `headers` if given: a replay)."""

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from scat_cli.server.verify import RequestVerifier
     from scat_core.service.accounts import AccountService
     from scat_core.service.games import GameService
+    from scat_core.store.sql.invites import SqlInvites
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +49,10 @@ class ServerState:
     keep_alive_seconds: float
     #: How often a `wait --any` stream looks at the database without being told of a move.
     pushed_poll_seconds: float
+    #: Who may register (`scat serve --registration`): "open", "invite" (with a code of the
+    #: operator's, `invites`) or "closed".
+    registration: str = "open"
+    invites: SqlInvites | None = None
 
 
 async def server_state(request: Request) -> ServerState:
@@ -76,14 +81,14 @@ async def account_name(account: SignedBy) -> str | None:
 AccountName = Annotated[str | None, Depends(account_name)]
 
 
-async def caller_of(request: Request, account: SignedBy) -> str:
-    """Whose share of heavy work a request spends: its account's, or its address's when it is signed by none."""
-    if account is not None:
-        return f"account {account.name}"
-    return f"address {request.client.host if request.client else '-'}"
+async def caller_of(request: Request, account: SignedBy) -> tuple[str, ...]:
+    """Whose shares of heavy work a request spends: its address's, and its account's when it is signed
+    (so that accounts made by the thousand at one address get one share between them)."""
+    address = f"address {request.client.host if request.client else '-'}"
+    return (f"account {account.name}", address) if account is not None else (address,)
 
 
-Caller = Annotated[str, Depends(caller_of)]
+Caller = Annotated[tuple[str, ...], Depends(caller_of)]
 
 
 async def bearer(authorization: Annotated[str | None, Header(max_length=1000)] = None) -> str | None:

@@ -17,10 +17,14 @@ class MemoryAccountLog:
         self.nonces: dict[tuple[str, str], int] = {}
         self._lock = threading.Lock()
 
-    def matching(self, skeleton: str | None, key_id: str | None) -> tuple[int, list[AccountRecord]]:
+    def matching(self, skeleton: str | None, key_id: str | None,
+                 looks: Sequence[str] = ()) -> tuple[int, list[AccountRecord]]:
         """The log's last seq and every record of the accounts named alike or holding `key_id` ever."""
+        from scat_core.domain.skeletons import looks_of
+
         with self._lock:
-            wanted = {r.skeleton for r in self.records if r.skeleton == skeleton or r.key_id == key_id}
+            wanted = {r.skeleton for r in self.records if r.skeleton == skeleton or r.key_id == key_id
+                      or bool(looks and set(looks) & set(looks_of(r.account)))}
             return len(self.records), [r for r in self.records if r.skeleton in wanted]
 
     def append(self, expected_head: int, records: Sequence[AccountRecord]) -> None:

@@ -1,5 +1,9 @@
-"""The account log on SQLAlchemy: `account_events` (append-only, triggers refuse UPDATE/DELETE)
-and `request_nonces` (the nonces of signed requests, one row each while they are fresh).
+"""The account log on SQLAlchemy: `account_events` (append-only, triggers refuse UPDATE/DELETE),
+`request_nonces` (the nonces of signed requests, one row each while they are fresh) and the
+name index `account_names` (each account's name under this scat's version of the name look,
+a projection of the events: folded in up to the log's head before a look-up by look, in the
+transaction of each registration when it is caught up, from the first event for a version
+never folded here; `account_name_index` records how far).
 
 The SQL adapter of `scat_core.service.account_ports.AccountLog`. A nonce is a row with a
 primary key, so two server processes on one database agree on a replay: the second INSERT
@@ -31,7 +35,11 @@ class SqlAccountLog:
     """The account log in the database of `engine` (migrated to head)."""
 
     def __init__(self, engine: Engine) -> None:
+        from scat_core.domain.skeletons import SKELETON_VERSION, looks_of
+
         self.engine = engine
+        #: The version of the name look this log indexes, and the looks of a name.
+        self.version, self.looks_of = SKELETON_VERSION, looks_of
 
     @contextmanager
     def _writing(self, durable: bool = True) -> Iterator[Connection]:
@@ -56,16 +64,53 @@ class SqlAccountLog:
                 if lazy:
                     conn.connection.driver_connection.execute("PRAGMA synchronous = FULL")  # type: ignore[union-attr]
 
-    def matching(self, skeleton: str | None, key_id: str | None) -> tuple[int, list[AccountRecord]]:
-        """The log's last seq and every record of the accounts named alike or holding `key_id` ever."""
-        e = t.account_events
+    def matching(self, skeleton: str | None, key_id: str | None,
+                 looks: Sequence[str] = ()) -> tuple[int, list[AccountRecord]]:
+        """The log's last seq and every record of the accounts named alike (or looking alike: the
+        name index, caught up first) or holding `key_id` ever."""
+        e, n = t.account_events, t.account_names
         wanted = select(e.c.skeleton).where(or_(e.c.skeleton == skeleton, e.c.key_id == key_id))
-        with as_scat_errors(self.engine), self.engine.connect() as conn:
-            head: int = conn.execute(select(func.coalesce(func.max(e.c.seq), 0))).scalar_one()
-            rows = conn.execute(select(e).where(e.c.skeleton.in_(wanted)).order_by(e.c.seq)).all()
+        with as_scat_errors(self.engine):
+            if looks:
+                self._catch_up()
+            with self.engine.connect() as conn:
+                head: int = conn.execute(select(func.coalesce(func.max(e.c.seq), 0))).scalar_one()
+                named = select(n.c.account).where(n.c.version == self.version, n.c.skeleton.in_(list(looks)))
+                rows = conn.execute(select(e).where(or_(e.c.skeleton.in_(wanted), e.c.account.in_(named)))
+                                    .order_by(e.c.seq)).all()
         return int(head), [AccountRecord(seq=row.seq, account=row.account, skeleton=row.skeleton, key_id=row.key_id,
                                          type=row.type, schema_version=row.schema_version,
                                          data=json.loads(row.data), recorded_at=row.recorded_at) for row in rows]
+
+    def _catch_up(self) -> None:
+        """Fold the registrations the name index of this version has not seen into it (none: from the first)."""
+        e, x = t.account_events, t.account_name_index
+        with self.engine.connect() as conn:
+            head = int(conn.execute(select(func.coalesce(func.max(e.c.seq), 0))).scalar_one())
+            done = conn.execute(select(x.c.last_seq).where(x.c.version == self.version)).scalar()
+        if done is not None and int(done) >= head:
+            return
+        with self._writing() as conn:
+            done = conn.execute(select(x.c.last_seq).where(x.c.version == self.version)).scalar() or 0
+            rows = conn.execute(select(e.c.seq, e.c.account).where(e.c.seq > done, e.c.type == "AccountRegistered")
+                                .order_by(e.c.seq)).all()
+            head = int(conn.execute(select(func.coalesce(func.max(e.c.seq), 0))).scalar_one())
+            self._index(conn, [(row.seq, row.account) for row in rows], head)
+
+    def _index(self, conn: Connection, names: Sequence[tuple[int, str]], head: int) -> None:
+        """Add `names` ((seq, account) of registrations) to the index, which then holds every one up to `head`."""
+        if conn.dialect.name == "postgresql":  # the dialect's insert with ON CONFLICT, loaded when needed
+            from sqlalchemy.dialects import postgresql as dialect
+        else:
+            from sqlalchemy.dialects import sqlite as dialect  # type: ignore[no-redef]
+        n, x = t.account_names, t.account_name_index
+        if names:
+            conn.execute(dialect.insert(n).on_conflict_do_nothing(), [
+                {"version": self.version, "account": account, "skeleton": look, "seq": seq}
+                for seq, account in names for look in self.looks_of(account)])
+        upsert = dialect.insert(x).values(version=self.version, last_seq=head)
+        conn.execute(upsert.on_conflict_do_update(index_elements=[x.c.version], set_={"last_seq": head},
+                                                  where=x.c.last_seq < head))
 
     def append(self, expected_head: int, records: Sequence[AccountRecord]) -> None:
         """Append the records in one transaction; ConcurrencyConflict when the log moved past `expected_head`."""
@@ -80,6 +125,11 @@ class SqlAccountLog:
                     if int(head) != expected_head:
                         raise ConcurrencyConflict("the accounts changed meanwhile: try again")
                     conn.execute(e.insert(), rows)
+                    x = t.account_name_index
+                    done = conn.execute(select(x.c.last_seq).where(x.c.version == self.version)).scalar()
+                    if done == expected_head:  # the index is caught up: it stays so, in this transaction
+                        self._index(conn, [(r.seq, r.account) for r in records if r.type == "AccountRegistered"],
+                                    expected_head + len(records))
             except IntegrityError as exc:  # a concurrent append took the same seq
                 raise ConcurrencyConflict("the accounts changed meanwhile: try again") from exc
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from alembic.config import Config
 
 ENV_VAR = "SCAT_DB_URL"
-HEAD_REVISION = "0014"
+HEAD_REVISION = "0015"
 #: Every revision of the scripts in migrations/versions, oldest first (HEAD_REVISION last).
 KNOWN_REVISIONS = tuple(f"{number:04d}" for number in range(1, int(HEAD_REVISION) + 1))
 #: How long an SQLite command waits for another writer's lock before "database busy" (exit 5);

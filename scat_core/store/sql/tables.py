@@ -16,6 +16,7 @@ from sqlalchemy import (
     Index,
     Integer,
     MetaData,
+    PrimaryKeyConstraint,
     String,
     Table,
     Text,
@@ -202,4 +203,48 @@ request_nonces = Table(
     Column("nonce", String(64), primary_key=True),
     Column("expires_at", BigInteger, nullable=False),
     Index("ix_request_nonces_expires_at", "expires_at"),
+)
+
+#: The key the server that serves this database signs with (migration 0015): one row, written
+#: by the first `scat serve`; a process with another key refuses to start (server/app.py).
+server_key = Table(
+    "server_key",
+    metadata,
+    Column("slot", Integer, primary_key=True, autoincrement=False),
+    Column("key_id", String(16), nullable=False),
+    Column("public_key", String(64), nullable=False),
+    Column("recorded_at", String(40), nullable=False),
+    CheckConstraint("slot = 1", name="ck_server_key_one_row"),
+)
+
+#: Each account's name under each version of the name look (scat_core/domain/skeletons.py): a
+#: projection of the account events, folded in on first use (store/sql/account_log.py).
+account_names = Table(
+    "account_names",
+    metadata,
+    Column("version", Integer, nullable=False),
+    Column("account", String(64), nullable=False),
+    Column("skeleton", String(256), nullable=False),
+    Column("seq", Integer, nullable=False),
+    PrimaryKeyConstraint("version", "account", "skeleton"),
+    Index("ix_account_names_skeleton", "version", "skeleton"),
+)
+
+#: How far into the account log each version of account_names has been folded.
+account_name_index = Table(
+    "account_name_index",
+    metadata,
+    Column("version", Integer, primary_key=True, autoincrement=False),
+    Column("last_seq", Integer, nullable=False),
+)
+
+#: The invite codes of a server whose registration is by invitation (migration 0015), by their
+#: SHA-256 (the code itself is told once, to the operator who made it); used once each.
+invites = Table(
+    "invites",
+    metadata,
+    Column("code_hash", String(64), primary_key=True),
+    Column("made_at", String(40), nullable=False),
+    Column("used_by", String(64), nullable=True),
+    Column("used_at", String(40), nullable=True),
 )
