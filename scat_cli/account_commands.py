@@ -71,8 +71,8 @@ def register_command(
 
     Example: scat --server https://scat.example.org account register ann
     """
-    from scat_cli.server.client import RemoteGames
-    from scat_cli.server.identity import Identity, remember
+    from scat_cli.remote.client import RemoteGames
+    from scat_cli.remote.identity import Identity, remember
     from scat_core.service.accounts import AccountView
 
     server = _server(ctx, "register")
@@ -92,8 +92,8 @@ def show_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
 
     Example: scat --server https://scat.example.org account show --json
     """
-    from scat_cli.server.client import RemoteGames
-    from scat_cli.server.identity import Identity, remember
+    from scat_cli.remote.client import RemoteGames
+    from scat_cli.remote.identity import Identity, remember
     from scat_core.service.accounts import AccountView
 
     server = _server(ctx, "show")
@@ -124,14 +124,14 @@ def rekey_command(
 
     Example: scat --db postgresql+psycopg://scat@db/scat account rekey ann 'Mz3h...='
     """
+    from scat_cli import wiring
     from scat_core.domain.errors import BadInput
-    from scat_core.service.games import GameService
 
     given = state(ctx)
     if given.server:
         raise BadInput("`scat account rekey` runs on the server's database, not through it: give --db URL "
                        "(the database `scat serve` uses)")
-    opened = GameService.open(given.db_url)
+    opened = wiring.open_database(given.db_url)
     try:
         accounts = opened.accounts
         assert accounts is not None  # a database opened here has its account log
@@ -174,8 +174,8 @@ def keys_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
 
     Example: scat --server https://scat.example.org account keys
     """
-    from scat_cli.server.client import RemoteGames
-    from scat_cli.server.identity import Identity
+    from scat_cli.remote.client import RemoteGames
+    from scat_cli.remote.identity import Identity
     from scat_core.service.accounts import AccountKeys
 
     server = _server(ctx, "keys")
@@ -204,8 +204,8 @@ def add_key_command(
     Example: scat --server https://scat.example.org account add-key 'Mz3h...=' --label laptop
     """
     from scat_cli.key_commands import _read_key
-    from scat_cli.server.client import RemoteGames
-    from scat_cli.server.identity import Identity
+    from scat_cli.remote.client import RemoteGames
+    from scat_cli.remote.identity import Identity
     from scat_core.domain.accounts import key_id_of
     from scat_core.service.accounts import AccountKeys
 
@@ -236,8 +236,8 @@ def revoke_key_command(
     """
     import re
 
-    from scat_cli.server.client import RemoteGames
-    from scat_cli.server.identity import Identity
+    from scat_cli.remote.client import RemoteGames
+    from scat_cli.remote.identity import Identity
     from scat_core.domain.errors import BadInput
     from scat_core.service.accounts import AccountKeys
 

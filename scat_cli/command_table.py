@@ -30,7 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("scat_cli.import_command", "import_"),
     "stats": ("scat_cli.stats_command", "stats"),
     "rules": ("scat_cli.rules_command", "rules"),
-    "serve": ("scat_cli.server.command", "serve"),
+    "serve": ("scat_cli.serve_command", "serve"),
     "wait": ("scat_cli.waiting", "wait"),
     "watch": ("scat_cli.waiting", "watch"),
     "play": ("scat_cli.screen.command", "play"),

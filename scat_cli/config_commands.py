@@ -109,7 +109,7 @@ def _as_problem(ctx: typer.Context, name: str) -> str | None:
     """What is wrong with `name` as the default `--as` where it will be used: on the server in force, where
     this user's key is an account, he acts as that account only (another name is exit 3 on every command)."""
     from scat_cli.config_file import read_config
-    from scat_cli.server.identity import account_at
+    from scat_cli.remote.identity import account_at
     from scat_cli.settings import chosen
     from scat_core.domain.names import normalize_name
 

@@ -109,12 +109,21 @@ def value_problem(key: str, value: str) -> str | None:
 
         return db_url_problem(value)
     if key == "timezone":
-        from scat_cli.local_time import zone_problem
-
         return zone_problem(value)
     from scat_core.domain.names import name_problem, normalize_name
 
     return name_problem(normalize_name(value))
+
+
+def zone_problem(name: str) -> str | None:
+    """What is wrong with a time zone name (an IANA name such as Europe/Budapest, or UTC), or None."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(name.strip())
+    except (ZoneInfoNotFoundError, ValueError):
+        return f"{name.strip()!r} is not a time zone: write an IANA name such as Europe/Budapest, or UTC"
+    return None
 
 
 def url_example(url: str) -> str:

@@ -27,9 +27,8 @@ def upgrade_command(
 
     Example: scat --db sqlite:///scat.db db upgrade
     """
-    from scat_cli.server.command import refuse_server
-    from scat_core.store.sql.database import make_engine, resolve_url, safe_url, upgrade
-    from scat_core.store.sql.db_failures import as_scat_errors
+    from scat_cli.serve_command import refuse_server
+    from scat_core.store.sql.database import as_scat_errors, make_engine, resolve_url, safe_url, upgrade
     from scat_core.store.sql.triggers import restore_triggers
 
     refuse_server(ctx, "db upgrade")
@@ -66,18 +65,18 @@ def check_command(
     Example: scat db check
     """
     from scat_cli.command_lines import runnable
-    from scat_cli.server.command import refuse_server
+    from scat_cli.serve_command import refuse_server
     from scat_core.records.keys import KeyRing
     from scat_core.store.sql.database import (
         HEAD_REVISION,
         _connect,
+        as_scat_errors,
         current_revision,
         is_newer_revision,
         make_engine,
         resolve_url,
         safe_url,
     )
-    from scat_core.store.sql.db_failures import as_scat_errors
     from scat_core.store.sql.snapshot_check import snapshot_problems
     from scat_core.store.sql.triggers import trigger_problems
 

@@ -2,7 +2,8 @@
 
 The core's errors carry structured fields (`scat_core.domain.errors`); this module is the one
 place that turns them into the CLI's words and exit codes, for a local database and for
-`--server` alike (the server sends the fields, `scat_cli.server.client` rebuilds the error).
+`--server` alike (the server sends the fields, `scat_cli.remote.client` raises the error again).
+Every error type is defined in a module imported here, so `error_types` names them all.
 Imported when an error is told, never by `scat --help`.
 """
 
@@ -23,6 +24,7 @@ from scat_core.domain.errors import (
     TimedOut,
     Unavailable,
 )
+from scat_core.domain.errors import error_types as error_types  # the client raises a server's errors by name
 from scat_core.records.errors import (
     BusyWaitUnreadable,
     DatabaseBusy,
@@ -44,7 +46,7 @@ class ServerLost(Unavailable):
 class ServerKeyChanged(AuthFailed):
     """A server URL this user's scat knows answers with another key than the one it knew there:
     another server now (replaced, or someone in between). Refused until the user forgets the old
-    key (scat_cli/server/known_servers.py)."""
+    key (scat_cli/remote/known_servers.py)."""
 
     @classmethod
     def at(cls, url: str, known: str, answered: str) -> ServerKeyChanged:
@@ -86,24 +88,6 @@ EXIT_CODES: dict[type[ScatError], int] = {
     Throttled: 5,  # the server's heavy work is shared and this caller's share is spent: try again later
     TimedOut: 6,  # scat wait timed out
 }
-#: Exit code -> the error type a refusal that names no type (or one unknown here) is raised as.
-BY_EXIT_CODE: dict[int, type[ScatError]] = {1: RuleViolation, 2: BadInput, 3: AuthFailed, 4: NotFound,
-                                            5: ConcurrencyConflict, 6: TimedOut}
-
-
-def error_types() -> dict[str, type[ScatError]]:
-    """Every error type by name (all are defined in modules this one imports): how an error sent
-    by `scat serve` is raised again by the client."""
-    found: dict[str, type[ScatError]] = {}
-    pending: list[type[ScatError]] = [ScatError]
-    while pending:
-        kind = pending.pop()
-        if kind.__module__.startswith(("scat_core.", "scat_cli.")):
-            found.setdefault(kind.__name__, kind)
-        pending.extend(kind.__subclasses__())
-    return found
-
-
 #: How the CLI words each suggested next step: the text between an error's message and the
 #: rest of its line. `{game}` and `{player}` are the error's fields, quoted for the shell.
 HINTS: dict[Hint, str] = {

@@ -109,7 +109,7 @@ def export(ctx: typer.Context,
         raise BadInput("export --all writes one file per game: give a folder with -o DIR")
     through_server = state(ctx).server is not None
     if running and through_server:
-        from scat_cli.server.command import refuse_server
+        from scat_cli.serve_command import refuse_server
 
         refuse_server(ctx, "export --running")  # a server exports no running game (README)
     source = ctx.get_parameter_source("fmt")

@@ -77,7 +77,7 @@ def _server_flag(ctx: typer.Context) -> str | None:
 
 def _server_key(server: str) -> SigningKey:
     """The public key of the server at `server` (`GET /key`)."""
-    from scat_cli.server.client import RemoteGames
+    from scat_cli.remote.client import RemoteGames
 
     with RemoteGames(server) as remote:
         return remote.signing_key()
@@ -188,7 +188,7 @@ def forget_command(
 
     Example: scat key forget --server https://scat.example.org
     """
-    from scat_cli.server import known_servers
+    from scat_cli.remote import known_servers
     from scat_core.domain.errors import BadInput
 
     url = server.strip().rstrip("/") if server is not None else _server_flag(ctx)

@@ -8,24 +8,13 @@ import os
 from datetime import UTC, datetime, tzinfo
 from functools import cache
 
-
-def zone_problem(name: str) -> str | None:
-    """What is wrong with a time zone name (an IANA name such as Europe/Budapest, or UTC), or None."""
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-    try:
-        ZoneInfo(name.strip())
-    except (ZoneInfoNotFoundError, ValueError):
-        return f"{name.strip()!r} is not a time zone: write an IANA name such as Europe/Budapest, or UTC"
-    return None
+from scat_cli.config_file import config_path, read_config, zone_problem
 
 
 def zone() -> tzinfo | None:
     """The zone times are shown in: `TZ` (an IANA name), else config.toml's `timezone`, else None (the
     system's local zone). A zone that cannot be used falls back to the next (a `TZ` that is not an
     IANA name is left to the system, as other programs leave it). Worked out once per setting."""
-    from scat_cli.config_file import config_path
-
     path = config_path()
     try:
         changed = path.stat().st_mtime_ns
@@ -47,7 +36,6 @@ def _zone(environment: str, path: str, changed: int) -> tzinfo | None:
 def _configured(path: str) -> str:
     from pathlib import Path
 
-    from scat_cli.config_file import read_config
     from scat_core.domain.errors import BadInput
 
     try:

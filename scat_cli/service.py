@@ -34,28 +34,15 @@ def loaded() -> None:
 def service(ctx: typer.Context) -> Iterator[Games]:
     """The game service over this invocation's database, disposed of afterwards; with
     --server, the client of that backend, which has the same methods and values."""
+    from scat_cli import wiring
     from scat_cli.seen_heads import save_seen, witnessed  # a game rolled back is noticed (seen_heads.py)
     from scat_cli.token_store import where
 
     given = state(ctx)
-    if given.server:
-        from scat_cli.server.client import RemoteGames
-
-        with RemoteGames(given.server) as remote:
-            loaded()
-            games = witnessed(remote, given.server, server=True)
-            try:
-                yield games
-            finally:
-                save_seen(games)
-        return
-    from scat_core.service.games import GameService
-
-    opened = GameService.open(given.db_url)
-    loaded()
-    games = witnessed(opened, where(ctx), server=False)
-    try:
-        yield games
-    finally:
-        save_seen(games)
-        opened.store.engine.dispose()
+    with wiring.open_games(given.db_url, given.server) as opened:
+        loaded()
+        games = witnessed(opened, given.server if given.server else where(ctx), server=bool(given.server))
+        try:
+            yield games
+        finally:
+            save_seen(games)

@@ -77,7 +77,7 @@ def settle(ctx: Any, db: str | None, server: str | None) -> CliState:
     server_url = remote.strip().rstrip("/") if remote else None
     as_default = where["as"].value
     if as_default is None and server_url is not None:  # on a server where this user's key is an account: as him
-        from scat_cli.server.identity import account_at
+        from scat_cli.remote.identity import account_at
 
         as_default = (account_at(server_url) or {}).get("name")
     return CliState(as_default=as_default, db_url=None if remote or where["db"].origin == "environment" else url,

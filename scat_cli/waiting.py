@@ -90,7 +90,7 @@ def _resolved_in_time(games: Games, given: str, deadline: float | None) -> str:
             return games.resolve_game_id(given)
         except ServerLost as lost:
             if backoff is None:
-                from scat_cli.server.backoff import Backoff
+                from scat_cli.remote.backoff import Backoff
 
                 backoff = Backoff(deadline)
             backoff.after(lost)

@@ -11,9 +11,6 @@ Every import counts: at module level, inside a function (run on first use), and 
 - `wire` (scat_cli/wire): what both sides of HTTP share (bodies, refusals, request signatures).
 - `server` (scat_cli/server): `scat serve`; the core, the wire and the wiring point, nothing of the CLI.
 - `wiring` (scat_cli/wiring.py) and the rest of scat_cli (the CLI and the `--server` client): anything.
-
-`ALLOWED_TODAY` lists the imports against these rules that are still to be removed; it
-only shrinks (a listed import that is gone fails the test too, so the list stays true).
 """
 
 from __future__ import annotations
@@ -39,26 +36,6 @@ LAYERS: dict[str, frozenset[str] | None] = {
     "package": None,  # scat_core/__init__.py
 }
 PORTS = {"scat_core.service.ports", "scat_core.service.account_ports"}
-
-#: (importer, imported) pairs against the layers, still to be removed (issue #41).
-ALLOWED_TODAY: set[tuple[str, str]] = {
-    ("scat_cli.server.answers", "scat_cli.errors"),
-    ("scat_cli.server.client", "scat_cli.errors"),
-    ("scat_cli.server.command", "scat_cli.context"),
-    ("scat_cli.server.identity", "scat_cli.private_files"),
-    ("scat_cli.server.known_servers", "scat_cli.private_files"),
-    ("scat_cli.server.limits", "scat_cli.errors"),
-    ("scat_cli.server.routes.errors", "scat_cli.errors"),
-    ("scat_core.service.games", "scat_core.store.sql.account_log"),
-    ("scat_core.service.games", "scat_core.store.sql.database"),
-    ("scat_core.service.games", "scat_core.store.sql.event_store"),
-}
-#: Import circles still to be broken, each as the sorted modules of one strongly connected set.
-CIRCLES_TODAY: set[tuple[str, ...]] = {
-    ("scat_cli.config_file", "scat_cli.local_time"),
-    ("scat_core.store.sql.database", "scat_core.store.sql.db_failures"),
-}
-
 
 def module_names(root: Path, packages: Sequence[str]) -> dict[str, Path]:
     """Each module of `packages` (found under `root`) by its dotted name, packages by their __init__."""
@@ -163,22 +140,17 @@ def circles(graph: Mapping[str, set[str]]) -> set[tuple[str, ...]]:
     return found
 
 
-def test_no_import_goes_against_the_layers_but_those_still_listed() -> None:
+def test_no_import_goes_against_the_layers() -> None:
     modules = module_names(ROOT, PACKAGES)
     assert "scat_core.service.ports" in modules and "scat_cli.app" in modules
     found = against_layers(modules)
-    new = {pair: where for pair, where in found.items() if pair not in ALLOWED_TODAY}
-    assert not new, "imports against the layers (see this test's docstring):\n" + "\n".join(
-        f"{a} -> {b} at {', '.join(where)}" for (a, b), where in sorted(new.items()))
-    gone = ALLOWED_TODAY - set(found)
-    assert not gone, f"no longer found, strike from ALLOWED_TODAY: {sorted(gone)}"
+    assert not found, "imports against the layers (see this test's docstring):\n" + "\n".join(
+        f"{a} -> {b} at {', '.join(where)}" for (a, b), where in sorted(found.items()))
 
 
-def test_no_module_imports_itself_in_a_circle_but_those_still_listed() -> None:
+def test_no_module_imports_itself_in_a_circle() -> None:
     found = circles(import_graph(module_names(ROOT, PACKAGES)))
-    assert found - CIRCLES_TODAY == set(), f"import circles: {sorted(found - CIRCLES_TODAY)}"
-    gone = CIRCLES_TODAY - found
-    assert not gone, f"no longer found, strike from CIRCLES_TODAY: {sorted(gone)}"
+    assert found == set(), f"import circles (each a set of modules that reach one another): {sorted(found)}"
 
 
 def test_the_checks_see_imports_inside_functions_and_type_checking_blocks(tmp_path: Path) -> None:

@@ -164,7 +164,7 @@ class PlayScreenApp(App[None]):
     # database) that goes away, a restart say, is tried again with backoff (server/backoff.py),
     # said on the screen, and once it answers the game is shown again.
     def _follow(self) -> None:
-        from scat_cli.server.backoff import Backoff
+        from scat_cli.remote.backoff import Backoff
         from scat_core.domain.errors import Unavailable
 
         error: str | None = None

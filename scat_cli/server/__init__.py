@@ -1,7 +1,7 @@
-"""The Scat backend (`scat serve`) and its client (`scat --server URL`).
+"""The Scat backend (`scat serve`): FastAPI over the game service, one endpoint per use case.
 
-`wire` holds the request and response models both sides speak (pydantic only); `app` the
-FastAPI application (imported only by `scat serve`); `client` the client that the CLI uses
-in place of the game service, over `transport` (the standard library's http.client).
-Nothing here is imported by `scat --help`.
+`app` builds the application (imported only by `scat serve`, scat_cli/serve_command.py),
+`routes/` holds its endpoints; `answers` (the refusals, the wire's seats) and `wire` (the
+request bodies) are what the `--server` client (scat_cli/remote) shares with it. Nothing here
+imports the CLI, and nothing here is imported by `scat --help`.
 """

@@ -88,6 +88,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     (None: heavy_work.NEW_GAMES_PER_HOUR); at most `max_registrations_per_address` registrations an
     hour from one address (None: verify.py's default);
     `registration`: who may register, "open" (anyone), "invite" (with an invite code) or "closed"."""
+    from scat_cli import wiring
     from scat_cli.server.answering import Answering
     from scat_cli.server.docs_pages import serve_docs
     from scat_cli.server.fanout import Followers, StreamCaps
@@ -99,15 +100,13 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     from scat_cli.server.routes.errors import handle_errors
     from scat_cli.server.sweep import start_sweeping
     from scat_cli.server.verify import REGISTRATIONS_PER_ADDRESS, RequestVerifier
-    from scat_core.service.accounts import AccountService
-    from scat_core.service.games import GameService
-    from scat_core.store.sql.account_log import SqlAccountLog
     from scat_core.store.sql.database import masked_url
     from scat_core.store.sql.invites import SqlInvites
 
-    service = GameService.open(db_url, pre_ping=True, server=True)  # a pooled connection lost to a restart is replaced
+    service = wiring.open_database(db_url, pre_ping=True, serving=True)  # a connection lost to a restart is replaced
     server_key_id = one_key_per_database(service)
-    accounts_ = AccountService(SqlAccountLog(service.store.engine))
+    accounts_ = service.accounts
+    assert accounts_ is not None  # a database's service has its account log
     verifier = RequestVerifier(accounts_, tokens=tokens, spent_by_the_command=moves.NONCE_SPENT_BY_THE_MOVE,
                                server_key_id=server_key_id,
                                registrations_per_address=max_registrations_per_address or REGISTRATIONS_PER_ADDRESS)

@@ -8,9 +8,8 @@ import logging
 import time
 from typing import Any
 
-from scat_cli.errors import exit_code
 from scat_cli.server.answering import Answering
-from scat_core.domain.errors import BadInput, ScatError, TimedOut
+from scat_core.domain.errors import ScatError, TimedOut
 
 Scope = dict[str, Any]
 Receive = Any
@@ -86,6 +85,12 @@ def _refusal(error: ScatError) -> dict[str, Any]:
     return ErrorOut.of(error).model_dump(exclude_none=True)
 
 
+def _too_large(limit: int) -> dict[str, Any]:
+    from scat_cli.server.wire import ErrorOut
+
+    return ErrorOut.bare(413, f"the request is too large: at most {limit} bytes here").model_dump(exclude_none=True)
+
+
 class LimitAndLog:
     """Refuse bodies over the path's limit (413, before reading them when Content-Length says
     so) or sent too slowly (408, after BODY_SECONDS), log `CLIENT METHOD PATH STATUS MS`
@@ -107,8 +112,7 @@ class LimitAndLog:
         try:
             if length is not None and (not length.isdigit() or int(length) > limit):
                 status[0] = 413
-                await _answer(send, 413, {"error": f"the request is too large: at most {limit} bytes here",
-                                          "exit_code": exit_code(BadInput)})
+                await _answer(send, 413, _too_large(limit))
                 return
             received, refused, answered, read = [0], [False], [False], [False]
             deadline: list[float] = []
@@ -135,8 +139,7 @@ class LimitAndLog:
                 read[0] = message["type"] != "http.request" or not message.get("more_body", False)
                 received[0] += len(message.get("body", b""))
                 if received[0] > limit:
-                    await refuse(413, {"error": f"the request is too large: at most {limit} bytes here",
-                                       "exit_code": exit_code(BadInput)})
+                    await refuse(413, _too_large(limit))
                     return {"type": "http.disconnect"}  # the app stops reading; whatever it answers is dropped
                 return message
 

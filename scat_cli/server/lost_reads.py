@@ -1,6 +1,6 @@
 """A read that lost its database connection is tried once more, on a fresh one, before its 503.
 
-The pool pre-pings each connection it hands out (GameService.open(pre_ping=True)), so a
+The pool pre-pings each connection it hands out (wiring.open_database(pre_ping=True)), so a
 connection that went stale while pooled (the database restarted, its backend terminated) is
 replaced before use. A connection lost *during* a request (between the ping and the query, or
 while the query runs) still fails that request: SQLAlchemy then invalidates the connection and

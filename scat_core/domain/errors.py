@@ -2,8 +2,9 @@
 
 An error knows nothing of exit codes, HTTP statuses or command lines: `scat_cli.errors` maps
 each error type to the CLI contract's exit code and words each suggested next step (`Hint`)
-as a `scat ...` command; the server (`scat_cli.server.app.HTTP_STATUS`) maps types to HTTP
-statuses and sends the type and its fields, from which the client raises the same error again.
+as a `scat ...` command; the wire's table (`scat_cli.server.answers.HTTP_STATUS`) maps types to
+HTTP statuses: the server sends the type and its fields with that status, from which the client
+raises the same error again (`error_types`; a type it does not know, by its status).
 Both tables are keyed by the branches below, so a new error type is placed by what it means.
 
 The tree (every error type of the package is in exactly one branch, `BRANCHES`)::
@@ -253,3 +254,16 @@ class TooManyRegistrations(TooManyFailures):
                     f"server takes from one address: try again in {retry_after} s")
         error.retry_after = retry_after
         return error
+
+
+def error_types() -> dict[str, type[ScatError]]:
+    """Every error type of scat_core and scat_cli loaded in this process, by name: how an error sent by
+    `scat serve` is raised again by the client (scat_cli.errors imports every module that defines one)."""
+    found: dict[str, type[ScatError]] = {}
+    pending: list[type[ScatError]] = [ScatError]
+    while pending:
+        kind = pending.pop()
+        if kind.__module__.startswith(("scat_core.", "scat_cli.")):
+            found.setdefault(kind.__name__, kind)
+        pending.extend(kind.__subclasses__())
+    return found

@@ -1,7 +1,7 @@
 """The one boundary a front end calls: one method per command, plain typed values in and out.
 
 GameService has these methods over a database; the HTTP client of `scat serve`
-(scat_cli.server.client.RemoteGames) has them over HTTP, each one request to the endpoint of
+(scat_cli.remote.client.RemoteGames) has them over HTTP, each one request to the endpoint of
 that method. mypy checks both against this Protocol, so the two cannot drift apart.
 """
 

@@ -65,7 +65,6 @@ if TYPE_CHECKING:
     from scat_core.domain.audit import AuditReport
     from scat_core.records.stats import StatsReport
     from scat_core.service.accounts import AccountService
-    from scat_core.store.sql.event_store import EventStore
 
 S = TypeVar("S", bound=Store)  # the store adapter a service runs on
 
@@ -109,18 +108,6 @@ class GameService(Generic[S]):
         """The account named `name` on this server, with its every key (None: no such account)."""
         accounts = self.accounts
         return accounts.named(name) if accounts is not None else None
-
-    @staticmethod
-    def open(url: str | None = None, *, pre_ping: bool = False, server: bool = False) -> GameService[EventStore]:
-        """The service over the database at `url` (or $SCAT_DB_URL, or the default file): the SQLAlchemy
-        adapter, with its account log; `pre_ping` (a server): each pooled connection is tested before
-        use (see `make_engine`); `server`: a server's, which claims turns out of move time itself (R28)."""
-        from scat_core.store.sql.account_log import SqlAccountLog
-        from scat_core.store.sql.database import open_engine
-        from scat_core.store.sql.event_store import EventStore
-
-        engine = open_engine(url, pre_ping=pre_ping)
-        return GameService(EventStore(engine), accounts=SqlAccountLog(engine), server=server)
 
     # ---- the front end's commands: one call each, values redacted for the viewer -----------
 

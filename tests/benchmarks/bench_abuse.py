@@ -42,6 +42,8 @@ sys.path.insert(0, str(HERE.parents[1]))
 
 import httpx  # noqa: E402
 
+from scat_cli.wiring import open_database  # noqa: E402
+
 GOAL = 1.5
 GAMES = 2000
 HONEST = 10
@@ -52,11 +54,10 @@ def populated(url: str) -> None:
     """The database at `url` migrated and holding GAMES finished bot games (through the bulk path)."""
     from populate import bulk_append, clone_id, clones, play_bot_games
 
-    from scat_core.service.games import GameService
     from tests.support.schema import migrated
 
     migrated(url)
-    service = GameService.open(url)
+    service = open_database(url)
     try:
         played = play_bot_games(service, 8, names=["ann", "bob", "cy"])
         bulk_append(service, clones(played, [clone_id(number) for number in range(GAMES - 8)], snapshots=True))

@@ -46,6 +46,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from scat_cli.wiring import open_database
 from tests.support.live_server import server_process  # noqa: E402
 
 BIN = Path(sys.executable).parent
@@ -155,7 +156,7 @@ def ready_to_draw(games: Any, game: str) -> None:
 
 def through_a_server(db_url: str, runs: int, env: dict[str, str], timed: Any) -> list[str]:
     """Time `show` and a draw through a `scat serve` on `db_url`, and the client's floors; the labels."""
-    from scat_cli.server.client import RemoteGames
+    from scat_cli.remote.client import RemoteGames
 
     show, draw = "--server show (3 players)", "--server draw + bots, fresh game"
     with server_process(db_url) as (url, _process), RemoteGames(url) as remote:
@@ -177,14 +178,13 @@ def through_a_server(db_url: str, runs: int, env: dict[str, str], timed: Any) ->
 def listing_games(folder: str, runs: int, env: dict[str, str], timed: Any) -> tuple[str, str]:
     """Time `scat games` on a database of FEW_GAMES and one of MANY_GAMES (bot games cloned by
     the store's bulk path, tests/benchmarks/populate.py); the two labels."""
-    from scat_core.service import GameService
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from populate import bulk_append, clone_id, clones, play_bot_games
 
     few, many = f"{FEW_GAMES:,}-game db", f"{MANY_GAMES:,}-game db"
     urls = {few: f"sqlite:///{folder}/few.db", many: f"sqlite:///{folder}/lots.db"}
     for label, count in ((few, FEW_GAMES), (many, MANY_GAMES)):
-        service = GameService.open(urls[label])
+        service = open_database(urls[label])
         bulk_append(service, clones(play_bot_games(service, 5, seed=7), (clone_id(i, 1) for i in range(count))))
         service.store.engine.dispose()
         run([SCAT, "--db", urls[label], "games"], env)  # warm-up
@@ -199,7 +199,6 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=11)
     runs = parser.parse_args().runs
-    from scat_core.service import GameService
 
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "SCAT_TOKEN", "SCAT_DB_URL")}
     times: dict[str, list[float]] = {}
@@ -209,7 +208,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as folder:
         one_url, many_url = f"sqlite:///{folder}/one.db", f"sqlite:///{folder}/many.db"
-        one, many = GameService.open(one_url), GameService.open(many_url)
+        one, many = open_database(one_url), open_database(many_url)
         small_game, small_events = short_game(one, 1)
         for seed in range(FILLER_GAMES):
             short_game(many, 100 + seed)

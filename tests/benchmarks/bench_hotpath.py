@@ -60,6 +60,7 @@ import peer  # noqa: E402
 from sqlalchemy import create_engine, text  # noqa: E402
 from sqlalchemy.engine import URL, make_url  # noqa: E402
 
+from scat_cli.wiring import open_database
 from scat_core.domain.bots import heuristic_move  # noqa: E402
 from scat_core.domain.commands import CreateGame  # noqa: E402
 from scat_core.domain.decide import decide_and_evolve  # noqa: E402
@@ -114,7 +115,7 @@ class Place:
         return name
 
     def service(self, label: str) -> GameService:
-        return GameService.open(self.url(label))
+        return open_database(self.url(label))
 
     def peer_env(self, label: str) -> dict[str, str]:
         if self.directory is not None:
@@ -302,7 +303,7 @@ class WritersRun:
 
 
 def _writer(url: str, game_id: str, commands: int, start: Any, results: Any) -> None:
-    service = GameService.open(url)
+    service = open_database(url)
     appended = done = 0
     state = service.playing.look(game_id)
     with service.store.engine.connect() as conn:  # the one pooled connection every command of this process uses
@@ -715,7 +716,7 @@ def run_place(place: Place, args: argparse.Namespace) -> None:
         # PostgreSQL: 8 writers on 8 games against one writer
         if place.postgres is not None and args.writers:
             url = place.url("writers")
-            writers_service = GameService.open(url)
+            writers_service = open_database(url)
             commands = 60 if quick else 150
             one = writers(writers_service, url, 1, commands * 2, seed=10)
             eight = writers(writers_service, url, 8, commands, seed=20)

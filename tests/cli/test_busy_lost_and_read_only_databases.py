@@ -12,9 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from scat_cli.app import app
+from scat_cli.wiring import open_database
 from scat_core.records.errors import StoreUnavailable
 from scat_core.service import playing
-from scat_core.service.games import GameService
 from tests.support.cli import SCAT
 from tests.support.read_only import YOU_AND_BOB, stats_behind_their_events
 
@@ -30,13 +30,13 @@ def test_the_cli_says_the_new_game_was_created_when_its_bots_next_moves_were_los
     def lost(store: Any) -> Any:  # a new game is one transaction; the bots' later units are commands
         raise StoreUnavailable("cannot use database X: server closed the connection unexpectedly")
 
-    monkeypatch.setattr(type(GameService.open(cli_db).store), "command", lost)
+    monkeypatch.setattr(type(open_database(cli_db).store), "command", lost)
     result = CliRunner().invoke(app, ["new", "--player", "you", "--bot", "bob", "--dealer", "you"],
                                 env={"SCAT_DB_URL": cli_db}, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert "the game was created" in result.stderr and "lets them play on" in result.stderr
     assert result.stderr.count("\n") == 1
-    (game,) = GameService.open(cli_db).reading.list_games()
+    (game,) = open_database(cli_db).reading.list_games()
     assert game.turn == "bob"  # bob, who plays first, drew and still owes his discard
 
 
@@ -56,7 +56,7 @@ def test_a_locked_sqlite_file_is_database_busy_exit_5_after_a_bounded_wait(
 ) -> None:
     """A locked file waited 31 s then exited 2; now "database busy", exit 5, SCAT_BUSY_TIMEOUT s."""
     path = tmp_path / "locked.db"
-    service = GameService.open(f"sqlite:///{path}")
+    service = open_database(f"sqlite:///{path}")
     game = service.playing.create_game(YOU_AND_BOB, seed=5, dealer="bob").game_id
     service.store.engine.dispose()
     holder = hold_the_lock(path)

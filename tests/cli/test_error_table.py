@@ -18,7 +18,8 @@ import scat_core
 from scat_cli import errors as cli_errors
 from scat_cli.command_table import COMMANDS
 from scat_cli.errors import EXIT_CODES, HINTS, ServerLost, WaitTimedOut, exit_code, wording
-from scat_cli.server.routes.errors import HTTP_STATUS, http_status, told_to_clients
+from scat_cli.server.answers import HTTP_STATUS, LEGACY_EXIT_CODES, http_status
+from scat_cli.server.routes.errors import told_to_clients
 from scat_cli.server.wire import ErrorOut
 from scat_core.domain.errors import (
     BRANCHES,
@@ -27,10 +28,12 @@ from scat_core.domain.errors import (
     BadInput,
     Hint,
     NotFound,
+    RequestRefused,
     RuleViolation,
     ScatError,
     Throttled,
     TimedOut,
+    TooManyFailures,
     Unavailable,
 )
 from scat_core.records.errors import (
@@ -196,7 +199,7 @@ def test_the_client_can_raise_every_error_type_again_without_loading_the_server_
     assert heavy == ""
 
 
-#: What catching a database driver's error looks like in source: only the SQL store may (db_failures.py).
+#: What catching a database driver's error looks like in source: only the SQL store may (database.as_scat_errors).
 DRIVER_ERRORS = re.compile(r"sqlalchemy\.exc|__module__\.startswith\(.sqlalchemy|psycopg\.Error|sqlite3\.Error|"
                            r"\b(OperationalError|InterfaceError|DBAPIError|DisconnectionError)\b")
 
@@ -222,7 +225,7 @@ def test_a_lost_database_is_unavailable_on_every_path() -> None:
     told = told_to_clients(lost)
     body = ErrorOut.of(told).model_dump(exclude_none=True)
     assert "postgresql" not in json.dumps(body) and "db/scat" not in json.dumps(body)
-    again = ErrorOut.model_validate(body).raised()
+    again = ErrorOut.model_validate(body).raised(503)
     assert type(again) is StoreUnavailable and again.retry_after == lost.retry_after
     assert wording(again) == "the server's database is unavailable: try again later" and exit_code(again) == 2
     busy = DatabaseBusy("database busy: another program held its lock for more than 10 s", after="; try again")
@@ -309,16 +312,21 @@ def test_every_hint_is_worded_by_the_cli() -> None:
 @pytest.mark.parametrize(("error", "line"), WORDED, ids=[type(e).__name__ + str(i) for i, (e, _) in enumerate(WORDED)])
 def test_a_refusal_from_the_server_is_the_same_error_worded_the_same(error: ScatError, line: str) -> None:
     body = json.loads(json.dumps(ErrorOut.of(error).model_dump(exclude_none=True)))
-    assert body["error"] == line and body["exit_code"] == exit_code(error) and body["type"] == type(error).__name__
-    again = ErrorOut.model_validate(body).raised()
+    assert body["error"] == error.worded("") and "`scat " not in body["error"]  # the core's words, not the CLI's
+    assert body["type"] == type(error).__name__ and body["exit_code"] == LEGACY_EXIT_CODES[http_status(error)]
+    again = ErrorOut.model_validate(body).raised(http_status(error))
     assert type(again) is type(error) and wording(again) == line and str(again) == str(error)
     assert (again.game_id, again.player, again.rule, again.hint) == (error.game_id, error.player, error.rule,
                                                                      error.hint)
 
 
-def test_a_refusal_without_fields_is_raised_as_the_type_of_its_exit_code() -> None:
-    for code, kind in [(1, RuleViolation), (2, BadInput), (3, AuthFailed), (4, NotFound), (5, ConcurrencyConflict)]:
-        again = ErrorOut.model_validate({"error": "the request is too large", "exit_code": code}).raised()
+def test_a_refusal_without_fields_is_raised_as_the_type_of_its_status() -> None:
+    for status, kind in [(422, RuleViolation), (400, BadInput), (401, RequestRefused), (403, AuthFailed),
+                         (404, NotFound), (405, BadInput), (408, TimedOut), (409, ConcurrencyConflict),
+                         (413, BadInput), (429, TooManyFailures), (503, Unavailable), (500, RuleViolation)]:
+        again = ErrorOut.model_validate({"error": "the request is too large"}).raised(status)
         assert type(again) is kind and wording(again) == "the request is too large"
+        # what older clients read instead, sent one more release, agrees with the CLI's own table
+        assert ErrorOut.bare(status, "e").exit_code == exit_code(kind)
     odd = ErrorOut.model_validate({"error": "e", "exit_code": 4, "type": "NotFound", "message": "m", "hint": "new"})
-    assert type(odd.raised()) is NotFound and wording(odd.raised()) == "m"  # a hint a newer server knows: none
+    assert type(odd.raised(404)) is NotFound and wording(odd.raised(404)) == "m"  # a hint a newer server knows: none

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from scat_cli.wiring import open_database
 from tests.support.cli import BIN, SCAT, scat_in_a_fresh_interpreter
 
 
@@ -146,9 +147,8 @@ def test_hints_name_the_program_as_it_was_run_so_a_pasted_hint_works(sqlite_url:
 def _a_game(url: str) -> str:
     """A game of you and a bot, your turn to draw, made in-process (cheaper than a `scat new`)."""
     from scat_core.domain.events import PlayerSeat
-    from scat_core.service import GameService
 
-    games = GameService.open(url)
+    games = open_database(url)
     try:
         return games.playing.create_game([PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)], seed=3,
                                  dealer="ann").game_id

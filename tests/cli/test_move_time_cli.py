@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 
+from scat_cli import wiring
 from scat_core.service.games import GameService
+from scat_core.service.move_times import Clock
 from tests.support.cli import CLI_MODES, Scat, one_line_error
 from tests.support.clock import HandClock
 
@@ -27,12 +29,13 @@ def cli_mode(request: pytest.FixtureRequest) -> str:
 def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[HandClock]:
     """Every service `scat` opens (a local command's, or the test server's) reads this clock."""
     hand = HandClock()
-    opened = GameService.open
+    opened = wiring.open_database
 
-    def open_on_hand_clock(url: str | None = None, *, pre_ping: bool = False, server: bool = False) -> GameService[Any]:
-        return GameService(opened(url, pre_ping=pre_ping).store, hand, server=server)
+    def open_on_hand_clock(url: str | None = None, *, pre_ping: bool = False, serving: bool = False,
+                           clock: Clock | None = None) -> GameService[Any]:
+        return opened(url, pre_ping=pre_ping, serving=serving, clock=hand)
 
-    monkeypatch.setattr(GameService, "open", staticmethod(open_on_hand_clock))
+    monkeypatch.setattr(wiring, "open_database", open_on_hand_clock)
     yield hand
 
 

@@ -12,6 +12,7 @@ import random
 
 import pytest
 
+from scat_cli.wiring import open_database
 from scat_core.domain import commands as cmd
 from scat_core.domain.evolve import evolve
 from scat_core.domain.legal import play_moves
@@ -71,7 +72,7 @@ def test_random_games_never_show_you_a_hidden_card(scat: Scat, scat_json: Scat, 
     rng = random.Random(seed)
     game = scat_json("new", "--bot", "ann", "--player", YOU, "--bot", "bob", "--seed", str(seed),
                      "--lives", "3", "--min-knock", "15")["game_id"]
-    games = GameService.open(games_db)
+    games = open_database(games_db)
     try:
         moves = play_randomly(scat, games, game, rng)
         assert moves > 5

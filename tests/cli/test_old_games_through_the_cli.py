@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from scat_cli.app import app
-from scat_core.service.games import GameService
+from scat_cli.wiring import open_database
 from scat_core.store.sql.database import HEAD_REVISION, make_engine, upgrade
 from tests.support.live_server import server_in_thread
 
@@ -59,5 +59,5 @@ def test_the_referees_version_1_game_answers_the_discard_after_a_knock_in_one_pi
         answer = json.loads(done.stdout)
         assert answer["hand_number"] == 2 and any(event["type"] == "ShowdownHeld" for event in answer["events"])
         assert not any("knock" in move for move in answer["moves"])
-    report = GameService.open(f"sqlite:///{copy}").audit(game)
+    report = open_database(f"sqlite:///{copy}").audit(game)
     assert report.ok and report.events == answer["last_seq"]

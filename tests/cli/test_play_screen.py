@@ -13,6 +13,7 @@ import pytest
 from scat_cli.context import CliState
 from scat_cli.screen.app import PlayScreenApp, ResignDialog
 from scat_cli.screen.panes import coloured
+from scat_cli.wiring import open_database
 from scat_core.domain.events import PlayerSeat
 from scat_core.domain.options import GameOptions
 from scat_core.service.games import GameService
@@ -36,7 +37,7 @@ def context(**given: Any) -> click.Context:
 @pytest.fixture
 def local(cli_db: str) -> Iterator[tuple[click.Context, GameService[Any]]]:
     """The context and the game service of a fresh SQLite database."""
-    games = GameService.open(cli_db)
+    games = open_database(cli_db)
     yield context(db_url=cli_db), games
     games.store.engine.dispose()
 
@@ -152,7 +153,7 @@ def test_resign_asks_first_and_no_keeps_the_player_in_the_game(local: Any) -> No
 
 
 def test_through_the_server_the_other_players_move_appears_without_a_key(cli_db: str) -> None:
-    from scat_cli.server.client import RemoteGames
+    from scat_cli.remote.client import RemoteGames
 
     with server_in_thread(cli_db) as url, RemoteGames(url) as mine, RemoteGames(url) as hers:
         made = mine.new_game(seats("you", "eve"), seed=3, dealer="eve")
@@ -181,7 +182,7 @@ def test_through_the_server_the_screen_reconnects_after_a_restart_says_so_and_sh
         cli_db: str) -> None:
     """A server restart: the screen says it is reconnecting (with backoff), and once the server is back it
     shows the game as it is now (a move made meanwhile included), its keys offered again."""
-    from scat_cli.server.client import RemoteGames
+    from scat_cli.remote.client import RemoteGames
     from tests.support.live_server import free_port, server_process
 
     port = free_port()

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from scat_cli.wiring import open_database
 from scat_core.domain.cards import DECK
 from scat_core.records.hashing import chain_hash
-from scat_core.service.games import GameService
 from tests.support.cli import (
     CLI_MODES,
     YOUR_CARDS,
@@ -144,7 +144,7 @@ def test_a_redacted_stock_draw_cannot_be_brute_forced_from_any_hash_printed(
     deck = stacked([["2C", "5D", "9H"], ["KS", "QS", "4D"]], "7C", ["8C", "3H"])
     game = scat_json("new", "--player", "eve", "--player", "you", "--dealer", "you", "--deck", deck)["game_id"]
     scat_json("draw", game, "--as", "eve", "stock")
-    service = GameService.open(games_db)
+    service = open_database(games_db)
     try:
         drawn = service.reading.history(game)[-1]
     finally:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from scat_cli.wiring import open_database
 from scat_core.domain.evolve import fold
-from scat_core.service.games import GameService
 from tests.support.cli import CLI_MODES, Scat, one_line_error
 from tests.support.decks import stacked
 from tests.support.hidden import YOU, check_log, check_view
@@ -38,7 +38,7 @@ def test_r27_a_player_resigns_in_the_middle_of_his_turn_and_nobody_sees_his_card
     result = scat("resign", game, "--as", "kay")
     assert result.exit_code == 0, result.output
     assert "kay resigned and is out of the game (R27)" in result.stdout
-    games = GameService.open(games_db)
+    games = open_database(games_db)
     try:
         history = [stored.event for stored in games.reading.history(game)]
         state = fold(history)

@@ -161,7 +161,7 @@ def test_a_command_imports_only_its_own_module(sqlite_url: str) -> None:
     result = scat_in_a_fresh_interpreter(
         ["--db", sqlite_url, "rules", "R1"],
         "loaded = sorted(m for m in ('scat_cli.play', 'scat_cli.history', 'scat_cli.stats_command', "
-        "'scat_cli.waiting', 'scat_cli.server.command') if m in sys.modules)\n"
+        "'scat_cli.waiting', 'scat_cli.serve_command') if m in sys.modules)\n"
         "assert not loaded, loaded\n"
         "assert 'scat_cli.rules_command' in sys.modules\n")
     assert result.returncode == 0, result.stderr

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from scat_cli.wiring import open_database
 from tests.support.cli import Scat, imported_into_a_fresh_database, new_game, one_line_error
 from tests.support.decks import stacked
 
@@ -104,12 +105,11 @@ def test_waiting_on_a_read_only_protected_game_is_refused_as_read_only_not_as_a_
     # README: `wait` refuses a running game imported (read-only here) with exit 1; its tokens
     # were not exported, which is no failed authentication (exit 3). Such an export comes from
     # elsewhere (`scat export` refuses a running protected game): the records are copied here.
-    from scat_core.service.games import GameService
 
     game = new_game(scat_json, "--protect")
     fresh = tmp_path / "fresh.db"
     shutil.copy(migrated_sqlite, fresh)
-    source, target = GameService.open(cli_db), GameService.open(f"sqlite:///{fresh}")
+    source, target = open_database(cli_db), open_database(f"sqlite:///{fresh}")
     from scat_core.service.signatures import with_export_signature
 
     with source.store.read() as tx:  # as an export carries it: the head's signature on the last record

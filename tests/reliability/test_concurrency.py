@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
+from scat_cli.wiring import open_database
 from scat_core.domain.events import Knocked, PlayerSeat
 from scat_core.records.errors import ConcurrencyConflict
-from scat_core.service import GameService
 from scat_core.store.sql.database import make_engine
 from scat_core.store.sql.event_store import EventStore, StoreTransaction
 from tests.support import workers
@@ -51,7 +51,7 @@ def run_processes(target: Callable[..., None], arguments: Sequence[tuple[Any, ..
 
 def hammer(db_url: str, games: int, processes: int) -> None:
     """`processes` workers play `games` games of three humans at once, then check everything."""
-    service = GameService.open(db_url)
+    service = open_database(db_url)
     created = {}
     for number in range(games):
         outcome = service.playing.create_game(HUMANS, seed=1000 + number)
@@ -106,7 +106,7 @@ def test_racing_transactions_with_the_same_expected_seq_one_wins_the_others_writ
     db_url: str,
 ) -> None:
     racers, rounds = 4, 8
-    service = GameService.open(db_url)
+    service = open_database(db_url)
     barrier = SPAWN.Barrier(racers)
     names = [f"racer{i}" for i in range(racers)]
     results: list[tuple[str, list[str]]] = run_processes(
@@ -132,7 +132,7 @@ def test_on_postgresql_a_writer_waiting_on_the_same_seq_loses_only_if_the_first_
     postgres_url: str, first_ends_with: str
 ) -> None:
     engine = make_engine(postgres_url)
-    service = GameService.open(postgres_url)
+    service = open_database(postgres_url)
     store = EventStore(engine)
     with store.transaction() as tx:
         tx.append("g", 0, [Knocked(player="setup")])

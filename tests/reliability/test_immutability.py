@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import text
 
-from scat_core.service import GameService
+from scat_cli.wiring import open_database
 from tests.support.services import a_game_in_play
 from tests.support.store import drop_event_triggers
 
@@ -43,7 +43,7 @@ REWRITES = {
 
 
 def test_replacing_or_upserting_an_event_is_refused_by_the_database(db_url: str) -> None:
-    service = GameService.open(db_url)
+    service = open_database(db_url)
     engine = service.store.engine
     game_id = a_game_in_play(service)
     before = service.archive.export_records(game_id, running=True)
@@ -58,7 +58,7 @@ def test_replacing_or_upserting_an_event_is_refused_by_the_database(db_url: str)
 
 
 def test_a_tail_deleted_with_the_triggers_dropped_is_caught_by_the_audit(db_url: str) -> None:
-    service = GameService.open(db_url)
+    service = open_database(db_url)
     engine = service.store.engine
     game_id = a_game_in_play(service)
     head = len(service.reading.history(game_id))
@@ -78,7 +78,7 @@ def test_a_tail_deleted_with_the_triggers_dropped_is_caught_by_the_audit(db_url:
 
 
 def test_an_event_altered_with_the_triggers_dropped_is_caught_by_the_audit(db_url: str) -> None:
-    service = GameService.open(db_url)
+    service = open_database(db_url)
     engine = service.store.engine
     game_id = a_game_in_play(service)
 

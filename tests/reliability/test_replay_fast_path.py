@@ -11,16 +11,16 @@ import copy
 import pickle
 from typing import Any
 
+from scat_cli.wiring import open_database
 from scat_core.domain.events import Knocked, PlayerSeat, from_record
 from scat_core.records.hashing import GENESIS_HASH, chain_hash
-from scat_core.service import GameService
 from scat_core.store.sql.event_store import EventStore
 
 
 def test_loaded_events_equal_the_appended_ones_field_by_field_and_as_domain_events(
     db_url: str,
 ) -> None:
-    service = GameService.open(db_url)
+    service = open_database(db_url)
     bots = [PlayerSeat(name=n, is_bot=True) for n in ("ann", "bob", "cy")]
     appended = service.playing.create_game(bots, seed=5).events
     loaded = service.reading.history(appended[0].game_id)

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, text
 
+from scat_cli.wiring import open_database
 from scat_core.domain.bots import next_bot_command
 from scat_core.domain.commands import CreateGame
 from scat_core.domain.decide import decide_and_evolve
@@ -72,7 +73,7 @@ def replace_history(engine: Engine, game_id: str, records: list[dict[str, Any]])
 
 
 def test_a_whole_history_rewritten_with_recomputed_hashes_fails_the_audit_on_its_signature(db_url: str) -> None:
-    service = GameService.open(db_url)
+    service = open_database(db_url)
     game_id = a_game_in_play(service)
     assert service.audit(game_id).signature == "valid"
 
@@ -87,7 +88,7 @@ def test_a_whole_history_rewritten_with_recomputed_hashes_fails_the_audit_on_its
 
 
 def test_a_history_cut_at_a_move_boundary_fails_its_audit_and_no_move_is_signed_over_it(db_url: str) -> None:
-    service = GameService.open(db_url)
+    service = open_database(db_url)
     engine = service.store.engine
     game_id = a_game_in_play(service)
     records = service.archive.export_records(game_id, running=True)
@@ -122,7 +123,7 @@ def test_a_removed_signature_of_a_game_made_before_signed_games_reads_unsigned_s
     """A game whose first event does not say it is signed (made before GameCreated.signed); one
     that says so fails instead (test_signed_creation.py)."""
     as_a_scat_before_signed_games(monkeypatch)
-    service = GameService.open(db_url)
+    service = open_database(db_url)
     game_id = a_game_in_play(service, moves=3)
     with service.store.engine.begin() as conn:
         conn.execute(text("DELETE FROM head_signatures WHERE game_id = :g"), {"g": game_id})
@@ -145,7 +146,7 @@ def test_a_removed_signature_of_a_game_made_before_signed_games_reads_unsigned_s
 def test_a_database_moved_to_another_key_audits_unknown_key_and_refuses_moves_until_trusted(
     db_url: str, tmp_path: Path
 ) -> None:
-    here = GameService.open(db_url)
+    here = open_database(db_url)
     game_id = a_game_in_play(here, moves=3)
     there_keys = KeyRing(tmp_path / "elsewhere" / "key.pem")
     there = GameService(EventStore(here.store.engine, there_keys))

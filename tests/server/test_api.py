@@ -53,7 +53,7 @@ def test_every_game_on_a_server_is_protected_and_tokens_are_bearer_credentials(a
     assert moved.status_code == 200 and moved.json()["state"]["hands"][0] == ["2C", "5D", "9H", "8C"]
 
 
-def test_refusals_carry_the_clis_one_line_and_exit_code(api: httpx.Client) -> None:
+def test_refusals_carry_one_line_and_the_exit_code_older_clients_read(api: httpx.Client) -> None:
     created = create(api)
     game, you = created["game_id"], auth(created["tokens"]["you"])
     cases = [

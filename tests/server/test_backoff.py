@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scat_cli.errors import ServerLost
-from scat_cli.server.backoff import FIRST_DELAY, MAX_DELAY, Backoff
+from scat_cli.remote.backoff import FIRST_DELAY, MAX_DELAY, Backoff
 
 
 class Hands:

@@ -44,7 +44,7 @@ def test_show_and_a_move_through_a_server_load_nothing_of_the_database_or_the_se
     for command in (["show", game, "--as", "ann"], ["draw", game, "stock", "--as", "ann"]):
         code, modules, errors = loaded(["--server", served, *command], env)
         assert code == 0, errors
-        assert "scat_cli.server.client" in modules  # it did go through the server
+        assert "scat_cli.remote.client" in modules  # it did go through the server
         assert not_a_clients(modules) == [], command
         assert not_a_clients(modules, NOT_A_PLAYERS) == [], command
         assert command[0] != "show" or not_a_clients(modules, NOT_A_LOOKERS) == []
@@ -65,6 +65,6 @@ def test_an_accounts_show_and_signed_move_load_no_more(served: str, tmp_path: Pa
     for command in (["show", game], ["draw", game, "stock"]):
         code, modules, errors = loaded(["--server", served, *command], env)
         assert code == 0, errors
-        assert "scat_cli.server.identity" in modules  # it did sign as the account
+        assert "scat_cli.remote.identity" in modules  # it did sign as the account
         assert not_a_clients(modules) == [], command
         assert not_a_clients(modules, NOT_A_PLAYERS) == [], command

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 
-from scat_cli.server.client import RemoteGames
+from scat_cli.remote.client import RemoteGames
 from scat_core.service import GameService
 from scat_core.service.boundary import Games
 

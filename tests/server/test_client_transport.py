@@ -12,8 +12,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from scat_cli.server import transport
-from scat_cli.server.transport import Connection, TransportError, TransportTimeout
+from scat_cli.remote import transport
+from scat_cli.remote.transport import Connection, TransportError, TransportTimeout
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -152,7 +152,7 @@ def test_a_stream_in_one_thread_and_requests_in_another_use_separate_connections
 #: Connects to a listening port by an ASCII host name, then tells whether socket loaded the idna codec.
 IDNA_PROBE = """
 import socket, sys
-from scat_cli.server.transport import _PlainConnection
+from scat_cli.remote.transport import _PlainConnection
 listener = socket.socket()
 listener.bind(("127.0.0.1", 0))
 listener.listen(1)
@@ -208,8 +208,8 @@ def test_a_wait_on_a_server_that_says_nothing_gives_up_soon_after_its_timeout(
 ) -> None:
     # It held a `wait --timeout 3` for the client's whole read timeout (30 s): here an hour.
     from scat_cli.errors import ServerLost
-    from scat_cli.server import client as client_module
-    from scat_cli.server.client import RemoteGames
+    from scat_cli.remote import client as client_module
+    from scat_cli.remote.client import RemoteGames
 
     monkeypatch.setattr(transport, "READ_TIMEOUT", 3600.0)
     monkeypatch.setattr(client_module, "READ_TIMEOUT", 3600.0)

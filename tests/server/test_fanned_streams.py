@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
+from scat_cli.wiring import open_database
 from tests.support.decks import stacked
 from tests.support.live_server import app_in_thread
 from tests.support.schema import migrated
@@ -291,8 +292,8 @@ def test_a_player_watching_a_throw_down_game_is_shown_his_new_hand_as_his_log_wo
 def test_scat_serve_offers_the_caps_of_open_streams_with_the_apps_defaults() -> None:
     import inspect
 
+    from scat_cli.serve_command import serve
     from scat_cli.server import app
-    from scat_cli.server.command import serve
 
     options = inspect.signature(serve).parameters
     assert options["max_streams_per_address"].default == app.MAX_STREAMS_PER_ADDRESS == 50
@@ -313,7 +314,6 @@ def test_on_sqlite_the_servers_one_look_at_the_log_brings_a_move_made_elsewhere_
     sqlite_url: str, monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # (PostgreSQL tells the server of such a move by its notice: tests/server/test_push.py)
     from scat_core.domain.events import PlayerSeat
-    from scat_core.service.games import GameService
 
     # streams and followers look at the game themselves only every hour: only the process's look
     # at the log (each 0.2 s here) can bring the move
@@ -321,7 +321,7 @@ def test_on_sqlite_the_servers_one_look_at_the_log_brings_a_move_made_elsewhere_
     monkeypatch.setattr("scat_cli.server.app.POLL_SECONDS", 0.2)
     monkeypatch.setattr("scat_cli.server.app.KEEP_ALIVE_SECONDS", 0.2)
     database = migrated(sqlite_url)
-    mover = GameService.open(database)
+    mover = open_database(database)
     seats = [PlayerSeat(name="you"), PlayerSeat(name="eve"), PlayerSeat(name="bob", is_bot=True)]
     game = mover.playing.create_game(seats, dealer="bob", deck=DEAL.split()).game_id
     with app_in_thread(database) as (url, _):

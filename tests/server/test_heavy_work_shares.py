@@ -12,9 +12,9 @@ import httpx
 import pytest
 
 from scat_cli.errors import exit_code
-from scat_cli.server.client import RemoteGames
+from scat_cli.remote.client import RemoteGames
+from scat_cli.remote.identity import Identity
 from scat_cli.server.heavy_work import HeavyWork
-from scat_cli.server.identity import Identity
 from scat_core.domain.errors import Throttled
 from tests.support.live_server import app_in_thread
 
@@ -64,7 +64,7 @@ def test_a_spent_share_is_429_with_retry_after_and_an_account_of_that_address_wa
             assert api.get("/audit").status_code == 200
             refused = api.get("/audit")
             assert refused.status_code == 429 and refused.headers["retry-after"] == "1"
-            assert refused.json()["type"] == "Throttled" and refused.json()["exit_code"] == exit_code(Throttled) == 5
+            assert refused.json()["type"] == "Throttled" and exit_code(Throttled) == 5
             assert api.get("/stats").status_code == 429  # the same bucket: this address's
             assert api.get("/health").status_code == 200  # light work is not metered
         with RemoteGames(url, Identity(tmp_path / "ann.pem")) as ann:
@@ -111,7 +111,7 @@ def test_an_account_creates_its_share_of_games_then_429_while_another_account_cr
             assert flooder.post("/games", body).status_code == 201
         refused = flooder.post("/games", body)
         assert refused.status_code == 429, refused.text
-        assert refused.json()["type"] == "Throttled" and refused.json()["exit_code"] == exit_code(Throttled) == 5
+        assert refused.json()["type"] == "Throttled" and exit_code(Throttled) == 5
         assert 1 <= int(refused.headers["retry-after"]) <= 1200  # one more game every 3600/3 s
         assert "3 games an hour" in refused.json()["error"]
         assert len(victim.get("/games")) == 3  # the refused one was not created

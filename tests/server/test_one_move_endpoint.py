@@ -12,8 +12,8 @@ from typing import Any, get_args, get_type_hints
 import httpx
 import pytest
 
+from scat_cli.remote.client import RemoteGames
 from scat_cli.server import wire
-from scat_cli.server.client import RemoteGames
 from scat_cli.server.move_wire import ClaimMove, command_of, parsed
 from scat_core.domain import commands as cmd
 from scat_core.domain.signed_moves import move_fields

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from scat_cli.app import app as cli
-from scat_cli.server.client import RemoteGames
+from scat_cli.remote.client import RemoteGames
 from scat_core.service import games as service_games
 
 

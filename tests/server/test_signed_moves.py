@@ -14,12 +14,12 @@ import pytest
 from typer.testing import CliRunner
 
 from scat_cli.app import app
+from scat_cli.wiring import open_database
 from scat_core.domain import commands as cmd
 from scat_core.domain import events as ev
 from scat_core.domain.decide import decide_and_evolve
 from scat_core.domain.signed_moves import move_fields
 from scat_core.records.move_signatures import sign_move
-from scat_core.service.games import GameService
 from scat_core.service.loading import append, chance_of, load_for_command
 from scat_core.service.move_signing import tag_of
 from tests.support.accounts_cli import ok, run
@@ -102,7 +102,7 @@ def forge(db_url: str, game: str, command: cmd.PlayerCommand, signed_by: Any = N
     """Append `command`'s events straight into the database, as whoever holds it could (the head
     re-signed with the server's key), with a MoveSigned made by `signed_by`'s key if given;
     returns the seq of the forged move's first event."""
-    games = GameService.open(db_url)
+    games = open_database(db_url)
     try:
         with games.store.command() as tx:
             state, secret, head = load_for_command(tx, game)
@@ -152,7 +152,7 @@ def test_a_move_forged_in_the_database_fails_the_audit_at_its_seq(
 
 def test_a_rekeyed_account_plays_on_with_its_new_key_and_its_old_moves_still_verify(
         table: tuple[str, Path, str], server_db: str) -> None:
-    from scat_cli.server.identity import Identity
+    from scat_cli.remote.identity import Identity
 
     server, keys, game = table
     for _ in range(3):  # a few moves under everyone's first key
@@ -186,7 +186,7 @@ def test_a_rekeyed_account_plays_on_with_its_new_key_and_its_old_moves_still_ver
 
 def test_rekey_refuses_a_server_and_an_unknown_account(table: tuple[str, Path, str], server_db: str,
                                                        tmp_path: Path) -> None:
-    from scat_cli.server.identity import Identity
+    from scat_cli.remote.identity import Identity
 
     server, _, _ = table
     through = CliRunner().invoke(app, ["--server", server, "account", "rekey", "bob", "x"],
@@ -311,7 +311,7 @@ def on_device(server: str, key_file: Path, *args: str) -> Any:
 
 def test_a_second_device_plays_as_its_account_until_its_key_is_revoked_and_the_game_audits_and_imports(
         table: tuple[str, Path, str], tmp_path: Path) -> None:
-    from scat_cli.server.identity import Identity
+    from scat_cli.remote.identity import Identity
     from tests.support.schema import migrated
 
     server, keys, game = table

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from scat_cli.server.client import RemoteGames
-from scat_cli.server.identity import Identity
+from scat_cli.remote.client import RemoteGames
+from scat_cli.remote.identity import Identity
 from scat_core.domain import commands as cmd
 from scat_core.domain import events as ev
 

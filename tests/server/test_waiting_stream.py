@@ -125,8 +125,8 @@ def test_a_wait_may_send_at_most_max_tokens_and_more_is_refused_before_any_is_lo
 def test_the_client_sends_the_newest_tokens_it_remembers_up_to_max_tokens(
         server_url: str, api: httpx.Client, monkeypatch: pytest.MonkeyPatch) -> None:
     """A user who remembers more tokens than a wait may send still waits, on the games he joined last."""
+    from scat_cli.remote.client import RemoteGames
     from scat_cli.server import wire
-    from scat_cli.server.client import RemoteGames
 
     monkeypatch.setattr(wire, "MAX_TOKENS", 2)
     older, older_tokens = new_game(api)

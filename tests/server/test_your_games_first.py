@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scat_cli.server.client import RemoteGames
-from scat_cli.server.identity import Identity
+from scat_cli.remote.client import RemoteGames
+from scat_cli.remote.identity import Identity
 from scat_core.domain import events as ev
 
 

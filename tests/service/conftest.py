@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from scat_cli.wiring import open_database
 from scat_core.service import GameService
 from scat_core.store.memory.memory import MemoryStore
 
@@ -33,6 +34,6 @@ def any_service(request: pytest.FixtureRequest) -> Iterator[GameService]:
     if request.param == "memory":
         yield GameService(MemoryStore())
         return
-    service = GameService.open(str(request.getfixturevalue(f"{request.param}_url")))
+    service = open_database(str(request.getfixturevalue(f"{request.param}_url")))
     yield service
     service.store.engine.dispose()  # the SQLAlchemy adapter

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from scat_cli.wiring import open_database
 from scat_core.domain import events as ev
 from scat_core.domain.commands import CreateGame, Resign
 from scat_core.domain.errors import RuleViolation
@@ -87,7 +88,7 @@ def test_an_endless_game_of_older_rules_is_abandoned_by_the_databases_owner_and_
 def test_each_unit_of_bots_moves_is_its_own_commit(small_units: None, monkeypatch: pytest.MonkeyPatch,
                                                    db_url: str) -> None:
     made_by_rules_version_2(monkeypatch)
-    opened = GameService.open(db_url)
+    opened = open_database(db_url)
     service = GameService(opened.store, Ticking())
     created = service.new_game([ev.PlayerSeat(name="you"), *BOTS], options=ENDLESS, seed=90038, dealer="b1")
     service.move(created.game_id, Resign("you"))

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from scat_cli.wiring import open_database
 from scat_core.domain import events as ev
 from scat_core.domain.commands import Discard, Draw
 from scat_core.service import answers, playing
@@ -74,7 +75,7 @@ STEPS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
 
 @pytest.fixture
 def service(db_url: str) -> Iterator[GameService[Any]]:
-    opened = GameService.open(db_url)
+    opened = open_database(db_url)
     yield opened
     opened.store.engine.dispose()
 

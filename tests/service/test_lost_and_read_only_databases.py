@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from sqlalchemy.exc import OperationalError
 
+from scat_cli.wiring import open_database
 from scat_core.domain import events as ev
 from scat_core.domain.commands import Discard, Draw
 from scat_core.records.errors import DatabaseReadOnly, StoreUnavailable
@@ -36,7 +37,7 @@ def test_a_move_whose_connection_is_lost_writes_nothing_not_even_half_and_can_be
     db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A move and the bots' replies are one transaction: a lost connection loses both, never the replies alone."""
-    service = GameService.open(db_url)
+    service = open_database(db_url)
     game = service.playing.create_game(YOU_AND_BOB, seed=5, dealer="bob").game_id
     drawn = service.playing.act(game, Draw("you", "stock")).state
     lose_the_connection_on(service, monkeypatch, call=1)  # the move's one transaction
@@ -52,7 +53,7 @@ def test_a_move_whose_connection_is_lost_writes_nothing_not_even_half_and_can_be
 def test_a_new_game_and_its_bots_opening_moves_are_one_unit_a_lost_connection_loses_both(
     db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    service = GameService.open(db_url)
+    service = open_database(db_url)
     lose_the_connection_on(service, monkeypatch, call=1)  # the new game's one transaction
     with pytest.raises(StoreUnavailable, match="connection"):
         service.playing.create_game(YOU_AND_BOB, seed=5, dealer="you")  # bob plays first (R11)
@@ -67,7 +68,7 @@ def test_the_bots_later_units_lost_with_the_connection_leave_the_game_standing_a
 ) -> None:
     """Bots play in units of work (each committed): the outcome says why the next unit was not
     saved, and the next command plays on from the last one written."""
-    service = GameService.open(db_url)
+    service = open_database(db_url)
     monkeypatch.setattr(playing, "BOT_MOVES_PER_UNIT", 2)
     lose_the_connection_on(service, monkeypatch, call=2)  # 1: the new game with 2 bot moves, 2: the next 2
     bots = [ev.PlayerSeat(name=name, is_bot=True) for name in ("ann", "bob")]
@@ -76,7 +77,7 @@ def test_the_bots_later_units_lost_with_the_connection_leave_the_game_standing_a
     assert service.reading.history(created.game_id)[-1].seq == created.state.version
     assert created.state.status == "active"
     monkeypatch.undo()
-    resumed = GameService.open(db_url).playing.look(created.game_id)  # the next look lets them play on
+    resumed = open_database(db_url).playing.look(created.game_id)  # the next look lets them play on
     assert resumed.version > created.state.version
 
 
@@ -87,10 +88,10 @@ def test_stats_on_a_read_only_file_fold_in_memory_what_the_projection_has_not_se
     stats_behind_their_events(path)
     shutil.copyfile(path, copy)
     before = path.read_bytes()
-    read_only = GameService.open(f"sqlite:///file:{path}?mode=ro&uri=true")  # SQLite refuses every write
+    read_only = open_database(f"sqlite:///file:{path}?mode=ro&uri=true")  # SQLite refuses every write
     with pytest.raises(DatabaseReadOnly):
         read_only.statistics.catch_up_stats()
-    writable = GameService.open(f"sqlite:///{copy}")
+    writable = open_database(f"sqlite:///{copy}")
     for player in (None, "BOB", "ann"):
         shown = read_only.stats(player)
         assert shown == writable.stats(player), player  # which catches the copy up, as before

@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 
+from scat_cli.wiring import open_database
 from scat_core.domain import events as ev
 from scat_core.domain.commands import Discard, Draw
 from scat_core.domain.errors import AuthFailed, RuleViolation
@@ -32,7 +33,7 @@ def timed(request: pytest.FixtureRequest, clock: HandClock) -> Iterator[GameServ
     if request.param == "memory":
         yield GameService(MemoryStore(), clock)
         return
-    opened = GameService.open(str(request.getfixturevalue(f"{request.param}_url")))
+    opened = open_database(str(request.getfixturevalue(f"{request.param}_url")))
     service = GameService(opened.store, clock)
     yield service
     service.store.engine.dispose()

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from scat_cli.wiring import open_database
 from scat_core.domain import commands as cmd
 from scat_core.domain import events as ev
 from scat_core.domain.accounts import key_id_of
@@ -46,7 +47,7 @@ def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Gam
     """ann's game of accounts against a bot on an SQLite file that waits for no lock (busy timeout 0)."""
     monkeypatch.setenv("SCAT_BUSY_TIMEOUT", "0")
     path = tmp_path / "scat.db"
-    games = GameService.open(f"sqlite:///{path}")
+    games = open_database(f"sqlite:///{path}")
     ann = Ann(games)
     played = games.new_game_of_accounts([ev.PlayerSeat(name="ann"), ev.PlayerSeat(name="bot", is_bot=True)],
                                         dealer="bot", viewer="ann")

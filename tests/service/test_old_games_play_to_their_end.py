@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from scat_cli.wiring import open_database
 from scat_core.domain.bots import heuristic_move
 from scat_core.domain.evolve import fold
 from scat_core.records.keys import KeyRing
@@ -74,7 +75,7 @@ def test_an_old_game_in_progress_plays_on_to_its_end_under_its_own_rules_and_aud
     signer = RELEASES[release]["heads_signed_by"]
     if signer is not None:  # the key of the installation that made the file (`scat key trust`)
         KeyRing.default().trust(signer)
-    service = GameService(GameService.open(upgraded[release]).store, lambda: NOW)
+    service = GameService(open_database(upgraded[release]).store, lambda: NOW)
     game_id = made["game_id"]
     version = fold(stored.event for stored in service.reading.history(game_id)).rules_version
     assert version == (1 if release == "rules_v1" else 2)

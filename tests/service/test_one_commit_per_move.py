@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from sqlalchemy import event, text
 
+from scat_cli.wiring import open_database
 from scat_core.domain.commands import Discard, Draw
 from scat_core.domain.events import PlayerSeat
 from scat_core.records.errors import ConcurrencyConflict
@@ -66,7 +67,7 @@ def test_a_move_answered_by_two_bots_is_one_unit_of_work_with_one_append(
 
 
 def test_on_sqlite_a_move_answered_by_two_bots_commits_once(sqlite_url: str) -> None:
-    service = GameService.open(sqlite_url)
+    service = open_database(sqlite_url)
     game, drawn = discard_answered_by_both_bots(service)
     commits: list[int] = []
     event.listen(service.store.engine, "commit", lambda _conn: commits.append(1))
@@ -79,7 +80,7 @@ def test_on_sqlite_a_move_answered_by_two_bots_commits_once(sqlite_url: str) -> 
 
 @pytest.mark.postgres
 def test_on_postgresql_a_move_and_its_bots_replies_are_written_by_one_transaction(postgres_url: str) -> None:
-    service = GameService.open(postgres_url)
+    service = open_database(postgres_url)
     game, drawn = discard_answered_by_both_bots(service)
 
     done = service.playing.act(game, Discard("you", drawn.hands[0][0]))

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from scat_cli.wiring import open_database
 from scat_core.domain import events as ev
 from scat_core.domain.evolve import fold
 from scat_core.records.chain import audit_records
@@ -88,7 +89,7 @@ def test_rules_v1_r26_the_winner_keeps_his_own_pennies_and_the_kitty_stays_the_k
 
 @pytest.mark.parametrize("name", FINISHED)
 def test_a_version_1_export_imports_and_audits_clean_in_the_database(db_url: str, name: str) -> None:
-    service = GameService.open(db_url)
+    service = open_database(db_url)
     rows = records(name)
     service.import_records(rows)
     game_id = GAMES[name]["game_id"]

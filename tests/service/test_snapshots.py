@@ -7,9 +7,10 @@ from pathlib import Path
 
 from sqlalchemy import Engine, text
 
+from scat_cli.wiring import open_database
 from scat_core.domain import snapshot
 from scat_core.domain.evolve import fold
-from scat_core.service import GameService, state_cache
+from scat_core.service import state_cache
 from scat_core.service.loading import SNAPSHOT_EVERY
 from tests.support.services import a_game_in_play, import_running, next_move
 
@@ -30,7 +31,7 @@ def _set_snapshot(engine: Engine, game_id: str, **values: object) -> None:
 def test_a_snapshot_is_kept_every_few_events_and_equals_the_fold_up_to_its_event(db_url: str) -> None:
     """Not every append writes one: the snapshot trails the head by fewer than SNAPSHOT_EVERY
     events (plus the last append's own), and a command of another process folds those few."""
-    service = GameService.open(db_url)
+    service = open_database(db_url)
     game_id = a_game_in_play(service, moves=0)
     seqs = set()
     for _ in range(30):
@@ -50,7 +51,7 @@ def test_a_snapshot_is_kept_every_few_events_and_equals_the_fold_up_to_its_event
 
 
 def test_a_snapshot_of_other_rules_or_unreadable_is_not_used_and_is_rebuilt(db_url: str) -> None:
-    service = GameService.open(db_url)
+    service = open_database(db_url)
     engine = service.store.engine
     game_id = a_game_in_play(service, moves=6)
     truth = service.playing.look(game_id)
@@ -68,7 +69,7 @@ def test_a_snapshot_of_other_rules_or_unreadable_is_not_used_and_is_rebuilt(db_u
 
 
 def test_a_snapshot_behind_the_head_is_caught_up_from_the_events_after_it(db_url: str) -> None:
-    service = GameService.open(db_url)
+    service = open_database(db_url)
     engine = service.store.engine
     game_id = a_game_in_play(service, moves=3)
     old = _snapshot_row(engine, game_id)

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 import pytest
 from sqlalchemy import text
 
+from scat_cli.wiring import open_database
 from scat_core.domain import events as ev
 from scat_core.domain import snapshot
 from scat_core.domain.bots import heuristic_move
@@ -40,7 +41,7 @@ def _truth(service: GameService, game_id: str) -> object:
 
 def test_the_commands_of_one_process_decode_no_snapshot_and_play_on_the_full_fold(
         db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    service = GameService.open(db_url)
+    service = open_database(db_url)
     game_id = a_game_in_play(service, moves=2)
     decoded = _decodes(monkeypatch)
     for _ in range(6):
@@ -59,7 +60,7 @@ def test_a_snapshot_of_a_head_this_process_did_not_write_is_decoded(db_url: str,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """Another writer moved the game (an append past the service, as another process makes it):
     the state kept here is of the head before, so the new snapshot is decoded and played on."""
-    service = GameService.open(db_url)
+    service = open_database(db_url)
     game_id = a_game_in_play(service, moves=3)
     state, head = service.playing.look(game_id), service.reading.history(game_id)[-1].hash
     with service.store.read() as tx:
@@ -82,7 +83,7 @@ def test_a_snapshot_replaced_outside_scat_at_the_head_kept_is_not_read(db_url: s
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """The state kept is the fold of the events that end at that head's hash: a snapshot row
     changed since (same head, another state) is not what this process plays on."""
-    service = GameService.open(db_url)
+    service = open_database(db_url)
     game_id = a_game_in_play(service, moves=4)
     truth = _truth(service, game_id)
     forged = snapshot.encode(service.playing.look(game_id).evolved({"kitty": 99}))
@@ -97,7 +98,7 @@ def test_a_command_at_a_head_this_process_kept_folds_no_event_even_far_from_the_
         db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Snapshots are written every few events only (loading.SNAPSHOT_EVERY): the state kept at the
     head saves the fold of the events since; another process (the cache forgotten) folds them."""
-    service = GameService.open(db_url)
+    service = open_database(db_url)
     game_id = a_game_in_play(service, moves=2)
     folded: list[int] = []
     real = loading.fold

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from scat_cli.wiring import open_database
 from scat_core.domain import events as ev
 from scat_core.domain.commands import Discard, Draw
 from scat_core.domain.errors import AuthFailed
@@ -22,7 +23,7 @@ PATIENCE = 60.0
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def service(request: pytest.FixtureRequest) -> Iterator[GameService]:
-    service = GameService.open(str(request.getfixturevalue(f"{request.param}_url")))
+    service = open_database(str(request.getfixturevalue(f"{request.param}_url")))
     yield service
     service.store.engine.dispose()
 

@@ -9,6 +9,7 @@ import json
 import pytest
 from sqlalchemy import text
 
+from scat_cli.wiring import open_database
 from scat_core.domain import events as ev
 from scat_core.service import GameService
 from scat_core.store.memory import MemoryStore
@@ -48,7 +49,7 @@ def test_an_imported_game_is_seated_like_a_created_one(database: str, request: p
     source = GameService(MemoryStore())
     bots = [ev.PlayerSeat(name="Ann", is_bot=True), ev.PlayerSeat(name="bob", is_bot=True)]
     records = source.archive.export_records(source.playing.create_game(bots, seed=4).game_id)
-    target = GameService.open(str(request.getfixturevalue(f"{database}_url")))
+    target = open_database(str(request.getfixturevalue(f"{database}_url")))
     assert target.import_records(records).ok
     imported = str(records[0]["game_id"])
     created = target.new_game([ev.PlayerSeat(name="cy"), ev.PlayerSeat(name="dan")]).game_id

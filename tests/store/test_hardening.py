@@ -13,6 +13,7 @@ from sqlalchemy import Engine, text
 from typer.testing import CliRunner
 
 from scat_cli.app import app
+from scat_cli.wiring import open_database
 from scat_core.domain.events import PlayerSeat
 from scat_core.service.accounts import AccountService
 from scat_core.service.games import GameService
@@ -92,7 +93,7 @@ def test_alembic_downgrade_base_refuses_to_drop_a_schema_holding_games(engine: E
     """`alembic downgrade base` dropped every game without a word."""
     from alembic import command
 
-    game = GameService.open(engine.url.render_as_string(hide_password=False)).playing.create_game(BOTS).game_id
+    game = open_database(engine.url.render_as_string(hide_password=False)).playing.create_game(BOTS).game_id
     with engine.begin() as conn, pytest.raises(Exception, match="holds 1 game"):
         command.downgrade(alembic_config(conn), "base")
     with engine.connect() as conn:

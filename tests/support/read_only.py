@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from scat_cli.wiring import open_database
 from scat_core.domain.commands import Discard, Draw
 from scat_core.domain.events import PlayerSeat
-from scat_core.service.games import GameService
 
 YOU_AND_BOB = [PlayerSeat(name="you"), PlayerSeat(name="bob", is_bot=True)]
 
@@ -14,7 +14,7 @@ YOU_AND_BOB = [PlayerSeat(name="you"), PlayerSeat(name="bob", is_bot=True)]
 def stats_behind_their_events(path: Path) -> str:
     """A database whose stats projection has seen one game (its id returned), and whose log holds
     one of its moves and a finished game more."""
-    service = GameService.open(f"sqlite:///{path}")
+    service = open_database(f"sqlite:///{path}")
     game = service.playing.create_game(YOU_AND_BOB, seed=5, dealer="bob").game_id
     service.stats()  # the projection catches up: its rows and checkpoint are written
     drawn = service.playing.act(game, Draw("you", "stock")).state

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from scat_cli.wiring import open_database
 from scat_core.domain.bots import heuristic_move
 from scat_core.domain.events import PlayerSeat
 from scat_core.domain.options import GameOptions
@@ -44,7 +45,7 @@ def next_move(service: GameService, game_id: str) -> None:
 
 def import_running(db_url: str, tmp_path: Path, protect: bool) -> tuple[GameService, str]:
     """A running game (you to play) copied into a fresh database, as an import would, seed left behind."""
-    return copy_running(GameService.open(db_url), GameService.open(f"sqlite:///{tmp_path / 'imported.db'}"), protect)
+    return copy_running(open_database(db_url), open_database(f"sqlite:///{tmp_path / 'imported.db'}"), protect)
 
 
 def copy_running(source: GameService, target: GameService, protect: bool) -> tuple[GameService, str]:

@@ -13,58 +13,30 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 from starlette.routing import Match
 
-from scat_cli.errors import exit_code
 from scat_cli.server import wire
+from scat_cli.server.answers import http_status
 from scat_cli.server.limits import LOG
 from scat_core.domain.errors import (
-    AuthFailed,
-    BadInput,
-    ConcurrencyConflict,
-    CorruptHistory,
-    NotFound,
     RequestRefused,
-    RuleViolation,
     ScatError,
-    Throttled,
-    TimedOut,
-    TooManyFailures,
-    Unavailable,
     WrongToken,
 )
 from scat_core.records.errors import DatabaseBusy, DatabaseReadOnly, StoreUnavailable
 
-#: Error type -> the HTTP status of its refusal: one line per branch of the error tree
-#: (scat_core.domain.errors) and the leaves that say more; a type takes its nearest listed base's.
-HTTP_STATUS: dict[type[ScatError], int] = {
-    RuleViolation: 422,  # refused by the rules or the game's state
-    CorruptHistory: 422,  # the game's stored history cannot be played on
-    BadInput: 400,
-    AuthFailed: 403,  # 401 when the request carried no credentials (see `scat_error`)
-    RequestRefused: 401,
-    TooManyFailures: 429,
-    Throttled: 429,  # a caller's share of heavy work spent: with Retry-After
-    NotFound: 404,
-    ConcurrencyConflict: 409,
-    Unavailable: 503,  # the database lost, restarting or busy: with Retry-After
-    TimedOut: 408,
-}
-#: HTTP status -> the exit code of a refusal that is no ScatError (a bad path, a bad method).
-STATUS_EXIT = {status: exit_code(kind) for kind, status in reversed(HTTP_STATUS.items())} | {
-    401: exit_code(AuthFailed), 405: exit_code(BadInput), 413: exit_code(BadInput), 429: exit_code(TooManyFailures)}
 #: How soon a client refused for too many open streams may try again (its Retry-After).
 STREAMS_RETRY_AFTER = 5
 
 #: Every error response an operation may declare: status -> what it means here.
 ERRORS: dict[int, str] = {
-    400: "Bad input: a malformed body, parameter, header or card (exit code 2).",
-    401: "No credentials, or a request signature that does not hold (exit code 3).",
-    403: "Credentials that are not the player's, or a server serving accounts only (exit code 3).",
-    404: "No such game, player, account or path (exit code 4).",
-    408: "The request's body came too slowly (exit code 6).",
+    400: "Bad input: a malformed body, parameter, header or card.",
+    401: "No credentials, or a request signature that does not hold.",
+    403: "Credentials that are not the player's, or a server serving accounts only.",
+    404: "No such game, player, account or path.",
+    408: "The request's body came too slowly.",
     409: "The game moved on meanwhile, or the name or game exists already: read it again and retry "
          "(exit code 5).",
-    413: "The request's body is too large (exit code 2).",
-    422: "Refused by the rules or the game's state (the rule named), or a damaged history (exit code 1).",
+    413: "The request's body is too large.",
+    422: "Refused by the rules or the game's state (the rule named), or a damaged history.",
     429: "Too many failed attempts from this address: try again after the Retry-After header's seconds.",
     503: "The server's database is unavailable, busy or read-only: try again after the Retry-After "
          "header's seconds.",
@@ -104,11 +76,6 @@ STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
-def http_status(error: ScatError) -> int:
-    """The HTTP status of the refusal `error` (see HTTP_STATUS)."""
-    return next(HTTP_STATUS[kind] for kind in type(error).__mro__ if kind in HTTP_STATUS)
-
-
 def told_to_clients(error: ScatError) -> ScatError:
     """`error` as a client may read it: a database the server cannot use is named by no URL, host or
     driver message (those are the operator's, in the log), only by its type and what to do."""
@@ -119,14 +86,14 @@ def told_to_clients(error: ScatError) -> ScatError:
     return error
 
 
-def refusal(status: int, message: str, told_as: type[ScatError]) -> JSONResponse:
-    """A refusal that is no ScatError, with the exit code of the error type it is told as."""
-    return JSONResponse({"error": message, "exit_code": exit_code(told_as)}, status_code=status)
+def refusal(status: int, message: str) -> JSONResponse:
+    """A refusal that is no ScatError: its status and one line."""
+    return JSONResponse(wire.ErrorOut.bare(status, message).model_dump(exclude_none=True), status_code=status)
 
 
 def too_many_streams(message: str) -> JSONResponse:
     """The refusal of one more event stream over a cap: 429, told when to try again."""
-    response = refusal(429, message, TooManyFailures)
+    response = refusal(429, message)
     response.headers["retry-after"] = str(STREAMS_RETRY_AFTER)
     return response
 
@@ -168,13 +135,14 @@ async def scat_error(request: Request, error: Exception) -> JSONResponse:
                     getattr(error, "reason", "") or type(error).__name__)
     told = told_to_clients(error)
     headers = {"retry-after": str(told.retry_after)} if told.retry_after is not None else None
-    return JSONResponse(wire.ErrorOut.of(told).model_dump(exclude_none=True), status_code=status, headers=headers)
+    return JSONResponse(wire.ErrorOut.of(told, status).model_dump(exclude_none=True), status_code=status,
+                        headers=headers)
 
 
 async def bad_request(request: Request, error: Exception) -> JSONResponse:
     """A request that does not fit its model: 400 and its first problem."""
     assert isinstance(error, RequestValidationError)
-    return refusal(400, _validation_message(error), BadInput)
+    return refusal(400, _validation_message(error))
 
 
 def allowed_methods(request: Request) -> list[str]:
@@ -192,16 +160,16 @@ async def http_error(request: Request, error: Exception) -> JSONResponse:
     if error.status_code == 405:
         headers.pop("Allow", None)
         headers["allow"] = ", ".join(allowed_methods(request))
-    return JSONResponse({"error": str(error.detail), "exit_code": STATUS_EXIT.get(error.status_code, 2)},
-                        status_code=error.status_code, headers=headers or None)
+    body = wire.ErrorOut.bare(error.status_code, str(error.detail)).model_dump(exclude_none=True)
+    return JSONResponse(body, status_code=error.status_code, headers=headers or None)
 
 
 async def unexpected(request: Request, error: Exception) -> JSONResponse:
     """Anything else: 500, logged (or nobody to answer: the client went away)."""
     if isinstance(error, ClientDisconnect):  # refused as too large, or gone: nobody to answer
-        return refusal(400, "the client went away", BadInput)
+        return refusal(400, "the client went away")
     LOG.exception("unexpected error on %s", request.url.path)
-    return refusal(500, "the server failed on this request (see its log)", ScatError)
+    return refusal(500, "the server failed on this request (see its log)")
 
 
 def handle_errors(app: FastAPI) -> None:

@@ -23,8 +23,7 @@ from sqlalchemy.exc import IntegrityError
 from scat_core.records.errors import ConcurrencyConflict
 from scat_core.service.account_ports import AccountLog, AccountRecord
 from scat_core.store.sql import tables as t
-from scat_core.store.sql.database import WRITE_OPTION, one_writer
-from scat_core.store.sql.db_failures import as_scat_errors
+from scat_core.store.sql.database import WRITE_OPTION, as_scat_errors, one_writer
 from scat_core.store.sql.driver_sql import autocommit, execute, named
 
 #: One request in this many also deletes the expired nonces (a cheap indexed DELETE).

@@ -1,10 +1,13 @@
-"""Opening the database: URL resolution, engines tuned per backend, and schema upgrades.
+"""The database: URL resolution, engines tuned per backend, schema upgrades, and its failures as
+scat's errors.
 
 The schema is owned by the Alembic scripts in the repository's top-level `migrations/`
 folder, installed with the package as `scat_core._migrations` (setup.py maps the folder), so
 a wheel, `pip install .` and `pip install -e .` all find them. `ensure_schema` keeps Alembic
 off the play path: it reads `alembic_version` with plain SQL and imports Alembic only when
-the database is behind `HEAD_REVISION`.
+the database is behind `HEAD_REVISION`. Every way into the SQL store runs inside
+`as_scat_errors`, so no SQLAlchemy or driver error leaves the store: a lost, restarted or
+unreachable database is `StoreUnavailable` (the `Unavailable` branch), never bad input.
 """
 
 from __future__ import annotations
@@ -19,10 +22,30 @@ from weakref import WeakKeyDictionary
 
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Connection, Engine, make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError, ProgrammingError
+from sqlalchemy.exc import (
+    ArgumentError,
+    DataError,
+    DBAPIError,
+    DisconnectionError,
+    IntegrityError,
+    InterfaceError,
+    NoSuchModuleError,
+    OperationalError,
+    ProgrammingError,
+    SQLAlchemyError,
+)
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
-from scat_core.domain.errors import BadInput
-from scat_core.records.errors import BusyWaitUnreadable, DatabaseBusy, DatabaseNotGiven, StoreUnavailable
+from scat_core.domain.errors import BadInput, Hint
+from scat_core.records.errors import (
+    BusyWaitUnreadable,
+    ConcurrencyConflict,
+    CorruptHistory,
+    DatabaseBusy,
+    DatabaseNotGiven,
+    DatabaseReadOnly,
+    StoreUnavailable,
+)
 from scat_core.store.sql.locks import MIGRATION_LOCK, advisory_lock
 
 if TYPE_CHECKING:
@@ -365,9 +388,75 @@ def ensure_schema(engine: Engine) -> None:
 
 def open_engine(url: str | None = None, *, pre_ping: bool = False) -> Engine:
     """Resolve `url`, make its engine and make sure its schema is current (see `make_engine`)."""
-    from scat_core.store.sql.db_failures import as_scat_errors
-
     engine = make_engine(resolve_url(url), pre_ping=pre_ping)
     with as_scat_errors(engine):
         ensure_schema(engine)
     return engine
+
+
+def is_lock_error(exc: DBAPIError) -> bool:
+    """Whether a database error means another writer won: locked, serialization, deadlock."""
+    text = str(exc.orig).lower()
+    code = getattr(exc.orig, "sqlstate", None)
+    return (
+        "database is locked" in text
+        or "database is busy" in text
+        or code in {"40001", "40P01", "55P03"}
+    )
+
+
+@contextmanager
+def as_scat_errors(engine: Engine) -> Iterator[None]:
+    """Database errors as ours: another program's lock as DatabaseBusy (after the bounded wait),
+    lost races as ConcurrencyConflict, an undecodable row as CorruptHistory, a lost, restarted or
+    read-only database (or no free connection) as StoreUnavailable, a value the database refuses
+    as BadInput, a key taken by another writer as ConcurrencyConflict, a statement the schema refuses
+    as CorruptHistory (not a scat schema, or altered)."""
+    try:
+        yield
+    except (OperationalError, InterfaceError) as exc:
+        if is_busy(exc):
+            raise busy_error(exc) from exc
+        if is_lock_error(exc):
+            raise ConcurrencyConflict("another change won the race: try again") from exc
+        if "could not decode" in str(exc.orig).lower():  # a row written outside scat, not UTF-8
+            reason = str(exc.orig).split(" with text")[0]
+            raise CorruptHistory(
+                f"a stored row cannot be read back ({reason}): it was damaged outside scat"
+            ) from exc
+        raise unavailable(engine, exc) from exc
+    except DBAPIError as exc:
+        if is_lock_error(exc):
+            raise ConcurrencyConflict("another change won the race: try again") from exc
+        if exc.connection_invalidated:
+            raise unavailable(engine, exc) from exc
+        if isinstance(exc, IntegrityError):  # a key another writer took first
+            raise ConcurrencyConflict("another change won the race: try again") from exc
+        if isinstance(exc, DataError):  # PostgreSQL: a value too long or malformed for its column
+            raise BadInput(f"the database {safe_url(engine)} refused a value of this command: "
+                           f"{first_line(exc)}") from exc
+        raise CorruptHistory(f"the database {safe_url(engine)} refused the request: {first_line(exc)}",
+                             hint=Hint.UPGRADE_SCHEMA) from exc
+    except (DisconnectionError, PoolTimeout) as exc:  # no connection could be had (or none free)
+        raise unavailable(engine, exc) from exc
+
+
+def first_line(exc: SQLAlchemyError) -> str:
+    """The first line of what the driver said (SQLAlchemy's own text when there is no driver error)."""
+    original = getattr(exc, "orig", None)
+    lines = str(original if original is not None else exc).strip().splitlines()
+    return lines[0].strip() if lines else type(exc).__name__
+
+
+def unavailable(engine: Engine, exc: SQLAlchemyError) -> StoreUnavailable:
+    """A database that cannot be used now (connection lost, read-only ...), as one clear error."""
+    reason = first_line(exc)
+    url = safe_url(engine)
+    error: StoreUnavailable
+    if "readonly" in reason or "read-only" in reason:
+        error = DatabaseReadOnly(f"database {url} is read-only: this command would write to it "
+                                 f"({reason}); commands that only read it still work")
+    else:
+        error = StoreUnavailable(f"cannot use database {url}: {reason}")
+    error.reason = reason
+    return error

@@ -5,7 +5,7 @@ Row objects around each cost about as much as the driver's own work. These state
 on the unit of work's own connection, on one cursor that connection keeps (in its
 transaction, if any, begun as SQLAlchemy's autobegin would), and behave as SQLAlchemy's
 execute would: `before_cursor_execute` listeners see them, a driver error becomes
-SQLAlchemy's DBAPIError subclass (IntegrityError, OperationalError ...: so db_failures and
+SQLAlchemy's DBAPIError subclass (IntegrityError, OperationalError ...: so database.as_scat_errors and
 the callers map them as ever), and a lost connection is invalidated, not handed back to the
 pool.
 

@@ -15,7 +15,7 @@ instead of deadlocking; on PostgreSQL the UNIQUE(game_id, seq) decides every rac
 This module is the unit of work; the work is done in: log_reads.py (reading the log),
 command_load.py (a command's load, checked by scat_core/records/verified_load.py), appending.py
 and command_append.py (appends), bulk.py (whole games at once), games_list.py (the games read model and
-snapshots), game_secrets.py (seeds, tokens) and db_failures.py (database errors as scat's);
+snapshots), game_secrets.py (seeds, tokens) and database.py (engines, and database errors as scat's);
 the hot path's statements (a command's load and lean append, a replay) run on the driver's
 own cursor, through driver_sql.py.
 """
@@ -39,8 +39,7 @@ from scat_core.records.verified_load import CommandLoad
 from scat_core.store.sql import appending, bulk, game_secrets, games_list, log_reads
 from scat_core.store.sql.account_log import spend_nonce
 from scat_core.store.sql.command_load import load_for_command
-from scat_core.store.sql.database import WRITE_OPTION, one_writer
-from scat_core.store.sql.db_failures import as_scat_errors
+from scat_core.store.sql.database import WRITE_OPTION, as_scat_errors, one_writer
 from scat_core.store.sql.driver_sql import autocommit
 from scat_core.store.sql.notify import announce
 from scat_core.store.sql.signed_heads import KnownHeads, read_signature, write_signature

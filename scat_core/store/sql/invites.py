@@ -10,7 +10,7 @@ import secrets
 from sqlalchemy import Engine, update
 
 from scat_core.store.sql import tables as t
-from scat_core.store.sql.db_failures import as_scat_errors
+from scat_core.store.sql.database import as_scat_errors
 
 
 def code_hash(code: str) -> str:

@@ -6,7 +6,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.exc import IntegrityError
 
 from scat_core.store.sql import tables as t
-from scat_core.store.sql.db_failures import as_scat_errors
+from scat_core.store.sql.database import as_scat_errors
 
 
 def recorded_server_key(engine: Engine, key_id: str, public_key: str, at: str) -> tuple[str, str]:

@@ -23,6 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from scat_cli.wiring import open_database
 from scat_core.domain import events as ev
 from scat_core.domain.options import GameOptions
 from scat_core.service.games import GameService
@@ -53,7 +54,7 @@ def main() -> None:
     """Make the games and export them."""
     with tempfile.TemporaryDirectory() as tmp:
         db = f"sqlite:///{tmp}/v1.db"
-        service = GameService.open(db)
+        service = open_database(db)
         made: dict[str, dict[str, object]] = {}
 
         game = service.playing.create_game(seats("ann", "botbob", "botcy"), seed=7, dealer="botcy").game_id

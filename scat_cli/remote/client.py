@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 from pydantic import TypeAdapter
 
 from scat_cli.errors import ServerLost
+from scat_cli.remote.backoff import Backoff
+from scat_cli.remote.transport import READ_TIMEOUT, Answer, Connection, TransportError, TransportTimeout
 from scat_cli.server import answers
-from scat_cli.server.backoff import Backoff
 from scat_cli.server.move_request import move_body
-from scat_cli.server.transport import READ_TIMEOUT, Answer, Connection, TransportError, TransportTimeout
 from scat_core.domain import events as ev
 from scat_core.domain.audit_report import AuditReport
 from scat_core.domain.errors import BadInput, NotFound, RuleViolation, Throttled, WrongServer
@@ -49,7 +49,7 @@ from scat_core.service.values import (
 )
 
 if TYPE_CHECKING:
-    from scat_cli.server.identity import Identity
+    from scat_cli.remote.identity import Identity
     from scat_core.domain.commands import ClaimTime, PlayerCommand, TableCommand
     from scat_core.records.move_signatures import MoveSignature
     from scat_core.records.stats import StatsReport
@@ -100,8 +100,8 @@ class RemoteGames:
         if self.server_key is not None:
             return
         from scat_cli.errors import ServerKeyChanged
-        from scat_cli.server import known_servers
-        from scat_cli.server.identity import identity_for
+        from scat_cli.remote import known_servers
+        from scat_cli.remote.identity import identity_for
 
         known = known_servers.key_of(self.base_url)
         identity = self._given or (identity_for(known, self.base_url) if known is not None else None)
@@ -167,7 +167,7 @@ class RemoteGames:
         except ValueError:
             raise RuleViolation(f"the server {self.base_url} answered {response.status} "
                                 f"{response.reason}: is it a scat server?") from None
-        error = problem.raised()
+        error = problem.raised(response.status)
         if isinstance(error, WrongServer):
             from scat_cli.errors import ServerKeyChanged
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from scat_cli.server.transport import Signer
+    from scat_cli.remote.transport import Signer
     from scat_core.domain.commands import Command
     from scat_core.records.move_signatures import MoveSignature
 
@@ -55,7 +55,7 @@ def known_accounts() -> dict[str, dict[str, str]]:
 
 def account_at(url: str) -> dict[str, str] | None:
     """The account recorded for the server known at `url` ({"name", "key_id"}), without asking it."""
-    from scat_cli.server import known_servers
+    from scat_cli.remote import known_servers
 
     accounts, server = known_accounts(), known_servers.key_of(url)
     return (accounts.get(server) if server else None) or accounts.get(known_servers.normal(url))
@@ -69,7 +69,7 @@ def remember(server: str, name: str, key_id: str, url: str | None = None) -> Non
     accounts = known_accounts()
     accounts[server] = {"name": name, "key_id": key_id}
     if url is not None:
-        from scat_cli.server.known_servers import normal
+        from scat_cli.remote.known_servers import normal
 
         accounts.pop(normal(url), None)
     path = accounts_path()
@@ -131,7 +131,7 @@ class Identity:
 def identity_for(server: str, url: str) -> Identity | None:
     """This user's identity when his current key is an account on the server whose key id is
     `server` (reached at `url`: an older scat recorded accounts by URL), else None."""
-    from scat_cli.server.known_servers import normal
+    from scat_cli.remote.known_servers import normal
 
     accounts = known_accounts()
     entry = accounts.get(server) or accounts.get(normal(url))

@@ -1,0 +1,70 @@
+"""The one wiring point: the only place that chooses the adapter the game service runs on.
+
+A command of the CLI opens its games with `open_games` (a database, or with `--server` the
+client of a Scat backend: the same methods, the same values), `scat serve` with
+`open_database`, and tests with either or with `open_memory`. Each adapter is imported inside
+the function that builds it, on purpose: a command through a server loads no SQLAlchemy, and
+a local one no HTTP client (start-up time, tests/server/test_client_imports.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from scat_cli.remote.client import RemoteGames
+    from scat_core.service.boundary import Games
+    from scat_core.service.games import GameService
+    from scat_core.service.move_times import Clock
+    from scat_core.store.memory import MemoryStore
+    from scat_core.store.sql.event_store import EventStore
+
+
+def open_database(url: str | None = None, *, pre_ping: bool = False, serving: bool = False,
+                  clock: Clock | None = None) -> GameService[EventStore]:
+    """The service over the database at `url` (or $SCAT_DB_URL, or the default file), with its account
+    log; its schema brought up to date first. `pre_ping` (a server): each pooled connection is tested
+    before use; `serving`: a server's service, which claims turns out of move time itself (R28); `clock`:
+    the time it reads (the system's by default)."""
+    from scat_core.service.games import GameService
+    from scat_core.service.move_times import system_clock
+    from scat_core.store.sql.account_log import SqlAccountLog
+    from scat_core.store.sql.database import open_engine
+    from scat_core.store.sql.event_store import EventStore
+
+    engine = open_engine(url, pre_ping=pre_ping)
+    return GameService(EventStore(engine), clock or system_clock, accounts=SqlAccountLog(engine), server=serving)
+
+
+def open_memory(*, clock: Clock | None = None, serving: bool = False) -> GameService[MemoryStore]:
+    """The service over a store in this process's memory, gone when it ends, with an account log there too."""
+    from scat_core.service.games import GameService
+    from scat_core.service.move_times import system_clock
+    from scat_core.store.memory import MemoryStore
+    from scat_core.store.memory.account_memory import MemoryAccountLog
+
+    return GameService(MemoryStore(), clock or system_clock, accounts=MemoryAccountLog(), server=serving)
+
+
+def open_server(url: str) -> RemoteGames:
+    """The client of the Scat backend at `url` (a context manager: its connection is closed on leaving)."""
+    from scat_cli.remote.client import RemoteGames
+
+    return RemoteGames(url)
+
+
+@contextmanager
+def open_games(db_url: str | None = None, server: str | None = None) -> Iterator[Games]:
+    """The games a command plays: the backend at `server` when one is given, else the database at
+    `db_url` (see `open_database`); closed, or its engine disposed of, on leaving."""
+    if server:
+        with open_server(server) as remote:
+            yield remote
+        return
+    opened = open_database(db_url)
+    try:
+        yield opened
+    finally:
+        opened.store.engine.dispose()
