@@ -53,7 +53,7 @@ def _discards(ctx: Any) -> list[str] | None:
             shown = games.show(game_id, player, token_for(ctx, game_id, player, ctx.params.get("token")), look=False)
             if shown.state.seat_of(player) is None:
                 return None
-            return [move.argument for move in shown.moves if move.name == "discard" and move.argument is not None]
+            return [move.card for move in shown.moves if move.card is not None]  # the legal discards
     except Exception:  # noqa: BLE001 - see complete_game
         return None
 

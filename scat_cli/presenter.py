@@ -11,12 +11,14 @@ import typer
 
 from scat_cli import render
 from scat_cli.command_lines import as_words, command_line, scat_prefix
+from scat_cli.move_words import words_of
 from scat_cli.output import print_json
 
 if TYPE_CHECKING:
+    from scat_core.domain.commands import LegalMove, PlayerCommand
     from scat_core.domain.state import GameState
     from scat_core.service.outcomes import GameResult
-    from scat_core.service.values import Move, Played, SeenEvent
+    from scat_core.service.values import Played, SeenEvent
 
 
 def viewer_view(state: GameState, viewer: str | None) -> dict[str, Any]:
@@ -26,7 +28,7 @@ def viewer_view(state: GameState, viewer: str | None) -> dict[str, Any]:
     return public_view(state) if viewer is None else player_view(state, viewer)
 
 
-def next_steps(ctx: typer.Context, state: GameState, viewer: str, moves: list[Move],
+def next_steps(ctx: typer.Context, state: GameState, viewer: str, moves: list[LegalMove],
                read_only: bool = False) -> tuple[str, list[tuple[str, str]]]:
     """A title and (command, why) pairs: what `viewer` may do now, from the moves the service gave.
 
@@ -57,25 +59,24 @@ def next_steps(ctx: typer.Context, state: GameState, viewer: str, moves: list[Mo
         return "", [(f"{scat} {command_line('show', game)}", "watch the others")]
     steps: list[tuple[str, str]] = []
     title = ""
-    discards: list[str] = []
+    top = state.discard[-1] if state.discard else "?"
+    by_kind: dict[type[PlayerCommand], list[LegalMove]] = {}
     for move in moves:
-        if move.name == "look":  # R23
-            steps.append((act("show", "--look"), "look at your hand (then you may no longer throw down)"))
-        elif move.name == "throw-down":
-            steps.append((act("throw-down"), "show every hand at once, unseen (R23)"))
-        elif move.name == "declare":
-            title = f"You hold 31: run `{act('declare')}`"
-            steps.append((act("declare"), "everyone else loses a life (R21)"))
-        elif move.name == "draw" and move.argument == "stock":
-            steps.append((act("draw", "stock"), "take the top card of the stock"))
-        elif move.name == "draw":
-            steps.append((act("draw", "discard"), f"take {state.discard[-1]} from the discard pile"))
-        elif move.name == "knock":
-            steps.append((act("knock"), "keep your hand: the others get one more turn each"))
-        elif move.name == "discard" and move.argument is not None:
-            discards.append(move.argument)
-    if discards:
-        steps.append((act("discard") + " CARD", "CARD one of " + " ".join(discards)))
+        by_kind.setdefault(move.kind, []).append(move)
+    for kind, offered in by_kind.items():
+        words = words_of(kind)
+        if words.many:  # one line for them all: `discard CARD`, CARD one of ...
+            cards = " ".join(" ".join(move.arguments) for move in offered)
+            why = words.keys[0].why or ""
+            steps.append((f"{act(words.command)} {words.many}", why.format(many=words.many, cards=cards)))
+            continue
+        for move in offered:
+            key = words.key_for(move, [])
+            if key is None or key.why is None:  # not hinted (a resignation)
+                continue
+            line = act(words.command, *move.arguments, *words.options)
+            title = words.title.format(line=line) if words.title else title
+            steps.append((line, key.why.format(top=top)))
     if not title:
         if state.turn == seat:
             title = "Your turn."

@@ -1,27 +1,29 @@
 """The play screen's keys: which the service's moves offer now, and the command each key sends.
 
 Nothing here decides a rule: the keys offered are the moves the service returned with the view
-(`Shown.moves`, from the domain's legal moves), and a key pressed for a move not offered is sent
-all the same, so the service refuses it naming the rule, as the plain command would.
+(`Shown.moves`, the domain's legal moves), each on its key of scat_cli/move_words.py, and a key
+pressed for a move not offered is sent all the same, so the service refuses it naming the rule,
+as the plain command would.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from scat_cli.move_words import MOVE_WORDS, keyed, words_of
 from scat_cli.presenter import viewer_view
 
 if TYPE_CHECKING:
     from scat_core.domain.commands import PlayerCommand
     from scat_core.service.values import Shown
 
-#: The keys of moves, each once: draw from the stock or the discard pile, discard the card at a
-#: place in your hand, knock, declare 31, throw down, look (R23), resign (asks first); in a game
-#: waiting for its players (R28), accept or decline your seat.
-MOVE_KEYS = ("s", "d", "1", "2", "3", "4", "k", "e", "t", "l", "r", "a", "x")
 #: The keys of a seat in a game waiting for its players, by the `Games` method each calls.
 SEAT_KEYS = {"a": "accept", "x": "decline"}
+#: The keys of moves, each once: those of move_words.py (draw from the stock or the discard pile,
+#: discard the card at a place in your hand, knock, declare 31, throw down, look, resign, which
+#: asks first), then, in a game waiting for its players (R28), accept or decline your seat.
+MOVE_KEYS = (*(key.key for words in MOVE_WORDS.values() for key in words.keys), *SEAT_KEYS)
 
 
 @dataclass(frozen=True)
@@ -45,51 +47,42 @@ def you(shown: Shown) -> str | None:
 
 
 def offered(shown: Shown) -> list[Key]:
-    """The keys of the moves the service offers the viewer now, in the order the hints list them, then resign."""
+    """The keys of the moves the service offers the viewer now, in the order the hints list them (then
+    resign); in a game waiting for its players, those of his seat."""
     hand = hand_of(shown)
     top = shown.state.discard[-1] if shown.state.discard else "?"
     keys: list[Key] = []
     for move in shown.moves:
-        if move.name == "look":
-            keys.append(Key("l", "look at your hand (R23)"))
-        elif move.name == "throw-down":
-            keys.append(Key("t", "throw down, unseen (R23)"))
-        elif move.name == "declare":
-            keys.append(Key("e", "declare 31 (R21)"))
-        elif move.name == "draw" and move.argument == "stock":
-            keys.append(Key("s", "draw from the stock"))
-        elif move.name == "draw":
-            keys.append(Key("d", f"take {top} from the discard pile"))
-        elif move.name == "knock":
-            keys.append(Key("k", "knock"))
-        elif move.name == "discard" and move.argument in hand:
-            keys.append(Key(str(hand.index(move.argument) + 1), f"discard {move.argument}"))
+        key = words_of(move.kind).key_for(move, hand)
+        if key is not None:  # None: a card not in the hand shown
+            keys.append(Key(key.key, key.label.format(top=top, card=move.card)))
     seat = shown.state.seat_of(shown.viewer) if shown.viewer else None
     if shown.state.status == "pending" and seat is not None and not shown.state.players[seat].is_bot:
         mine = shown.state.players[seat].name
         if mine in shown.state.awaiting:
             keys.append(Key("a", "accept your seat (R28)"))
         keys.append(Key("x", "withdraw the game" if mine == shown.state.creator else "decline your seat"))
-    playing = shown.state.status == "active" and not shown.read_only and shown.viewer is not None
-    if playing and [move.name for move in shown.moves] != ["watch"]:  # "watch": he is out
-        keys.append(Key("r", "resign (R27)"))
     return keys
 
 
 def command_for(key: str, shown: Shown) -> PlayerCommand | str:
     """The command `key` sends for the viewer, or why it sends none (a place in the hand holding no card)."""
-    from scat_core.domain import commands as cmd
+    return command_of_key(key, you(shown) or "", hand_of(shown))
 
-    name = you(shown) or ""
-    if key in ("1", "2", "3", "4"):
-        hand = hand_of(shown)
-        place = int(key)
-        if place > len(hand):
-            held = f"you hold {len(hand)} cards" if hand else "your hand is not shown"
-            return f"no card {place} to discard: {held}"
-        return cmd.Discard(name, hand[place - 1])
-    made: dict[str, PlayerCommand] = {
-        "s": cmd.Draw(name, "stock"), "d": cmd.Draw(name, "discard"), "k": cmd.Knock(name),
-        "e": cmd.Declare31(name), "t": cmd.ThrowDown(name), "r": cmd.Resign(name),
-    }
-    return made[key]
+
+def command_of_key(key: str, name: str, hand: list[str]) -> PlayerCommand | str:
+    """The command `key` sends for the player `name` holding `hand` (as shown: none while face down),
+    or why it sends none; LookupError for a key of no move."""
+    found = keyed(key)
+    if found is None:
+        raise LookupError(f"no move is on the key {key!r}")
+    kind: Any = found[0]  # a kind of command, made from its fields in order: the player, then the arguments
+    row = found[1]
+    if row.place is None:
+        command: PlayerCommand = kind(name, *row.arguments)
+        return command
+    if row.place > len(hand):
+        held = f"you hold {len(hand)} cards" if hand else "your hand is not shown"
+        return f"no card {row.place} to discard: {held}"
+    placed: PlayerCommand = kind(name, hand[row.place - 1])
+    return placed

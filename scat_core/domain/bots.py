@@ -8,27 +8,31 @@ the hand has gone. It uses no randomness, so a game's bots are deterministic giv
 from __future__ import annotations
 
 import random
+from collections.abc import Collection
 
 from .cards import SUITS, hand_value, points, suit
 from .commands import Declare31, Discard, Draw, Knock, PlayerCommand, ViewHand
-from .decide import declare_refusal, draw_refusal, knock_refusal, value_of
-from .legal import play_moves
+from .decide import declare_refusal, value_of
+from .legal import legal_moves, play_moves
 from .options import GameOptions
 from .state import GameState
 
 
-def _best_three(state: GameState, cards: tuple[str, ...], keep: str | None = None) -> tuple[int, str]:
-    """The best value of 3 of 4 `cards` and the card to throw for it (never `keep`, R13)."""
-    return _best_of_four(cards, keep, state.options)
+def _best_three(state: GameState, cards: tuple[str, ...], keep: str | None = None,
+                among: Collection[str] | None = None) -> tuple[int, str]:
+    """The best value of 3 of 4 `cards` and the card to throw for it: never `keep`, and one of
+    `among` when given (the legal discards, R13)."""
+    return _best_of_four(cards, keep, state.options, among)
 
 
-def _best_of_four(cards: tuple[str, ...], keep: str | None, options: GameOptions) -> tuple[int, str]:
+def _best_of_four(cards: tuple[str, ...], keep: str | None, options: GameOptions,
+                  among: Collection[str] | None = None) -> tuple[int, str]:
     totals = dict.fromkeys(SUITS, 0)
     for card in cards:
         totals[suit(card)] += points(card)
     best: tuple[int, int, str] | None = None
     for thrown in cards:
-        if thrown == keep:
+        if thrown == keep or (among is not None and thrown not in among):
             continue
         thrown_suit, thrown_points = suit(thrown), points(thrown)
         suited = max(total - thrown_points if name == thrown_suit else total for name, total in totals.items())
@@ -58,19 +62,21 @@ def can_declare(state: GameState, seat: int) -> bool:
 
 
 def heuristic_move(state: GameState, seat: int) -> PlayerCommand | None:
-    """The heuristic bot's move for `seat`, or None when it has nothing to do."""
-    name = state.players[seat].name
+    """The heuristic bot's move for `seat` among his legal moves, or None when it has nothing to do."""
     if can_declare(state, seat):
-        return Declare31(name)
+        return Declare31(state.players[seat].name)
     if state.turn != seat:
         return None
-    hand = state.hands[seat]
-    if state.phase == "discard":
-        return Discard(name, _best_three(state, hand, state.taken_from_discard)[1])
+    moves = legal_moves(state, seat)
+    allowed = {move.command for move in moves}
+    name, hand = state.players[seat].name, state.hands[seat]
+    if state.phase == "discard":  # not the card just taken from the discard pile (R13)
+        discards = [move.card for move in moves if move.card is not None]  # the legal discards
+        return Discard(name, _best_three(state, hand, among=discards)[1]) if discards else None
     current = value_of(state, seat)
-    if current >= knock_threshold(state) and knock_refusal(state, seat) is None:
+    if current >= knock_threshold(state) and Knock(name) in allowed:
         return Knock(name)
-    if draw_refusal(state, "discard") is None:
+    if Draw(name, "discard") in allowed:
         top = state.discard[-1]
         with_top, _ = _best_three(state, hand + (top,), keep=top)
         if with_top > current and (with_top - current >= 3 or with_top >= 25):

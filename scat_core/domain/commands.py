@@ -3,14 +3,16 @@
 Each command a player sends has a class-level `verb`, its name everywhere outside the domain: the
 CLI command and the `move` of the HTTP body (`POST /games/{id}/moves`, scat_cli/server/move_wire.py).
 The body's other fields are the command's own fields, typed as here (a field's Annotated pydantic
-metadata checks and normalises it on the wire), so a new move is a class here, in the
-PlayerCommand union, and its rule in decide.py (listed by legal.legal_moves): the wire, the
-server's endpoint, the client and the signed form of the move (signed_moves.move_fields) follow.
+metadata checks and normalises it on the wire), and a class-level `rule`, the rule that allows it.
+A new move is a class here, in the PlayerCommand union, its refusal in decide.py and its line in
+legal.legal_moves (the one list of `LegalMove`s every front end and bot offers or picks from): the
+wire, the server's endpoint, the client, the moves a service's answer offers and the signed form
+of the move (signed_moves.move_fields) follow; the CLI names it in scat_cli/move_words.py.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Annotated, ClassVar, Literal, get_args
 
@@ -57,6 +59,7 @@ class Draw:
     """Draw the top card of the stock or of the discard pile (R12)."""
 
     verb: ClassVar[str] = "draw"
+    rule: ClassVar[str] = "R12"  # the rule that allows it
     player: str
     source: Literal["stock", "discard"]
 
@@ -66,6 +69,7 @@ class Discard:
     """Discard a card from the hand (R12, R13)."""
 
     verb: ClassVar[str] = "discard"
+    rule: ClassVar[str] = "R12"  # the rule that allows it
     player: str
     #: A card in the CLI's notation, normalised (10H, AS) as it arrives on the wire.
     card: Annotated[str, StringConstraints(max_length=8), AfterValidator(parse_card)]
@@ -76,6 +80,7 @@ class Knock:
     """Knock instead of drawing (R14-R16)."""
 
     verb: ClassVar[str] = "knock"
+    rule: ClassVar[str] = "R14"  # the rule that allows it
     player: str
 
 
@@ -84,6 +89,7 @@ class Declare31:
     """Declare a hand worth 31 (R20-R22)."""
 
     verb: ClassVar[str] = "declare"
+    rule: ClassVar[str] = "R20"  # the rule that allows it
     player: str
 
 
@@ -92,6 +98,7 @@ class ThrowDown:
     """Call a throw down without having looked at the hand (R23)."""
 
     verb: ClassVar[str] = "throw-down"
+    rule: ClassVar[str] = "R23"  # the rule that allows it
     player: str
 
 
@@ -100,6 +107,7 @@ class ViewHand:
     """Show a player his own hand (recorded in throw-down games, R23)."""
 
     verb: ClassVar[str] = "view-hand"
+    rule: ClassVar[str] = "R23"  # the rule that allows it
     player: str
 
 
@@ -108,6 +116,7 @@ class Resign:
     """Leave the game for good, at any time, in turn or not (R27)."""
 
     verb: ClassVar[str] = "resign"
+    rule: ClassVar[str] = "R27"  # the rule that allows it
     player: str
 
 
@@ -180,6 +189,8 @@ class ExpireInvitations:
 
 
 PlayerCommand = Draw | Discard | Knock | Declare31 | ThrowDown | ViewHand | Resign
+#: Each command a player gives, by its verb.
+PLAYER_COMMANDS: dict[str, type[PlayerCommand]] = {kind.verb: kind for kind in get_args(PlayerCommand)}
 #: The moves a player sends (a look at his hand, ViewHand, the server records as it shows the
 #: hand; a claim of another's turn, ClaimTime, has times the shell decides): each a `verb`.
 MOVES: tuple[type[PlayerCommand], ...] = tuple(kind for kind in get_args(PlayerCommand) if kind is not ViewHand)
@@ -187,3 +198,39 @@ MOVES: tuple[type[PlayerCommand], ...] = tuple(kind for kind in get_args(PlayerC
 TABLE_COMMANDS = (Say, AbandonGame, AcceptSeat, DeclineSeat, JoinGame)
 TableCommand = Say | AbandonGame | AcceptSeat | DeclineSeat | JoinGame
 Command = CreateGame | PlayerCommand | ClaimTime | TableCommand | ExpireInvitations
+
+
+@dataclass(frozen=True, slots=True)
+class LegalMove:
+    """One move a player may make now (legal.legal_moves makes them): the command that makes it and
+    the rule that allows it. Its kind is the command's class; a front end names each kind once, in
+    its own words (the CLI: scat_cli/move_words.py)."""
+
+    command: PlayerCommand
+    rule: str
+
+    @classmethod
+    def of(cls, command: PlayerCommand) -> LegalMove:
+        """`command` as a legal move, under the rule of its kind."""
+        return cls(command, command.rule)
+
+    @property
+    def kind(self) -> type[PlayerCommand]:
+        """The class of its command: what kind of move it is."""
+        return type(self.command)
+
+    @property
+    def player(self) -> str:
+        """Who makes it."""
+        return self.command.player
+
+    @property
+    def arguments(self) -> tuple[str, ...]:
+        """The command's fields but its player, in order: a draw's source, a discard's card."""
+        return tuple(str(getattr(self.command, part.name)) for part in fields(self.command) if part.name != "player")
+
+    @property
+    def card(self) -> str | None:
+        """The card it names (a discard's), or None."""
+        card = getattr(self.command, "card", None)
+        return card if isinstance(card, str) else None

@@ -1,16 +1,28 @@
 """Legal moves, from the very refusals `decide` raises: legality is written once, in decide.py.
 
-`legal_moves` lists every command a player may give now (one per distinct command, over the
-whole command space: draws, discards, knock, 31, throw down, a look, a resignation); `decide`
-accepts exactly these (tests/domain/test_legal.py checks it on random games). `play_moves`
-keeps the moves of play that bots pick among and hints offer.
+`legal_moves` is the one list of what a player may do now, each a `LegalMove` (the command and
+the rule that allows it): over the whole command space (a first look, a throw down, 31, draws,
+knock, discards, a resignation), in the order a player is offered them. `decide` accepts exactly
+these, and a look at a hand already seen, which changes nothing (tests/domain/test_legal.py
+checks it on random games). Hints, `play`'s keys, shell completion, the server's answers and the
+bots all take their moves from it; `play_moves` keeps the commands of play that bots pick among.
 """
 
 from __future__ import annotations
 
 from typing import Final, Literal
 
-from .commands import Declare31, Discard, Draw, Knock, PlayerCommand, Resign, ThrowDown, ViewHand
+from .commands import (
+    Declare31,
+    Discard,
+    Draw,
+    Knock,
+    LegalMove,
+    PlayerCommand,
+    Resign,
+    ThrowDown,
+    ViewHand,
+)
 from .decide import (
     declare_refusal,
     discard_refusal,
@@ -29,37 +41,40 @@ DRAW_SOURCES: Final[tuple[Literal["stock", "discard"], ...]] = ("stock", "discar
 PLAY_MOVES: Final = (Declare31, Draw, Discard, Knock)
 
 
-def legal_moves(state: GameState, seat: int, as_seen: bool = False) -> list[PlayerCommand]:
-    """Every command the player at `seat` may give now, as `decide` would accept it.
+def legal_moves(state: GameState, seat: int, as_seen: bool = False) -> tuple[LegalMove, ...]:
+    """Every move the player at `seat` may make now, as `decide` would accept it, in the order he is
+    offered them: a first look at a face-down hand (R23), a throw down (R23), 31 (R20), the draws
+    (R12), a knock (R14), the discards (R12, R13), a resignation (R27).
 
     `as_seen`: `state` is that player's own view (views.redact_state), whose hidden cards have no
     value: a move whose legality hangs on the worth of his face-down hand (a knock under
     min-knock in rules version 1, R15 and R23) is left out, as the view cannot tell it.
     """
     if not 0 <= seat < len(state.players):
-        return []
+        return ()
     name = state.players[seat].name
     if player_refusal(state, seat, name) is not None:
-        return []
+        return ()
     moves: list[PlayerCommand] = []
+    if state.hand_unseen(seat):  # a later look is accepted too, but records nothing: no move
+        moves.append(ViewHand(name))
+    if throw_down_refusal(state, seat) is None:
+        moves.append(ThrowDown(name))
     if declare_refusal(state, seat) is None:
         moves.append(Declare31(name))
-    if turn_refusal(state, seat, "discard") is None:
-        moves.extend(Discard(name, card) for card in state.hands[seat] if discard_refusal(state, seat, card) is None)
     if turn_refusal(state, seat, "draw") is None:
         moves.extend(Draw(name, source) for source in DRAW_SOURCES if draw_refusal(state, source) is None)
         blind = as_seen and state.hand_unseen(seat) and state.options.min_knock is not None
         if not blind and knock_refusal(state, seat) is None:
             moves.append(Knock(name))
-    if throw_down_refusal(state, seat) is None:
-        moves.append(ThrowDown(name))
-    moves.append(ViewHand(name))  # always accepted: recorded only when it is a first look (R23)
+    if turn_refusal(state, seat, "discard") is None:
+        moves.extend(Discard(name, card) for card in state.hands[seat] if discard_refusal(state, seat, card) is None)
     if resign_refusal(state, seat) is None:
         moves.append(Resign(name))
-    return moves
+    return tuple(LegalMove.of(move) for move in moves)
 
 
 def play_moves(state: GameState, seat: int, as_seen: bool = False) -> list[PlayerCommand]:
-    """The legal moves of play of the player at `seat`: declare 31, draw, discard or knock (`as_seen`:
-    from his own view, as `legal_moves`)."""
-    return [move for move in legal_moves(state, seat, as_seen) if isinstance(move, PLAY_MOVES)]
+    """The commands of the legal moves of play of the player at `seat`: declare 31, draw, discard or
+    knock (`as_seen`: from his own view, as `legal_moves`)."""
+    return [move.command for move in legal_moves(state, seat, as_seen) if move.kind in PLAY_MOVES]

@@ -12,9 +12,9 @@ from datetime import timedelta
 
 from scat_core.domain import commands as cmd
 from scat_core.domain import events as ev
-from scat_core.domain.decide import throw_down_refusal
+from scat_core.domain.commands import LegalMove
 from scat_core.domain.errors import AuthFailed, Hint
-from scat_core.domain.legal import play_moves
+from scat_core.domain.legal import legal_moves
 from scat_core.domain.move_time import recorded_text
 from scat_core.domain.options import GameOptions
 from scat_core.domain.state import GameState
@@ -33,7 +33,6 @@ from scat_core.service.values import (
     GamesPage,
     History,
     Listing,
-    Move,
     News,
     Played,
     Position,
@@ -46,26 +45,13 @@ from scat_core.service.values import (
 COUNTED = 10_000
 
 
-def moves_of(state: GameState, viewer: str | None, read_only: bool = False) -> list[Move]:
-    """What `viewer` may do now in `state` (as he may know it); none in a finished or read-only game."""
+def moves_of(state: GameState, viewer: str | None, read_only: bool = False) -> list[LegalMove]:
+    """What `viewer` may do now in `state` (as he may know it: the domain's legal moves from his own
+    view); none in a finished or read-only game, or out of it."""
     seat = state.seat_of(viewer) if viewer is not None else None
     if seat is None or read_only or state.status == "finished":
         return []
-    if state.players[seat].out:
-        return [Move(name="watch")]
-    moves = [Move(name="look")] if state.hand_unseen(seat) else []  # R23
-    if throw_down_refusal(state, seat) is None:
-        moves.append(Move(name="throw-down"))
-    for command in play_moves(state, seat, as_seen=True):
-        if isinstance(command, cmd.Declare31):
-            moves.append(Move(name="declare"))
-        elif isinstance(command, cmd.Draw):
-            moves.append(Move(name="draw", argument=command.source))
-        elif isinstance(command, cmd.Knock):
-            moves.append(Move(name="knock"))
-        elif isinstance(command, cmd.Discard):
-            moves.append(Move(name="discard", argument=command.card))
-    return moves
+    return list(legal_moves(state, seat, as_seen=True))
 
 
 def _seen(outcome: Outcome, viewer: str | None) -> list[SeenEvent]:

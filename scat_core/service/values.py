@@ -7,13 +7,15 @@ not see. The HTTP backend returns these models, and its client validates them ba
 
 from __future__ import annotations
 
-from functools import cached_property
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import fields
+from functools import cache, cached_property
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, TypeAdapter, WithJsonSchema
 
 from scat_core.domain import events as ev
 from scat_core.domain.audit_report import AuditReport
+from scat_core.domain.commands import PLAYER_COMMANDS, LegalMove, PlayerCommand
 from scat_core.domain.state import GameState
 from scat_core.service.outcomes import GameResult
 
@@ -51,14 +53,39 @@ class SeenEvent(_Value):
         return ev.from_record(self.type, self.schema_version, self.data)
 
 
-MoveName = Literal["look", "throw-down", "declare", "draw", "knock", "discard", "watch"]
+def _move_sent(move: LegalMove) -> dict[str, Any]:
+    """A legal move as sent: the body of `POST /games/{id}/moves` that makes it (its command's verb as
+    `move`, then the command's fields) and the rule that allows it."""
+    return {"move": move.kind.verb, **{part.name: getattr(move.command, part.name) for part in fields(move.command)},
+            "rule": move.rule}
 
 
-class Move(_Value):
-    """A move the viewer may make now (from the domain's legal moves), e.g. draw stock or discard 7C."""
+def _move_read(data: Any) -> LegalMove:
+    """A legal move as received (see `_move_sent`), its command's fields checked as its class types them."""
+    if isinstance(data, LegalMove):
+        return data
+    kind = PLAYER_COMMANDS.get(str(data.get("move"))) if isinstance(data, dict) else None
+    if kind is None or not isinstance(data.get("rule", ""), str):
+        raise ValueError("not a move: expected an object naming a player's command as `move`")
+    command = _command_adapter(kind.verb).validate_python({part.name: data.get(part.name) for part in fields(kind)})
+    return LegalMove(command, data.get("rule", kind.rule))
 
-    name: MoveName
-    argument: str | None = None
+
+@cache
+def _command_adapter(verb: str) -> TypeAdapter[PlayerCommand]:
+    """What checks the fields of the command `verb` (built on first use, once)."""
+    return TypeAdapter(PLAYER_COMMANDS[verb])
+
+
+#: A move the viewer may make now (the domain's legal moves, e.g. draw stock or discard 7C), as sent.
+Move = Annotated[LegalMove, PlainValidator(_move_read), PlainSerializer(_move_sent), WithJsonSchema({
+    "type": "object", "title": "Move", "required": ["move", "player", "rule"],
+    "description": "A move the viewer may make now: the body of `POST /games/{id}/moves` that makes it "
+                   "(`move`, the command, and its fields) and the rule that allows it.",
+    "properties": {"move": {"type": "string", "enum": list(PLAYER_COMMANDS)}, "player": {"type": "string"},
+                   "rule": {"type": "string"}},
+    "additionalProperties": True,  # the command's other fields (a draw's `source`, a discard's `card`)
+})]
 
 
 class Position(_Value):

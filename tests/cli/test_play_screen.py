@@ -167,8 +167,7 @@ def test_through_the_server_the_other_players_move_appears_without_a_key(cli_db:
                 assert app.offered_keys() == ["r"] and "Waiting for eve." in text_of(app, "status")
                 version = app.shown.state.version
                 hers.move(game, mine_command("draw", "eve", "stock"), made.tokens["eve"])
-                discard = [m.argument for m in hers.show(game, "eve", made.tokens["eve"]).moves
-                           if m.name == "discard"]
+                discard = [m.card for m in hers.show(game, "eve", made.tokens["eve"]).moves if m.card]
                 hers.move(game, mine_command("discard", "eve", discard[0]), made.tokens["eve"])
                 await until(pilot, lambda: app.shown.state.version >= version + 2, "eve's moves")
                 assert f"eve drew from the stock and discarded {discard[0]}" in text_of(app, "news")
@@ -212,8 +211,7 @@ def test_through_the_server_the_screen_reconnects_after_a_restart_says_so_and_sh
                     await until(pilot, lambda: "reconnecting (try" in text_of(app, "notice"), "the reconnecting")
                     with server_process(cli_db, "--testing", port=port) as (again, _), RemoteGames(again) as hers:
                         hers.move(game, mine_command("draw", "eve", "stock"), made.tokens["eve"])
-                        discard = [m.argument for m in hers.show(game, "eve", made.tokens["eve"]).moves
-                                   if m.name == "discard"]
+                        discard = [m.card for m in hers.show(game, "eve", made.tokens["eve"]).moves if m.card]
                         hers.move(game, mine_command("discard", "eve", discard[0]), made.tokens["eve"])
                         await until(pilot, lambda: app.shown.state.version >= version + 2, "the game after the restart")
                         await until(pilot, lambda: "Reconnected to the server" in text_of(app, "notice"), "the news")

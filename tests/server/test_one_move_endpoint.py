@@ -35,6 +35,26 @@ def sample(kind: type[cmd.PlayerCommand]) -> cmd.PlayerCommand:
 SAMPLES = {kind: sample(kind) for kind in cmd.MOVES}
 
 
+def test_every_legal_move_offered_is_sent_as_the_body_that_makes_it_with_its_rule() -> None:
+    """The moves a service's answer offers (`Shown.moves`) travel as the move's body and the rule
+    that allows it, and are read back the same; a look (R23), which is no body of /moves, too."""
+    from pydantic import TypeAdapter
+
+    from scat_core.service.values import Move
+
+    sent = TypeAdapter(Move)
+    for kind in get_args(cmd.PlayerCommand):
+        offered = cmd.LegalMove.of(sample(kind))
+        body = sent.dump_python(offered, mode="json")
+        assert body == {**wire.move_body(offered.command), "rule": kind.rule}, kind
+        assert sent.validate_python(body) == offered
+        if kind in cmd.MOVES:
+            assert command_of(parsed({key: value for key, value in body.items() if key != "rule"})) == offered.command
+    with pytest.raises(ValueError, match="not a move"):
+        sent.validate_python({"move": "juggle", "player": "you", "rule": "R1"})
+    assert "Move" in TypeAdapter(Move).json_schema()["title"]
+
+
 def new_game(api: httpx.Client, deck: str = DEAL, eve: bool = True, **extra: Any) -> tuple[str, dict[str, str]]:
     """A game of you and eve (humans; without eve if not `eve`) and bob (a bot dealing): its id and
     each human's Authorization header."""

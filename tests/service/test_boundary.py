@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from scat_cli.wiring import open_database
-from scat_core.domain.commands import Draw
+from scat_core.domain.commands import Discard, Draw, LegalMove, Resign
 from scat_core.domain.events import PlayerSeat
 from scat_core.domain.views import HIDDEN
-from scat_core.service.values import Export, Move, Played, Skipped
+from scat_core.service.values import Export, Played, Skipped
 
 
 def test_a_move_comes_back_redacted_for_the_mover_with_his_moves_now(db_url: str) -> None:
@@ -16,8 +16,8 @@ def test_a_move_comes_back_redacted_for_the_mover_with_his_moves_now(db_url: str
     assert isinstance(played, Played) and played.viewer == "you"
     assert len(played.state.hands[0]) == 4 and HIDDEN not in played.state.hands[0]
     assert played.state.hands[1] == (HIDDEN,) * 3 and set(played.state.stock) == {HIDDEN}
-    assert [move.name for move in played.moves] == ["discard"] * 4
-    assert {move.argument for move in played.moves} == set(played.state.hands[0])
+    assert [move.kind for move in played.moves] == [Discard] * 4 + [Resign]  # R12, R27
+    assert {move.card for move in played.moves[:4]} == set(played.state.hands[0])
     assert Played.model_validate_json(played.model_dump_json()) == played  # what the server sends, as it is
 
 
@@ -25,7 +25,7 @@ def test_show_as_the_player_to_act_offers_his_draws_and_knock_and_as_the_public_
     service = open_database(db_url)
     game = service.playing.create_game([PlayerSeat(name="you"), PlayerSeat(name="eve")], seed=3, dealer="eve").game_id
     shown = service.show(game, "you")
-    assert shown.moves[:2] == [Move(name="draw", argument="stock"), Move(name="draw", argument="discard")]
+    assert shown.moves[:2] == [LegalMove(Draw("you", "stock"), "R12"), LegalMove(Draw("you", "discard"), "R12")]
     assert not shown.read_only and shown.news is not None and shown.result is None
     public = service.show(game)
     assert public.moves == [] and public.news is None and public.state.hands[0] == (HIDDEN,) * 3

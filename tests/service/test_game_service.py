@@ -9,7 +9,7 @@ import pytest
 
 from scat_cli.wiring import open_database
 from scat_core.domain.bots import heuristic_move
-from scat_core.domain.commands import Draw
+from scat_core.domain.commands import Draw, ThrowDown, ViewHand
 from scat_core.domain.errors import AuthFailed, NotFound, RuleViolation
 from scat_core.domain.events import PlayerSeat
 from scat_core.domain.options import GameOptions
@@ -100,7 +100,6 @@ def test_an_exported_game_imports_into_a_fresh_database_and_a_tampered_one_is_re
 def test_r23_reading_the_log_as_a_player_in_a_throw_down_game_records_that_he_saw_his_hand(
     service: GameService,
 ) -> None:
-    from scat_core.domain.commands import ThrowDown
     from scat_core.domain.options import GameOptions
 
     created = service.playing.create_game(
@@ -161,7 +160,6 @@ def test_a_history_damaged_outside_scat_is_one_clear_error_and_its_audit_names_t
 
 
 def test_r23_replaying_a_past_hand_records_no_look_at_the_current_one(service: GameService) -> None:
-    from scat_core.domain.commands import ThrowDown
     from scat_core.domain.options import GameOptions
 
     created = service.playing.create_game(
@@ -181,7 +179,6 @@ def test_r23_replaying_the_current_hand_before_a_look_shows_it_face_down_and_rec
         service: GameService) -> None:
     """A replay cut inside the current hand shows it as the viewer saw it then: face down before
     his first look; nothing is shown, so no look is recorded and he may still throw down (R23)."""
-    from scat_core.domain.commands import ThrowDown
     from scat_core.domain.options import GameOptions
     from scat_core.domain.views import HIDDEN
 
@@ -203,7 +200,6 @@ def test_r23_a_show_without_a_look_keeps_a_face_down_hand_so_and_tells_its_deal_
         any_service: GameService) -> None:
     """`show(look=False)` (what `scat play` shows) records no look: the hand stays face down, the
     news tell its deal without its cards, and the player may still throw down (R23)."""
-    from scat_core.domain.commands import ThrowDown
     from scat_core.domain.views import HIDDEN
 
     service = any_service
@@ -213,13 +209,13 @@ def test_r23_a_show_without_a_look_keeps_a_face_down_hand_so_and_tells_its_deal_
     mine = created.state.hands[0]
     shown = service.show(game, "you", look=False)
     assert shown.state.hands[0] == (HIDDEN,) * 3 and shown.state.hand_unseen(0)
-    assert [move.name for move in shown.moves][:2] == ["look", "throw-down"]
+    assert [move.kind for move in shown.moves][:2] == [ViewHand, ThrowDown]
     assert shown.news is not None
     deal = next(seen.event for seen in shown.news.events if seen.type == "HandDealt")
     assert not set(mine) & set(deal.deck)  # type: ignore[union-attr]
     assert len(service.reading.history(game)) == last  # nothing recorded
     looked = service.show(game, "you")  # a look, as `scat show --as` is
-    assert looked.state.hands[0] == mine and "throw-down" not in [move.name for move in looked.moves]
+    assert looked.state.hands[0] == mine and ThrowDown not in [move.kind for move in looked.moves]
     assert service.reading.history(game)[-1].type == "HandViewed"
     with pytest.raises(RuleViolation, match="R23"):
         service.playing.act(game, ThrowDown("you"))

@@ -11,7 +11,19 @@ import pytest
 
 from scat_core.domain import events as ev
 from scat_core.domain.bots import heuristic_move, random_move
-from scat_core.domain.commands import Command, CreateGame, Discard, Draw, PlayerCommand
+from scat_core.domain.cards import DECK
+from scat_core.domain.commands import (
+    Command,
+    CreateGame,
+    Declare31,
+    Discard,
+    Draw,
+    Knock,
+    PlayerCommand,
+    Resign,
+    ThrowDown,
+    ViewHand,
+)
 from scat_core.domain.decide import decide
 from scat_core.domain.errors import ScatError
 from scat_core.domain.events import PlayerSeat
@@ -215,3 +227,11 @@ def play_out(
         for event in new:
             state = evolve(state, event)
     raise AssertionError(f"the game with seed {seed} did not end within {max_moves} moves")
+
+
+def command_space(name: str) -> list[PlayerCommand]:
+    """Every command a player called `name` can give (a discard of any of the 52 cards)."""
+    return [
+        Draw(name, "stock"), Draw(name, "discard"), *(Discard(name, card) for card in DECK),
+        Knock(name), Declare31(name), ThrowDown(name), ViewHand(name), Resign(name),
+    ]
