@@ -111,7 +111,7 @@ def export(ctx: typer.Context,
     if running and through_server:
         from scat_cli.serve_command import refuse_server
 
-        refuse_server(ctx, "export --running")  # a server exports no running game (README)
+        refuse_server(ctx, "export --running")  # a server exports no running game (docs/operations.md)
     source = ctx.get_parameter_source("fmt")
     format_given = source is not None and source.name != "DEFAULT"
     if output is not None and not every and not format_given:  # -o game.json writes json

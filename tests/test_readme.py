@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text(encoding="utf-8")
 CI_RUN = (REPO / ".ci" / "run").read_text(encoding="utf-8")
@@ -55,3 +57,58 @@ def test_the_readme_play_command_starts_a_game_on_the_default_database(tmp_path:
     assert result.returncode == 0, result.stderr
     assert "Your turn." in result.stdout or "won" in result.stdout
     assert (tmp_path / "data" / "scat" / "scat.db").exists()
+
+
+#: The README is the newcomer's page, read in five minutes; the rest is in docs/.
+README_MAX_LINES = 350
+DOCS = sorted((REPO / "docs").glob("*.md"))
+
+
+def test_the_readme_stays_short_and_links_each_doc() -> None:
+    assert len(README.splitlines()) <= README_MAX_LINES
+    assert DOCS, "docs/ holds no Markdown file"
+    assert not [doc.name for doc in DOCS if f"](docs/{doc.name}" not in README]
+
+
+def _without_code_blocks(text: str) -> str:
+    """Markdown without its fenced code blocks (a `# comment` there is no heading)."""
+    return re.sub(r"^```.*?^```", "", text, flags=re.MULTILINE | re.DOTALL)
+
+
+def _prose(text: str) -> str:
+    """Markdown without its code, blocks and inline spans alike (a `[x](y)` there is no link)."""
+    return re.sub(r"`[^`\n]*`", "", _without_code_blocks(text))
+
+
+def anchors(path: Path) -> set[str]:
+    """The anchors of a Markdown file's headings, as GitHub makes them."""
+    found: set[str] = set()
+    text = _without_code_blocks(path.read_text(encoding="utf-8"))
+    for heading in re.findall(r"^#{1,6} +(.+?) *$", text, re.MULTILINE):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        anchor, n = slug, 0
+        while anchor in found:
+            n += 1
+            anchor = f"{slug}-{n}"
+        found.add(anchor)
+    return found
+
+
+@pytest.mark.parametrize("page", [REPO / "README.md", *DOCS], ids=lambda page: page.name)
+def test_every_relative_link_reaches_a_file_and_its_heading(page: Path) -> None:
+    links = re.findall(r"\[[^\]]*\]\(([^)\s]+)\)", _prose(page.read_text(encoding="utf-8")))
+    broken = []
+    for link in links:
+        if re.match(r"[a-z]+:", link):
+            continue  # https:, mailto:
+        target, _, anchor = link.partition("#")
+        path = (page.parent / target).resolve() if target else page
+        if not path.is_file() or (anchor and path.suffix == ".md" and anchor not in anchors(path)):
+            broken.append(link)
+    assert not broken, f"{page.name}: {broken}"
+
+
+def test_each_doc_opens_with_its_title_and_a_paragraph_saying_what_it_holds() -> None:
+    for doc in DOCS:
+        title, blank, intro = doc.read_text(encoding="utf-8").split("\n")[:3]
+        assert title.startswith("# ") and not blank and intro and not intro.startswith(("#", "-", "|", "```")), doc.name

@@ -5,7 +5,7 @@
 append path is unchanged. (tx_id, position) orders the log, and every row whose tx_id is
 below the oldest transaction still running (`pg_snapshot_xmin`) is settled: no row can
 appear there later. On SQLite writers take turns, so `position` alone orders commits and
-tx_id stays 0. See the README, "Projections".
+tx_id stays 0. See docs/audit.md, "Projections".
 
 Revision ID: 0002
 Revises: 0001

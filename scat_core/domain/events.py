@@ -52,7 +52,7 @@ class GameCreated(_Event):
     seed_chosen: bool | None = False
     #: Its humans are a server's accounts: each of their moves is signed by its player's key (v4 and before: False).
     signed_moves: bool = False
-    #: Made by a scat that signs every head of the game from this first event on (README: "What an
+    #: Made by a scat that signs every head of the game from this first event on (docs/audit.md: "What an
     #: audit proves"): a head without a signature is then damage, not an older unsigned game.
     #: Left out of the record when False, so the games made before it hash and audit as before.
     signed: bool = False

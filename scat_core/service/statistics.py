@@ -62,6 +62,6 @@ class Statistics:
     def catch_up_stats(self, rebuild: bool = False) -> int:
         """Fold the events the stats have not seen yet into them; return how many were folded.
 
-        Called before every read: appends never wait for the projection (README, "Projections").
+        Called before every read: appends never wait for the projection (docs/audit.md, "Projections").
         """
         return self.store.catch_up_stats(rebuild=rebuild)

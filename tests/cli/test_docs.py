@@ -1,4 +1,5 @@
-"""Every command teaches with an example and is in the README's command reference; `--help` reads plainly.
+"""Every command teaches with an example, has its line in the README's list and its row in the command
+reference (docs/commands.md), every option in that row; `--help` reads plainly.
 
 The commands are read from the Typer app itself (groups and their sub-commands), so a new
 command is checked here without being listed here.
@@ -16,7 +17,10 @@ from typer.testing import CliRunner
 
 from scat_cli.app import app
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+REPO = Path(__file__).resolve().parents[2]
+README = REPO / "README.md"
+#: Every command in full, one row each (the README keeps one line per command and links here).
+COMMAND_REFERENCE = REPO / "docs" / "commands.md"
 CONTRACT_COMMANDS = ["new", "games", "show", "draw", "discard", "knock", "declare", "throw-down", "resign", "log",
                      "replay", "audit", "export", "import", "db upgrade", "stats", "serve", "wait", "watch",
                      "play", "claim", "account register", "account show", "account rekey", "account keys",
@@ -53,12 +57,22 @@ def all_commands() -> list[str]:
     return ALL_COMMANDS
 
 
-def command_reference() -> str:
-    """The README's "## Command reference" section."""
-    text = README.read_text(encoding="utf-8")
-    start = text.index("## Command reference")
+def section(path: Path, heading: str) -> str:
+    """The section of a Markdown file from its `## heading` line to the next `## ` heading."""
+    text = path.read_text(encoding="utf-8")
+    start = text.index(f"\n## {heading}\n")
     following = text.find("\n## ", start + 1)
     return text[start: following if following != -1 else None]
+
+
+def command_reference() -> str:
+    """The table of every command in full: docs/commands.md, "## Every command"."""
+    return section(COMMAND_REFERENCE, "Every command")
+
+
+def readme_command_list() -> str:
+    """The README's one line per command: its "## Every command" section."""
+    return section(README, "Every command")
 
 
 def test_the_cli_has_exactly_the_contract_commands() -> None:
@@ -84,12 +98,28 @@ def test_the_main_help_lists_every_command() -> None:
 
 
 @pytest.mark.parametrize("command", ALL_COMMANDS)
-def test_every_command_is_in_the_readme_command_reference(command: str) -> None:
+def test_every_command_is_in_the_command_reference(command: str) -> None:
     assert f"| `scat {command}" in command_reference()
 
 
 @pytest.mark.parametrize("command", ALL_COMMANDS)
-def test_every_option_of_a_command_is_in_its_readme_row(command: str) -> None:
+def test_every_command_has_its_line_in_the_readme_command_list(command: str) -> None:
+    # A list item of its own, or after another form of the same line ("`scat config show` / `scat config set`").
+    line = rf"^- (`scat [^`]*` / )*`scat {re.escape(command)}[ `]"
+    assert re.search(line, readme_command_list(), re.MULTILINE), command
+
+
+def test_the_readme_command_list_names_every_command_and_group_of_the_command_table() -> None:
+    from scat_cli.command_table import COMMANDS, GROUPS
+
+    listed = readme_command_list()
+    assert not [name for name in [*COMMANDS, *GROUPS] if f"`scat {name}" not in listed]
+    assert not [line for line in listed.splitlines()
+                if line.startswith("- `scat ") and not any(f"`scat {command}" in line for command in ALL_COMMANDS)]
+
+
+@pytest.mark.parametrize("command", ALL_COMMANDS)
+def test_every_option_of_a_command_is_in_its_command_reference_row(command: str) -> None:
     rows = [line for line in command_reference().splitlines() if line.startswith(f"| `scat {command}")]
     result = CliRunner().invoke(app, [*command.split(), "--help"])
     spellings = re.findall(r"^\s+(?:(-\w), )?(--[a-z][\w-]*)", result.stdout, re.MULTILINE)

@@ -102,7 +102,7 @@ def test_a_timed_out_wait_reads_right_for_any_name_and_one_second(scat: Scat, sc
 def test_waiting_on_a_read_only_protected_game_is_refused_as_read_only_not_as_a_wrong_token(
     scat: Scat, scat_json: Scat, cli_db: str, tmp_path: Path, migrated_sqlite: Path
 ) -> None:
-    # README: `wait` refuses a running game imported (read-only here) with exit 1; its tokens
+    # docs/commands.md (`import`): `wait` refuses a running game imported (read-only here), exit 1; its tokens
     # were not exported, which is no failed authentication (exit 3). Such an export comes from
     # elsewhere (`scat export` refuses a running protected game): the records are copied here.
 

@@ -336,7 +336,7 @@ def test_the_statistics_are_those_the_sql_store_computes(store: Store, tmp_path:
 
 
 def test_the_statistics_folded_in_memory_are_those_a_catch_up_gives_and_write_nothing(store: Store) -> None:
-    """What `scat stats` shows on a read-only database (README, "Where the games are stored")."""
+    """What `scat stats` shows on a read-only database (docs/audit.md, "Projections")."""
     state, chance, head = start(store, "c0ffee0001", 3)
     state, head = play(store, state, chance, head, 12)
     first = store.read_stats_unsaved()

@@ -2,7 +2,7 @@
 
 One row per game: who plays, whose turn, the head (seq, hash) it was last played at. It is
 written by every append in the same unit of work (see appending.py and command_append.py), never on
-its own; the snapshot of the folded state at the head is kept beside it (README "Snapshots").
+its own; the snapshot of the folded state at the head is kept beside it (docs/audit.md, "Snapshots").
 """
 
 from __future__ import annotations

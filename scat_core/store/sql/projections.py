@@ -7,7 +7,7 @@ projection uses, folds them into the games they belong to, writes those games' r
 moves the checkpoint, all in one transaction: rows and checkpoint commit together, and
 projectors take turns, so no event is counted twice or missed.
 
-The global order never makes writers wait (README, "Projections"). On PostgreSQL
+The global order never makes writers wait (docs/audit.md, "Projections"). On PostgreSQL
 `events.tx_id` is the writer's transaction id (a column default) and the checkpoint is the
 snapshot the last catch-up read in (`pg_current_snapshot()`): the next one reads exactly
 the rows visible to it and not to that snapshot, so an event whose transaction was still
