@@ -140,10 +140,11 @@ class Archive:
                 progress(done, len(every))
             yield self.audit(game_id, strict)
 
-    def audit_page(self, strict: bool = False, after: str | None = None, limit: int = AUDIT_PAGE) -> Audits:
-        """The audits of at most `limit` games of `audit_all`'s, those after the game `after` (a page's `next`)."""
+    def audit_page(self, strict: bool = False, after: str | None = None, limit: int | None = None) -> Audits:
+        """The audits of at most `limit` (AUDIT_PAGE) games of `audit_all`'s, those after the game `after` (a
+        page's `next`)."""
         every = self.audit_ids()
-        ids, more = page_of(every, after, limit)
+        ids, more = page_of(every, after, limit or AUDIT_PAGE)
         return Audits(reports=[self.audit(game_id, strict) for game_id in ids], total=len(every),
                       next=ids[-1] if more else None)
 
@@ -175,10 +176,10 @@ class Archive:
             except RuleViolation:  # the games list said over, its log says running
                 yield Skipped(game_id=game_id, reason="running and protected" if running else "running")
 
-    def export_page(self, running: bool = False, after: str | None = None, limit: int = EXPORT_PAGE) -> Exports:
-        """At most `limit` of `export_all`'s items, those after the game `after` (a page's `next`)."""
+    def export_page(self, running: bool = False, after: str | None = None, limit: int | None = None) -> Exports:
+        """At most `limit` (EXPORT_PAGE) of `export_all`'s items, those after the game `after` (a page's `next`)."""
         every = self.game_ids()
-        ids, more = page_of(every, after, limit)
+        ids, more = page_of(every, after, limit or EXPORT_PAGE)
         return Exports(items=list(self.export_all(running, ids=ids)), total=len(every),
                        next=ids[-1] if more else None)
 

@@ -15,6 +15,7 @@ export, import), `waiting` (blocking until a game moves), `following`, `any_turn
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from scat_core.domain import events as ev
@@ -26,19 +27,15 @@ from scat_core.records.acting import Credential
 from scat_core.records.move_signatures import MoveSignature
 from scat_core.service.account_ports import AccountLog
 from scat_core.service.answers import Answers
-from scat_core.service.any_turn import AnyTurn
-from scat_core.service.archive import AUDIT_PAGE, EXPORT_PAGE, Archive
 from scat_core.service.boundary import Progress
 from scat_core.service.catching_up import CatchingUp
 from scat_core.service.finding import Finding
-from scat_core.service.following import Following
 from scat_core.service.loading import replay
 from scat_core.service.move_times import Clock, system_clock
 from scat_core.service.playing import Outcome, Playing
 from scat_core.service.ports import Store
 from scat_core.service.read_model import summarize
 from scat_core.service.reading import Reading
-from scat_core.service.statistics import Statistics
 from scat_core.service.values import (
     Audits,
     Dashboard,
@@ -65,6 +62,10 @@ if TYPE_CHECKING:
     from scat_core.domain.audit import AuditReport
     from scat_core.records.stats import StatsReport
     from scat_core.service.accounts import AccountService
+    from scat_core.service.any_turn import AnyTurn
+    from scat_core.service.archive import Archive
+    from scat_core.service.following import Following
+    from scat_core.service.statistics import Statistics
 
 S = TypeVar("S", bound=Store)  # the store adapter a service runs on
 
@@ -87,12 +88,39 @@ class GameService(Generic[S]):
         self.reading = Reading(store, self.playing)
         self.catching_up = CatchingUp(store, self.playing)
         self.finding = Finding(store)
-        self.archive = Archive(store, self._account_named if accounts is not None else None)
         self.waiting = Waiting(store)
-        self.statistics = Statistics(store)
-        self.answers = Answers(self.playing, self.reading, self.catching_up, self.statistics.ratings)
-        self.following = Following(self.answers, self.waiting)
-        self.any_turn = AnyTurn(self.answers, self.waiting, clock)
+        self.answers = Answers(self.playing, self.reading, self.catching_up, lambda: self.statistics.ratings())
+
+    # The use cases a move never needs are built, and their modules imported, on first use: a
+    # command loads no audit, export, statistics or waiting code it does not run (start-up time).
+
+    @cached_property
+    def archive(self) -> Archive:
+        """Audits, exports and imports."""
+        from scat_core.service.archive import Archive
+
+        return Archive(self.store, self._account_named if self._account_log is not None else None)
+
+    @cached_property
+    def statistics(self) -> Statistics:
+        """The statistics and ratings, projections of the events."""
+        from scat_core.service.statistics import Statistics
+
+        return Statistics(self.store)
+
+    @cached_property
+    def following(self) -> Following:
+        """Waiting for one game: `wait` and `watch`."""
+        from scat_core.service.following import Following
+
+        return Following(self.answers, self.waiting)
+
+    @cached_property
+    def any_turn(self) -> AnyTurn:
+        """`wait --any`: the turn of any of a player's games."""
+        from scat_core.service.any_turn import AnyTurn
+
+        return AnyTurn(self.answers, self.waiting, self._clock)
 
     @property
     def accounts(self) -> AccountService | None:
@@ -241,7 +269,7 @@ class GameService(Generic[S]):
 
     def export_page(self, running: bool = False, after: str | None = None, limit: int | None = None) -> Exports:
         """One page of `export_all`: at most `limit` games after the game `after` (the previous page's `next`)."""
-        return self.archive.export_page(running, after, limit or EXPORT_PAGE)
+        return self.archive.export_page(running, after, limit)
 
     # ---- the server's sweep (R28) ----------------------------------------------------------
 
@@ -274,7 +302,7 @@ class GameService(Generic[S]):
 
     def audit_page(self, strict: bool = False, after: str | None = None, limit: int | None = None) -> Audits:
         """One page of `audit_all`: at most `limit` games after the game `after` (the previous page's `next`)."""
-        return self.archive.audit_page(strict, after, limit or AUDIT_PAGE)
+        return self.archive.audit_page(strict, after, limit)
 
     def position(self, game_id: str) -> Position:
         """Where a running game stands (its last event's seq and position tag): what a player whose
