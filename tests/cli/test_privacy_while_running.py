@@ -17,7 +17,7 @@ from scat_cli.wiring import open_database
 from scat_core.domain.cards import DECK
 from scat_core.records.hashing import chain_hash
 from tests.support.cli import (
-    CLI_MODES,
+    EVERY_MODE,
     YOUR_CARDS,
     Scat,
     deal_line,
@@ -33,10 +33,7 @@ PROTECTED_RUNNING = "is still running and protected: its export would show every
 BOT_REFUSED = "ann is a bot: nobody may look at a bot's hand while the game runs"
 
 
-@pytest.fixture(params=CLI_MODES)
-def cli_mode(request: pytest.FixtureRequest) -> str:
-    """These tests run on a database and through `scat --server` (SQLite and PostgreSQL)."""
-    return str(request.param)
+pytestmark = EVERY_MODE
 
 
 def last_seq(scat_json: Scat, game: str) -> int:
