@@ -69,8 +69,8 @@ def check_command(
     from scat_core.records.keys import KeyRing
     from scat_core.store.sql.database import (
         HEAD_REVISION,
-        _connect,
         as_scat_errors,
+        connect,
         current_revision,
         is_newer_revision,
         make_engine,
@@ -85,7 +85,7 @@ def check_command(
     key = KeyRing.default().snapshot_key()  # None: no key file here, nothing sealed can be checked
     snapshots: dict[str, str] = {}
     try:
-        with as_scat_errors(engine), _connect(engine) as conn:
+        with as_scat_errors(engine), connect(engine) as conn:
             revision = current_revision(conn)
             newer = is_newer_revision(revision)  # a newer scat's: upgrade refuses it
             current = revision == HEAD_REVISION

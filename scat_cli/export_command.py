@@ -162,7 +162,7 @@ def export(ctx: typer.Context,
         say(f"wrote game {file['game_id']} ({file['events']} events, {fmt.value}) to {file['path']}")
     if every:
         games_word = "game" if len(written) == 1 else "games"
-        say(f"{len(written)} {games_word} exported to {output}{_skipped_summary(skipped, through_server)}")
+        say(f"{len(written)} {games_word} exported to {output}{skipped_summary(skipped, through_server)}")
 
 
 RUNNING_AND_PROTECTED, RUNNING, DAMAGED = "running and protected", "running", "history damaged"
@@ -182,11 +182,11 @@ def _skip(skipped: list[dict[str, Any]], item: Skipped) -> None:
     elif item.reason == DAMAGED:
         say(runnable(f"scat: note: skipped game {game_id}: history damaged: {item.detail} "
                      f"(`scat audit {game_id}` names the first bad event)"), err=True)
-    # A running game skipped is told only in the summary's one line (see `_skipped_summary`).
+    # A running game skipped is told only in the summary's one line (see `skipped_summary`).
     skipped.append({"game_id": game_id, "reason": item.reason})
 
 
-def _skipped_summary(skipped: list[dict[str, Any]], through_server: bool = False) -> str:
+def skipped_summary(skipped: list[dict[str, Any]], through_server: bool = False) -> str:
     """"; 3 skipped (1 running and protected, 2 running: --running exports them)", or "".
 
     Running games skipped are told here only (an export would show their hidden cards).

@@ -1,4 +1,5 @@
-"""The tests' own layout: shared helpers live in tests/support, no test module imports another.
+"""The tests' own layout: shared helpers live in tests/support, no test module imports another,
+and tests reach the package through its public names only.
 
 A helper two test modules need moves to tests/support (plain functions and constants);
 fixtures stay in the conftest.py files, which pytest finds by itself.
@@ -105,3 +106,43 @@ def test_the_cli_import_check_sees_from_and_plain_imports() -> None:
     assert cli_imports("def f():\n    from scat_cli import transcript\n") == [2]
     assert cli_imports("from scat_clinic import x\nfrom .scat_cli import y\n") == []
     assert cli_imports("from scat_cli.wiring import open_database\nfrom scat_cli import wiring\n") == [2]
+
+
+#: The packages whose private names (`_name`, and `_module`) no test imports.
+PACKAGES = ("scat_core", "scat_cli")
+
+
+def private_imports(source: str) -> list[str]:
+    """The imports in `source` of a private name of scat_core or scat_cli, as "line module.name"."""
+    def private(dotted: str) -> bool:
+        return any(part.startswith("_") and not part.startswith("__") for part in dotted.split("."))
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] in PACKAGES:
+            found += [f"{node.lineno} {node.module}.{alias.name}" for alias in node.names
+                      if private(f"{node.module}.{alias.name}")]
+        elif isinstance(node, ast.Import):
+            found += [f"{node.lineno} {alias.name}" for alias in node.names
+                      if alias.name.split(".")[0] in PACKAGES and private(alias.name)]
+    return sorted(found, key=lambda line: int(line.split()[0]))
+
+
+def test_no_test_imports_a_private_name_of_the_package() -> None:
+    problems = [f"{path.relative_to(TESTS.parent)}:{found}"
+                for path in sorted(TESTS.rglob("*.py"))
+                for found in private_imports(path.read_text(encoding="utf-8"))]
+    assert problems == [], "test through the public names (or make the unit public):\n" + "\n".join(problems)
+
+
+def test_the_private_import_check_catches_a_private_name_at_any_depth() -> None:
+    source = ("from scat_cli.export_command import _skipped_summary\n"
+              "def f():\n    from scat_core.store.sql.projections import (\n"
+              "        projector,\n        _projector,\n    )\n"
+              "import scat_core._migrations.env\n")
+    assert private_imports(source) == ["1 scat_cli.export_command._skipped_summary",
+                                       "3 scat_core.store.sql.projections._projector",
+                                       "7 scat_core._migrations.env"]
+    public = ("from scat_core import __version__\nfrom scat_cli.export_command import skipped_summary\n"
+              "from tests.support.cli import _private_helper\nfrom ._x import y\nimport _thread\n")
+    assert private_imports(public) == []

@@ -82,7 +82,7 @@ class CommandLoad:
 
 
 def verified_load(game_id: str, rows: Sequence[Sequence[Any]], logged: int) -> CommandLoad:
-    """The CommandLoad of the rows of `_COMMAND_LOAD` (head_seq, head_hash, snapshot seq and hash, its
+    """The CommandLoad of the rows of `COMMAND_LOAD` (head_seq, head_hash, snapshot seq and hash, its
     usable state or None, seed, salt, then one event in RECORD_KEYS order, or Nones, per row; any
     columns after those are not read here), checked.
 

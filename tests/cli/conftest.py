@@ -42,13 +42,36 @@ def cli_db(migrated_sqlite: Path, tmp_path: Path) -> str:
     return f"sqlite:///{path}"
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Run a test once in each mode its `cli_modes` marker names (a module's `pytestmark`, or the test's).
+
+    One mode needs no parameter (the test id stays bare); a test that parametrizes `cli_mode` itself wins.
+    """
+    marker = metafunc.definition.get_closest_marker("cli_modes")
+    if marker is None or len(marker.args) < 2 or "cli_mode" not in metafunc.fixturenames:
+        return
+    if any("cli_mode" in parametrized_names(mark) for mark in metafunc.definition.iter_markers("parametrize")):
+        return
+    metafunc.parametrize("cli_mode", marker.args, indirect=True)
+
+
+def parametrized_names(mark: pytest.Mark) -> list[str]:
+    """The argument names a `parametrize` mark gives values to."""
+    names = mark.args[0] if mark.args else mark.kwargs.get("argnames", "")
+    return [name.strip() for name in names.split(",")] if isinstance(names, str) else list(names)
+
+
 @pytest.fixture
-def cli_mode() -> str:
+def cli_mode(request: pytest.FixtureRequest) -> str:
     """How `scat` reaches the games: "local" (a database), or "server"/"server-postgres" (--server).
 
-    A module runs its tests in every mode by overriding this fixture with params=CLI_MODES.
+    "local" unless the module (or test) is marked with the modes it runs in: `pytestmark = EVERY_MODE`
+    (or LOCAL_AND_SERVER, SERVER_ONLY from tests.support.cli).
     """
-    return "local"
+    if hasattr(request, "param"):
+        return str(request.param)
+    marker = request.node.get_closest_marker("cli_modes")
+    return str(marker.args[0]) if marker is not None else "local"
 
 
 @pytest.fixture

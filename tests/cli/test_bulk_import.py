@@ -8,13 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import SCAT, Scat
+from tests.support.cli import LOCAL_AND_SERVER, SCAT, Scat
 
-
-@pytest.fixture(params=["local", "server"])
-def cli_mode(request: pytest.FixtureRequest) -> str:
-    """On a database and through `scat --server`."""
-    return str(request.param)
+pytestmark = LOCAL_AND_SERVER  # On a database and through `scat --server`.
 
 
 def _finished_games(scat: Scat, count: int) -> list[str]:

@@ -10,13 +10,9 @@ from typer.testing import CliRunner
 
 from scat_cli.app import app
 from scat_core.domain.cards import DECK
-from tests.support.cli import SCAT, Scat
+from tests.support.cli import LOCAL_AND_SERVER, SCAT, Scat
 
-
-@pytest.fixture(params=["local", "server"])
-def cli_mode(request: pytest.FixtureRequest) -> str:
-    """Game ids come from the database, or from the server."""
-    return str(request.param)
+pytestmark = LOCAL_AND_SERVER  # Game ids come from the database, or from the server.
 
 
 def completed(scat_env: dict[str, str | None], line: str, shell: str = "bash") -> list[str]:

@@ -7,13 +7,9 @@ from pathlib import Path
 import pytest
 
 from scat_core.records.errors import ConcurrencyConflict
-from tests.support.cli import CLI_MODES, Scat, new_game, one_line_error
+from tests.support.cli import EVERY_MODE, Scat, new_game, one_line_error
 
-
-@pytest.fixture(params=CLI_MODES)
-def cli_mode(request: pytest.FixtureRequest) -> str:
-    """These tests run on a database and through `scat --server` (SQLite and PostgreSQL)."""
-    return str(request.param)
+pytestmark = EVERY_MODE
 
 
 @pytest.fixture

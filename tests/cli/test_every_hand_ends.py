@@ -9,15 +9,12 @@ import json
 import pytest
 
 from scat_core.service import playing
-from tests.support.cli import CLI_MODES, Scat, one_line_error
+from tests.support.cli import EVERY_MODE, Scat, one_line_error
 
 ENDLESS = ("--min-knock", "31", "--lives", "1", "--straight-flush", "--seed", "90038")
 
 
-@pytest.fixture(params=CLI_MODES)
-def cli_mode(request: pytest.FixtureRequest) -> str:
-    """These tests run on a database and through `scat --server` (SQLite and PostgreSQL)."""
-    return str(request.param)
+pytestmark = EVERY_MODE
 
 
 def test_r15_a_game_asking_min_knock_31_is_refused_when_it_is_created_and_nothing_is_written(scat: Scat) -> None:

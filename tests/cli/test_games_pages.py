@@ -3,17 +3,12 @@
 
 from __future__ import annotations
 
-import pytest
-
-from tests.support.cli import CLI_MODES, Scat
+from tests.support.cli import EVERY_MODE, Scat
 
 GAMES = 22  # more than a screenful (20)
 
 
-@pytest.fixture(params=CLI_MODES)
-def cli_mode(request: pytest.FixtureRequest) -> str:
-    """These tests run on a database and through `scat --server` (SQLite and PostgreSQL)."""
-    return str(request.param)
+pytestmark = EVERY_MODE
 
 
 def many_games(scat_json: Scat, count: int = GAMES) -> list[str]:

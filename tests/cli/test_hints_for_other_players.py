@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
+from tests.support.cli import LOCAL_AND_SERVER, Scat
 
-from tests.support.cli import Scat
-
-
-@pytest.fixture(params=["local", "server"])
-def cli_mode(request: pytest.FixtureRequest) -> str:
-    """On a database and through a server named by SCAT_SERVER (not the --server flag)."""
-    return str(request.param)
+pytestmark = LOCAL_AND_SERVER  # On a database and through a server named by SCAT_SERVER (not the --server flag).
 
 
 def test_the_first_players_hints_after_new_carry_the_server_from_the_environment(

@@ -9,16 +9,13 @@ from typing import Any
 
 import pytest
 
-from tests.support.cli import CLI_MODES, CONTRACT_FIELDS, THIRTY_ONE, Scat, finished_game, new_game, one_line_error
+from tests.support.cli import CONTRACT_FIELDS, EVERY_MODE, THIRTY_ONE, Scat, finished_game, new_game, one_line_error
 from tests.support.store import tamper
 
 RECORD_FIELDS = {"game_id", "seq", "type", "schema_version", "recorded_at", "data", "prev_hash", "hash"}
 
 
-@pytest.fixture(params=CLI_MODES)
-def cli_mode(request: pytest.FixtureRequest) -> str:
-    """These tests run on a database and through `scat --server` (SQLite and PostgreSQL)."""
-    return str(request.param)
+pytestmark = EVERY_MODE
 
 
 def test_log_prints_one_line_per_event_hiding_the_bots_cards(scat: Scat, scat_json: Scat) -> None:

@@ -13,16 +13,13 @@ import pytest
 from scat_cli import wiring
 from scat_core.service.games import GameService
 from scat_core.service.move_times import Clock
-from tests.support.cli import CLI_MODES, Scat, one_line_error
+from tests.support.cli import EVERY_MODE, Scat, one_line_error
 from tests.support.clock import HandClock
 
 HOUR = 3600
 
 
-@pytest.fixture(params=CLI_MODES)
-def cli_mode(request: pytest.FixtureRequest) -> str:
-    """These tests run on a database and through `scat --server` (SQLite and PostgreSQL)."""
-    return str(request.param)
+pytestmark = EVERY_MODE
 
 
 @pytest.fixture(autouse=True)

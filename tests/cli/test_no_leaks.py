@@ -18,14 +18,10 @@ from scat_core.domain.evolve import evolve
 from scat_core.domain.legal import play_moves
 from scat_core.domain.state import GameState
 from scat_core.service.games import GameService
-from tests.support.cli import CLI_MODES, Scat
+from tests.support.cli import EVERY_MODE, Scat
 from tests.support.hidden import YOU, cards_in, check_log, check_view, hidden_from_you, public_cards, publicly_shown
 
-
-@pytest.fixture(params=CLI_MODES)
-def cli_mode(request: pytest.FixtureRequest) -> str:
-    """These tests run on a database and through `scat --server` (SQLite and PostgreSQL)."""
-    return str(request.param)
+pytestmark = EVERY_MODE
 
 
 def play_randomly(scat: Scat, games: GameService, game: str, rng: random.Random) -> int:

@@ -13,14 +13,10 @@ import pytest
 from typer.testing import CliRunner
 
 from scat_cli.app import app
-from tests.support.cli import CLI_MODES, Scat, one_line_error
+from tests.support.cli import EVERY_MODE, Scat, one_line_error
 from tests.support.live_server import server_in_thread
 
-
-@pytest.fixture(params=CLI_MODES)
-def cli_mode(request: pytest.FixtureRequest) -> str:
-    """Locally and through `scat --server` (SQLite and PostgreSQL)."""
-    return str(request.param)
+pytestmark = EVERY_MODE
 
 
 def a_game(scat_json: Scat) -> str:

@@ -7,14 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import CLI_MODES, CONTRACT_FIELDS, THIRTY_ONE, YOUR_DEAL, Scat, new_game
+from tests.support.cli import CONTRACT_FIELDS, EVERY_MODE, THIRTY_ONE, YOUR_DEAL, Scat, new_game
 from tests.support.decks import stacked
 
+pytestmark = EVERY_MODE
+
 PLAYER_FIELDS = {"name", "seat", "pennies", "on_dole", "out", "is_bot"}
-@pytest.fixture(params=CLI_MODES)
-def cli_mode(request: pytest.FixtureRequest) -> str:
-    """These tests run on a database and through `scat --server` (SQLite and PostgreSQL)."""
-    return str(request.param)
 
 
 def test_new_seats_players_and_bots_interleaved_in_the_order_given(scat_json: Scat) -> None:

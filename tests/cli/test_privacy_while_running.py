@@ -17,7 +17,7 @@ from scat_cli.wiring import open_database
 from scat_core.domain.cards import DECK
 from scat_core.records.hashing import chain_hash
 from tests.support.cli import (
-    CLI_MODES,
+    EVERY_MODE,
     YOUR_CARDS,
     Scat,
     deal_line,
@@ -33,10 +33,7 @@ PROTECTED_RUNNING = "is still running and protected: its export would show every
 BOT_REFUSED = "ann is a bot: nobody may look at a bot's hand while the game runs"
 
 
-@pytest.fixture(params=CLI_MODES)
-def cli_mode(request: pytest.FixtureRequest) -> str:
-    """These tests run on a database and through `scat --server` (SQLite and PostgreSQL)."""
-    return str(request.param)
+pytestmark = EVERY_MODE
 
 
 def last_seq(scat_json: Scat, game: str) -> int:
@@ -107,7 +104,7 @@ def test_export_all_through_a_server_says_no_running_game_is_exported_and_refuse
     scat: Scat, scat_json: Scat, cli_mode: str, tmp_path: Path
 ) -> None:
     """A server exports no running game: its skip note does not offer --running, which it refuses (exit 2)."""
-    from scat_cli.export_command import _skipped_summary
+    from scat_cli.export_command import skipped_summary
 
     over, running = finished_game(scat_json), new_game(scat_json)  # a server's games are protected
     human = scat("export", "--all", "-o", str(tmp_path / "out"))
@@ -115,8 +112,8 @@ def test_export_all_through_a_server_says_no_running_game_is_exported_and_refuse
     assert human.stdout.splitlines()[-1].startswith(f"1 game exported to {tmp_path / 'out'}; 1 skipped (running")
     assert over in human.stdout
     unprotected = [{"game_id": running, "reason": "running"}]  # as an imported running game is
-    assert _skipped_summary(unprotected) == "; 1 skipped (running: --running exports them)"
-    assert _skipped_summary(unprotected, True) == "; 1 skipped (running: a server exports no running game)"
+    assert skipped_summary(unprotected) == "; 1 skipped (running: --running exports them)"
+    assert skipped_summary(unprotected, True) == "; 1 skipped (running: a server exports no running game)"
     if cli_mode == "local":
         return
     assert "--running" not in human.output

@@ -4,15 +4,9 @@ serve`; `scat ratings` as the JSON contract says."""
 
 from __future__ import annotations
 
-import pytest
+from tests.support.cli import EVERY_MODE, Scat, one_line_error
 
-from tests.support.cli import CLI_MODES, Scat, one_line_error
-
-
-@pytest.fixture(params=CLI_MODES)
-def cli_mode(request: pytest.FixtureRequest) -> str:
-    """These tests run on a database and through `scat --server` (SQLite and PostgreSQL)."""
-    return str(request.param)
+pytestmark = EVERY_MODE
 
 
 def test_a_rematch_has_the_same_players_and_options_the_next_dealer_and_is_made_once(

@@ -8,7 +8,7 @@ import pytest
 
 from scat_cli.wiring import open_database
 from scat_core.domain.evolve import fold
-from tests.support.cli import CLI_MODES, Scat, one_line_error
+from tests.support.cli import EVERY_MODE, Scat, one_line_error
 from tests.support.decks import stacked
 from tests.support.hidden import YOU, check_log, check_view
 
@@ -16,10 +16,7 @@ from tests.support.hidden import YOU, check_log, check_view
 DECK = stacked([["2C", "3D", "4H"], ["AS", "KS", "5H"], ["QD", "JD", "6C"]], "9H", ["7C", "8S", "2S", "3S"])
 
 
-@pytest.fixture(params=CLI_MODES)
-def cli_mode(request: pytest.FixtureRequest) -> str:
-    """These tests run on a database and through `scat --server` (SQLite and PostgreSQL)."""
-    return str(request.param)
+pytestmark = EVERY_MODE
 
 
 def new_game(scat_json: Scat, *more: str) -> str:

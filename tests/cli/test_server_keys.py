@@ -12,13 +12,9 @@ from pathlib import Path
 import pytest
 
 from scat_core.records.keys import key_id_of
-from tests.support.cli import Scat, finished_game
+from tests.support.cli import SERVER_ONLY, Scat, finished_game
 
-
-@pytest.fixture
-def cli_mode() -> str:
-    """A live server (`scat serve` in a thread) keeps the games."""
-    return "server"
+pytestmark = SERVER_ONLY  # A live server (`scat serve` in a thread) keeps the games.
 
 
 @pytest.fixture

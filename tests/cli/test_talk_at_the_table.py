@@ -8,15 +8,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
+from tests.support.cli import EVERY_MODE, Scat, one_line_error
 
-from tests.support.cli import CLI_MODES, Scat, one_line_error
-
-
-@pytest.fixture(params=CLI_MODES)
-def cli_mode(request: pytest.FixtureRequest) -> str:
-    """These tests run on a database and through `scat --server` (SQLite and PostgreSQL)."""
-    return str(request.param)
+pytestmark = EVERY_MODE
 
 
 def a_game(scat_json: Scat) -> str:

@@ -149,7 +149,7 @@ def test_a_long_transaction_elsewhere_does_not_hold_back_a_finished_game(postgre
 def test_writers_never_wait_for_a_catch_up_in_progress(postgres_url: str) -> None:
     """PostgreSQL: a projector holds its lock and snapshot while games are written and read."""
     from scat_core.store.sql.database import ensure_schema, make_engine
-    from scat_core.store.sql.projections import _projector
+    from scat_core.store.sql.projections import projector
 
     engine = make_engine(postgres_url)
     ensure_schema(engine)
@@ -162,7 +162,7 @@ def test_writers_never_wait_for_a_catch_up_in_progress(postgres_url: str) -> Non
         service.playing.act(outcome.game_id, command)
 
     pool = ThreadPoolExecutor(1)
-    with _projector(engine, STATS.name) as conn:
+    with projector(engine, STATS.name) as conn:
         conn.execute(select(func.count()).select_from(t.events)).scalar_one()  # its snapshot is taken
         # the projector keeps its lock until this block ends: a writer waiting for it would wait
         # here for ever, so the writes done while it is held did not wait (120 s: a hang guard)

@@ -16,7 +16,7 @@ from sqlalchemy.exc import DBAPIError
 
 from scat_core.domain import accounts as acc
 from scat_core.records.errors import ConcurrencyConflict
-from scat_core.service.account_ports import AccountLog
+from scat_core.service.account_ports import AccountLog, AccountRecord
 from scat_core.service.accounts import AccountService
 from scat_core.store.memory.account_memory import MemoryAccountLog
 from scat_core.store.sql.account_log import SqlAccountLog
@@ -181,13 +181,14 @@ def test_the_name_index_is_folded_again_from_the_account_events_when_it_is_gone(
 
 def test_two_accounts_registered_before_looks_were_compared_are_each_found_by_their_own_name(log: AccountLog) -> None:
     from scat_core.domain.names import skeleton
-    from scat_core.service.accounts import _record
 
-    # An older scat let ann and ɑnn both in; this one finds each by its name, and refuses a third.
+    # An older scat let ann and ɑnn both in (their records written to the log as they were then);
+    # this one finds each by its name, and refuses a third.
     for seq, (name, n) in enumerate((("ann", 1), ("ɑnn", 2)), 1):
         event = acc.AccountRegistered(name=name, public_key=key(n), key_id=acc.key_id_of(key(n)), at="2026-12-01")
-        log.append(seq - 1, [_record(seq, event)])
-        assert _record(seq, event).skeleton == skeleton(name)
+        log.append(seq - 1, [AccountRecord(seq=seq, account=name, skeleton=skeleton(name), key_id=event.key_id,
+                                           type=event.type, schema_version=event.schema_version,
+                                           data=event.model_dump(mode="json"), recorded_at=event.at)])
     accounts = AccountService(log)
     assert [found.name for found in (accounts.named("ann"), accounts.named("ɑnn")) if found] == ["ann", "ɑnn"]
     with pytest.raises(acc.AccountNameTaken):

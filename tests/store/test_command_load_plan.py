@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import Engine
 
 from scat_core.domain.snapshot import SNAPSHOT_TAG
-from scat_core.store.sql.command_load import _COMMAND_LOAD
+from scat_core.store.sql.command_load import COMMAND_LOAD
 from scat_core.store.sql.event_store import EventStore
 from tests.support.store import SUMMARY, a_turn, game_created
 
@@ -22,7 +22,7 @@ from tests.support.store import SUMMARY, a_turn, game_created
 def _plan(engine: Engine, game_id: str) -> dict[str, Any]:
     params = {"game_id": game_id, "state_version": SNAPSHOT_TAG[0], "rules_version": SNAPSHOT_TAG[1]}
     with engine.connect() as conn:
-        plan = conn.exec_driver_sql("EXPLAIN (FORMAT JSON) " + _COMMAND_LOAD, params).scalar_one()
+        plan = conn.exec_driver_sql("EXPLAIN (FORMAT JSON) " + COMMAND_LOAD, params).scalar_one()
     if isinstance(plan, str):
         plan = json.loads(plan)
     return dict(plan[0]["Plan"])

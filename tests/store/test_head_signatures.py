@@ -79,7 +79,7 @@ def test_a_command_load_reads_the_signature_by_its_columns_names_wherever_they_a
         columns = command_load._COLUMNS
         at = columns.index("hs.seq")
         statement, where = command_load._command_load((*columns[:at], "'padding'", *columns[at:]))
-        monkeypatch.setattr(command_load, "_COMMAND_LOAD", statement)
+        monkeypatch.setattr(command_load, "COMMAND_LOAD", statement)
         monkeypatch.setattr(command_load, "_SIGNATURE", where)
         assert command_load.load_for_command(tx.connection, "g")[1] == expected
     with pytest.raises(ValueError, match="together"):

@@ -18,8 +18,18 @@ from tests.support.decks import stacked
 Scat = Callable[..., Any]
 
 
-#: The modes a test module may run its CLI tests in: `cli_mode = pytest.fixture(params=CLI_MODES)(...)`.
+#: The modes a CLI test may run in (the `cli_mode` fixture of tests/cli/conftest.py).
 CLI_MODES = ["local", "server", pytest.param("server-postgres", marks=pytest.mark.postgres)]
+
+#: A module's `pytestmark`: its tests run in every mode, on a database and through `scat --server`
+#: (SQLite and PostgreSQL).
+EVERY_MODE = pytest.mark.cli_modes(*CLI_MODES)
+
+#: On a database and through `scat --server` on SQLite.
+LOCAL_AND_SERVER = pytest.mark.cli_modes("local", "server")
+
+#: Only through a live server (`scat serve` in a thread) on SQLite; the test ids carry no mode.
+SERVER_ONLY = pytest.mark.cli_modes("server")
 
 
 def one_line_error(result: Any) -> str:

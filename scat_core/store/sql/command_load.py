@@ -66,7 +66,7 @@ def _command_load(columns: Sequence[str]) -> tuple[str, slice]:
     ), where
 
 
-_COMMAND_LOAD, _SIGNATURE = _command_load(_COLUMNS)
+COMMAND_LOAD, _SIGNATURE = _command_load(_COLUMNS)
 _MAC = len(_COLUMNS) - 1
 _ANY_EVENT = "SELECT count(*) FROM events WHERE game_id = %(game_id)s"
 _SNAPSHOT_ROW = "SELECT state_version, rules_version, state, mac FROM game_snapshots WHERE game_id = %(game_id)s"
@@ -104,10 +104,10 @@ def load_for_command(conn: Connection, game_id: str, use_snapshot: bool = True, 
 
 
 def _fetch(conn: Connection, game_id: str, use_snapshot: bool) -> Sequence[Any]:
-    """The rows of `_COMMAND_LOAD`, from the snapshot's event on when one of these rules is kept
+    """The rows of `COMMAND_LOAD`, from the snapshot's event on when one of these rules is kept
     (and `use_snapshot`), else from the first event."""
     state_version, rules_version = SNAPSHOT_TAG if use_snapshot else (-1, "")
     # On the driver's own cursor (driver_sql.py): SQLAlchemy's Row objects and execution context
     # cost as much as the fetch.
-    return fetch_all(conn, named(conn, _COMMAND_LOAD),
+    return fetch_all(conn, named(conn, COMMAND_LOAD),
                      {"game_id": game_id, "state_version": state_version, "rules_version": rules_version})

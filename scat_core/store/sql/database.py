@@ -326,7 +326,7 @@ def alembic_config(connection: Connection | None = None) -> Config:
     return config
 
 
-def _connect(engine: Engine) -> Connection:
+def connect(engine: Engine) -> Connection:
     """Connect, turning an unopenable SQLite file into one clear BadInput (a path to fix) and an
     unreachable database server into StoreUnavailable (down, restarting: try later)."""
     try:
@@ -348,7 +348,7 @@ def upgrade(engine: Engine) -> str:
     from alembic import command
     from alembic.util import CommandError
 
-    with _connect(engine) as conn:
+    with connect(engine) as conn:
         found = current_revision(conn)
         conn.rollback()
         _refuse_unknown_revision(engine, found)
@@ -378,7 +378,7 @@ def _refuse_unknown_revision(engine: Engine, revision: str | None) -> None:
 
 def ensure_schema(engine: Engine) -> None:
     """Upgrade the schema on first use, cheaply: Alembic is imported only when behind."""
-    with _connect(engine) as conn:
+    with connect(engine) as conn:
         revision = current_revision(conn)
         conn.rollback()
     if revision != HEAD_REVISION:

@@ -94,7 +94,7 @@ def catch_up(engine: Engine, projection: GameProjection[S], *, rebuild: bool = F
     """Fold every event the projection has not seen into it (with `rebuild`: every event,
     into an emptied projection); one transaction, one projector at a time."""
     try:
-        with _projector(engine, projection.name) as conn:
+        with projector(engine, projection.name) as conn:
             return _catch_up(conn, projection, rebuild)
     except DBAPIError as exc:
         if _is_busy(exc):
@@ -120,7 +120,7 @@ def checkpoint(engine: Engine, projection: GameProjection[S]) -> Checkpoint | No
 
 
 @contextmanager
-def _projector(engine: Engine, name: str) -> Iterator[Connection]:
+def projector(engine: Engine, name: str) -> Iterator[Connection]:
     """A transaction for one projector at a time; writers of events never wait for it.
 
     SQLite: a write transaction (BEGIN IMMEDIATE). PostgreSQL: a session advisory lock
