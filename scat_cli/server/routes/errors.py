@@ -33,8 +33,7 @@ ERRORS: dict[int, str] = {
     403: "Credentials that are not the player's, or a server serving accounts only.",
     404: "No such game, player, account or path.",
     408: "The request's body came too slowly.",
-    409: "The game moved on meanwhile, or the name or game exists already: read it again and retry "
-         "(exit code 5).",
+    409: "The game moved on meanwhile, or the name or game exists already: read it again and retry.",
     413: "The request's body is too large.",
     422: "Refused by the rules or the game's state (the rule named), or a damaged history.",
     429: "Too many failed attempts from this address: try again after the Retry-After header's seconds.",
