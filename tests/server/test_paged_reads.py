@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from scat_cli.app import app as cli
 from scat_cli.remote.client import RemoteGames
-from scat_core.service import games as service_games
+from scat_core.service import archive as service_archive
 
 
 def some_games(api: httpx.Client, count: int = 5, finished: int = 3) -> list[str]:
@@ -76,8 +76,8 @@ def test_the_openapi_document_declares_the_limit_and_cursor(api: httpx.Client) -
 
 def test_the_client_and_the_cli_follow_every_page(api: httpx.Client, server_url: str, tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(service_games, "AUDIT_PAGE", 2)  # five games: three pages each
-    monkeypatch.setattr(service_games, "EXPORT_PAGE", 2)
+    monkeypatch.setattr(service_archive, "AUDIT_PAGE", 2)  # five games: three pages each
+    monkeypatch.setattr(service_archive, "EXPORT_PAGE", 2)
     ids = some_games(api)
     told: list[tuple[int, int]] = []
     with RemoteGames(server_url) as remote:
