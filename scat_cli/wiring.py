@@ -2,7 +2,8 @@
 
 A command of the CLI opens its games with `open_games` (a database, or with `--server` the
 client of a Scat backend: the same methods, the same values), `scat serve` with
-`open_database`, and tests with either or with `open_memory`. Each adapter is imported inside
+`open_database`, and tests with either (a test of the service alone builds it over the memory
+adapter itself: `GameService(MemoryStore())`). Each adapter is imported inside
 the function that builds it, on purpose: a command through a server loads no SQLAlchemy, and
 a local one no HTTP client (start-up time, tests/server/test_client_imports.py).
 """
@@ -18,7 +19,6 @@ if TYPE_CHECKING:
     from scat_core.service.boundary import Games
     from scat_core.service.games import GameService
     from scat_core.service.move_times import Clock
-    from scat_core.store.memory import MemoryStore
     from scat_core.store.sql.event_store import EventStore
 
 
@@ -36,16 +36,6 @@ def open_database(url: str | None = None, *, pre_ping: bool = False, serving: bo
 
     engine = open_engine(url, pre_ping=pre_ping)
     return GameService(EventStore(engine), clock or system_clock, accounts=SqlAccountLog(engine), server=serving)
-
-
-def open_memory(*, clock: Clock | None = None, serving: bool = False) -> GameService[MemoryStore]:
-    """The service over a store in this process's memory, gone when it ends, with an account log there too."""
-    from scat_core.service.games import GameService
-    from scat_core.service.move_times import system_clock
-    from scat_core.store.memory import MemoryStore
-    from scat_core.store.memory.account_memory import MemoryAccountLog
-
-    return GameService(MemoryStore(), clock or system_clock, accounts=MemoryAccountLog(), server=serving)
 
 
 def open_server(url: str) -> RemoteGames:
