@@ -5,7 +5,7 @@ Every import counts: at module level, inside a function (run on first use), and 
 
 - `domain` (scat_core/domain): the rules; imports nothing but itself.
 - `records` (scat_core/records): what is stored and checked alike by every back end: the domain.
-- `ports` (scat_core/service/ports.py, account_ports.py): the store's neutral interfaces: the two above.
+- `ports` (scat_core/service/ports.py): the store's neutral interfaces: the two above.
 - `service` (the rest of scat_core/service): the use cases, over the ports only, never an adapter.
 - `store` (scat_core/store): the adapters of the ports: the ports and what they speak, not the service.
 - `wire` (scat_cli/wire): what both sides of HTTP share (bodies, refusals, request signatures).
@@ -35,7 +35,7 @@ LAYERS: dict[str, frozenset[str] | None] = {
     "cli": None,  # the CLI and the --server client: anything
     "package": None,  # scat_core/__init__.py
 }
-PORTS = {"scat_core.service.ports", "scat_core.service.account_ports"}
+PORTS = {"scat_core.service.ports"}
 
 def module_names(root: Path, packages: Sequence[str]) -> dict[str, Path]:
     """Each module of `packages` (found under `root`) by its dotted name, packages by their __init__."""

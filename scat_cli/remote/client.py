@@ -403,8 +403,6 @@ class RemoteGames:
                       timeout: float | None = None, look: bool = True) -> Waited:
         """What `show` gives `player` once it is his turn or the game is over (woken by the event
         stream); a lost server is tried again (Backoff) within `timeout`, from the last seq seen."""
-        from scat_core.service.following import turn_has_come
-
         deadline = None if timeout is None else time.monotonic() + timeout
         backoff = Backoff(deadline)
         while True:
@@ -413,7 +411,7 @@ class RemoteGames:
                 backoff.reset()
                 if shown.state.seat_of(player) is None:  # an account with no seat sees the public view
                     raise NotFound.no_seat(game_id, player, [p.name for p in shown.state.players])
-                if turn_has_come(shown.state, player):
+                if shown.state.waits_for(player):
                     return Waited(shown=shown, timed_out=False)
                 left = None if deadline is None else deadline - time.monotonic()
                 if (left is not None and left <= 0) or not self.wait_for_event(game_id, shown.state.version, left):

@@ -133,6 +133,14 @@ class GameState:
         """Whether the player at `seat` has not yet looked at this hand in a throw-down game (R23)."""
         return self.options.throw_down and self.in_hand and seat not in self.looked
 
+    def waits_for(self, player: str) -> bool:
+        """Whether the game waits for `player`: he is to act, or is invited to accept his seat (R28);
+        or it is over or cancelled (nothing more to wait for). What `scat wait` waits for."""
+        seat = self.seat_of(player)
+        if self.status == "pending":
+            return seat is not None and self.players[seat].name in self.awaiting
+        return self.status in ("finished", "cancelled") or (self.in_hand and seat is not None and self.turn == seat)
+
     def draws_before_dead_hand(self) -> int | None:
         """How many more cards can be drawn from the stock before the hand is dead (R17b: its third
         stock, the dealt one and two rebuilt from the discard pile, runs out), as the cards lie now;

@@ -2,26 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from scat_core.domain.errors import AuthFailed, CorruptHistory, NotFound, WrongToken
 from scat_core.domain.move_time import recorded_text
-from scat_core.records.acting import ActingAccount
+from scat_core.records.acting import ActingAccount, Credential
 from scat_core.records.games import GameRow
 from scat_core.records.tokens import verify_token
-from scat_core.service.answers import Answers
-from scat_core.service.following import turn_has_come
 from scat_core.service.move_times import Clock
+from scat_core.service.ports import Store
 from scat_core.service.values import Shown, Told, WaitedAny
-from scat_core.service.waiting import Waiting
+
+#: `GameService.show`: the game as a player may know it (game, player, his credential, whether it is a look).
+Show = Callable[[str, str, Credential, bool], Shown]
 
 
 class AnyTurn:
     """Blocks until any running game where a player sits waits for him, or one of them ends."""
 
-    def __init__(self, answers: Answers, waiting: Waiting, clock: Clock) -> None:
-        self.answers, self.waiting, self.clock = answers, waiting, clock
+    def __init__(self, show: Show, store: Store, clock: Clock) -> None:
+        self.show, self.store, self.clock = show, store, clock
 
     def start(self) -> Told:
         """A fresh `told`: nothing told yet, and only games that end from now on are news."""
@@ -35,7 +36,7 @@ class AnyTurn:
         With `wrong_allowed`, the `wrong_allowed`-th wrong one is WrongToken (`count` of them):
         the tokens after it cost no scrypt."""
         wanted, proven = player.casefold(), Proven({}, [])
-        with self.waiting.store.read() as tx:
+        with self.store.read() as tx:
             rows = tx.get_games(list(tokens))  # one read, however many tokens
             for game_id, token in tokens.items():
                 row = rows.get(game_id)
@@ -56,7 +57,7 @@ class AnyTurn:
         """A look-out for `player`'s next turn or end, to ask as often as games move (see Looking);
         `account`: his server account, proven by the request (his games whose seats are accounts);
         `look=False`: the game it finds is shown without recording a look (R23)."""
-        return Looking(self.answers, self.waiting, player, dict(tokens or {}), told or self.start(), account, look)
+        return Looking(self.show, self.store, player, dict(tokens or {}), told or self.start(), account, look)
 
     def wait_for_any_turn(self, player: str, tokens: Mapping[str, str] | None = None,
                           timeout: float | None = None, told: Told | None = None, look: bool = True) -> WaitedAny:
@@ -74,7 +75,7 @@ class AnyTurn:
                 found.append(news)
             return news is not None
 
-        if not self.waiting.store.wait_until(found_one, timeout):
+        if not self.store.wait_until(found_one, timeout):
             return WaitedAny(shown=None, told=looking.told)
         return found[0]
 
@@ -104,16 +105,16 @@ class Looking:
     `show`'s check, the one place a server's identity goes through.
     """
 
-    def __init__(self, answers: Answers, waiting: Waiting, player: str, tokens: dict[str, str], told: Told,
+    def __init__(self, show: Show, store: Store, player: str, tokens: dict[str, str], told: Told,
                  account: ActingAccount | None = None, look: bool = True) -> None:
-        self.answers, self.waiting, self.player, self.tokens, self.told = answers, waiting, player, tokens, told
+        self.show, self.store, self.player, self.tokens, self.told = show, store, player, tokens, told
         self.account, self.look_at_hands = account, look
         self.looked: dict[str, int] = {}  # game -> the head it was loaded at and held nothing for him
 
     def look(self) -> WaitedAny | None:
         """The first game that waits for the player or ended, not told yet, with `told` grown by it; or None."""
         told = self.told
-        with self.waiting.store.read() as tx:
+        with self.store.read() as tx:
             rows = tx.turns_and_ends(self.player, told.since)
         for row in rows:
             if self.looked.get(row.game_id) == row.head_seq or (
@@ -133,14 +134,14 @@ class Looking:
         say so, and his other games are still waited for."""
         token = self.tokens.get(row.game_id)
         try:
-            shown = self.answers.show(row.game_id, self.player, token or self.account, self.look_at_hands)
+            shown = self.show(row.game_id, self.player, token or self.account, self.look_at_hands)
         except (AuthFailed, NotFound, CorruptHistory):
             return None
         state = shown.state
         if state.protected and not state.signed_moves and token is None:
             return None  # a game of per-game tokens is his only with his token, over or not (a finished
             # game shows to anyone, and its "eve" may be another eve than the one who waits)
-        if shown.read_only or not turn_has_come(state, self.player):
+        if shown.read_only or not state.waits_for(self.player):
             return None
         if state.status not in ("finished", "cancelled") and self.told.turns.get(row.game_id) == state.turn_began:
             return None  # (an invitation is told once: a game not dealt yet began no turn, 0)

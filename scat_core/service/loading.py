@@ -1,4 +1,14 @@
-"""What every use case shares: loading a game to act on, appending, authorizing, refusing viewers."""
+"""What every write shares: loading a game to act on, appending it with its read model and snapshot,
+authorizing its player (a token proven before the write, too), refusing viewers; and the states
+this process kept at a game's head, so that a command need not fold again.
+
+A command plays on the state at the head the last append wrote; when that append (or a load)
+was this process's, the state it folded is kept under (game, seq, hash of event seq), and used
+only when the log a command read, in the same query as the games row, ends at that very head:
+the events read chain to that hash, and the hash chains every event before it. Beside it, the
+event of each game's last snapshot this process saw decides when a new one is due
+(`snapshot_due`): a hint, never evidence. Both bounded, oldest forgotten first, lock-free.
+"""
 
 from __future__ import annotations
 
@@ -9,19 +19,52 @@ from scat_core.domain import snapshot
 from scat_core.domain.decide import over
 from scat_core.domain.errors import AuthFailed, BadInput, Hint, NotFound, RuleViolation, WrongToken
 from scat_core.domain.evolve import fold
+from scat_core.domain.names import normalize_name
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
 from scat_core.records.acting import ActingAccount, Credential
 from scat_core.records.errors import CorruptHistory, HistoryDamaged
+from scat_core.records.games import GameSummary
+from scat_core.records.memo import BoundedMemo
 from scat_core.records.stored import GameSecret, StoredEvent, utc_now
-from scat_core.records.tokens import verify_token
-from scat_core.service import state_cache
+from scat_core.records.tokens import proven_for, remember_proven, verify_token
 from scat_core.service.move_times import deadline_after
-from scat_core.service.ports import UnitOfWork
-from scat_core.service.read_model import snapshot_json, summarize
+from scat_core.service.ports import Store, UnitOfWork
 
 #: Why a game made signed (GameCreated.signed) whose head has no signature is damaged.
 SIGNATURE_REMOVED = "its head signature was removed, but its first event says every head of it is signed"
+#: States (and snapshot seqs) kept per process; the oldest forgotten first.
+FOLDED_KEPT = 1024
+_states: BoundedMemo[tuple[str, int, str], GameState] = BoundedMemo(FOLDED_KEPT)
+_snapshots: BoundedMemo[str, int] = BoundedMemo(FOLDED_KEPT)
+
+
+def keep_state(state: GameState, head_hash: str) -> None:
+    """Keep `state`, the state of its game at event `state.version`, whose hash is `head_hash`."""
+    _states.remember((state.game_id, state.version, head_hash), state)
+
+
+def kept_state(game_id: str, seq: int, head_hash: str) -> GameState | None:
+    """The state kept for `game_id` at event `seq` of hash `head_hash`, or None."""
+    return _states.get((game_id, seq, head_hash))
+
+
+def saw_snapshot(game_id: str, seq: int) -> None:
+    """Note that the usable snapshot of `game_id` is at event `seq` (0: it has none usable)."""
+    _snapshots.remember(game_id, seq)
+
+
+def snapshot_seen(game_id: str) -> int | None:
+    """The event of the snapshot this process last saw of `game_id` (0: none usable), None if unknown."""
+    return _snapshots.get(game_id)
+
+
+def forget_kept_states() -> None:
+    """Forget every state and snapshot kept (the next command of each game folds its snapshot again)."""
+    _states.clear()
+    _snapshots.clear()
+
+
 #: What folding a history damaged outside scat may raise (a forged event no rule makes).
 UNPLAYABLE = (IndexError, KeyError, TypeError, ValueError, StopIteration)
 
@@ -45,12 +88,12 @@ def replay(game_id: str, stored: Sequence[StoredEvent]) -> GameState:
 
 def load_for_command(tx: UnitOfWork, game_id: str) -> tuple[GameState, GameSecret | None, str]:
     """The state to play on, the kept seed and the head's hash: the state this process kept at
-    that head (state_cache.py), else the snapshot and the events after it folded, the log checked
+    that head (kept above), else the snapshot and the events after it folded, the log checked
     against the recorded head either way (HistoryDamaged if they do not match)."""
     load = tx.load_for_command(game_id)
     head_seq = load.events[-1].seq if load.events else load.snapshot_seq
-    state_cache.saw_snapshot(game_id, load.snapshot_seq)
-    kept = state_cache.recall(game_id, head_seq, load.head_hash)
+    saw_snapshot(game_id, load.snapshot_seq)
+    kept = kept_state(game_id, head_seq, load.head_hash)
     if kept is not None:
         require_signed_head(kept, load.head_signed)
         return kept, load.secret, load.head_hash
@@ -62,13 +105,13 @@ def load_for_command(tx: UnitOfWork, game_id: str) -> tuple[GameState, GameSecre
             state = GameState()
         if state.version != load.snapshot_seq or state.game_id != game_id:
             load, state = tx.load_for_command(game_id, use_snapshot=False), GameState()
-            state_cache.saw_snapshot(game_id, 0)
+            saw_snapshot(game_id, 0)
     try:
         state = fold((stored.event for stored in load.events), state)
     except UNPLAYABLE as error:  # a forged event no rule makes (#14 item 7)
         raise _damaged(game_id, error) from error
     require_signed_head(state, load.head_signed)
-    state_cache.remember(state, load.head_hash)
+    keep_state(state, load.head_hash)
     return state, load.secret, load.head_hash
 
 
@@ -90,9 +133,9 @@ def append(tx: UnitOfWork, state: GameState, events: list[ev.Event], after: Game
     summary = summarize(after, deadline_after(tx, state, after, recorded_at))
     stored = tx.append(state.game_id, state.version, events, summary, kept, head, recorded_at)
     if stored and stored[-1].seq == after.version:
-        state_cache.remember(after, stored[-1].hash)  # the state at the head just written (state_cache.py)
+        keep_state(after, stored[-1].hash)  # the state at the head just written (kept above)
         if kept is not None:
-            state_cache.saw_snapshot(after.game_id, after.version)
+            saw_snapshot(after.game_id, after.version)
     return stored
 
 
@@ -105,7 +148,7 @@ def snapshot_due(after: GameState) -> bool:
     """Whether an append that leads to `after` writes a snapshot: when the game has none usable
     (or this process does not know of one), when SNAPSHOT_EVERY events or more came since the
     one it has, and when the game ends. Between them a command folds the few events after it."""
-    seen = state_cache.snapshot_seen(after.game_id)
+    seen = snapshot_seen(after.game_id)
     return not seen or after.version - seen >= SNAPSHOT_EVERY or after.status == "finished"
 
 
@@ -178,3 +221,56 @@ def check_up_to(game_id: str, up_to: int, count: int) -> None:
     """BadInput (exit 2: a bad SEQ, the game exists) unless 1 <= `up_to` <= `count` (the events of the game)."""
     if not 1 <= up_to <= count:
         raise BadInput(f"game {game_id} has events 1 to {count}, not {up_to}")
+
+
+def summarize(state: GameState, move_deadline: str | None = None) -> GameSummary:
+    """The games read-model row for `state`, whose player to act runs out of time at `move_deadline` (R28)."""
+    return GameSummary(
+        status=state.status if state.status in ("pending", "finished", "cancelled") else "active",
+        players=tuple(player.name for player in state.players),
+        bots=tuple(player.name for player in state.players if player.is_bot),
+        turn=state.name(state.turn),
+        hand_number=state.hand_number,
+        dealer=state.name(state.dealer) if state.dealer >= 0 else None,
+        winner=state.winner,
+        protected=state.protected,
+        move_deadline=move_deadline,
+        awaiting=state.awaiting,
+        open_seats=state.open_seats,
+        rematch_of=state.rematch_of,
+    )
+
+
+def snapshot_json(state: GameState) -> str | None:
+    """The snapshot of `state` to keep beside the read model; None (no snapshot: the events are
+    folded instead) if it holds a value a snapshot cannot (a property test keeps that from happening)."""
+    try:
+        return snapshot.encode(state)
+    except TypeError:
+        return None
+
+
+#: A wrong token costs a scrypt (about 50 ms and 16 MiB, records/tokens.py): checked inside the
+#: command's unit of work, it would hold SQLite's one writer or a PostgreSQL connection. So a token
+#: this process has not proven yet is proven first (`prove_token_first`), with only a short read
+#: behind it; the command still checks it in its transaction (`authorize`): one SHA-256 then.
+def prove_token_first(store: Store, game_id: str, player: str | None, token: Credential) -> None:
+    """AuthFailed when `token` is not `player`'s in the protected game `game_id`; anything else
+    (no token, no such game or player, an unprotected game) is left to the command's own checks."""
+    if player is None or not isinstance(token, str) or not token or proven_for(game_id, player, token):
+        return
+    with store.read() as tx:
+        row = tx.get_game(game_id)
+        name = _seated(row.players, player) if row is not None and row.protected else None
+        stored = tx.get_token_hash(game_id, name) if row is not None and name is not None else None
+    if name is None or stored is None:
+        return
+    if not verify_token(token, stored):
+        raise wrong_token(name, game_id)
+    remember_proven(game_id, player, token)
+
+
+def _seated(players: tuple[str, ...], player: str) -> str | None:
+    """The name of the seat `player` names, matched as GameState.seat_of matches it, or None."""
+    wanted = {player.casefold(), normalize_name(player).casefold()}
+    return next((name for name in players if name.casefold() in wanted), None)

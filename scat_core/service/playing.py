@@ -43,8 +43,19 @@ from scat_core.records.errors import ConcurrencyConflict
 from scat_core.records.move_signatures import MoveSignature
 from scat_core.records.stored import GameSecret, StoredEvent
 from scat_core.records.tokens import hash_token, new_token, remember_proven
-from scat_core.service import state_cache
-from scat_core.service.loading import append, authorize, chance_of, load_for_command, refuse_bot_viewer, require_player
+from scat_core.service.loading import (
+    append,
+    authorize,
+    chance_of,
+    keep_state,
+    load_for_command,
+    prove_token_first,
+    refuse_bot_viewer,
+    require_player,
+    saw_snapshot,
+    snapshot_json,
+    summarize,
+)
 from scat_core.service.move_signing import TagAt, signed_move, tag_of
 from scat_core.service.move_times import (
     Clock,
@@ -57,8 +68,6 @@ from scat_core.service.move_times import (
 )
 from scat_core.service.nonces import spend, spent_even_if_refused
 from scat_core.service.ports import Store, UnitOfWork
-from scat_core.service.read_model import snapshot_json, summarize
-from scat_core.service.tokens_first import prove_token_first
 
 #: The bots' moves decided and written in one unit of work (R17b makes every hand, so every game,
 #: finite; a game of older rules may not end: its bots play in units of this size, each committed).
@@ -263,8 +272,8 @@ class Playing:
             outcome = _told(Outcome(command.game_id, after, stored, tokens, before=GameState(),
                                     position_tag=position_after(after, secret, stored)), tx, tell)
         if kept is not None:
-            state_cache.saw_snapshot(command.game_id, after.version)
-        state_cache.remember(after, stored[-1].hash)
+            saw_snapshot(command.game_id, after.version)
+        keep_state(after, stored[-1].hash)
         for name, token in tokens.items():
             remember_proven(command.game_id, name, token)  # issued here: its first use reads nothing first
         return self._bots_go_on(outcome, chance, secret, tell)
@@ -293,7 +302,7 @@ class Playing:
         one unit of work (ConcurrencyConflict, nothing written, if the game moved meanwhile); in a
         game whose moves are signed, `signature` is the player's (move_signing.py). The nonce of
         the signed request it came in, if left to it, is spent in the same unit (nonces.py);
-        a token not proven yet is proven before it (tokens_first.py)."""
+        a token not proven yet is proven before it (`loading.prove_token_first`)."""
         prove_token_first(self.store, game_id, command.player, token)
         for attempt in range(TALK_RETRIES + 1):
             try:
@@ -547,8 +556,8 @@ class Playing:
         transaction: for a command that changes the game's seats."""
         summary = summarize(after, deadline_after(tx, state, after, recorded_at))
         stored = tx.append(state.game_id, state.version, events, summary, snapshot_json(after), recorded_at=recorded_at)
-        state_cache.remember(after, stored[-1].hash)
-        state_cache.saw_snapshot(after.game_id, after.version)
+        keep_state(after, stored[-1].hash)
+        saw_snapshot(after.game_id, after.version)
         outcome = Outcome(state.game_id, after, stored, before=state,
                           position_tag=position_after(after, secret, stored))
         return _told(outcome, tx, tell)

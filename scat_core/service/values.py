@@ -205,7 +205,7 @@ class Listing(_Value):
 
 
 class Dashboard(_Value):
-    """`scat status`: what waits for a player, in four lists of his games (see `Answers.status`)."""
+    """`scat status`: what waits for a player, in four lists of his games (see `GameService.status`)."""
 
     player: str
     your_turn: list[Listing]  # longest waiting first

@@ -70,7 +70,7 @@ from scat_core.domain.options import GameOptions  # noqa: E402
 from scat_core.domain.shuffle import SeededChance  # noqa: E402
 from scat_core.domain.state import GameState  # noqa: E402
 from scat_core.service import GameService  # noqa: E402
-from scat_core.service.read_model import snapshot_json, summarize  # noqa: E402
+from scat_core.service.loading import snapshot_json, summarize  # noqa: E402
 
 BASELINE = "f2863d2"
 HUMANS = tuple(PlayerSeat(name=n) for n in ("ann", "bob", "cy"))

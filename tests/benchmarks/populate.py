@@ -19,7 +19,7 @@ from scat_core.domain.state import GameState
 from scat_core.records.games import GameSummary
 from scat_core.records.hashing import GENESIS_HASH, canonical_json
 from scat_core.service import GameService
-from scat_core.service.read_model import snapshot_json, summarize
+from scat_core.service.loading import snapshot_json, summarize
 
 Record = dict[str, Any]
 _PLACEHOLDER = "@@game@@"

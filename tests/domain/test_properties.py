@@ -135,7 +135,7 @@ def test_r7_r24_r25_r26_r27_the_public_fold_agrees_with_the_full_fold_after_ever
         public = public_evolve(public, redact(new, before, None))  # what the transcript follows
         assert public == moved
         if new.type not in (*PUBLIC_TYPES, "HandDealt"):
-            assert moved is table  # the news reads only these from the log (service/catching_up.py)
+            assert moved is table  # the news reads only these from the log (`Reading.news`, service/reading.py)
         assert with_public(after, moved) == after
         table = moved
     assert table.status == "finished" and table.winner is not None

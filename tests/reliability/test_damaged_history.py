@@ -18,7 +18,7 @@ from scat_cli.errors import exit_code
 from scat_cli.wiring import open_database
 from scat_core.domain.events import PlayerSeat
 from scat_core.records.errors import HistoryDamaged
-from scat_core.service import state_cache
+from scat_core.service import loading
 from scat_core.service.loading import SNAPSHOT_EVERY
 from tests.support.services import a_game_in_play, next_move
 from tests.support.store import drop_event_triggers
@@ -155,7 +155,7 @@ def test_a_damaged_game_is_passed_over_by_wait_any_and_still_refused_by_show(db_
     with service.store.engine.begin() as conn:
         conn.execute(text("UPDATE events SET data = replace(data, '\"deck\":[\"', '\"deck\":[\"2C\",\"') "
                           "WHERE game_id = :g AND type = 'HandDealt'"), {"g": damaged})
-    state_cache.forget_all()  # as another process: the history is read again
+    loading.forget_kept_states()  # as another process: the history is read again
     waited = service.wait_for_any_turn("bob", timeout=0)
     assert waited.shown is not None and waited.shown.game_id == healthy
     with pytest.raises(HistoryDamaged):

@@ -21,7 +21,7 @@ from scat_core.domain.evolve import fold
 from scat_core.domain.state import GameState
 from scat_core.records.keys import KeyRing
 from scat_core.records.seals import seal
-from scat_core.service import GameService, state_cache
+from scat_core.service import GameService, loading
 from tests.support.services import a_game_in_play, next_move
 
 THIRTY_ONE = ("AS", "QS", "JS")
@@ -86,7 +86,7 @@ def test_a_hand_forged_in_the_snapshot_row_does_not_let_bob_declare_31(db_url: s
     assert seat is not None
     forged = _dealt(truth, seat, THIRTY_ONE)
     _forge(engine, game_id, snapshot.encode(forged))
-    state_cache.forget_all()  # as the next process, which keeps no state of its own (state_cache.py)
+    loading.forget_kept_states()  # as the next process, which keeps no state of its own (service/loading.py)
     head = service.reading.history(game_id)[-1]
 
     with pytest.raises(RuleViolation, match="R20"):
@@ -106,12 +106,12 @@ def test_a_move_after_an_edited_snapshot_is_played_on_the_events_and_writes_a_fr
     game_id = a_game_in_play(service, moves=4)
     truth = _truth(service, game_id)
     _forge(engine, game_id, snapshot.encode(truth.evolved({"kitty": 99})))
-    state_cache.forget_all()
+    loading.forget_kept_states()
     assert _db_check(db_url)[0] == 1
 
     next_move(service, game_id)
 
-    state_cache.forget_all()
+    loading.forget_kept_states()
     after = _truth(service, game_id)
     assert after.kitty == truth.kitty and service.playing.look(game_id) == after
     code, shown = _db_check(db_url)
@@ -133,7 +133,7 @@ def test_a_snapshot_sealed_with_another_installations_key_is_not_trusted(db_url:
     other = KeyRing(tmp_path / "other" / "key.pem").snapshot_key(create=True)
     assert other is not None
     _forge(engine, game_id, forged, seal(other, game_id, head.seq, head.hash, *snapshot.SNAPSHOT_TAG, forged))
-    state_cache.forget_all()
+    loading.forget_kept_states()
     decoded: list[str] = []
     real = snapshot.decode
     monkeypatch.setattr(snapshot, "decode", lambda state: decoded.append(state) or real(state))
@@ -156,7 +156,7 @@ def test_a_snapshot_whose_head_was_edited_is_ignored_not_taken_for_damage(db_url
     truth = _truth(service, game_id)
     with engine.begin() as conn:
         conn.execute(text("UPDATE game_snapshots SET hash = :h WHERE game_id = :g"), {"h": "ab" * 32, "g": game_id})
-    state_cache.forget_all()
+    loading.forget_kept_states()
     assert service.playing.look(game_id) == truth
     assert service.archive.export_records(game_id, running=True)[-1]["seq"] == truth.version
     next_move(service, game_id)
@@ -169,7 +169,7 @@ def test_a_sealed_snapshot_is_used_without_folding_the_events_again(db_url: str,
     """The check costs one HMAC: a sound snapshot is still decoded and played on (no full replay)."""
     service = open_database(db_url)
     game_id = a_game_in_play(service, moves=4)
-    state_cache.forget_all()
+    loading.forget_kept_states()
     decoded: list[str] = []
     real = snapshot.decode
     monkeypatch.setattr(snapshot, "decode", lambda state: decoded.append(state) or real(state))

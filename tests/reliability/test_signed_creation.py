@@ -17,7 +17,7 @@ from scat_core.domain.errors import RuleViolation
 from scat_core.domain.evolve import fold
 from scat_core.records.chain import audit_records
 from scat_core.records.errors import HistoryDamaged
-from scat_core.service import GameService, state_cache
+from scat_core.service import GameService, loading
 from tests.support.domain import made_before_signed_games
 from tests.support.services import a_game_in_play, as_a_scat_before_signed_games
 from tests.support.store import drop_event_triggers
@@ -54,7 +54,7 @@ def test_a_deleted_head_signature_of_a_game_made_signed_fails_its_audit_and_ever
     game_id = a_game_in_play(service, moves=4)
     head = service.reading.history(game_id)[-1]
     _delete_signature(engine, game_id)
-    state_cache.forget_all()
+    loading.forget_kept_states()
 
     report = service.audit(game_id)
     assert not report.ok and report.signature == "missing"
@@ -90,7 +90,7 @@ def test_a_cut_tail_whose_signature_was_deleted_too_is_not_healed(db_url: str) -
                      {"s": kept[-1]["seq"], "h": kept[-1]["hash"], "g": game_id})
         conn.execute(text("DELETE FROM game_snapshots WHERE game_id = :g"), {"g": game_id})
     _delete_signature(engine, game_id)
-    state_cache.forget_all()
+    loading.forget_kept_states()
 
     report = service.audit(game_id)
     assert not report.ok and report.signature == "missing"

@@ -325,7 +325,7 @@ def test_on_sqlite_the_servers_one_look_at_the_log_brings_a_move_made_elsewhere_
     seats = [PlayerSeat(name="you"), PlayerSeat(name="eve"), PlayerSeat(name="bob", is_bot=True)]
     game = mover.playing.create_game(seats, dealer="bob", deck=DEAL.split()).game_id
     with app_in_thread(database) as (url, _):
-        start = mover.waiting.head_seq(game)
+        start = mover.head_seq(game)
         opened = [{"after": start}] * 5
         seen, head = asyncio.run(streams_through_a_move(url, game, opened,
                                                         lambda: a_turn_beside_the_server(mover, game, "you")))

@@ -114,9 +114,9 @@ def test_the_games_list_is_a_bounded_page_with_a_cursor_through_every_game(api: 
 
 def test_the_games_total_is_counted_no_further_than_its_bound(api: httpx.Client,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    from scat_core.service import answers
+    from scat_core.service import games
 
-    monkeypatch.setattr(answers, "COUNTED", 3)
+    monkeypatch.setattr(games, "COUNTED", 3)
     some_games(api, count=5, finished=0)
     page = api.get("/games/page", params={"limit": 2}).json()
     assert (page["total"], page["total_at_least"]) == (3, True) and page["next"] is not None

@@ -26,7 +26,7 @@ def pg_db(postgres_url: str) -> str:
 def wait_through_the_server(server_url: str, mover: GameService, game_id: str) -> bool:
     """Whether the stream of a client waiting through the server (up to 30 s) brings a move made
     beside the server (straight on the database); the 120 s only guard against a hang."""
-    after = mover.waiting.head_seq(game_id)
+    after = mover.head_seq(game_id)
     with RemoteGames(server_url) as client, ThreadPoolExecutor(1) as pool:
         waiting = pool.submit(client.wait_for_event, game_id, after, 30.0)
         time.sleep(0.5)  # the stream is open and waiting

@@ -53,7 +53,7 @@ def test_news_from_the_logs_end_is_the_news_from_the_whole_game_for_every_player
         moves += 1
         if moves % 5 == 0:
             for viewer in NAMES:
-                news = service.catching_up.news(game_id, viewer.upper())
+                news = service.reading.news(game_id, viewer.upper())
                 assert (news.state, public(news.before), [(s.seq, e) for s, e in news.events]) == whole_game_news(
                     service, game_id, viewer.upper()
                 )
@@ -65,7 +65,7 @@ def test_news_from_the_logs_end_is_the_news_from_the_whole_game_for_every_player
             state = service.playing.act(game_id, command).state
         except ScatError:
             continue
-    news = service.catching_up.news(game_id, "ann")  # a finished game: nothing is redacted any more
+    news = service.reading.news(game_id, "ann")  # a finished game: nothing is redacted any more
     assert (news.state, public(news.before), [(s.seq, e) for s, e in news.events]) == whole_game_news(
         service, game_id, "ann"
     )

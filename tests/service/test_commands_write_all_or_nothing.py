@@ -14,7 +14,7 @@ import pytest
 from scat_cli.wiring import open_database
 from scat_core.domain import events as ev
 from scat_core.domain.commands import Discard, Draw
-from scat_core.service import answers, playing
+from scat_core.service import games, playing
 from scat_core.service.games import GameService
 
 YOU_AND_BOB = [ev.PlayerSeat(name="you"), ev.PlayerSeat(name="bob", is_bot=True)]
@@ -62,7 +62,7 @@ def while_building_the_answer(patch: pytest.MonkeyPatch) -> None:
     def moves(*_args: Any, **_kwargs: Any) -> Any:
         raise Injected("while building the answer")
 
-    patch.setattr(answers, "moves_of", moves)
+    patch.setattr(games, "moves_of", moves)
 
 
 STEPS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {

@@ -128,7 +128,7 @@ def test_a_human_move_without_its_signature_or_signed_by_another_key_is_refused_
     name = to_act(games, game_id)
     assert name is not None
     player, draw = players[name], cmd.Draw(name, "stock")
-    before = games.waiting.head_seq(game_id)
+    before = games.head_seq(game_id)
     with pytest.raises(AuthFailed, match="carries no signature"):
         games.move(game_id, draw, player.acting, None)
     mallory = Player(name)
@@ -143,7 +143,7 @@ def test_a_human_move_without_its_signature_or_signed_by_another_key_is_refused_
         games.move(game_id, draw, other.acting, other.sign(games, game_id, draw))
     with pytest.raises(AuthFailed):  # a token is no way into a game whose seats are accounts
         games.move(game_id, draw, "a-token", player.sign(games, game_id, draw))
-    assert games.waiting.head_seq(game_id) == before
+    assert games.head_seq(game_id) == before
 
 
 def test_a_move_signed_at_an_older_position_is_refused_as_moved_on(

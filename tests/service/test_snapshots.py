@@ -10,7 +10,7 @@ from sqlalchemy import Engine, text
 from scat_cli.wiring import open_database
 from scat_core.domain import snapshot
 from scat_core.domain.evolve import fold
-from scat_core.service import state_cache
+from scat_core.service import loading
 from scat_core.service.loading import SNAPSHOT_EVERY
 from tests.support.services import a_game_in_play, import_running, next_move
 
@@ -45,7 +45,7 @@ def test_a_snapshot_is_kept_every_few_events_and_equals_the_fold_up_to_its_event
         seqs.add(seq)
     assert len(seqs) > 1 and history[-1].seq > 2 * SNAPSHOT_EVERY  # rewritten as the game went on, not at each move
     assert len(seqs) < 30
-    state_cache.forget_all()  # as another process: the snapshot, then the events after it
+    loading.forget_kept_states()  # as another process: the snapshot, then the events after it
     assert service.playing.look(game_id) == fold(s.event for s in service.reading.history(game_id))
     service.store.engine.dispose()
 
@@ -59,7 +59,7 @@ def test_a_snapshot_of_other_rules_or_unreadable_is_not_used_and_is_rebuilt(db_u
     for change in ({"rules_version": "an older scat", "state": forged}, {"state_version": 0, "state": forged},
                    {"state": "{not json"}, {"state": snapshot.encode(truth.evolved({"version": 3}))}):
         _set_snapshot(engine, game_id, **change)
-        state_cache.forget_all()  # as another process, which has not kept the state it wrote (state_cache.py)
+        loading.forget_kept_states()  # as another process, which has not kept the state it wrote (service/loading.py)
         assert service.playing.look(game_id) == truth  # folded from the events instead
         next_move(service, game_id)
         truth = fold(s.event for s in service.reading.history(game_id))

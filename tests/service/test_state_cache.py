@@ -1,4 +1,4 @@
-"""A process does not fold again the state it wrote or read (service/state_cache.py, #13): the
+"""A process does not fold again the state it wrote or read (service/loading.py, #13): the
 state it kept is used only at that very head (game, seq and hash) of the log it reads, and a
 command plays on exactly the state the events fold to, on SQLite and PostgreSQL."""
 
@@ -17,8 +17,8 @@ from scat_core.domain.decide import decide_and_evolve
 from scat_core.domain.evolve import fold
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
-from scat_core.service import GameService, loading, state_cache
-from scat_core.service.read_model import snapshot_json, summarize
+from scat_core.service import GameService, loading
+from scat_core.service.loading import snapshot_json, summarize
 from tests.support.services import a_game_in_play, next_move
 
 
@@ -48,7 +48,7 @@ def test_the_commands_of_one_process_decode_no_snapshot_and_play_on_the_full_fol
         next_move(service, game_id)
     assert service.playing.look(game_id) == _truth(service, game_id)
     assert decoded == []  # each command played on the state the one before it wrote
-    state_cache.forget_all()  # as a new process: it decodes the snapshot once, then plays on what it wrote
+    loading.forget_kept_states()  # as a new process: it decodes the snapshot once, then plays on what it wrote
     for _ in range(3):
         next_move(service, game_id)
     assert len(decoded) == 1 and service.playing.look(game_id) == _truth(service, game_id)
@@ -112,6 +112,6 @@ def test_a_command_at_a_head_this_process_kept_folds_no_event_even_far_from_the_
     for _ in range(2 * loading.SNAPSHOT_EVERY):
         next_move(service, game_id)
     assert folded == []
-    state_cache.forget_all()
+    loading.forget_kept_states()
     assert service.playing.look(game_id) == _truth(service, game_id)
     assert len(folded) == 1 and folded[0] < loading.SNAPSHOT_EVERY + 8

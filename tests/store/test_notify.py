@@ -90,7 +90,7 @@ def test_nothing_is_announced_for_a_write_rolled_back_or_refused(pg_engine: Engi
     games = GameService(EventStore(pg_engine))
     created = games.playing.create_game(HUMAN_AND_BOT, seed=3)
     heard(listener, created.game_id, seconds=0.5)
-    version = games.waiting.head_seq(created.game_id)
+    version = games.head_seq(created.game_id)
     with pytest.raises(RuntimeError, match="changed my mind"), games.store.transaction() as tx:
         tx.append(created.game_id, version, a_turn("you"))
         raise RuntimeError("changed my mind")
@@ -170,9 +170,9 @@ def test_a_notice_wakes_a_waiter_at_once(pg_engine: Engine, monkeypatch: pytest.
     monkeypatch.setattr("scat_core.store.sql.notify.PUSHED_POLL_SECONDS", 3600.0)
     games = GameService(EventStore(pg_engine))
     created = games.playing.create_game(HUMAN_AND_BOT, seed=3)
-    before = games.waiting.head_seq(created.game_id)
+    before = games.head_seq(created.game_id)
     with ThreadPoolExecutor(1) as pool:
-        waiter = pool.submit(games.waiting.wait_for_event, created.game_id, before, 30.0)
+        waiter = pool.submit(games.wait_for_event, created.game_id, before, 30.0)
         time.sleep(0.5)  # the waiter is listening
         assert not waiter.done()
         games.playing.act(created.game_id, Draw("you", "stock"))
@@ -187,11 +187,11 @@ def test_a_committed_write_whose_notice_was_lost_still_reaches_the_waiter(
     monkeypatch.setattr("scat_core.store.sql.notify.PUSHED_POLL_SECONDS", 0.5)
     games = GameService(EventStore(pg_engine))
     created = games.playing.create_game(HUMAN_AND_BOT, seed=3)
-    before = games.waiting.head_seq(created.game_id)
+    before = games.head_seq(created.game_id)
     heard(listener, created.game_id, seconds=0.5)
     monkeypatch.setattr("scat_core.store.sql.event_store.announce", lambda conn, heads: None)  # every notice lost
     with ThreadPoolExecutor(1) as pool:
-        waiter = pool.submit(games.waiting.wait_for_event, created.game_id, before, 30.0)
+        waiter = pool.submit(games.wait_for_event, created.game_id, before, 30.0)
         time.sleep(0.3)
         with games.store.transaction() as tx:  # a write announced after its commit (a move's is in its statement)
             tx.append(created.game_id, before, a_turn("you"))
@@ -214,13 +214,13 @@ def test_a_notice_that_cannot_be_sent_leaves_the_write_standing(
 def test_a_waiter_wakes_when_the_head_moves_and_times_out_otherwise(engine: Engine) -> None:
     games = GameService(EventStore(engine))
     created = games.playing.create_game([PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)], seed=3)
-    head_seq = games.waiting.head_seq(created.game_id)
+    head_seq = games.head_seq(created.game_id)
     began = time.monotonic()
-    assert not games.waiting.wait_for_event(created.game_id, head_seq, timeout=0.3)
+    assert not games.wait_for_event(created.game_id, head_seq, timeout=0.3)
     assert time.monotonic() - began >= 0.3  # it waited its timeout out (a lower bound: no load breaks it)
     games.playing.act(created.game_id, Draw("you", "stock"))
     # the head has moved: found on the first look, with no time at all to wait
-    assert wait_for_head(engine, lambda: games.waiting.head_seq(created.game_id), head_seq, created.game_id, 0)
+    assert wait_for_head(engine, lambda: games.head_seq(created.game_id), head_seq, created.game_id, 0)
 
 
 

@@ -138,7 +138,7 @@ def _old_bot_game(service: GameService, seats: list[PlayerSeat]) -> None:
     from scat_core.domain.decide import decide_and_evolve
     from scat_core.domain.shuffle import SeededChance
     from scat_core.domain.state import GameState
-    from scat_core.service.read_model import summarize
+    from scat_core.service.loading import summarize
 
     chance, state, events = SeededChance("4", "salt"), GameState(), []
     command: Any = CreateGame(game_id="old0000001", players=tuple(seats))

@@ -30,8 +30,8 @@ from scat_core.records.games import GameSummary, ListedAfter
 from scat_core.records.hashing import GENESIS_HASH, canonical_json, chain_hash_raw
 from scat_core.records.keys import VALID
 from scat_core.records.signatures import ORIGIN
+from scat_core.service.loading import snapshot_json, summarize
 from scat_core.service.ports import Store, UnitOfWork
-from scat_core.service.read_model import snapshot_json, summarize
 from scat_core.store.memory.memory import MemoryStore
 from scat_core.store.sql.database import ensure_schema, make_engine
 from scat_core.store.sql.event_store import EventStore

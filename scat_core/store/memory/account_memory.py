@@ -6,7 +6,7 @@ import threading
 from collections.abc import Sequence
 
 from scat_core.records.errors import ConcurrencyConflict
-from scat_core.service.account_ports import AccountLog, AccountRecord
+from scat_core.service.ports import AccountLog, AccountRecord
 
 
 class MemoryAccountLog:

@@ -5,7 +5,7 @@ a projection of the events: folded in up to the log's head before a look-up by l
 transaction of each registration when it is caught up, from the first event for a version
 never folded here; `account_name_index` records how far).
 
-The SQL adapter of `scat_core.service.account_ports.AccountLog`. A nonce is a row with a
+The SQL adapter of `scat_core.service.ports.AccountLog`. A nonce is a row with a
 primary key, so two server processes on one database agree on a replay: the second INSERT
 of the same (key_id, nonce) fails, whichever process tries it.
 """
@@ -21,7 +21,7 @@ from sqlalchemy import Connection, Engine, func, or_, select, text
 from sqlalchemy.exc import IntegrityError
 
 from scat_core.records.errors import ConcurrencyConflict
-from scat_core.service.account_ports import AccountLog, AccountRecord
+from scat_core.service.ports import AccountLog, AccountRecord
 from scat_core.store.sql import tables as t
 from scat_core.store.sql.database import WRITE_OPTION, as_scat_errors, one_writer
 from scat_core.store.sql.driver_sql import autocommit, execute, named
