@@ -4,7 +4,7 @@ Start-up: a command first imports a few hundred modules, whose tens of thousands
 all live until it exits. Python's cyclic garbage collector would scan them again and again
 while they load (about a tenth of a command's time), finding nothing to free. So the
 collector waits (a high first threshold) until the command has loaded what it needs:
-`scat_cli.service.loaded` then freezes those objects out of its sight and restores the
+`scat_cli.wiring.loaded` then freezes those objects out of its sight and restores the
 usual thresholds, for whatever the command goes on to do.
 """
 

@@ -11,7 +11,7 @@ from scat_cli.context import state
 from scat_cli.escape import say
 from scat_cli.output import print_json
 from scat_cli.render import progress
-from scat_cli.service import service
+from scat_cli.wiring import service
 
 if TYPE_CHECKING:
     from scat_core.domain.audit import AuditReport

@@ -28,9 +28,9 @@ from scat_cli.presenter import (
     result_json,
     viewer_view,
 )
-from scat_cli.service import service
 from scat_cli.token_store import remember, token_for
 from scat_cli.typer_glue import seat_order
+from scat_cli.wiring import service
 
 if TYPE_CHECKING:
     from scat_core.domain.commands import PlayerCommand

@@ -37,8 +37,8 @@ from scat_cli.private_files import write_private_json
 
 if TYPE_CHECKING:
     from scat_core.domain.audit_report import AuditReport
-    from scat_core.service.boundary import Games, Progress
-    from scat_core.service.values import Export, History, Played, SeenEvent, Shown, Waited, WaitedAny
+    from scat_core.service.boundary import Games
+    from scat_core.service.values import Export, History, Played, Progress, SeenEvent, Shown, Waited, WaitedAny
 
 #: The most games kept (the ones seen longest ago are forgotten first): a few hundred KiB.
 MOST_GAMES = 5000

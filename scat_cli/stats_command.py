@@ -9,7 +9,7 @@ import typer
 from scat_cli.arguments import Json
 from scat_cli.command_lines import runnable
 from scat_cli.output import print_json
-from scat_cli.service import service
+from scat_cli.wiring import service
 
 if TYPE_CHECKING:
     from scat_core.records.stats import StatsFigures, StatsReport

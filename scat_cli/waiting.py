@@ -12,8 +12,8 @@ from scat_cli.arguments import AsName, AsViewer, GameArg, Json, Look, Token, Vie
 from scat_cli.context import state
 from scat_cli.hook import CANCELLED, GAME_OVER, INVITATION, TIMEOUT, occasion, run_hook
 from scat_cli.local_time import local_text
-from scat_cli.service import service
 from scat_cli.token_store import remember, token_for, tokens_of
+from scat_cli.wiring import service
 
 if TYPE_CHECKING:
     from scat_core.service.boundary import Games

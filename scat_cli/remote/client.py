@@ -1,6 +1,6 @@
 """The client of `scat serve`: the game service's front-end methods and values, over HTTP.
 
-The CLI calls it exactly as it calls GameService (`scat_cli.service.service` picks one), so
+The CLI calls it exactly as it calls GameService (`scat_cli.wiring.service` picks one), so
 every command prints the same output and exit codes through `--server`. Each method is one
 request; the server answers with the service's own values (scat_core.service.values),
 already redacted for the authenticated viewer: a client never holds a card its user may not see.
@@ -27,7 +27,6 @@ from scat_core.domain.audit_report import AuditReport
 from scat_core.domain.errors import BadInput, NotFound, RuleViolation, Throttled, WrongServer
 from scat_core.domain.options import GameOptions
 from scat_core.records.errors import ConcurrencyConflict, HistoryDamaged
-from scat_core.service.boundary import Progress
 from scat_core.service.values import (
     Audits,
     Dashboard,
@@ -38,6 +37,7 @@ from scat_core.service.values import (
     Listing,
     Played,
     Position,
+    Progress,
     Ratings,
     SeenEvent,
     Shown,

@@ -10,8 +10,8 @@ import typer
 
 from scat_cli.arguments import GameArg, Token
 from scat_cli.command_lines import command_line
-from scat_cli.service import service
 from scat_cli.token_store import remember, token_for
+from scat_cli.wiring import service
 
 PlayAs = Annotated[str | None, typer.Option(
     "--as", metavar="NAME", show_default=False, help="The player you play as (default: the game's one human).")]

@@ -20,7 +20,7 @@ from scat_core.domain.move_time import recorded_text
 from scat_core.domain.names import skeleton
 from scat_core.domain.skeletons import looks_of
 from scat_core.records.errors import ConcurrencyConflict
-from scat_core.service.move_times import Clock, system_clock
+from scat_core.service.loading import Clock, system_clock
 from scat_core.service.ports import AccountLog, AccountRecord
 
 #: How many times a use case decides again when another one appended first.

@@ -10,7 +10,7 @@ from scat_core.domain.move_time import recorded_text
 from scat_core.records.acting import ActingAccount, Credential
 from scat_core.records.games import GameRow
 from scat_core.records.tokens import verify_token
-from scat_core.service.move_times import Clock
+from scat_core.service.loading import Clock
 from scat_core.service.ports import Store
 from scat_core.service.values import Shown, Told, WaitedAny
 

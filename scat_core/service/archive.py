@@ -15,7 +15,6 @@ from scat_core.records.chain import audit_records
 from scat_core.records.errors import CorruptHistory, HistoryDamaged
 from scat_core.records.games import GameRow
 from scat_core.records.signatures import HEAD, ORIGIN
-from scat_core.service.boundary import Progress
 from scat_core.service.loading import SIGNATURE_REMOVED, snapshot_json, summarize
 from scat_core.service.move_signing import with_signers
 from scat_core.service.ports import Store
@@ -27,7 +26,7 @@ from scat_core.service.signatures import (
     with_export_signature,
     with_signatures,
 )
-from scat_core.service.values import Audits, Export, Exports, Skipped
+from scat_core.service.values import Audits, Export, Exports, Progress, Skipped
 
 #: What replaying a forged history may raise instead of a verdict; such a history fails.
 UNREPLAYABLE = (IndexError, KeyError, TypeError, ValueError)

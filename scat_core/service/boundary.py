@@ -7,7 +7,7 @@ that method. mypy checks both against this Protocol, so the two cannot drift apa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         History,
         Listing,
         Played,
+        Progress,
         Ratings,
         SeenEvent,
         Shown,
@@ -33,9 +34,6 @@ if TYPE_CHECKING:
         Waited,
         WaitedAny,
     )
-
-#: Told (games done, games in all) as `audit_all` and `export_all` go.
-Progress = Callable[[int, int], None]
 
 
 class Games(Protocol):

@@ -30,10 +30,8 @@ from scat_core.records.acting import ActingAccount, Credential
 from scat_core.records.errors import CorruptHistory, HistoryDamaged
 from scat_core.records.games import GameRow, ListedAfter
 from scat_core.records.move_signatures import MoveSignature
-from scat_core.service.boundary import Progress
-from scat_core.service.loading import load_for_command, replay, summarize
+from scat_core.service.loading import Clock, load_for_command, move_clock, replay, summarize, system_clock
 from scat_core.service.move_signing import tag_of
-from scat_core.service.move_times import Clock, move_clock, system_clock
 from scat_core.service.outcomes import GameResult, game_result
 from scat_core.service.playing import Outcome, Playing, revealed
 from scat_core.service.ports import AccountLog, Store, UnitOfWork
@@ -49,6 +47,7 @@ from scat_core.service.values import (
     News,
     Played,
     Position,
+    Progress,
     Ratings,
     SeenEvent,
     Shown,

@@ -1,6 +1,7 @@
 """What every write shares: loading a game to act on, appending it with its read model and snapshot,
-authorizing its player (a token proven before the write, too), refusing viewers; and the states
-this process kept at a game's head, so that a command need not fold again.
+the service's clock and move time (R28: when the turn to act began and ends), authorizing its player
+(a token proven before the write, too), refusing viewers; and the states this process kept at a
+game's head, so that a command need not fold again.
 
 A command plays on the state at the head the last append wrote; when that append (or a load)
 was this process's, the state it folded is kept under (game, seq, hash of event seq), and used
@@ -12,13 +13,16 @@ event of each game's last snapshot this process saw decides when a new one is du
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
 
 from scat_core.domain import events as ev
 from scat_core.domain import snapshot
 from scat_core.domain.decide import over
 from scat_core.domain.errors import AuthFailed, BadInput, Hint, NotFound, RuleViolation, WrongToken
 from scat_core.domain.evolve import fold
+from scat_core.domain.move_time import deadline, recorded_text, recorded_time
 from scat_core.domain.names import normalize_name
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
@@ -28,7 +32,6 @@ from scat_core.records.games import GameSummary
 from scat_core.records.memo import BoundedMemo
 from scat_core.records.stored import GameSecret, StoredEvent, utc_now
 from scat_core.records.tokens import proven_for, remember_proven, verify_token
-from scat_core.service.move_times import deadline_after
 from scat_core.service.ports import Store, UnitOfWork
 
 #: Why a game made signed (GameCreated.signed) whose head has no signature is damaged.
@@ -274,3 +277,70 @@ def _seated(players: tuple[str, ...], player: str) -> str | None:
     """The name of the seat `player` names, matched as GameState.seat_of matches it, or None."""
     wanted = {player.casefold(), normalize_name(player).casefold()}
     return next((name for name in players if name.casefold() in wanted), None)
+
+
+#: The service's clock: "now" for every event it appends (recorded_at) and for every claim (R28).
+Clock = Callable[[], datetime]
+
+
+def system_clock() -> datetime:
+    """Now, in UTC."""
+    return datetime.now(UTC)
+
+
+def turn_began_at(tx: UnitOfWork, state: GameState) -> datetime | None:
+    """The recorded time of the event that made it the player to act's turn (None: nobody is to act)."""
+    if state.turn is None or not state.in_hand or state.turn_began < 1:
+        return None
+    began = tx.load_between(state.game_id, state.turn_began - 1, state.turn_began)
+    return recorded_time(began[0].recorded_at) if began else None
+
+
+def turn_deadline(tx: UnitOfWork, state: GameState) -> datetime | None:
+    """When the player to act runs out of time (R28); None without a move time or a player to act."""
+    if state.options.move_time is None or state.status != "active":
+        return None
+    began = turn_began_at(tx, state)
+    return None if began is None else deadline(began, state.options.move_time)
+
+
+def deadline_after(tx: UnitOfWork, before: GameState, after: GameState, recorded_at: str) -> str | None:
+    """The games read model's move deadline once the events from `before` to `after` are
+    recorded at `recorded_at`: counted from then if they began the turn, else as it was; for a
+    game waiting for its players, when its invitations expire (counted from its creation)."""
+    if after.status == "pending" and after.expires is not None:
+        created = recorded_at if before.version == 0 else invitations_sent(tx, after)
+        return None if created is None else recorded_text(recorded_time(created) + timedelta(seconds=after.expires))
+    if after.options.move_time is None or after.status != "active" or after.turn is None or not after.in_hand:
+        return None
+    if after.turn_began > before.version:
+        return recorded_text(deadline(recorded_time(recorded_at), after.options.move_time))
+    ends = turn_deadline(tx, after)
+    return None if ends is None else recorded_text(ends)
+
+
+def invitations_sent(tx: UnitOfWork, state: GameState) -> str | None:
+    """When the game of `state` was created (its invitations sent): its first event's recorded time."""
+    first = tx.load_between(state.game_id, 0, 1)
+    return first[0].recorded_at if first else None
+
+
+def invitations_expire(tx: UnitOfWork, state: GameState) -> datetime | None:
+    """When a pending game's invitations expire (None: it is no such game)."""
+    if state.status != "pending" or state.expires is None:
+        return None
+    sent = invitations_sent(tx, state)
+    return None if sent is None else recorded_time(sent) + timedelta(seconds=state.expires)
+
+
+def seconds_left(ends: datetime, now: datetime) -> int:
+    """Whole seconds left before `ends` at `now`, rounded up: 0 once the time ran out (R28)."""
+    return max(0, math.ceil((ends - now).total_seconds()))
+
+
+def move_clock(ends: datetime | str | None, now: datetime) -> tuple[str | None, int | None]:
+    """(the deadline as recorded_at text, the seconds left at `now`) of a turn; (None, None) without one."""
+    if ends is None:
+        return None, None
+    moment = recorded_time(ends) if isinstance(ends, str) else ends
+    return recorded_text(moment), seconds_left(moment, now)

@@ -1,22 +1,34 @@
-"""The check of a player's signature on his move, the MoveSigned event that records it, and the
-audit's check that each signing key was its player's account's key at the time."""
+"""Signed moves as the service takes them: the player's signature checked against the position he
+saw (its tag), the MoveSigned event that records it, the audit's check that each signing key was
+his account's at the time, and the request's nonce spent with the command (one commit for both).
+
+A server verifies a signed request before its endpoint runs (scat_cli/server/verify.py) but
+leaves its nonce to the command (`ActingAccount.nonce`): the command's unit of work remembers it
+with the events, so a replay finds it there (RequestRefused, nothing written). A command refused
+otherwise rolls back, nonce and all: `spent_even_if_refused` then remembers it in a unit of work
+of its own, or, when the database itself refused (busy, lost), in this process's memory until it
+expires (another server process does not see it there).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from scat_core.domain import commands as cmd
 from scat_core.domain import events as ev
 from scat_core.domain.audit_report import AuditReport
-from scat_core.domain.errors import AuthFailed
+from scat_core.domain.errors import AuthFailed, RequestRefused, ScatError, Unavailable
 from scat_core.domain.signed_moves import move_fields, signer_of
 from scat_core.domain.state import GameState
-from scat_core.records.acting import ActingAccount, Credential
+from scat_core.records.acting import ActingAccount, Credential, RequestNonce
 from scat_core.records.errors import ConcurrencyConflict
 from scat_core.records.move_signatures import MoveSignature, position_tag, verifies
 from scat_core.records.stored import GameSecret
+from scat_core.service.ports import Store, UnitOfWork
 
 if TYPE_CHECKING:
     from scat_core.domain.accounts import Account
@@ -91,3 +103,63 @@ def with_signers(report: AuditReport, records: Sequence[Mapping[str, Any]],
             continue
         return replace(report, ok=False, first_bad_seq=seq, problems=[problem])
     return report
+
+
+#: The nonces of requests the database refused (busy, lost) before they could be remembered:
+#: (key id, nonce) -> when it expires. Bounded (the expired ones go first, then all).
+_REFUSED: dict[tuple[str, str], int] = {}
+_REFUSED_MAX = 10_000
+_REFUSED_LOCK = threading.Lock()
+
+
+def nonce_of(credential: Credential) -> RequestNonce | None:
+    """The unspent nonce of the signed request `credential` came in, if any."""
+    return credential.nonce if isinstance(credential, ActingAccount) else None
+
+
+def spend(tx: UnitOfWork, credential: Credential, again: bool = False) -> None:
+    """Remember the request's unspent nonce in `tx`; RequestRefused when it was spent already (a replay).
+    `again`: the same request's command tried once more (a message came first): its own nonce, kept
+    by the first try (PostgreSQL spends it by a statement of its own), is no replay."""
+    nonce = nonce_of(credential)
+    if nonce is None:
+        return
+    with _REFUSED_LOCK:
+        refused = (nonce.key_id, nonce.nonce) in _REFUSED
+    if (refused or not tx.use_nonce(nonce)) and not again:
+        raise RequestRefused.replayed()
+
+
+@contextmanager
+def spent_even_if_refused(store: Store, credential: Credential) -> Iterator[None]:
+    """Around a command that `spend`s the nonce of `credential`: if it fails, the nonce is spent
+    apart (already there, as a replay's, is as good), or kept in memory when the database
+    refused the command; a failure to spend it changes nothing of the command's own error."""
+    try:
+        yield
+    except RequestRefused:
+        raise  # the replay of a request whose nonce is known
+    except Unavailable:
+        nonce = nonce_of(credential)
+        if nonce is not None:
+            _keep_refused(nonce)
+        raise
+    except BaseException:
+        nonce = nonce_of(credential)
+        if nonce is not None:
+            try:
+                with store.transaction() as tx:
+                    tx.use_nonce(nonce)
+            except ScatError:
+                _keep_refused(nonce)
+        raise
+
+
+def _keep_refused(nonce: RequestNonce) -> None:
+    with _REFUSED_LOCK:
+        if len(_REFUSED) >= _REFUSED_MAX:
+            for key in [key for key, until in _REFUSED.items() if until < nonce.now]:
+                del _REFUSED[key]
+            if len(_REFUSED) >= _REFUSED_MAX:
+                _REFUSED.clear()
+        _REFUSED[(nonce.key_id, nonce.nonce)] = nonce.expires_at

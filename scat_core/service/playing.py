@@ -44,29 +44,26 @@ from scat_core.records.move_signatures import MoveSignature
 from scat_core.records.stored import GameSecret, StoredEvent
 from scat_core.records.tokens import hash_token, new_token, remember_proven
 from scat_core.service.loading import (
+    Clock,
     append,
     authorize,
     chance_of,
+    deadline_after,
+    invitations_expire,
     keep_state,
     load_for_command,
+    move_clock,
     prove_token_first,
     refuse_bot_viewer,
     require_player,
     saw_snapshot,
     snapshot_json,
     summarize,
-)
-from scat_core.service.move_signing import TagAt, signed_move, tag_of
-from scat_core.service.move_times import (
-    Clock,
-    deadline_after,
-    invitations_expire,
-    move_clock,
     system_clock,
     turn_began_at,
     turn_deadline,
 )
-from scat_core.service.nonces import spend, spent_even_if_refused
+from scat_core.service.move_signing import TagAt, signed_move, spend, spent_even_if_refused, tag_of
 from scat_core.service.ports import Store, UnitOfWork
 
 #: The bots' moves decided and written in one unit of work (R17b makes every hand, so every game,

@@ -7,6 +7,7 @@ not see. The HTTP backend returns these models, and its client validates them ba
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import fields
 from functools import cache, cached_property
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -18,6 +19,9 @@ from scat_core.domain.audit_report import AuditReport
 from scat_core.domain.commands import PLAYER_COMMANDS, LegalMove, PlayerCommand
 from scat_core.domain.state import GameState
 from scat_core.service.outcomes import GameResult
+
+#: Told (games done, games in all) as `audit_all` and `export_all` go.
+Progress = Callable[[int, int], None]
 
 if TYPE_CHECKING:  # (only `SeenEvent.of` names it: a client, which never stores, does not import it)
     from scat_core.records.stored import StoredEvent

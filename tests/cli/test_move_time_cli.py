@@ -12,7 +12,7 @@ import pytest
 
 from scat_cli import wiring
 from scat_core.service.games import GameService
-from scat_core.service.move_times import Clock
+from scat_core.service.loading import Clock
 from tests.support.cli import EVERY_MODE, Scat, one_line_error
 from tests.support.clock import HandClock
 
