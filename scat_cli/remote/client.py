@@ -146,7 +146,7 @@ class RemoteGames:
             except TransportError as error:
                 raise ServerLost(f"cannot reach the server {self.base_url}: {error}") from None
             if response.status < 400:
-                return answers.seats_from_zero(response.json())  # the server counts seats from 1
+                return response.json()  # (a game state's seats count from 1 here: its value reads them, WireState)
             try:
                 self._raise(response)
             except Throttled as throttled:

@@ -1,6 +1,7 @@
 """What both sides of HTTP read alike besides the service's values: the refusals (their body and
 the one table of statuses by error type, read one way by the server and the other by the
-client), the whole id of a game, and the seats counted from 1 on the wire.
+client) and the whole id of a game. (A game state's seats, counted from 1 on the wire, are its
+value's own: `WireState`, scat_core/service/values.py.)
 
 The client imports this module, not wire.py (the request bodies, which only the server
 validates): a command through a server pays for no model it does not read (#26). Nothing of
@@ -9,8 +10,6 @@ raises it again, for the CLI to word and give its exit code.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -131,49 +130,3 @@ class ErrorOut(BaseModel):
         if self.retry_after is not None:
             error.retry_after = self.retry_after
         return error
-
-
-#: The keys that make a JSON object a game's state (scat_core.domain.state.GameState as sent).
-_STATE_KEYS = frozenset({"players", "seats", "dealer", "turn", "knocker", "had_turn", "looked"})
-
-
-def seats_from_one(document: Any) -> Any:
-    """A response as sent: each game state's seats counted from 1, as the CLI counts them (no dealer yet: 0).
-
-    The service's states count seats from 0 (`players[].seat`, `seats`, `dealer`, `turn`,
-    `knocker`, `had_turn`, `looked`); `hands` stays a list in seat order.
-    """
-    return _shifted(document, 1)
-
-
-def seats_from_zero(document: Any) -> Any:
-    """A response as received (see `seats_from_one`), its seats counted from 0 again, as the service's values do."""
-    return _shifted(document, -1)
-
-
-def _shifted(document: Any, by: int) -> Any:
-    if isinstance(document, list):
-        return [_shifted(item, by) for item in document]
-    if not isinstance(document, dict):
-        return document
-    found = {key: _shifted(value, by) for key, value in document.items()}
-    if _STATE_KEYS <= found.keys():
-        _shift_state(found, by)
-    return found
-
-
-def _shift_state(state: dict[str, Any], by: int) -> None:
-    """Shift the seat fields of one game state (a JSON object) by `by`, in place."""
-    def seat(value: Any) -> Any:
-        return value + by if isinstance(value, int) and not isinstance(value, bool) else value
-
-    for player in state["players"]:
-        if isinstance(player, dict):
-            player["seat"] = seat(player.get("seat"))
-    if isinstance(state["seats"], dict):
-        state["seats"] = {name: seat(number) for name, number in state["seats"].items()}
-    for key in ("dealer", "turn", "knocker"):
-        state[key] = seat(state[key])
-    for key in ("had_turn", "looked"):
-        if isinstance(state[key], list):
-            state[key] = [seat(number) for number in state[key]]

@@ -25,7 +25,6 @@ from fastapi import Depends, FastAPI
 
 from scat_cli.server.limits import LOG, LimitAndLog
 from scat_cli.server.lost_reads import RetryLostReads
-from scat_cli.server.rendered import SeatsFromOne
 
 #: What pydantic says when FastAPI first builds the model of a request body (deferred, as scat's
 #: wire models are): FastAPI names the body field after its parameter by an alias that pydantic
@@ -133,7 +132,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
         stop.set()
 
     quiet_body_alias_warning()
-    app = FastAPI(title="Scat", version="2", lifespan=lifespan, default_response_class=SeatsFromOne,
+    app = FastAPI(title="Scat", version="2", lifespan=lifespan,
                   docs_url=None, redoc_url=None,  # served with assets installed with scat: serve_docs below
                   description="The Scat (Thirty-One) game backend. Seats count from 1, as the CLI counts them: a "
                   "game state's players[].seat, seats, dealer (0 before the first deal), turn, knocker, had_turn "

@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from scat_cli.server.answers import ErrorOut, GameIdOut, seats_from_one, seats_from_zero
+from scat_cli.server.answers import ErrorOut, GameIdOut
 from scat_cli.server.move_request import move_body
 from scat_core.domain.options import GameOptions
 from scat_core.service.values import Told
 
 __all__ = ["MAX_AUDIT_PAGE", "MAX_EXPORT_PAGE", "MAX_PAGE", "MAX_SEATS", "MAX_TOKENS", "SHORT", "ClaimIn", "CreateIn",
            "ErrorOut", "GameIdOut", "HealthOut", "ImportIn", "MoveIn", "SeatIn", "SignatureIn", "WaitAnyIn",
-           "move_body", "seats_from_one", "seats_from_zero"]
+           "move_body"]
 
 if TYPE_CHECKING:
     from scat_core.records.move_signatures import MoveSignature

@@ -360,9 +360,13 @@ class GameService(Generic[S]):
                      moves=moves_of(state, viewer, read_only), move_deadline=ends, move_time_left=left,
                      messages=said)
 
-    def log(self, game_id: str, viewer: str | None = None, token: Credential = None, look: bool = True) -> History:
+    def log(self, game_id: str, viewer: str | None = None, token: Credential = None) -> History:
         """`scat log`: every event as `viewer` may see it (hashes once the game is over: before, one
-        would betray a card); `look=False` records no look at a face-down hand (R23)."""
+        would betray a card)."""
+        return self.log_of(game_id, viewer, token)
+
+    def log_of(self, game_id: str, viewer: str | None = None, token: Credential = None, look: bool = True) -> History:
+        """`log`; with `look=False` (a stream that only follows) no look at a face-down hand is recorded (R23)."""
         viewer = self._viewer(game_id, viewer, token)
         state, shown = self.reading.look_at_history(game_id, viewer, token, look=look)
         hashes = state.status == "finished"
@@ -385,13 +389,23 @@ class GameService(Generic[S]):
     # ---- lists ------------------------------------------------------------------------------
 
     def games_page(self, status: str | None = None, waiting_for: str | None = None,
-                   limit: int | None = None, first_for: str | None = None, after: str | None = None) -> GamesPage:
-        """`scat games`: `game_list` of at most `limit` games (after the cursor `after` a page before gave
-        as its `next`), the cursor of the next page, and how many the filters match in all: counted only
-        when there is more than this page, and no further than COUNTED (one bounded indexed count,
-        `total_at_least` then), whatever the number of games."""
+                   limit: int | None = None) -> GamesPage:
+        """`scat games`: the newest `limit` games of the list and how many match in all (see `games_page_for`)."""
+        return self.games_page_for(status, waiting_for, limit)
+
+    def game_list(self, status: str | None = None, waiting_for: str | None = None,
+                  limit: int | None = None) -> list[Listing]:
+        """The games list, newest activity first, at most `limit` (see `game_list_for`)."""
+        return self.game_list_for(status, waiting_for, limit)
+
+    def games_page_for(self, status: str | None = None, waiting_for: str | None = None, limit: int | None = None,
+                       first_for: str | None = None, after: str | None = None) -> GamesPage:
+        """`game_list_for` of at most `limit` games (after the cursor `after` a page before gave as its
+        `next`), the cursor of the next page, and how many the filters match in all: counted only when
+        there is more than this page, and no further than COUNTED (one bounded indexed count,
+        `total_at_least` then), whatever the number of games. A server's page, `first_for` its caller."""
         cursor = None if after is None else ListedAfter.parse(after)
-        listed = self.game_list(status, waiting_for, limit, first_for, cursor)
+        listed = self.game_list_for(status, waiting_for, limit, first_for, cursor)
         full = limit is not None and len(listed) >= limit
         if not full and after is None:
             return GamesPage(games=listed, total=len(listed))
@@ -403,13 +417,12 @@ class GameService(Generic[S]):
             seated=key is not None and any(name.casefold() == key for name in last.players)).text()
         return GamesPage(games=listed, total=total, total_at_least=total >= COUNTED, next=following)
 
-    def game_list(self, status: str | None = None, waiting_for: str | None = None,
-                  limit: int | None = None, first_for: str | None = None,
-                  after: ListedAfter | None = None) -> list[Listing]:
+    def game_list_for(self, status: str | None = None, waiting_for: str | None = None, limit: int | None = None,
+                      first_for: str | None = None, after: ListedAfter | None = None) -> list[Listing]:
         """Games newest activity first (optionally only those with a status or waiting for a name,
-        at most `limit`), each with whether it is read-only here and whether its creator chose its
-        chance (#14 item 4) and, with a move time, how long its player to act has left (R28);
-        with `first_for` (a server's account), the games he sits in first."""
+        at most `limit`, after the cursor `after`), each with whether it is read-only here and whether
+        its creator chose its chance (#14 item 4) and, with a move time, how long its player to act
+        has left (R28); with `first_for` (a server's account), the games he sits in first."""
         rows, read_only = self.reading.list_games_read_only(status, waiting_for, limit, first_for, after)
         return self._listings(rows, read_only)
 
@@ -543,7 +556,7 @@ class GameService(Generic[S]):
         down, R23)."""
         told, last = 0, None
         while True:
-            history = self.log(game_id, viewer, token, look)
+            history = self.log_of(game_id, viewer, token, look)
             if last is not None:
                 _same_history(game_id, last, history.state.version, history.events)
             for seen in history.events:

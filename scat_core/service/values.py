@@ -12,7 +12,19 @@ from dataclasses import fields
 from functools import cache, cached_property
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, TypeAdapter, WithJsonSchema
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    PlainValidator,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    ValidatorFunctionWrapHandler,
+    WithJsonSchema,
+    WrapSerializer,
+    WrapValidator,
+)
 
 from scat_core.domain import events as ev
 from scat_core.domain.audit_report import AuditReport
@@ -92,6 +104,42 @@ Move = Annotated[LegalMove, PlainValidator(_move_read), PlainSerializer(_move_se
 })]
 
 
+def _seats_moved(state: dict[str, Any], by: int) -> dict[str, Any]:
+    """A game state's JSON object with its seat numbers moved by `by`: each player's `seat`, `seats`,
+    `dealer`, `turn`, `knocker`, `had_turn` and `looked` (`hands` stays a list in seat order)."""
+    def seat(value: Any) -> Any:
+        return value + by if isinstance(value, int) and not isinstance(value, bool) else value
+
+    moved = dict(state)
+    if isinstance(moved.get("players"), list):
+        moved["players"] = [{**player, "seat": seat(player["seat"])} if isinstance(player, dict) and "seat" in player
+                            else player for player in moved["players"]]
+    if isinstance(moved.get("seats"), dict):
+        moved["seats"] = {name: seat(number) for name, number in moved["seats"].items()}
+    for key in ("dealer", "turn", "knocker"):
+        if key in moved:
+            moved[key] = seat(moved[key])
+    for key in ("had_turn", "looked"):
+        if isinstance(moved.get(key), list):
+            moved[key] = [seat(number) for number in moved[key]]
+    return moved
+
+
+def _state_sent(state: GameState, dump: SerializerFunctionWrapHandler) -> Any:
+    """A game state as JSON: its seats counted from 1, as people count them (no dealer yet: 0)."""
+    return _seats_moved(dump(state), 1)
+
+
+def _state_read(data: Any, load: ValidatorFunctionWrapHandler) -> GameState:
+    """A game state from JSON (see `_state_sent`), its seats counted from 0 again, as the domain counts them."""
+    return load(_seats_moved(data, -1) if isinstance(data, dict) else data)
+
+
+#: A game state in a value: seats count from 0 inside (the domain's), from 1 on the wire and in any
+#: JSON dump (`model_dump(mode="json")`, `model_dump_json`): the one place the numbering changes.
+WireState = Annotated[GameState, WrapSerializer(_state_sent, when_used="json"), WrapValidator(_state_read)]
+
+
 class Position(_Value):
     """Where a running game stands: its last event's seq and position tag (what a player signs his
     move at; the tag hides the event's hash, which would betray a hidden card: records/move_signatures.py)."""
@@ -107,8 +155,8 @@ class Played(_Value):
 
     game_id: str
     viewer: str | None
-    state: GameState
-    before: GameState
+    state: WireState
+    before: WireState
     events: list[SeenEvent]
     tokens: dict[str, str] = Field(default_factory=dict)  # a new protected game's tokens, shown once
     result: GameResult | None = None
@@ -121,8 +169,8 @@ class Played(_Value):
 class News(_Value):
     """What a player has not seen himself: the events since his last action, redacted for him."""
 
-    state: GameState  # the game now
-    before: GameState  # the game just before the first of `events`: its public parts only (no cards)
+    state: WireState  # the game now
+    before: WireState  # the game just before the first of `events`: its public parts only (no cards)
     events: list[SeenEvent]
 
 
@@ -131,7 +179,7 @@ class Shown(_Value):
 
     game_id: str
     viewer: str | None
-    state: GameState
+    state: WireState
     read_only: bool  # imported running, without its secret seed: shown, never played here
     news: News | None = None
     result: GameResult | None = None
@@ -176,7 +224,7 @@ class History(_Value):
 
     game_id: str
     viewer: str | None
-    state: GameState
+    state: WireState
     events: list[SeenEvent]
     read_only: bool = False
     moves: list[Move] = Field(default_factory=list)

@@ -57,5 +57,5 @@ def test_an_imported_game_is_seated_like_a_created_one(database: str, request: p
         seated = conn.execute(text("SELECT game_id, name_key FROM game_seats ORDER BY game_id, seat")).all()
     assert sorted(tuple(row) for row in seated) == sorted([(imported, "ann"), (imported, "bob"),
                                                            (created, "cy"), (created, "dan")])
-    assert [row.game_id for row in target.game_list(first_for="ANN")] == [imported, created]
+    assert [row.game_id for row in target.game_list_for(first_for="ANN")] == [imported, created]
     target.store.engine.dispose()

@@ -80,7 +80,7 @@ def game_list(server: Server, signer: AccountName, status: Status = None, waitin
               limit: Limit = wire.MAX_PAGE) -> list[Listing]:
     """The games list, newest activity first (at most `limit`); an account's own games first (`/games/page`:
     the next pages)."""
-    return server.games.game_list(status, waiting_for, limit, signer)  # the signer's games first
+    return server.games.game_list_for(status, waiting_for, limit, signer)  # the signer's games first
 
 
 @router.get("/games/page", response_model=GamesPage, responses=responses())
@@ -88,7 +88,7 @@ def games_page(server: Server, signer: AccountName, status: Status = None, waiti
                limit: Limit = wire.MAX_PAGE, after: After = None) -> GamesPage:
     """`scat games`: the newest `limit` games of the list (an account's own first) after the cursor `after`,
     the next page's cursor, and how many match in all (counted up to a bound: `total_at_least`)."""
-    return server.games.games_page(status, waiting_for, limit, signer, after)
+    return server.games.games_page_for(status, waiting_for, limit, signer, after)
 
 
 @router.get("/games/{game_id}", response_model=Shown, responses=responses(*ONE_GAME))

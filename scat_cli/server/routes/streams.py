@@ -125,7 +125,7 @@ async def events(request: Request, game_id: str, server: Server, credential: Act
     subscriber: Subscriber | None = None
     try:  # the game's follower first, so that it has every event after this stream's first page
         subscriber = await server.followers.subscribe(game_id, viewer, credential, look)
-        first = await run_in_threadpool(server.games.log, game_id, viewer, credential, look)  # refuses first
+        first = await run_in_threadpool(server.games.log_of, game_id, viewer, credential, look)  # refuses first
     except BaseException:
         if subscriber is not None:
             subscriber.leave()
