@@ -13,10 +13,9 @@ from typing import Any, assert_never
 
 from scat_cli.local_time import local_text
 from scat_core.domain import events as ev
-from scat_core.domain.deal import deal
-from scat_core.domain.public import PublicSeat, PublicState, public_evolve, public_of
+from scat_core.domain.shuffle import deal
 from scat_core.domain.state import GameState
-from scat_core.domain.views import HIDDEN
+from scat_core.domain.views import HIDDEN, PublicSeat, PublicState, public_evolve, public_of
 
 
 @dataclass
