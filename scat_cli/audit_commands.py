@@ -8,8 +8,7 @@ import typer
 
 from scat_cli.arguments import Json
 from scat_cli.context import state
-from scat_cli.escape import say
-from scat_cli.output import print_json
+from scat_cli.output import print_json, say
 from scat_cli.render import progress
 from scat_cli.service import service
 

@@ -12,7 +12,7 @@ import typer
 from scat_cli import render
 from scat_cli.command_lines import as_words, command_line, scat_prefix
 from scat_cli.move_words import words_of
-from scat_cli.output import print_json
+from scat_cli.output import print_json, say
 
 if TYPE_CHECKING:
     from scat_core.domain.commands import LegalMove, PlayerCommand
@@ -197,8 +197,6 @@ def report(ctx: typer.Context, played: Played, as_json: bool, extra: dict[str, A
     `played.result`: the game's result, when this command ended it.
     """
     if played.bots_interrupted or played.bots_owe:  # what was written stands; the bots' rest waits: say so
-        from scat_cli.escape import say
-
         say(bots_note(ctx, played), err=True)
     viewer, result = played.viewer, played.result
     view = viewer_view(played.state, viewer)

@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from scat_cli.command_lines import runnable
-from scat_cli.escape import terminal_safe
-from scat_cli.output import stderr_is_terminal, stdout_is_terminal
+from scat_cli.output import stderr_is_terminal, stdout_is_terminal, terminal_safe
 from scat_core.domain.cards import SUIT_SYMBOLS, SUITS
 
 if TYPE_CHECKING:

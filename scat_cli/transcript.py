@@ -79,7 +79,7 @@ def marked(text: str, signed: bool) -> str:
 
 def quiet(events: Iterable[ev.Event]) -> Iterable[tuple[ev.Event, bool]]:
     """Each event but the MoveSigned ones, with whether a MoveSigned came just before it (its move
-    was signed by its player). A MoveSigned changes no public table (`public.PUBLIC_TYPES`)."""
+    was signed by its player). A MoveSigned changes no public table (`views.PUBLIC_TYPES`)."""
     signed = False
     for event in events:
         if isinstance(event, ev.MoveSigned):

@@ -24,7 +24,7 @@ from scat_cli.arguments import ask_token
 from scat_cli.command_lines import runnable
 from scat_cli.command_table import COMMANDS, GROUPS, SUMMARIES
 from scat_cli.context import acting
-from scat_cli.output import fail, failed_unexpectedly, is_output_error, output_failed
+from scat_cli.output import fail, failed_unexpectedly, is_output_error, output_failed, say
 from scat_cli.params import convert_plainly, declared, given, usage_message
 from scat_core.domain.errors import ScatError
 
@@ -267,8 +267,6 @@ def one_line_errors(ctx: Context) -> Iterator[None]:
 
 def _usage_error(error: typer.TyperException, ctx: Context) -> None:
     """Tell a usage error in one line, pointing at the command's help (exit 2)."""
-    from scat_cli.escape import say
-
     context = getattr(error, "ctx", None)
     # Some errors (an option without its value) carry no context: name the subcommand.
     fallback = f"{ctx.command_path} {ctx.invoked_subcommand}" if ctx.invoked_subcommand else ctx.command_path
