@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from scat_cli.context import state
-from scat_cli.local_time import local_text
+from scat_cli.render import local_text
+from scat_cli.settings import state
 from scat_cli.typer_glue import PlainGroup, ScatCommand
 
 if TYPE_CHECKING:

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from scat_cli.arguments import Json
-from scat_cli.context import state
 from scat_cli.output import print_json, say
 from scat_cli.render import progress
 from scat_cli.service import service
+from scat_cli.settings import state
 
 if TYPE_CHECKING:
     from scat_core.domain.audit import AuditReport

@@ -8,7 +8,7 @@ import sys
 
 import typer
 
-from scat_cli.context import state
+from scat_cli.settings import state
 
 _PASSWORD_RE = re.compile(r"://[^/@]*:[^/@]*@")
 
@@ -19,7 +19,7 @@ _QUOTED_SCAT = re.compile(r"`scat (?!--db |--server )")
 def runnable(text: str) -> str:
     """`text` with each command it quotes (`scat ...`) runnable as pasted: the program as run
     (see `program`) and the global `--db URL` when one was given (see `scat_prefix`)."""
-    from scat_cli.context import acting_context
+    from scat_cli.settings import acting_context
 
     ctx = acting_context()
     scat = scat_prefix(ctx) if ctx is not None else program()

@@ -150,7 +150,7 @@ def messages_json(seen: list[SeenEvent]) -> list[dict[str, Any]]:
 
 def messages_block(seen: list[SeenEvent], limit: int = 5) -> None:
     """The last `limit` messages said at the table, each `ann (12-05 09:46): text`, under a title."""
-    from scat_cli.local_time import local_text
+    from scat_cli.render import local_text
 
     said = messages_json(seen)[-limit:]
     if said:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from scat_cli.context import state
+from scat_cli.settings import state
 
 if TYPE_CHECKING:
     from scat_core.service.boundary import Games

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, assert_never
 
-from scat_cli.local_time import local_text
+from scat_cli.render import local_text
 from scat_core.domain import events as ev
 from scat_core.domain.shuffle import deal
 from scat_core.domain.state import GameState

@@ -23,9 +23,9 @@ from typer.core import TyperCommand, TyperGroup
 from scat_cli.arguments import ask_token
 from scat_cli.command_lines import runnable
 from scat_cli.command_table import COMMANDS, GROUPS, SUMMARIES
-from scat_cli.context import acting
 from scat_cli.output import fail, failed_unexpectedly, is_output_error, output_failed, say
 from scat_cli.params import convert_plainly, declared, given, usage_message
+from scat_cli.settings import acting
 from scat_core.domain.errors import ScatError
 
 if TYPE_CHECKING:
@@ -210,7 +210,7 @@ class ScatCommand(TyperCommand):
 
 def _default_as(ctx: Context, params: list[Any]) -> None:
     """The command's `--as` defaults to SCAT_AS or config.toml's `as` (see scat_cli.settings): click's default map."""
-    from scat_cli.context import state
+    from scat_cli.settings import state
 
     default = state(ctx).as_default
     acting = next((param for param in params if "--as" in getattr(param, "opts", ())), None)
