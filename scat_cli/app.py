@@ -23,7 +23,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=True,  # Typer's --install-completion / --show-completion (values: scat_cli/completion.py)
     context_settings={"help_option_names": ["-h", "--help"]},
-    cls=ScatGroup,  # the commands of scat_cli.command_table.COMMANDS and GROUPS, built lazily
+    cls=ScatGroup,  # the commands of scat_cli.command_lines.COMMANDS and GROUPS, built lazily
     rich_markup_mode=None,  # plain click help: `scat --help` in well under 150 ms
 )
 

@@ -12,8 +12,19 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from scat_cli import render
-from scat_cli.arguments import AsName, AsViewer, GameArg, Json, Look, Token, ViewerToken, complete_card
-from scat_cli.cardargs import Source, card_argument, deck_option
+from scat_cli.arguments import (
+    AsName,
+    AsViewer,
+    GameArg,
+    Json,
+    Look,
+    Source,
+    Token,
+    ViewerToken,
+    card_argument,
+    complete_card,
+    deck_option,
+)
 from scat_cli.command_lines import as_words, command_line, runnable, scat_prefix
 from scat_cli.output import print_json, recorded, terminal_safe
 from scat_cli.presenter import (

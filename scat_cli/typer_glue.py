@@ -21,8 +21,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from scat_cli.arguments import ask_token
-from scat_cli.command_lines import runnable
-from scat_cli.command_table import COMMANDS, GROUPS, SUMMARIES
+from scat_cli.command_lines import COMMANDS, GROUPS, SUMMARIES, runnable
 from scat_cli.output import fail, failed_unexpectedly, is_output_error, output_failed, say
 from scat_cli.params import convert_plainly, declared, given, usage_message
 from scat_cli.settings import acting

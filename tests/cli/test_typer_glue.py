@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from scat_cli import params
 from scat_cli.app import app
-from scat_cli.command_table import COMMANDS
+from scat_cli.command_lines import COMMANDS
 from scat_cli.params import given
 from tests.support.cli import Scat, one_line_error, scat_in_a_fresh_interpreter
 
@@ -182,7 +182,7 @@ def test_the_help_lists_each_command_by_the_first_sentence_of_its_own_help() -> 
 
     import typer
 
-    from scat_cli.command_table import GROUPS, SUMMARIES
+    from scat_cli.command_lines import GROUPS, SUMMARIES
     from scat_cli.typer_glue import ScatGroup
 
     root = typer.main.get_command(app)
@@ -197,7 +197,7 @@ def test_the_help_lists_each_command_by_the_first_sentence_of_its_own_help() -> 
 def test_the_help_imports_no_commands_module() -> None:
     result = scat_in_a_fresh_interpreter(
         ["--help"],
-        "from scat_cli.command_table import COMMANDS, GROUPS\n"
+        "from scat_cli.command_lines import COMMANDS, GROUPS\n"
         "loaded = sorted({module for module, _ in [*COMMANDS.values(), *GROUPS.values()]} & set(sys.modules))\n"
         "assert not loaded, loaded\n")
     assert result.returncode == 0, result.stderr
