@@ -136,8 +136,7 @@ def new(
     """
     from scat_core.domain.errors import BadInput
     from scat_core.domain.events import PlayerSeat
-    from scat_core.domain.move_time import parse_duration
-    from scat_core.domain.options import GameOptions
+    from scat_core.domain.options import GameOptions, parse_duration
 
     if not players and not bots:
         raise BadInput("name the players with --player NAME (people) and --bot NAME (bots), in seat order: "

@@ -121,7 +121,7 @@ def ago(moment: str, now: datetime | None = None) -> str:
 
 def time_left(seconds: int) -> str:
     """Seconds left as its two largest units: `1d11h`, `59m59s`, `30s`."""
-    from scat_core.domain.move_time import format_duration
+    from scat_core.domain.options import format_duration
 
     return "".join(re.findall(r"\d+[dhms]", format_duration(seconds))[:2])
 

@@ -21,8 +21,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from scat_core.domain import events as ev
 from scat_core.domain.commands import AcceptSeat, DeclineSeat, JoinGame, PlayerCommand
 from scat_core.domain.errors import BadInput
-from scat_core.domain.move_time import recorded_text
-from scat_core.domain.options import GameOptions
+from scat_core.domain.options import GameOptions, recorded_text
 from scat_core.records.acting import Credential
 from scat_core.records.move_signatures import MoveSignature
 from scat_core.service.account_ports import AccountLog

@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from scat_core.domain.move_time import deadline, recorded_text, recorded_time
+from scat_core.domain.options import deadline, recorded_text, recorded_time
 from scat_core.domain.state import GameState
 from scat_core.service.ports import UnitOfWork
 
