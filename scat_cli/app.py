@@ -23,7 +23,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=True,  # Typer's --install-completion / --show-completion (values: scat_cli/completion.py)
     context_settings={"help_option_names": ["-h", "--help"]},
-    cls=ScatGroup,  # the commands of scat_cli.command_table.COMMANDS and GROUPS, built lazily
+    cls=ScatGroup,  # the commands of scat_cli.command_lines.COMMANDS and GROUPS, built lazily
     rich_markup_mode=None,  # plain click help: `scat --help` in well under 150 ms
 )
 
@@ -73,7 +73,7 @@ def main() -> None:
     except ScatError as exc:
         from scat_cli.command_lines import runnable
         from scat_cli.errors import exit_code, wording
-        from scat_cli.escape import terminal_safe
+        from scat_cli.output import terminal_safe
 
         print(terminal_safe(runnable(f"scat: error: {wording(exc)}")), file=sys.stderr)
         sys.exit(exit_code(exc))

@@ -1,11 +1,17 @@
-"""The arguments and options the commands share: GAME, --as, --token, --json, and their shell completion."""
+"""The arguments and options the commands share: GAME, --as, --token, --json, their completion, cards as typed.
+
+Command-line words are turned here into cards and draw sources (the notation of cli.md).
+"""
 
 from __future__ import annotations
 
 import sys
+from enum import StrEnum
 from typing import Annotated
 
 import typer
+
+from scat_core.domain.cards import parse_card, parse_deck
 
 
 def _complete_game(ctx: typer.Context, incomplete: str) -> list[tuple[str, str]]:
@@ -78,3 +84,20 @@ ViewerToken = Annotated[
 
 
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON document instead of the human view.")]
+
+
+class Source(StrEnum):
+    """Where a card is drawn from (R12)."""
+
+    stock = "stock"
+    discard = "discard"
+
+
+def card_argument(text: str) -> str:
+    """One card as typed (AS, 10h, td, Q♦); BadInput (exit 2) when it is not a card."""
+    return parse_card(text)
+
+
+def deck_option(text: str | None) -> list[str] | None:
+    """The 52 cards of a stacked deck, top first, separated by spaces or commas."""
+    return None if text is None else parse_deck(text)

@@ -7,10 +7,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from scat_cli.arguments import Json
-from scat_cli.context import state
-from scat_cli.escape import say
-from scat_cli.output import print_json
+from scat_cli.output import print_json, say
 from scat_cli.render import progress
+from scat_cli.settings import state
 from scat_cli.wiring import service
 
 if TYPE_CHECKING:

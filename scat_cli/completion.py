@@ -61,8 +61,7 @@ def _discards(ctx: Any) -> list[str] | None:
 @contextmanager
 def _games(ctx: Any) -> Iterator[Games]:
     """The games of the database or server the command line (or the environment, or config.toml) names."""
-    from scat_cli.context import CliState
-    from scat_cli.settings import settle
+    from scat_cli.settings import CliState, settle
     from scat_cli.wiring import service
 
     root = ctx.find_root()

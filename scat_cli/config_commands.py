@@ -30,9 +30,8 @@ def show_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
 
     Example: scat config show
     """
-    from scat_cli.config_file import KEYS, config_path, read_config
     from scat_cli.output import print_json
-    from scat_cli.settings import chosen
+    from scat_cli.settings import KEYS, chosen, config_path, read_config
 
     path = config_path()
     values = read_config(path)
@@ -64,7 +63,7 @@ def set_command(
 
     Example: scat config set server https://scat.example.org
     """
-    from scat_cli.config_file import read_config, value_problem, write_config
+    from scat_cli.settings import read_config, value_problem, write_config
     from scat_core.domain.errors import BadInput
     from scat_core.domain.names import normalize_name
 
@@ -86,7 +85,7 @@ def unset_command(key: KeyArg) -> None:
 
     Example: scat config unset db
     """
-    from scat_cli.config_file import config_path, key_problem, read_config, unknown_keys, write_config
+    from scat_cli.settings import config_path, key_problem, read_config, unknown_keys, write_config
     from scat_core.domain.errors import BadInput
 
     if key in unknown_keys():  # one this scat does not know (a typo, or a newer scat's): removed all the same
@@ -108,9 +107,8 @@ def unset_command(key: KeyArg) -> None:
 def _as_problem(ctx: typer.Context, name: str) -> str | None:
     """What is wrong with `name` as the default `--as` where it will be used: on the server in force, where
     this user's key is an account, he acts as that account only (another name is exit 3 on every command)."""
-    from scat_cli.config_file import read_config
     from scat_cli.remote.identity import account_at
-    from scat_cli.settings import chosen
+    from scat_cli.settings import chosen, read_config
     from scat_core.domain.names import normalize_name
 
     root = ctx.find_root()

@@ -6,7 +6,7 @@ import json
 
 import typer
 
-from scat_cli.context import state
+from scat_cli.settings import state
 from scat_cli.typer_glue import PlainGroup, ScatCommand
 
 db_app = typer.Typer(

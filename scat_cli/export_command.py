@@ -11,10 +11,9 @@ import typer
 
 from scat_cli.arguments import Json
 from scat_cli.command_lines import runnable
-from scat_cli.context import state
-from scat_cli.escape import escape_strings, say
-from scat_cli.output import print_json
+from scat_cli.output import escape_strings, print_json, say
 from scat_cli.render import progress
+from scat_cli.settings import state
 from scat_cli.wiring import service
 
 if TYPE_CHECKING:

@@ -11,10 +11,9 @@ import typer
 
 from scat_cli.arguments import Json
 from scat_cli.audit_commands import report_json, signature_note
-from scat_cli.context import state
-from scat_cli.escape import say
-from scat_cli.output import print_json, recorded
+from scat_cli.output import print_json, recorded, say
 from scat_cli.render import progress
+from scat_cli.settings import state
 from scat_cli.wiring import service
 
 if TYPE_CHECKING:

@@ -69,7 +69,7 @@ def show_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
 
 def _server_flag(ctx: typer.Context) -> str | None:
     """The server given with the global --server flag (not SCAT_SERVER or config.toml: the key is then this user's)."""
-    from scat_cli.context import state
+    from scat_cli.settings import state
 
     given = state(ctx)
     return given.server if given.server_given else None
@@ -113,7 +113,7 @@ def trust_command(
     if (key is None) == (server is None):
         raise BadInput("give a KEY|FILE or --server URL (see `scat key trust --help`)")
     if server is not None:
-        from scat_cli.config_file import server_problem
+        from scat_cli.settings import server_problem
 
         problem = server_problem(server)
         if problem:

@@ -12,10 +12,21 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from scat_cli import render
-from scat_cli.arguments import AsName, AsViewer, GameArg, Json, Look, Token, ViewerToken, complete_card
-from scat_cli.cardargs import Source, card_argument, deck_option
+from scat_cli.arguments import (
+    AsName,
+    AsViewer,
+    GameArg,
+    Json,
+    Look,
+    Source,
+    Token,
+    ViewerToken,
+    card_argument,
+    complete_card,
+    deck_option,
+)
 from scat_cli.command_lines import as_words, command_line, runnable, scat_prefix
-from scat_cli.output import print_json, recorded
+from scat_cli.output import print_json, recorded, terminal_safe
 from scat_cli.presenter import (
     events_json,
     finished_parts,
@@ -125,8 +136,7 @@ def new(
     """
     from scat_core.domain.errors import BadInput
     from scat_core.domain.events import PlayerSeat
-    from scat_core.domain.move_time import parse_duration
-    from scat_core.domain.options import GameOptions
+    from scat_core.domain.options import GameOptions, parse_duration
 
     if not players and not bots:
         raise BadInput("name the players with --player NAME (people) and --bot NAME (bots), in seat order: "
@@ -370,8 +380,6 @@ def resign(ctx: typer.Context, game: GameArg, player: AsName, token: Token = Non
     from scat_core.domain.commands import Resign
 
     if not yes and sys.stdin.isatty():
-        from scat_cli.escape import terminal_safe
-
         question = terminal_safe(f"Resign from game {game} as {player}? You leave it for good (R27).")
         if not typer.confirm(question, default=False, err=True):
             typer.echo("scat: not resigned: nothing was written", err=True)
@@ -398,8 +406,6 @@ def abandon(ctx: typer.Context, game: GameArg,
     Example: scat abandon 3f2a1b9c0d
     """
     if not yes and sys.stdin.isatty():
-        from scat_cli.escape import terminal_safe
-
         question = terminal_safe(f"Abandon game {game}? It ends for good, without a winner.")
         if not typer.confirm(question, default=False, err=True):
             typer.echo("scat: not abandoned: nothing was written", err=True)

@@ -1,6 +1,10 @@
-"""What a player is shown after a command: the view, what the bots did, and the next moves.
+"""What a player is shown after a command: the view (its JSON too), what the bots did, and the next moves.
 
 The moves offered come from the domain (legal moves, refusals); nothing here decides a rule.
+The JSON view of a game (`scat show --json` and the other commands: the contract's fields) is
+built from a state the service already redacted for its viewer (scat_core.domain.views): the
+public view shows no card but the discard top and the revealed showdowns; a player's own view
+adds his hand once he has looked at it (R23).
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import typer
 from scat_cli import render
 from scat_cli.command_lines import as_words, command_line, scat_prefix
 from scat_cli.move_words import words_of
-from scat_cli.output import print_json
+from scat_cli.output import print_json, say
 
 if TYPE_CHECKING:
     from scat_core.domain.commands import LegalMove, PlayerCommand
@@ -23,8 +27,6 @@ if TYPE_CHECKING:
 
 def viewer_view(state: GameState, viewer: str | None) -> dict[str, Any]:
     """The JSON view for `viewer` (his hand only once he has looked at it, R23), or the public's."""
-    from scat_cli.view_json import player_view, public_view
-
     return public_view(state) if viewer is None else player_view(state, viewer)
 
 
@@ -148,7 +150,7 @@ def messages_json(seen: list[SeenEvent]) -> list[dict[str, Any]]:
 
 def messages_block(seen: list[SeenEvent], limit: int = 5) -> None:
     """The last `limit` messages said at the table, each `ann (12-05 09:46): text`, under a title."""
-    from scat_cli.local_time import local_text
+    from scat_cli.render import local_text
 
     said = messages_json(seen)[-limit:]
     if said:
@@ -159,7 +161,7 @@ def messages_block(seen: list[SeenEvent], limit: int = 5) -> None:
 
 def finished_parts(result: GameResult | None) -> tuple[str, list[list[str]], list[str]] | None:
     """The headline, standings and hand lines of a finished game's result, for render.view_table."""
-    from scat_cli.summary import hand_lines, result_headline, standings_rows
+    from scat_cli.transcript import hand_lines, result_headline, standings_rows
 
     return None if result is None else (result_headline(result), standings_rows(result), hand_lines(result))
 
@@ -167,7 +169,7 @@ def finished_parts(result: GameResult | None) -> tuple[str, list[list[str]], lis
 def news_block(ctx: typer.Context, game_id: str, seen: list[SeenEvent], before: GameState,
                title: str = "") -> None:
     """The moves told (redacted already), a long finished hand in one line; under `title` if any."""
-    from scat_cli.summary import news_lines
+    from scat_cli.transcript import news_lines
 
     lines = news_lines([(event.seq, event.event) for event in seen], before, game_id, scat_prefix(ctx))
     if lines and title:
@@ -197,8 +199,6 @@ def report(ctx: typer.Context, played: Played, as_json: bool, extra: dict[str, A
     `played.result`: the game's result, when this command ended it.
     """
     if played.bots_interrupted or played.bots_owe:  # what was written stands; the bots' rest waits: say so
-        from scat_cli.escape import say
-
         say(bots_note(ctx, played), err=True)
     viewer, result = played.viewer, played.result
     view = viewer_view(played.state, viewer)
@@ -216,3 +216,80 @@ def report(ctx: typer.Context, played: Played, as_json: bool, extra: dict[str, A
         render.tokens(extra["tokens"])
     if title or steps:
         render.hints(steps, title)
+
+
+def public_view(state: GameState) -> dict[str, Any]:
+    """What everybody may see: the contract's fields of `scat show --json`."""
+    finished = state.status == "finished"
+    pending = state.status == "pending"
+    view: dict[str, Any] = {
+        "game_id": state.game_id,
+        "status": state.status if state.status in ("pending", "finished", "cancelled") else "active",
+        "hand_number": state.hand_number,
+        "dealer": state.name(state.dealer) if state.dealer >= 0 else None,
+        "turn": state.name(state.turn),
+        # The contract's three phases; `stage` also tells a replay stopped before the first
+        # deal ("new") or inside the settling of a hand ("settling"), where nobody is to act.
+        "phase": None if state.status in ("pending", "cancelled") else (
+            state.phase if state.phase in ("discard", "finished") else "draw"),
+        "stage": state.phase,
+        "knocked_by": state.name(state.knocker),
+        "discard_top": state.discard[-1] if state.discard else None,
+        "stock_count": len(state.stock),
+        # R17b (rules version 3): stock draws left before the hand is dead; None in older games.
+        "draws_before_dead_hand": state.draws_before_dead_hand(),
+        "set_aside_count": len(state.set_aside),  # a resigned player's cards, face down (R27)
+        "kitty": state.kitty,
+        "rules_version": state.rules_version,
+        "winner": state.winner,
+        "last_seq": state.version,
+        "options": state.options.model_dump(),
+        "players": [
+            {
+                "name": player.name,
+                "seat": player.seat + 1,  # counted from 1, as the seats are shown
+                "pennies": player.pennies,
+                "on_dole": player.on_dole,
+                "out": player.out,
+                "resigned": player.resigned and not player.timed_out,  # by choice (R27)
+                "out_reason": player.out_reason,  # null, "lives", "resigned" or "out_of_time" (R25, R27, R28)
+                "is_bot": player.is_bot,
+                "cards": len(state.hands[player.seat]) if state.hands else 0,
+            }
+            for player in state.players
+        ],
+        # #14 item 4: chance chosen by the creator, who could then know every hand (None: not recorded).
+        "seed_chosen": state.seed_chosen,
+        "first_deck_stacked": state.first_deck_stacked,
+        "revealed": {name: list(cards) for name, cards in state.revealed.items()},
+        "revealed_values": dict(state.revealed_values),
+        # R28: who a game waiting for its players waits for, and its seats any account may take
+        "awaiting": list(state.awaiting) if pending else [],
+        "open_seats": state.open_seats if pending else 0,
+        "rematch_of": state.rematch_of,
+    }
+    if finished:
+        view["hands"] = {p.name: list(state.hands[p.seat]) for p in state.players if state.hands}
+        view["seed"] = state.seed
+    return view
+
+
+def player_view(state: GameState, name: str) -> dict[str, Any]:
+    """The public view plus the player's own hand and its value, once he has looked (R23)."""
+    from scat_core.domain.views import kept_value
+
+    view = public_view(state)
+    seat = state.seat_of(name)
+    if seat is None or not state.hands:
+        return view
+    view["you"] = state.players[seat].name
+    if state.options.throw_down and state.in_hand:  # looking is a choice there (R23): said either way
+        view["looked"] = not state.hand_unseen(seat)
+    if state.hand_unseen(seat):
+        view["hand"] = None  # face down until looked at (`--look`), which is recorded
+        view["hand_hidden"] = True
+        return view
+    view["hand"] = list(state.hands[seat])
+    view["hand_value"] = kept_value(state, seat) if state.hands[seat] else None
+    view["taken_from_discard"] = state.taken_from_discard if state.turn == seat else None
+    return view

@@ -5,25 +5,31 @@ On a terminal, output goes through `rich`: tables, bold, cards with their suit a
 as plain text, cards in plain notation (AS, 10H), without ANSI codes and without importing
 rich at all. Everything rendered comes from a view dict (`public_view`/`player_view`) or
 from sentences built from redacted events, so it shows nothing the JSON output would not.
+Times, as a person reads them, are the user's local time with its offset (`TZ`, else
+`timezone` in config.toml, else the system's zone); JSON keeps the recorded UTC times (ISO
+8601), only human output is turned here.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import typer
 
 from scat_cli.command_lines import runnable
-from scat_cli.escape import terminal_safe
-from scat_cli.output import stderr_is_terminal, stdout_is_terminal
+from scat_cli.output import stderr_is_terminal, stdout_is_terminal, terminal_safe
+from scat_cli.settings import config_path, read_config, zone_problem
 from scat_core.domain.cards import SUIT_SYMBOLS, SUITS
 
 if TYPE_CHECKING:
     from scat_core.service.values import Listing
+
 
 CARD_RE = re.compile(rf"(?<![\w?])(10|[2-9JQKA])([{''.join(SUITS)}])(?![\w?])")
 _RED = {"D", "H"}
@@ -108,8 +114,6 @@ def ago(moment: str, now: datetime | None = None) -> str:
         if seconds >= size:
             count = seconds // size
             if unit == "day" and count > 60:
-                from scat_cli.local_time import local
-
                 return f"on {local(then):%Y-%m-%d}"
             return f"{count} {unit}{'s' if count != 1 else ''} ago"
     return "just now"
@@ -117,15 +121,13 @@ def ago(moment: str, now: datetime | None = None) -> str:
 
 def time_left(seconds: int) -> str:
     """Seconds left as its two largest units: `1d11h`, `59m59s`, `30s`."""
-    from scat_core.domain.move_time import format_duration
+    from scat_core.domain.options import format_duration
 
     return "".join(re.findall(r"\d+[dhms]", format_duration(seconds))[:2])
 
 
 def deadline_text(moment: str) -> str:
     """A recorded time as the user's local time with its offset: `2026-12-02 11:33:20 +01:00`."""
-    from scat_cli.local_time import local_text
-
     return local_text(moment)
 
 
@@ -408,3 +410,53 @@ def progress(label: str) -> Iterator[Callable[[int, int], None] | None]:
             bar.update(task[0], completed=done)
 
         yield told
+
+
+def zone() -> tzinfo | None:
+    """The zone times are shown in: `TZ` (an IANA name), else config.toml's `timezone`, else None (the
+    system's local zone). A zone that cannot be used falls back to the next (a `TZ` that is not an
+    IANA name is left to the system, as other programs leave it). Worked out once per setting."""
+    path = config_path()
+    try:
+        changed = path.stat().st_mtime_ns
+    except OSError:
+        changed = 0
+    return _zone(os.environ.get("TZ", "").lstrip(":"), str(path), changed)
+
+
+@cache
+def _zone(environment: str, path: str, changed: int) -> tzinfo | None:
+    from zoneinfo import ZoneInfo
+
+    for name in (environment, _configured(path) if changed else ""):
+        if name and zone_problem(name) is None:
+            return ZoneInfo(name.strip())
+    return None
+
+
+def _configured(path: str) -> str:
+    from pathlib import Path
+
+    from scat_core.domain.errors import BadInput
+
+    try:
+        return read_config(Path(path)).get("timezone", "")
+    except BadInput:  # the command itself says what is wrong with the file
+        return ""
+
+
+def local(moment: datetime) -> datetime:
+    """`moment` (aware) in the zone times are shown in."""
+    return moment.astimezone(zone())
+
+
+def local_text(recorded: str, seconds: bool = True) -> str:
+    """A recorded UTC time (`2026-12-05T07:46:19.123456Z`) as local time with its offset,
+    `2026-12-05 08:46:19 +01:00`; the text itself when it is no such time."""
+    try:
+        moment = datetime.strptime(recorded.rstrip("Z")[:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=UTC)
+    except ValueError:
+        return recorded
+    shown = local(moment)
+    offset = shown.strftime("%z")
+    return f"{shown:%Y-%m-%d %H:%M{':%S' if seconds else ''}} {offset[:3]}:{offset[3:]}"

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from scat_cli.context import state
+from scat_cli.settings import state
 
 DEFAULT_PORT = 8031
 

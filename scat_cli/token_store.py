@@ -11,8 +11,8 @@ from pathlib import Path
 
 import typer
 
-from scat_cli.context import state
 from scat_cli.private_files import write_private_json
+from scat_cli.settings import state
 
 
 def _path() -> Path:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from scat_cli.context import state
+from scat_cli.settings import state
 
 if TYPE_CHECKING:
     from scat_cli.remote.client import RemoteGames

@@ -5,7 +5,7 @@
 For a developer with the network: it downloads the file (UTS #39, Unicode Security
 Mechanisms) from unicode.org, checks that it is one (its header, its entries), writes it over
 scat_core/domain/data/confusables.txt byte for byte, and says its version and SHA-256. Then:
-raise SKELETON_VERSION in scat_core/domain/skeletons.py (a server's name index is folded anew
+raise SKELETON_VERSION in scat_core/domain/names.py (a server's name index is folded anew
 for it from the account events), name the version and the SHA-256 in
 scat_core/domain/data/README.md and tests/domain/test_skeletons.py, and run the tests.
 """
@@ -47,7 +47,7 @@ def main() -> int:
     TARGET.write_bytes(raw)
     print(f"confusables.txt: Unicode {old} -> {new}, SHA-256 {hashlib.sha256(raw).hexdigest()}")
     if new != old:
-        print("now raise SKELETON_VERSION (scat_core/domain/skeletons.py), name the version in "
+        print("now raise SKELETON_VERSION (scat_core/domain/names.py), name the version in "
               "scat_core/domain/data/README.md and tests/domain/test_skeletons.py, and run the tests")
     return 0
 

@@ -10,7 +10,7 @@ that served this database. Every later process compares its own key with it and 
 start with another (a client knows a server by its key: two keys behind one URL would read to
 it as a server replaced). The downgrade drops it; the next server records its key again.
 
-account_names: for each version of the name look (scat_core/domain/skeletons.py), each
+account_names: for each version of the name look (scat_core/domain/names.py), each
 look of each account's name under it; account_name_index: how far into the account log each version has
 been folded. Filled from the account events on first use (store/sql/account_log.py), for every
 version a scat asks for: a new version never leaves an older account out. The downgrade drops

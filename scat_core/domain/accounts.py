@@ -5,7 +5,7 @@ what is wrong; `evolve(accounts, event)` and `fold(events)` rebuild the state. T
 command is decided on holds the accounts that could clash with it (same-looking name, same
 key): the store hands over those, and appends only if the log did not move meanwhile. A
 name is validated as a player name (names.py); two accounts may not have look-alike names
-(neither names.skeleton's nor any of skeletons.looks_of's, Unicode's confusables: one name per look),
+(neither names.skeleton's nor any of names.looks_of's, Unicode's confusables: one name per look),
 and one public key belongs to one account, ever (a key once replaced or revoked is not given
 again). An account has one key per device of its owner: a key added (`AddKey`, by one of its
 keys) acts for it until revoked (`RevokeKey`; never its last one) or until the operator's
@@ -33,8 +33,7 @@ from scat_core.domain.errors import (
     NotFound,
     RuleViolation,
 )
-from scat_core.domain.names import name_problem, normalize_name, skeleton
-from scat_core.domain.skeletons import looks_of
+from scat_core.domain.names import looks_of, name_problem, normalize_name, skeleton
 
 _BASE64_KEY = re.compile(r"[A-Za-z0-9+/]{43}=")
 #: A key's label (which device it is): up to 64 printable characters.
@@ -198,7 +197,7 @@ class Account:
 @dataclass(frozen=True)
 class Accounts:
     """The accounts known to a decision: by the skeleton of their names (names.skeleton, and their
-    look, skeletons.look_of), and who ever held each key id."""
+    look, names.look_of), and who ever held each key id."""
 
     by_skeleton: dict[str, Account] = field(default_factory=dict)
     key_owners: dict[str, str] = field(default_factory=dict)

@@ -21,7 +21,7 @@ from .decide import decide
 from .errors import ScatError
 from .evolve import evolve
 from .invariants import invariant_problems
-from .move_time import recorded_time
+from .options import recorded_time
 from .shuffle import Chance, SeededChance, seed_commitment
 from .signed_moves import signature_problem
 from .state import GameState

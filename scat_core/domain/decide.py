@@ -35,8 +35,8 @@ from .commands import (
 )
 from .errors import AuthFailed, BadInput, Hint, NotFound, RuleViolation, ScatError
 from .evolve import apply, copy_of
-from .move_time import deadline, format_duration
 from .names import look_alike, name_problem
+from .options import deadline, format_duration
 from .shuffle import Chance
 from .state import STOCK_REBUILDS, GameState
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, MutableMapping
 from typing import Any, TypeVar, get_args
 
 from . import events as ev
-from .deal import deal, deal_order
+from .shuffle import deal, deal_order
 from .speed_tricks import fresh_copy, writable_fields
 from .state import GameState, Player
 

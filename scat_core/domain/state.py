@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from .cards import DECK
-from .deal import deal_order
 from .names import normalize_name
 from .options import GameOptions
+from .shuffle import deal_order
 from .speed_tricks import replaced
 
 Phase = Literal["new", "draw", "discard", "settling", "finished"]

@@ -16,9 +16,8 @@ from pydantic import BaseModel, ConfigDict
 
 from scat_core.domain import accounts as acc
 from scat_core.domain.errors import AuthFailed
-from scat_core.domain.move_time import recorded_text
-from scat_core.domain.names import skeleton
-from scat_core.domain.skeletons import looks_of
+from scat_core.domain.names import looks_of, skeleton
+from scat_core.domain.options import recorded_text
 from scat_core.records.errors import ConcurrencyConflict
 from scat_core.service.loading import Clock, system_clock
 from scat_core.service.ports import AccountLog, AccountRecord

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from scat_core.domain.errors import AuthFailed, CorruptHistory, NotFound, WrongToken
-from scat_core.domain.move_time import recorded_text
+from scat_core.domain.options import recorded_text
 from scat_core.records.acting import ActingAccount, Credential
 from scat_core.records.games import GameRow
 from scat_core.records.tokens import verify_token

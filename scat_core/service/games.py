@@ -22,8 +22,7 @@ from scat_core.domain import events as ev
 from scat_core.domain.commands import AcceptSeat, DeclineSeat, JoinGame, LegalMove, PlayerCommand
 from scat_core.domain.errors import AuthFailed, BadInput, Hint, NotFound, RuleViolation
 from scat_core.domain.legal import legal_moves
-from scat_core.domain.move_time import recorded_text
-from scat_core.domain.options import GameOptions
+from scat_core.domain.options import GameOptions, recorded_text
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact_state
 from scat_core.records.acting import ActingAccount, Credential

@@ -22,8 +22,8 @@ from scat_core.domain import snapshot
 from scat_core.domain.decide import over
 from scat_core.domain.errors import AuthFailed, BadInput, Hint, NotFound, RuleViolation, WrongToken
 from scat_core.domain.evolve import fold
-from scat_core.domain.move_time import deadline, recorded_text, recorded_time
 from scat_core.domain.names import normalize_name
+from scat_core.domain.options import deadline, recorded_text, recorded_time
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
 from scat_core.records.acting import ActingAccount, Credential

@@ -32,9 +32,8 @@ from scat_core.domain.commands import (
 from scat_core.domain.decide import decide_and_evolve, not_running
 from scat_core.domain.errors import AuthFailed, BadInput, RuleViolation, ScatError, Unavailable
 from scat_core.domain.evolve import evolve
-from scat_core.domain.move_time import deadline, recorded_text
 from scat_core.domain.names import SEED_RE, normalize_name
-from scat_core.domain.options import GameOptions
+from scat_core.domain.options import GameOptions, deadline, recorded_text
 from scat_core.domain.shuffle import SeededChance, new_salt, new_seed
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact

@@ -9,9 +9,8 @@ from dataclasses import dataclass
 from scat_core.domain import events as ev
 from scat_core.domain.errors import Hint, RuleViolation
 from scat_core.domain.evolve import evolve, fold
-from scat_core.domain.public import PUBLIC_TYPES, PublicState, public_evolve, with_public
 from scat_core.domain.state import GameState
-from scat_core.domain.views import redact
+from scat_core.domain.views import PUBLIC_TYPES, PublicState, public_evolve, redact, with_public
 from scat_core.records.acting import Credential
 from scat_core.records.errors import CorruptHistory
 from scat_core.records.games import GameRow, ListedAfter

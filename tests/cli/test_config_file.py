@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from scat_cli.config_file import config_path
+from scat_cli.settings import config_path
 from tests.support.cli import Scat, one_line_error
 
 #: No database or server from the environment: the file's are the ones left.

@@ -110,7 +110,7 @@ def test_every_command_has_its_line_in_the_readme_command_list(command: str) -> 
 
 
 def test_the_readme_command_list_names_every_command_and_group_of_the_command_table() -> None:
-    from scat_cli.command_table import COMMANDS, GROUPS
+    from scat_cli.command_lines import COMMANDS, GROUPS
 
     listed = readme_command_list()
     assert not [name for name in [*COMMANDS, *GROUPS] if f"`scat {name}" not in listed]

@@ -16,7 +16,7 @@ import pytest
 import scat_cli
 import scat_core
 from scat_cli import errors as cli_errors
-from scat_cli.command_table import COMMANDS
+from scat_cli.command_lines import COMMANDS
 from scat_cli.errors import EXIT_CODES, HINTS, ServerLost, WaitTimedOut, exit_code, wording
 from scat_cli.server.answers import HTTP_STATUS, LEGACY_EXIT_CODES, http_status
 from scat_cli.server.routes.errors import told_to_clients

@@ -14,7 +14,7 @@ import pytest
 import typer
 
 from scat_cli.app import app
-from scat_cli.command_table import COMMANDS
+from scat_cli.command_lines import COMMANDS
 from scat_cli.move_words import MOVE_WORDS, words_of
 from scat_cli.screen.keys import MOVE_KEYS, SEAT_KEYS, command_of_key
 from scat_core.domain import commands as cmd

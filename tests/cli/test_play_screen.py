@@ -10,9 +10,9 @@ from typing import Any
 import click
 import pytest
 
-from scat_cli.context import CliState
 from scat_cli.screen.app import PlayScreenApp, ResignDialog
 from scat_cli.screen.panes import coloured
+from scat_cli.settings import CliState
 from scat_cli.wiring import open_database
 from scat_core.domain.events import PlayerSeat
 from scat_core.domain.options import GameOptions

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from scat_cli.summary import outcome_text
+from scat_cli.transcript import outcome_text
 from scat_cli.wiring import open_database
 from scat_core.domain.bots import heuristic_move
 from scat_core.service.outcomes import HandOutcome

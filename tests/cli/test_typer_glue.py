@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from scat_cli import params
+from scat_cli import typer_glue
 from scat_cli.app import app
-from scat_cli.command_table import COMMANDS
-from scat_cli.params import given
+from scat_cli.command_lines import COMMANDS
+from scat_cli.typer_glue import given
 from tests.support.cli import Scat, one_line_error, scat_in_a_fresh_interpreter
 
-CLI = Path(params.__file__).parent
+CLI = Path(typer_glue.__file__).parent
 #: Typer's internals scat_cli once reached into; only `typer_converts_with` may name `_runtime_param`.
 #: `typer.main.get_command` is public: Typer's documentation ("Using Click") gives it to reach the click object.
 PRIVATE = re.compile(
@@ -35,7 +35,7 @@ def test_scat_cli_uses_no_private_typer_api() -> None:
                  if PRIVATE.search(line)]
     assert not offenders, "\n".join(offenders)
     hook = [path.name for path in CLI.rglob("*.py") if "_runtime_param" in path.read_text(encoding="utf-8")]
-    assert hook == ["params.py"], hook
+    assert hook == ["typer_glue.py"], hook
 
 
 def _typer_converts_with_pydantic() -> bool:
@@ -50,17 +50,17 @@ def test_the_private_typer_hook_takes_on_every_plain_parameter(command: str, mon
     if not _typer_converts_with_pydantic():
         pytest.skip("this Typer converts without pydantic: nothing to skip")
     taken: list[tuple[str, bool]] = []
-    original = params.typer_converts_with
+    original = typer_glue.typer_converts_with
 
-    def spy(param: Any, converter: params.PlainValue) -> bool:
+    def spy(param: Any, converter: typer_glue.PlainValue) -> bool:
         taken.append((param.name, original(param, converter)))
         return taken[-1][1]
 
-    monkeypatch.setattr(params, "typer_converts_with", spy)
+    monkeypatch.setattr(typer_glue, "typer_converts_with", spy)
     result = CliRunner().invoke(app, [*command.split(), "--help"])
     assert result.exit_code == 0, result.output
     assert taken and all(ok for _, ok in taken), (
-        f"Typer changed: scat_cli.params.typer_converts_with no longer takes ({taken}); port it or drop it")
+        f"Typer changed: scat_cli.typer_glue.typer_converts_with no longer takes ({taken}); port it or drop it")
     assert "help" in dict(taken)
 
 
@@ -73,12 +73,12 @@ def test_a_hooked_parameter_converts_as_typer_would() -> None:
     class Param:
         multiple, nargs = False, 1
 
-    plain = params.PlainValue(Colour, case_sensitive=False)
+    plain = typer_glue.PlainValue(Colour, case_sensitive=False)
     assert plain.coerce("RED", Param(), None) is Colour.red
     assert plain.coerce(None, Param(), None) is None
     Param.multiple = True
-    assert params.PlainValue(str, True).coerce(("a", b"b"), Param(), None) == ["a", "b"]
-    assert params.PlainValue(str, True).coerce(None, Param(), None) == ()
+    assert typer_glue.PlainValue(str, True).coerce(("a", b"b"), Param(), None) == ["a", "b"]
+    assert typer_glue.PlainValue(str, True).coerce(None, Param(), None) == ()
 
 
 @pytest.mark.parametrize(
@@ -182,7 +182,7 @@ def test_the_help_lists_each_command_by_the_first_sentence_of_its_own_help() -> 
 
     import typer
 
-    from scat_cli.command_table import GROUPS, SUMMARIES
+    from scat_cli.command_lines import GROUPS, SUMMARIES
     from scat_cli.typer_glue import ScatGroup
 
     root = typer.main.get_command(app)
@@ -197,7 +197,7 @@ def test_the_help_lists_each_command_by_the_first_sentence_of_its_own_help() -> 
 def test_the_help_imports_no_commands_module() -> None:
     result = scat_in_a_fresh_interpreter(
         ["--help"],
-        "from scat_cli.command_table import COMMANDS, GROUPS\n"
+        "from scat_cli.command_lines import COMMANDS, GROUPS\n"
         "loaded = sorted({module for module, _ in [*COMMANDS.values(), *GROUPS.values()]} & set(sys.modules))\n"
         "assert not loaded, loaded\n")
     assert result.returncode == 0, result.stderr

@@ -1,4 +1,4 @@
-"""The JSON views of `scat show --json` (scat_cli.view_json): a player sees his own hand, the
+"""The JSON views of `scat show --json` (scat_cli.presenter): a player sees his own hand, the
 discard top and counts; the public sees no hand; the contract's fields (moved from the domain tier)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from scat_cli.view_json import player_view, public_view
+from scat_cli.presenter import player_view, public_view
 from scat_core.domain import events as ev
 from scat_core.domain.cards import is_card
 from scat_core.domain.commands import Declare31, Discard, Draw, Knock, Resign, ViewHand

@@ -11,8 +11,7 @@ from scat_core.domain.audit import audit_events
 from scat_core.domain.commands import ClaimTime, Discard, Draw
 from scat_core.domain.errors import NotFound, RuleViolation
 from scat_core.domain.evolve import fold
-from scat_core.domain.move_time import format_duration, parse_duration, recorded_text
-from scat_core.domain.options import GameOptions
+from scat_core.domain.options import GameOptions, format_duration, parse_duration, recorded_text
 from scat_core.records.chain import audit_records
 from scat_core.records.hashing import GENESIS_HASH, chain_hash
 from tests.support.domain import create, given, play, records_for

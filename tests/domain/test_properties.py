@@ -20,10 +20,9 @@ from scat_core.domain.decide import decide
 from scat_core.domain.events import PlayerSeat
 from scat_core.domain.evolve import evolve, fold
 from scat_core.domain.options import GameOptions
-from scat_core.domain.public import PUBLIC_TYPES, PublicState, public_evolve, public_of, with_public
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
-from scat_core.domain.views import redact
+from scat_core.domain.views import PUBLIC_TYPES, PublicState, public_evolve, public_of, redact, with_public
 from scat_core.records.chain import audit_records
 from tests.support.domain import records_for
 from tests.support.random_games import MAX_MOVES, NAMES, Setup, pick_move, play_checked, setups

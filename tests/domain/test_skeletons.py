@@ -1,4 +1,4 @@
-"""Names that look alike are one name: the look of UTS #39 (skeletons.py) over Unicode's own
+"""Names that look alike are one name: the look of UTS #39 (names.py) over Unicode's own
 confusables.txt, the look-alikes that passed before, and a few thousand generated from the file."""
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ from importlib import resources
 
 import pytest
 
-from scat_core.domain.names import name_problem, normalize_name
-from scat_core.domain.skeletons import SKELETON_VERSION, look_of, looks_of, unicode_version
+from scat_core.domain.names import SKELETON_VERSION, look_of, looks_of, name_problem, normalize_name, unicode_version
 
 ISSUE_LOOK_ALIKES = {"ann": ["ɑnn", "aոո", "ᴀnn", "Ꭺnn", "аnn", "ANN", "Ann"], "eve": ["eᴠe", "evє", "еve"],
                      "cid": ["cɩd", "ciɗ", "cіd"]}

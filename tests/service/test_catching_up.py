@@ -18,7 +18,7 @@ from scat_core.domain.events import PlayerSeat
 from scat_core.domain.evolve import fold
 from scat_core.domain.legal import play_moves
 from scat_core.domain.options import GameOptions
-from scat_core.domain.public import public_of
+from scat_core.domain.views import public_of
 from scat_core.service import GameService
 from scat_core.service.outcomes import last_action_index
 

@@ -11,8 +11,7 @@ from scat_cli.wiring import open_database
 from scat_core.domain import events as ev
 from scat_core.domain.commands import Discard, Draw
 from scat_core.domain.errors import AuthFailed, RuleViolation
-from scat_core.domain.move_time import recorded_text
-from scat_core.domain.options import GameOptions
+from scat_core.domain.options import GameOptions, recorded_text
 from scat_core.service import GameService
 from scat_core.service.loading import replay
 from scat_core.store.memory.memory import MemoryStore

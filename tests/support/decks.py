@@ -1,6 +1,6 @@
 """Stacked decks: a deck is the 52 cards, top first, dealing the hands wanted.
 
-The layout (R9, R10) is the domain's own (`deal.stack`): `stacked_deck` builds such a deck from
+The layout (R9, R10) is the domain's own (`shuffle.stack`): `stacked_deck` builds such a deck from
 the hands wanted, in deal order; `stacked` is the same deck as `scat new --deck` takes it.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from scat_core.domain import deal
+from scat_core.domain import shuffle
 from scat_core.domain.cards import DECK, parse_cards
 
 
@@ -19,7 +19,7 @@ def cards(text: str | Sequence[str]) -> tuple[str, ...]:
 
 def deal_order(names: Sequence[str], dealer: str) -> list[str]:
     """The players in deal order: clockwise starting left of the dealer (R9, R11)."""
-    return [names[seat] for seat in deal.deal_order([False] * len(names), list(names).index(dealer))]
+    return [names[seat] for seat in shuffle.deal_order([False] * len(names), list(names).index(dealer))]
 
 
 def stacked_deck(
@@ -35,7 +35,7 @@ def stacked_deck(
     if discard is None:
         named = {card for hand in parsed for card in hand} | set(stock_cards)
         discard = next(card for card in DECK if card not in named)
-    top = deal.stack(parsed, cards(discard)[0], stock_cards)
+    top = shuffle.stack(parsed, cards(discard)[0], stock_cards)
     assert len(set(top)) == len(top), f"a card is named twice: {top}"
     return tuple(top) + tuple(card for card in DECK if card not in top)
 

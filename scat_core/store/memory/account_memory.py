@@ -20,7 +20,7 @@ class MemoryAccountLog:
     def matching(self, skeleton: str | None, key_id: str | None,
                  looks: Sequence[str] = ()) -> tuple[int, list[AccountRecord]]:
         """The log's last seq and every record of the accounts named alike or holding `key_id` ever."""
-        from scat_core.domain.skeletons import looks_of
+        from scat_core.domain.names import looks_of
 
         with self._lock:
             wanted = {r.skeleton for r in self.records if r.skeleton == skeleton or r.key_id == key_id

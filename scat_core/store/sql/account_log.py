@@ -34,7 +34,7 @@ class SqlAccountLog:
     """The account log in the database of `engine` (migrated to head)."""
 
     def __init__(self, engine: Engine) -> None:
-        from scat_core.domain.skeletons import SKELETON_VERSION, looks_of
+        from scat_core.domain.names import SKELETON_VERSION, looks_of
 
         self.engine = engine
         #: The version of the name look this log indexes, and the looks of a name.

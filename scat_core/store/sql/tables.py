@@ -217,7 +217,7 @@ server_key = Table(
     CheckConstraint("slot = 1", name="ck_server_key_one_row"),
 )
 
-#: Each account's name under each version of the name look (scat_core/domain/skeletons.py): a
+#: Each account's name under each version of the name look (scat_core/domain/names.py): a
 #: projection of the account events, folded in on first use (store/sql/account_log.py).
 account_names = Table(
     "account_names",
