@@ -46,7 +46,7 @@ def _discards(ctx: Any) -> list[str] | None:
     if not game or not player:
         return None
     try:
-        from scat_cli.token_store import token_for
+        from scat_cli.remembered import token_for
 
         with _games(ctx) as games:
             game_id = games.resolve_game_id(game)

@@ -66,7 +66,7 @@ class ServerKeyChanged(AuthFailed):
 class HistoryRolledBack(HistoryDamaged):
     """A game shown older than (or other than) a position this user saw of it before: its log cut
     back and an older head put back, which no check of the database or server alone can see
-    (scat_cli/seen_heads.py). `recorded`: the command's move was recorded on it all the same."""
+    (scat_cli/remembered.py). `recorded`: the command's move was recorded on it all the same."""
 
     def __init__(self, game_id: str, reason: str, recorded: bool = False) -> None:
         self.recorded = recorded

@@ -39,7 +39,7 @@ from scat_cli.presenter import (
     result_json,
     viewer_view,
 )
-from scat_cli.token_store import remember, token_for
+from scat_cli.remembered import remember, token_for
 from scat_cli.typer_glue import seat_order
 from scat_cli.wiring import service
 

@@ -21,8 +21,7 @@ from scat_cli.output import print_json, say
 if TYPE_CHECKING:
     from scat_core.domain.commands import LegalMove, PlayerCommand
     from scat_core.domain.state import GameState
-    from scat_core.service.outcomes import GameResult
-    from scat_core.service.values import Played, SeenEvent
+    from scat_core.service.values import GameResult, Played, SeenEvent
 
 
 def viewer_view(state: GameState, viewer: str | None) -> dict[str, Any]:
@@ -111,7 +110,7 @@ def _invited(ctx: typer.Context, state: GameState, viewer: str) -> tuple[str, li
 
 def _token_unknown(ctx: typer.Context, game: str, name: str) -> bool:
     """Whether this scat has not remembered `name`'s token for the game (then the hint says how to give it)."""
-    from scat_cli.token_store import token_for
+    from scat_cli.remembered import token_for
 
     return token_for(ctx, game, name, None) is None
 

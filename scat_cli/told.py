@@ -25,7 +25,7 @@ def _path() -> Path:
 
 
 def _key(ctx: typer.Context, player: str) -> str:
-    from scat_cli.token_store import where
+    from scat_cli.remembered import where
 
     return f"{where(ctx)}\t{player.casefold()}"
 

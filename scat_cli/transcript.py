@@ -1,6 +1,6 @@
 """Words for what happened: one sentence per event, a whole transcript, the news since a player's last move, outcomes.
 
-Everything here is a pure function over events or the plain values of scat_core.service.outcomes.
+Everything here is a pure function over events or the plain values of scat_core.service.values.
 It prints exactly the cards the events it is given contain, so events redacted for a viewer
 (hidden cards are `views.HIDDEN`) are described without leaking anything; a full history gives
 a full transcript. Long runs of moves are told one line per hand, the detail left to `scat log`;
@@ -20,7 +20,7 @@ from scat_core.domain.state import GameState
 from scat_core.domain.views import HIDDEN, PublicSeat, PublicState, public_evolve, public_of
 
 if TYPE_CHECKING:
-    from scat_core.service.outcomes import GameResult, HandOutcome
+    from scat_core.service.values import GameResult, HandOutcome
 
 
 @dataclass
@@ -347,7 +347,7 @@ def news_lines(events: Sequence[tuple[int, ev.Event]], before: GameState, game_i
 
     `before`: the state before the first event (for the public table and the hand under way).
     """
-    from scat_core.service.outcomes import hand_outcomes
+    from scat_core.service.values import hand_outcomes
 
     table = PublicTable.of(before)
     dealer = (before.name(before.dealer) or "") if before.dealer >= 0 else ""

@@ -2,7 +2,7 @@
 
 A command of the CLI opens its games with `service(ctx)` (through `open_games`: a database, or
 with `--server` the client of a Scat backend: the same methods, the same values, its answers
-checked against the positions this user saw, seen_heads.py), `scat serve` with `open_database`,
+checked against the positions this user saw, remembered.py), `scat serve` with `open_database`,
 and tests with either (a test of the service alone builds it over the memory adapter itself:
 `GameService(MemoryStore())`). Each adapter is imported inside the function that builds it, on
 purpose: a command through a server loads no SQLAlchemy, and a local one no HTTP client
@@ -85,8 +85,7 @@ def loaded() -> None:
 def service(ctx: typer.Context) -> Iterator[Games]:
     """The game service over this invocation's database, disposed of afterwards; with
     --server, the client of that backend, which has the same methods and values."""
-    from scat_cli.seen_heads import save_seen, witnessed  # a game rolled back is noticed (seen_heads.py)
-    from scat_cli.token_store import where
+    from scat_cli.remembered import save_seen, where, witnessed  # a game rolled back is noticed
 
     given = state(ctx)
     with open_games(given.db_url, given.server) as opened:

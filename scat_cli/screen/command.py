@@ -10,7 +10,7 @@ import typer
 
 from scat_cli.arguments import GameArg, Token
 from scat_cli.command_lines import command_line
-from scat_cli.token_store import remember, token_for
+from scat_cli.remembered import remember, token_for
 from scat_cli.wiring import service
 
 PlayAs = Annotated[str | None, typer.Option(

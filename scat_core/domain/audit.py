@@ -17,13 +17,13 @@ from . import commands as cmd
 from . import events as ev
 from .audit_report import AuditReport as AuditReport  # its home before; the verdict alone loads no rules
 from .cards import DECK
+from .commands import signature_problem
 from .decide import decide
 from .errors import ScatError
 from .evolve import evolve
 from .invariants import invariant_problems
 from .options import recorded_time
 from .shuffle import Chance, SeededChance, seed_commitment
-from .signed_moves import signature_problem
 from .state import GameState
 
 
@@ -130,7 +130,7 @@ def command_for(events: Sequence[ev.Event], index: int) -> cmd.Command | None:
         ):
             return None  # consequences decided with a command, never a command's first event
         case ev.MoveSigned():
-            return None  # a signature precedes its move (audit_events pairs them: signed_moves.py)
+            return None  # a signature precedes its move (audit_events pairs them: commands.signature_problem)
         case _:
             assert_never(event)
 

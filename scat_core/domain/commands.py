@@ -7,7 +7,14 @@ metadata checks and normalises it on the wire), and a class-level `rule`, the ru
 A new move is a class here, in the PlayerCommand union, its refusal in decide.py and its line in
 legal.legal_moves (the one list of `LegalMove`s every front end and bot offers or picks from): the
 wire, the server's endpoint, the client, the moves a service's answer offers and the signed form
-of the move (signed_moves.move_fields) follow; the CLI names it in scat_cli/move_words.py.
+of the move (`move_fields`) follow; the CLI names it in scat_cli/move_words.py.
+
+Which moves a player signs is here too: in a game created with `signed_moves` (a server whose
+seats are accounts) every human move is preceded in the log by a MoveSigned event of its player
+naming that very move (`move_fields`, the form signed); `signature_problem` is the audit's rule
+over the events alone (the signature itself is checked by the archive, which has the keys:
+scat_core/records/move_signatures.py). A look at one's hand is not signed, nor are bots' moves
+and scat's own claims.
 """
 
 from __future__ import annotations
@@ -18,9 +25,11 @@ from typing import Annotated, ClassVar, Literal, get_args
 
 from pydantic import AfterValidator, StringConstraints
 
+from . import events as ev
 from .cards import parse_card
 from .events import RULES_VERSION, PlayerSeat, RulesVersion
 from .options import GameOptions
+from .state import GameState
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,3 +243,39 @@ class LegalMove:
         """The card it names (a discard's), or None."""
         card = getattr(self.command, "card", None)
         return card if isinstance(card, str) else None
+
+
+def move_fields(command: Command) -> dict[str, str] | None:
+    """The signed form of a human's command ({"type", "player", ...}: its class's name and its fields,
+    e.g. a draw's source, a discard's card); None for one nobody signs."""
+    if isinstance(command, ClaimTime):
+        return {"type": "ClaimTime", "player": command.claimer} if command.claimer is not None else None
+    if isinstance(command, PlayerCommand | TableCommand) and not isinstance(command, ViewHand):
+        if command.player is None:  # a local database's owner abandoning a game of bots: nobody signs
+            return None
+        return {"type": type(command).__name__, **{part.name: getattr(command, part.name) for part in fields(command)}}
+    return None
+
+
+def signer_of(state: GameState, command: Command) -> str | None:
+    """The human who must sign `command` in `state` (None: nobody signs it: a look, a bot, scat itself)."""
+    move = move_fields(command)
+    if move is None or not state.signed_moves:
+        return None
+    if isinstance(command, JoinGame):  # no seat yet: the account joining signs it
+        return command.player
+    seat = state.seat_of(move["player"])
+    return None if seat is None or state.players[seat].is_bot else state.players[seat].name
+
+
+def signature_problem(state: GameState, command: Command, signed: ev.MoveSigned | None, seq: int) -> str | None:
+    """Why the command whose first event is at `seq` is not signed as it must be (`signed`: the
+    MoveSigned just before it, if any), or None when it is (or needs no signature)."""
+    signer = signer_of(state, command)
+    if signer is None:
+        return f"event {seq - 1} signs a move nobody signs here" if signed is not None else None
+    if signed is None:
+        return f"event {seq} is {signer}'s move without his signature"
+    if signed.player.casefold() != signer.casefold() or signed.move != move_fields(command):
+        return f"event {seq - 1} signs another move than the one at event {seq}"
+    return None

@@ -13,7 +13,7 @@ from datetime import timedelta
 from typing import Any, Literal
 
 from . import events as ev
-from . import unvalidated
+from . import speed_tricks as unvalidated  # the events decide makes, built without validation
 from .cards import hand_value, validate_deck
 from .commands import (
     AbandonGame,

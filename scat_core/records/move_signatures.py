@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 from scat_core.domain import commands as cmd
 from scat_core.domain import events as ev
+from scat_core.domain.commands import move_fields
 from scat_core.domain.errors import BadInput
-from scat_core.domain.signed_moves import move_fields
 from scat_core.records.hashing import canonical_json
 
 if TYPE_CHECKING:

@@ -31,7 +31,6 @@ from scat_core.records.games import GameRow, ListedAfter
 from scat_core.records.move_signatures import MoveSignature
 from scat_core.service.loading import Clock, load_for_command, move_clock, replay, summarize, system_clock
 from scat_core.service.move_signing import tag_of
-from scat_core.service.outcomes import GameResult, game_result
 from scat_core.service.playing import Outcome, Playing, revealed
 from scat_core.service.ports import AccountLog, Store, UnitOfWork
 from scat_core.service.reading import Reading
@@ -40,6 +39,7 @@ from scat_core.service.values import (
     Dashboard,
     Export,
     Exports,
+    GameResult,
     GamesPage,
     History,
     Listing,
@@ -55,6 +55,7 @@ from scat_core.service.values import (
     Told,
     Waited,
     WaitedAny,
+    game_result,
 )
 
 if TYPE_CHECKING:

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 from scat_core.domain import commands as cmd
 from scat_core.domain import events as ev
 from scat_core.domain.audit_report import AuditReport
+from scat_core.domain.commands import move_fields, signer_of
 from scat_core.domain.errors import AuthFailed, RequestRefused, ScatError, Unavailable
-from scat_core.domain.signed_moves import move_fields, signer_of
 from scat_core.domain.state import GameState
 from scat_core.records.acting import ActingAccount, Credential, RequestNonce
 from scat_core.records.errors import ConcurrencyConflict

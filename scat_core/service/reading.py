@@ -23,9 +23,9 @@ from scat_core.service.loading import (
     replay,
     require_player,
 )
-from scat_core.service.outcomes import ACTIONS, GameResult, game_result
 from scat_core.service.playing import Playing
 from scat_core.service.ports import Store, UnitOfWork
+from scat_core.service.values import ACTIONS, GameResult, game_result
 
 #: How many of the last messages `show` tells.
 LAST_MESSAGES = 5

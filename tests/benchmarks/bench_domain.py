@@ -119,7 +119,7 @@ def compare_tricks(games: int) -> bool:
     for label, rate in best.items():
         print(f"  {label:<22}{rate:>12,.0f} events/s  ({rate / base:.2f}x the default)")
     earns = True
-    for label, name in (("no slot writes", "pydantic slot writes (unvalidated.py)"),
+    for label, name in (("no slot writes", "pydantic slot writes (speed_tricks.py)"),
                         ("no dict writes", "frozen-dataclass dict writes (evolve)")):
         gain = base / best[label]
         verdict = "keeps its place" if gain >= GOAL_TRICK_GAIN else "MISSED: remove it"

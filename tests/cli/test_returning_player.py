@@ -11,7 +11,7 @@ import pytest
 from scat_cli.transcript import outcome_text
 from scat_cli.wiring import open_database
 from scat_core.domain.bots import heuristic_move
-from scat_core.service.outcomes import HandOutcome
+from scat_core.service.values import HandOutcome
 from tests.support.cli import Scat
 from tests.support.decks import stacked
 from tests.support.hidden import cards_in

@@ -3,7 +3,7 @@
 Whoever holds the database can restore an older copy of a game (a backup, or its tail cut and
 the head signature it had then put back): every signature in it is valid, so the store and the
 server's audit find nothing. The scat that was shown the game further along remembers it
-(scat_cli/seen_heads.py) and refuses the older history as damaged.
+(scat_cli/remembered.py) and refuses the older history as damaged.
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def test_a_game_restored_to_an_older_signed_head_is_refused_as_damaged_history(
 
 def test_positions_seen_are_kept_highest_first_and_a_rewritten_one_is_damage(tmp_path: Path) -> None:
     from scat_cli.errors import HistoryRolledBack, exit_code, wording
-    from scat_cli.seen_heads import SeenHeads
+    from scat_cli.remembered import SeenHeads
 
     path = tmp_path / "heads.json"
     first = SeenHeads("http://s", "the server", path)
@@ -142,7 +142,7 @@ def test_positions_seen_are_kept_highest_first_and_a_rewritten_one_is_damage(tmp
 
 def test_a_finished_game_whose_event_at_a_position_seen_here_is_another_fails_its_audit(cli_db: str) -> None:
     """A fork however long: once the seed is revealed, the tag kept at a seq is recomputed from the history."""
-    from scat_cli.seen_heads import heads_path
+    from scat_cli.remembered import heads_path
     from scat_core.records.move_signatures import position_tag
     from scat_core.store.sql.database import resolve_url
 

@@ -69,12 +69,12 @@ def test_the_tag_names_this_code_so_another_versions_snapshot_is_never_used() ->
 
 def test_a_change_to_the_state_format_or_to_how_events_fold_changes_the_tag(tmp_path: Path) -> None:
     # #13: the tag's digest covers every domain module, so a snapshot written before a change to
-    # the state's fields (state.py), to evolve or to how decide makes events (unvalidated.py) is never used.
+    # the state's fields (state.py), to evolve or to how decide makes events (speed_tricks.py) is never used.
     domain = Path(snapshot.__file__).parent
     copy = tmp_path / "domain"
     shutil.copytree(domain, copy, ignore=shutil.ignore_patterns("__pycache__"))
     assert snapshot._rules_version(copy) == snapshot.RULES_VERSION
-    for module in ("state.py", "evolve.py", "unvalidated.py", "events.py"):
+    for module in ("state.py", "evolve.py", "speed_tricks.py", "events.py"):
         source = (copy / module).read_text(encoding="utf-8")
         (copy / module).write_text(source + "\n# changed\n", encoding="utf-8")
         assert snapshot._rules_version(copy) != snapshot.RULES_VERSION

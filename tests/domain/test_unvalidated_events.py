@@ -1,4 +1,4 @@
-"""#13: decide builds its events without validation (scat_core/domain/unvalidated.py); every one of
+"""#13: decide builds its events without validation (scat_core/domain/speed_tricks.py); every one of
 them must be exactly the model that validation makes of the same data, field types included,
 and the same after the round trip through a record."""
 
@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, reject, settings
 from pydantic import BaseModel
 
 from scat_core.domain import events as ev
-from scat_core.domain import unvalidated
+from scat_core.domain import speed_tricks as unvalidated
 from scat_core.domain.evolve import event_classes
 from scat_core.domain.options import GameOptions
 from tests.support.random_games import NAMES, Setup, play_states, setups

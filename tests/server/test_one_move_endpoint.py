@@ -16,7 +16,7 @@ from scat_cli.remote.client import RemoteGames
 from scat_cli.server import wire
 from scat_cli.server.move_wire import ClaimMove, command_of, parsed
 from scat_core.domain import commands as cmd
-from scat_core.domain.signed_moves import move_fields
+from scat_core.domain.commands import move_fields
 from tests.support.decks import stacked
 
 # you are dealt first (bob deals): you 2C 5D 9H, eve KS QS 4D, bob 6H 6D 2S; discard 7C; stock 8C 3H ...

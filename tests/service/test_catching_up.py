@@ -20,7 +20,7 @@ from scat_core.domain.legal import play_moves
 from scat_core.domain.options import GameOptions
 from scat_core.domain.views import public_of
 from scat_core.service import GameService
-from scat_core.service.outcomes import last_action_index
+from scat_core.service.values import last_action_index
 
 NAMES = ("ann", "Bob", "cy", "dee")
 

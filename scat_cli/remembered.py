@@ -1,27 +1,18 @@
-"""The newest position of each game this user has seen, kept so that a rolled-back history is noticed.
+"""What this user's scat remembers of each game between commands, in his config directory (readable
+by him only), keyed by where the game lives (the server URL, or the database URL): the tokens of
+his protected games (`tokens.json`: from `scat new`, or given once with --token, so `--as NAME` is
+enough), and the newest position of each game he was shown (`heads.json`), so that a history
+rolled back behind his back is noticed.
 
-Whoever holds the database's rights can put a game back to an older position: cut the tail
-of its log and put back the head signature it had then (with the immutability triggers
-dropped). That older head is validly signed, so the store's checks and the audit of the server
-find nothing: nothing on the server alone can prove the game was further along. Its players
-can. Each scat keeps, per game (keyed by where it lives, the server URL or the database URL,
-as the tokens are), the highest position it has been shown there: the seq of the game's last
-event, and that event's position tag where the answer carried one (a signed move's
-`Played.position`; scat_core/records/move_signatures.py). They are kept in `heads.json`
-beside the tokens (readable by its user only), written at most once per command and only when
-a game was seen further along than before.
-
-A later answer that shows the game at an older position (a lower seq), or shows another
-position at the same seq (the same seq with another tag: a rewritten history), is a damaged
-history: the command fails with HistoryRolledBack (exit 1, scat_cli/errors.py), and `scat
-audit` (locally or through `--server`) fails the game with the same reason.
-
-A history cut back and then played on past the position seen here (a fork longer than what
-this user saw) shows a higher seq: while the game runs it is caught only where an answer carries
-a tag at the very seq kept (the tag hides the event's hash until the seed is revealed); once the
-game is over, `scat audit GAME` recomputes the tag at the last tagged seq kept from the game's
-export (the seed and salt are in its last event) and fails a history whose event there is another.
-Each user sees only the positions he was shown.
+Whoever holds the database's rights can put a game back to an older position: cut the tail of its
+log and put back the head signature it had then. That older head is validly signed, so nothing on
+the server alone can prove the game was further along; its players can. Each scat keeps, per game,
+the highest seq it was shown and that event's position tag where the answer carried one (a signed
+move's `Played.position`), written at most once per command and only when a game was seen further
+along. A later answer that shows the game at a lower seq, or another tag at the same seq, is a
+damaged history: the command fails with HistoryRolledBack (exit 1), and `scat audit` fails the
+game; once a game is over, `scat audit GAME` also recomputes the tag kept from the game's export
+and fails a history forked after it, however long. Each user sees only the positions he was shown.
 """
 
 from __future__ import annotations
@@ -33,12 +24,78 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+import typer
+
 from scat_cli.private_files import write_private_json
+from scat_cli.settings import state
 
 if TYPE_CHECKING:
     from scat_core.domain.audit_report import AuditReport
     from scat_core.service.boundary import Games
     from scat_core.service.values import Export, History, Played, Progress, SeenEvent, Shown, Waited, WaitedAny
+
+
+def tokens_path() -> Path:
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("scat")) / "tokens.json"
+
+
+def where(ctx: typer.Context) -> str:
+    """Where the games live: the server URL, or the database URL."""
+    given = state(ctx)
+    if given.server:
+        return given.server
+    from scat_core.store.sql.database import resolve_url
+
+    return resolve_url(given.db_url)
+
+
+def _key(ctx: typer.Context, game: str, player: str) -> str:
+    return "\t".join((where(ctx), game, player.casefold()))
+
+
+def _load_tokens(path: Path) -> dict[str, str]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def token_for(ctx: typer.Context, game: str, player: str | None, given: str | None) -> str | None:
+    """The token to use: the one given, else the one remembered for this game and player."""
+    if given or player is None:
+        return given or None
+    return _load_tokens(tokens_path()).get(_key(ctx, game, player))
+
+
+def tokens_of(ctx: typer.Context, player: str) -> dict[str, str]:
+    """Every token remembered for `player` here (this server or database): game -> token."""
+    here, wanted = where(ctx), player.casefold()
+    tokens = {}
+    for key, token in _load_tokens(tokens_path()).items():
+        parts = key.split("\t")
+        if len(parts) == 3 and parts[0] == here and parts[2] == wanted:
+            tokens[parts[1]] = token
+    return tokens
+
+
+def remember(ctx: typer.Context, game: str, tokens: dict[str, str]) -> None:
+    """Keep `tokens` (player -> token) of `game`; the file is created readable by its user only."""
+    if not tokens:
+        return
+    path = tokens_path()
+    known = _load_tokens(path)
+    changed = {_key(ctx, game, player): token for player, token in tokens.items()}
+    if all(known.get(key) == token for key, token in changed.items()):
+        return
+    known.update(changed)
+    try:
+        write_private_json(path, known)
+    except OSError as error:  # the command itself succeeded: say so, and go on
+        typer.echo(f"scat: note: could not remember the token in {path}: {error.strerror}", err=True)
+
 
 #: The most games kept (the ones seen longest ago are forgotten first): a few hundred KiB.
 MOST_GAMES = 5000
@@ -51,7 +108,7 @@ def heads_path() -> Path:
     return Path(user_config_dir("scat")) / "heads.json"
 
 
-def _load(path: Path) -> dict[str, dict[str, Any]]:
+def _load_heads(path: Path) -> dict[str, dict[str, Any]]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -87,7 +144,7 @@ class SeenHeads:
     def kept(self, game_id: str) -> dict[str, Any] | None:
         """What was seen here of the game (`seq`, `tag_seq`, `tag`), if anything."""
         if self._known is None:
-            self._known = _load(self.path)
+            self._known = _load_heads(self.path)
         key = self._key(game_id)
         return self._newer.get(key) or self._known.get(key)
 
@@ -144,7 +201,7 @@ class SeenHeads:
         the higher position wins); a file that cannot be written is a note, the command succeeded."""
         if not self._newer:
             return
-        known = _load(self.path)
+        known = _load_heads(self.path)
         for key, seen in self._newer.items():
             known[key] = _merged(known.get(key), seen)
         if len(known) > MOST_GAMES:
