@@ -66,7 +66,7 @@ def check_command(
     """
     from scat_cli.command_lines import runnable
     from scat_cli.serve_command import refuse_server
-    from scat_core.records.keys import KeyRing
+    from scat_core.records.signing import KeyRing
     from scat_core.store.sql.database import (
         HEAD_REVISION,
         as_scat_errors,

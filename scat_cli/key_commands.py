@@ -37,7 +37,7 @@ def show_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
 
     Example: scat key show
     """
-    from scat_core.records.keys import KeyRing, key_id_of
+    from scat_core.records.signing import KeyRing, key_id_of
 
     server = _server_flag(ctx)
     if server is not None:
@@ -107,7 +107,7 @@ def trust_command(
     Example: scat key trust 3q2+7wABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij0=
     """
     from scat_core.domain.errors import BadInput
-    from scat_core.records.keys import KeyRing, key_id_of
+    from scat_core.records.signing import KeyRing, key_id_of
 
     server = server.strip().rstrip("/") if server is not None else _server_flag(ctx) if key is None else None
     if (key is None) == (server is None):

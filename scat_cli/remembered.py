@@ -165,7 +165,7 @@ class SeenHeads:
         """Why a finished game's whole history (its export's `records`, the seed revealed in the last)
         is not the one seen here: its event at the tagged seq kept has another position tag (None:
         it is the same, or nothing tells)."""
-        from scat_core.records.move_signatures import position_tag
+        from scat_core.records.signing import position_tag
 
         kept = self.kept(game_id)
         won = records[-1].get("data", {}) if records else {}

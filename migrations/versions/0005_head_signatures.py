@@ -6,7 +6,7 @@ Create Date: 2026-11-30
 
 kind "head": this installation's signature of the game's current head, replaced at every
 append in the same transaction. kind "origin": the signature an imported export carried,
-kept as it came. The private key is never in the database (see scat_core/records/keys.py).
+kept as it came. The private key is never in the database (see scat_core/records/signing.py).
 """
 
 from __future__ import annotations

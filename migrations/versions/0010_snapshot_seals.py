@@ -6,7 +6,7 @@ Create Date: 2026-12-02
 
 game_snapshots.mac: HMAC-SHA256 (hex) of the game id, the snapshot's head (seq, hash), its
 tag and its state, under a key derived from the installation's private key (kept outside
-the database; scat_core/records/seals.py). A snapshot is used only when its mac verifies;
+the database; scat_core/records/signing.py). A snapshot is used only when its mac verifies;
 the rows written before this revision have none, so they are not used, and the next append
 of each game writes a sealed one. The downgrade drops the column (a cache: nothing is lost).
 """

@@ -51,7 +51,7 @@ from scat_core.service.values import (
 if TYPE_CHECKING:
     from scat_cli.remote.identity import Identity
     from scat_core.domain.commands import ClaimTime, PlayerCommand, TableCommand
-    from scat_core.records.move_signatures import MoveSignature
+    from scat_core.records.signing import MoveSignature
     from scat_core.records.stats import StatsReport
 
 T = TypeVar("T")  # an item of a paged read

@@ -23,14 +23,14 @@ if TYPE_CHECKING:
 
     from scat_cli.remote.transport import Signer
     from scat_core.domain.commands import Command
-    from scat_core.records.move_signatures import MoveSignature
+    from scat_core.records.signing import MoveSignature
 
 SUFFIX = ".accounts"
 
 
 def key_path() -> Path:
     """This user's installation key file (it may not exist yet)."""
-    from scat_core.records.keys import default_key_path
+    from scat_core.records.signing import default_key_path
 
     return default_key_path()
 
@@ -93,7 +93,7 @@ class Identity:
     def private(self) -> Ed25519PrivateKey:
         """The private key (loaded, or created on first use, mode 0600)."""
         if self._private is None:
-            from scat_core.records.keys import load_or_create_key
+            from scat_core.records.signing import load_or_create_key
 
             self._private = load_or_create_key(self.path)
         return self._private
@@ -108,13 +108,13 @@ class Identity:
     @property
     def key_id(self) -> str:
         """The key id (16 hex digits), as the server names the key."""
-        from scat_core.records.keys import key_id_of  # not scat_core.domain.accounts: its models cost at import
+        from scat_core.records.signing import key_id_of  # not scat_core.domain.accounts: its models cost at import
 
         return key_id_of(self.public_key)
 
     def sign_move(self, game_id: str, seq: int, tag: str, command: Command) -> MoveSignature:
         """This user's signature of his move `command` at the position (`seq`, `tag`) of `game_id`."""
-        from scat_core.records.move_signatures import sign_move
+        from scat_core.records.signing import sign_move
 
         return sign_move(self.private, self.key_id, game_id, seq, tag, command)
 

@@ -17,8 +17,8 @@ from scat_cli.server.limits import LOG
 from scat_cli.server.push import Notifier
 from scat_core.domain.evolve import evolve
 from scat_core.domain.state import GameState
-from scat_core.records.acting import Credential
-from scat_core.records.stored import StoredEvent
+from scat_core.records.credentials import Credential
+from scat_core.records.stored_log import StoredEvent
 from scat_core.service.fanning import View, hands_to_show, seen_by_all, view_of
 from scat_core.service.games import GameService
 from scat_core.service.loading import replay

@@ -49,8 +49,8 @@ from scat_core.domain.errors import (
     TooManyRegistrations,
     WrongServer,
 )
-from scat_core.records import tokens
-from scat_core.records.acting import RequestNonce
+from scat_core.records import credentials
+from scat_core.records.credentials import RequestNonce
 from scat_core.service.accounts import AccountService, AccountView
 
 #: How far (seconds) a request's `created` may be from the server's clock, either way.
@@ -227,7 +227,7 @@ class RequestVerifier:
         address, now = request.client.host if request.client else "-", self.clock()
         self.hold_back_tokens(address, now)
         game_id, token = request.path_params.get("game_id"), header.partition(" ")[2].strip()
-        if isinstance(game_id, str) and token and tokens.proven_in(game_id, token):
+        if isinstance(game_id, str) and token and credentials.proven_in(game_id, token):
             yield
             return
         self.wrong_tokens.reserve(address, now)

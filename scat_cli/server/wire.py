@@ -22,7 +22,7 @@ __all__ = ["MAX_AUDIT_PAGE", "MAX_EXPORT_PAGE", "MAX_PAGE", "MAX_SEATS", "MAX_TO
            "move_body"]
 
 if TYPE_CHECKING:
-    from scat_core.records.move_signatures import MoveSignature
+    from scat_core.records.signing import MoveSignature
 
 #: Longest name, card or token a request may carry; bodies are limited by the app too.
 SHORT = 200
@@ -75,7 +75,7 @@ class RematchIn(_Body):
 
 
 class SignatureIn(_Body):
-    """A player's signature of his move (scat_core/records/move_signatures.py): the head he saw
+    """A player's signature of his move (scat_core/records/signing.py): the head he saw
     (its seq and position tag), his key id and the base64 Ed25519 signature."""
 
     seq: int = Field(ge=1, le=2**31)
@@ -85,7 +85,7 @@ class SignatureIn(_Body):
 
     def signed(self) -> MoveSignature:
         """The service's value of this signature."""
-        from scat_core.records.move_signatures import MoveSignature
+        from scat_core.records.signing import MoveSignature
 
         return MoveSignature(self.seq, self.tag, self.key_id, self.signature)
 

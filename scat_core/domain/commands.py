@@ -13,7 +13,7 @@ Which moves a player signs is here too: in a game created with `signed_moves` (a
 seats are accounts) every human move is preceded in the log by a MoveSigned event of its player
 naming that very move (`move_fields`, the form signed); `signature_problem` is the audit's rule
 over the events alone (the signature itself is checked by the archive, which has the keys:
-scat_core/records/move_signatures.py). A look at one's hand is not signed, nor are bots' moves
+scat_core/records/signing.py). A look at one's hand is not signed, nor are bots' moves
 and scat's own claims.
 """
 

@@ -279,7 +279,7 @@ class MessageSaid(_Event):
 class MoveSigned(_Event):
     """The player signed the move whose events follow (a server whose seats are accounts): the
     move, the position he saw it at (`at_seq` and its tag, `at_tag`), his key and his Ed25519 signature
-    (scat_core/records/move_signatures.py says what is signed). It changes nothing in the game."""
+    (scat_core/records/signing.py says what is signed). It changes nothing in the game."""
 
     type: Literal["MoveSigned"] = "MoveSigned"
     schema_version: Literal[1] = 1

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from scat_core.domain import events as ev
 from scat_core.domain.audit import AuditReport, audit_events
-from scat_core.records.hashing import GENESIS_HASH, RECORD_FIELDS, chain_hash, invalid_field
+from scat_core.records.stored_log import GENESIS_HASH, RECORD_FIELDS, chain_hash, invalid_field
 
 #: recorded_at as the store writes it: UTC, microseconds, a Z (sorts as it reads).
 _RECORDED_AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
@@ -90,7 +90,7 @@ def verify_chain(records: Sequence[Mapping[str, Any]]) -> tuple[int | None, str 
 def _names_its_key(event: ev.MoveSigned) -> bool:
     """Whether the signature's key id is that of the public key it carries (a malformed key: no)."""
     from scat_core.domain.errors import BadInput
-    from scat_core.records.keys import key_id_of
+    from scat_core.records.signing import key_id_of
 
     try:
         return key_id_of(event.public_key) == event.key_id
@@ -107,7 +107,7 @@ def with_move_signatures(report: AuditReport, records: Sequence[Mapping[str, Any
     checked that each human move of a signed game has its MoveSigned)."""
     from dataclasses import replace
 
-    from scat_core.records.move_signatures import position_tag, signed_of, verifies
+    from scat_core.records.signing import position_tag, signed_of, verifies
 
     won = ev.ending_of(events)
     signed = verified = last_signed = 0

@@ -7,9 +7,8 @@ from dataclasses import dataclass
 
 from scat_core.domain.errors import AuthFailed, CorruptHistory, NotFound, WrongToken
 from scat_core.domain.options import recorded_text
-from scat_core.records.acting import ActingAccount, Credential
+from scat_core.records.credentials import ActingAccount, Credential, verify_token
 from scat_core.records.games import GameRow
-from scat_core.records.tokens import verify_token
 from scat_core.service.loading import Clock
 from scat_core.service.ports import Store
 from scat_core.service.values import Shown, Told, WaitedAny

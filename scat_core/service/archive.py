@@ -14,7 +14,7 @@ from scat_core.domain.state import GameState
 from scat_core.records.chain import audit_records
 from scat_core.records.errors import CorruptHistory, HistoryDamaged
 from scat_core.records.games import GameRow
-from scat_core.records.signatures import HEAD, ORIGIN
+from scat_core.records.signing import HEAD, ORIGIN
 from scat_core.service.loading import SIGNATURE_REMOVED, snapshot_json, summarize
 from scat_core.service.move_signing import with_signers
 from scat_core.service.ports import Store

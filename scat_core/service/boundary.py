@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from scat_core.domain.audit import AuditReport
     from scat_core.domain.commands import PlayerCommand
     from scat_core.domain.options import GameOptions
-    from scat_core.records.move_signatures import MoveSignature
+    from scat_core.records.signing import MoveSignature
     from scat_core.records.stats import StatsReport
     from scat_core.service.values import (
         Dashboard,

@@ -7,7 +7,7 @@
   "head_hash", "head_signature", "events": [records]}; `last_seq` and `head_hash` let an
   import notice a cut tail.
 * `head_signature` (absent for unsigned games): {"scheme", "key_id", "public_key",
-  "signature"}, see scat_core/records/keys.py.
+  "signature"}, see scat_core/records/signing.py.
 * `text`: the transcript of `scat_cli/transcript.py` (for people; it cannot be imported).
 """
 
@@ -19,7 +19,7 @@ from typing import Any, BinaryIO
 
 from scat_core.domain.errors import BadInput, Hint, RuleViolation
 from scat_core.records.chain import link_problem
-from scat_core.records.hashing import invalid_field
+from scat_core.records.stored_log import invalid_field
 
 FORMAT_NAME = "scat-export"
 FORMAT_VERSION = 1

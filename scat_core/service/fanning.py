@@ -10,7 +10,7 @@ from scat_core.domain import events as ev
 from scat_core.domain.evolve import evolve
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
-from scat_core.records.stored import StoredEvent
+from scat_core.records.stored_log import StoredEvent
 from scat_core.service.values import SeenEvent
 
 #: The view of a viewer who is no player (the public), beside each player's seat.

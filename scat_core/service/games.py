@@ -25,10 +25,10 @@ from scat_core.domain.legal import legal_moves
 from scat_core.domain.options import GameOptions, recorded_text
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact_state
-from scat_core.records.acting import ActingAccount, Credential
+from scat_core.records.credentials import ActingAccount, Credential
 from scat_core.records.errors import CorruptHistory, HistoryDamaged
 from scat_core.records.games import GameRow, ListedAfter
-from scat_core.records.move_signatures import MoveSignature
+from scat_core.records.signing import MoveSignature
 from scat_core.service.loading import Clock, load_for_command, move_clock, replay, summarize, system_clock
 from scat_core.service.move_signing import tag_of
 from scat_core.service.playing import Outcome, Playing, revealed

@@ -26,12 +26,11 @@ from scat_core.domain.names import normalize_name
 from scat_core.domain.options import deadline, recorded_text, recorded_time
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
-from scat_core.records.acting import ActingAccount, Credential
+from scat_core.records.credentials import ActingAccount, Credential, proven_for, remember_proven, verify_token
 from scat_core.records.errors import CorruptHistory, HistoryDamaged
 from scat_core.records.games import GameSummary
-from scat_core.records.memo import BoundedMemo
-from scat_core.records.stored import GameSecret, StoredEvent, utc_now
-from scat_core.records.tokens import proven_for, remember_proven, verify_token
+from scat_core.records.signing import BoundedMemo
+from scat_core.records.stored_log import GameSecret, StoredEvent, utc_now
 from scat_core.service.ports import Store, UnitOfWork
 
 #: Why a game made signed (GameCreated.signed) whose head has no signature is damaged.
@@ -253,7 +252,7 @@ def snapshot_json(state: GameState) -> str | None:
         return None
 
 
-#: A wrong token costs a scrypt (about 50 ms and 16 MiB, records/tokens.py): checked inside the
+#: A wrong token costs a scrypt (about 50 ms and 16 MiB, records/credentials.py): checked inside the
 #: command's unit of work, it would hold SQLite's one writer or a PostgreSQL connection. So a token
 #: this process has not proven yet is proven first (`prove_token_first`), with only a short read
 #: behind it; the command still checks it in its transaction (`authorize`): one SHA-256 then.

@@ -24,10 +24,10 @@ from scat_core.domain.audit_report import AuditReport
 from scat_core.domain.commands import move_fields, signer_of
 from scat_core.domain.errors import AuthFailed, RequestRefused, ScatError, Unavailable
 from scat_core.domain.state import GameState
-from scat_core.records.acting import ActingAccount, Credential, RequestNonce
+from scat_core.records.credentials import ActingAccount, Credential, RequestNonce
 from scat_core.records.errors import ConcurrencyConflict
-from scat_core.records.move_signatures import MoveSignature, position_tag, verifies
-from scat_core.records.stored import GameSecret
+from scat_core.records.signing import MoveSignature, position_tag, verifies
+from scat_core.records.stored_log import GameSecret
 from scat_core.service.ports import Store, UnitOfWork
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ TagAt = Callable[[int, bool], str | None]
 def signed_move(state: GameState, tag: str, command: cmd.Command, token: Credential,
                 signature: MoveSignature | None, tag_at: TagAt | None = None) -> ev.MoveSigned | None:
     """The MoveSigned that must precede `command`'s events in `state` (the position tag of its
-    last event: `tag`, records/move_signatures.py); None when
+    last event: `tag`, records/signing.py); None when
     the command needs no signature. AuthFailed when it lacks one or it does not verify under the
     acting account's key; ConcurrencyConflict when it was made at another position than the game's
     (but for one followed by talk only, or any earlier position for a message: `tag_at`)."""

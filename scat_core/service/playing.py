@@ -37,11 +37,10 @@ from scat_core.domain.options import GameOptions, deadline, recorded_text
 from scat_core.domain.shuffle import SeededChance, new_salt, new_seed
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
-from scat_core.records.acting import ActingAccount, Credential
+from scat_core.records.credentials import ActingAccount, Credential, hash_token, new_token, remember_proven
 from scat_core.records.errors import ConcurrencyConflict
-from scat_core.records.move_signatures import MoveSignature
-from scat_core.records.stored import GameSecret, StoredEvent
-from scat_core.records.tokens import hash_token, new_token, remember_proven
+from scat_core.records.signing import MoveSignature
+from scat_core.records.stored_log import GameSecret, StoredEvent
 from scat_core.service.loading import (
     Clock,
     append,
@@ -243,7 +242,7 @@ class Playing:
             protected=protect or signed_moves,
             seed_chosen=seed is not None,
             signed_moves=signed_moves,
-            signed=True,  # every store signs each head from the first on (records/signatures.py)
+            signed=True,  # every store signs each head from the first on (records/signing.py)
             creator=normalize_name(creator) if creator is not None else None,
             consent=consent,
             open_seats=open_seats,

@@ -23,13 +23,11 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from scat_core.domain.stats import GameLine
-    from scat_core.records.acting import RequestNonce
+    from scat_core.records.credentials import RequestNonce
     from scat_core.records.games import GameRow, GameSummary, ListedAfter, NewGame
-    from scat_core.records.keys import HeadSignature, KeyRing
-    from scat_core.records.signatures import StoredSignature
+    from scat_core.records.signing import HeadSignature, KeyRing, StoredSignature
     from scat_core.records.stats import StatsReport
-    from scat_core.records.stored import GameSecret, StoredEvent
-    from scat_core.records.verified_load import CommandLoad
+    from scat_core.records.stored_log import CommandLoad, GameSecret, StoredEvent
 
 
 

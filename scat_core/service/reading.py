@@ -11,10 +11,10 @@ from scat_core.domain.errors import Hint, RuleViolation
 from scat_core.domain.evolve import evolve, fold
 from scat_core.domain.state import GameState
 from scat_core.domain.views import PUBLIC_TYPES, PublicState, public_evolve, redact, with_public
-from scat_core.records.acting import Credential
+from scat_core.records.credentials import Credential
 from scat_core.records.errors import CorruptHistory
 from scat_core.records.games import GameRow, ListedAfter
-from scat_core.records.stored import StoredEvent
+from scat_core.records.stored_log import StoredEvent
 from scat_core.service.loading import (
     authorize,
     check_up_to,

@@ -18,8 +18,20 @@ from typing import Any
 from scat_core.domain.audit import AuditReport
 from scat_core.domain.errors import BadInput, RuleViolation
 from scat_core.records.errors import NotStrictlySigned
-from scat_core.records.keys import INVALID, MISSING, UNKNOWN_KEY, UNSIGNED, VALID, HeadSignature, KeyRing
-from scat_core.records.signatures import HEAD, ORIGIN, SignatureCheck, StoredSignature, check_signature
+from scat_core.records.signing import (
+    HEAD,
+    INVALID,
+    MISSING,
+    ORIGIN,
+    UNKNOWN_KEY,
+    UNSIGNED,
+    VALID,
+    HeadSignature,
+    KeyRing,
+    SignatureCheck,
+    StoredSignature,
+    check_signature,
+)
 from scat_core.service.exports import SIGNATURE_FIELD as EXPORT_FIELD
 from scat_core.service.ports import UnitOfWork
 

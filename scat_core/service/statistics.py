@@ -40,10 +40,10 @@ class Statistics:
         return bool(self.store.read_stats(player).players or self.store.read_stats_unsaved(player).players)
 
     def ratings(self, player: str | None = None, rebuild: bool = False) -> Ratings:
-        """Every player's rating over the games played out (records/ratings.py), the statistics caught
+        """Every player's rating over the games played out (records/stats.py), the statistics caught
         up first (rebuilt with `rebuild`); with `player`, his rows only (NotFound if he has none)."""
         from scat_core.domain.stats import player_key
-        from scat_core.records.ratings import ratings
+        from scat_core.records.stats import ratings
         from scat_core.service.values import Rating, Ratings
 
         try:

@@ -37,14 +37,14 @@ from scat_core.domain.commands import PLAYER_COMMANDS, LegalMove, PlayerCommand
 from scat_core.domain.state import GameState
 
 if TYPE_CHECKING:
-    from scat_core.records.stored import StoredEvent
+    from scat_core.records.stored_log import StoredEvent
 
 
 #: Told (games done, games in all) as `audit_all` and `export_all` go.
 Progress = Callable[[int, int], None]
 
 if TYPE_CHECKING:  # (only `SeenEvent.of` names it: a client, which never stores, does not import it)
-    from scat_core.records.stored import StoredEvent
+    from scat_core.records.stored_log import StoredEvent
 
 
 class _Value(BaseModel):
@@ -150,7 +150,7 @@ WireState = Annotated[GameState, WrapSerializer(_state_sent, when_used="json"), 
 
 class Position(_Value):
     """Where a running game stands: its last event's seq and position tag (what a player signs his
-    move at; the tag hides the event's hash, which would betray a hidden card: records/move_signatures.py)."""
+    move at; the tag hides the event's hash, which would betray a hidden card: records/signing.py)."""
 
     game_id: str
     seq: int
@@ -275,7 +275,7 @@ class Dashboard(_Value):
 
 
 class Rating(_Value):
-    """One player's rating (records/ratings.py): the ordinal shown, the model's mu and sigma, his games."""
+    """One player's rating (records/stats.py): the ordinal shown, the model's mu and sigma, his games."""
 
     name: str
     is_bot: bool

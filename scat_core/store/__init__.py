@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from scat_core.records.games import GameRow, GameSummary
-    from scat_core.records.stored import GameSecret, StoredEvent
+    from scat_core.records.stored_log import GameSecret, StoredEvent
     from scat_core.store.sql.database import (
         HEAD_REVISION,
         ensure_schema,
@@ -34,8 +34,8 @@ _HOMES = {
     "StoreTransaction": "scat_core.store.sql.event_store",
     "GameRow": "scat_core.records.games",
     "GameSummary": "scat_core.records.games",
-    "GameSecret": "scat_core.records.stored",
-    "StoredEvent": "scat_core.records.stored",
+    "GameSecret": "scat_core.records.stored_log",
+    "StoredEvent": "scat_core.records.stored_log",
 }
 
 __all__ = [

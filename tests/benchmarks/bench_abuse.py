@@ -107,7 +107,7 @@ class Honest:
         """A look at his game, then the move due (its head first, as a signed move is made)."""
         from scat_cli.server.move_request import move_body
         from scat_core.domain import commands as cmd
-        from scat_core.records.move_signatures import sign_move
+        from scat_core.records.signing import sign_move
 
         state = self._get(f"/games/{self.game}?as={self.name}")["state"]
         if state["status"] != "active":

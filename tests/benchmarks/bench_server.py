@@ -88,7 +88,7 @@ def verification_costs(url: str, rounds: int = 300) -> list[str]:
     from scat_cli.server.verify import RequestVerifier
     from scat_core.domain.accounts import key_id_of
     from scat_core.domain.errors import RequestRefused
-    from scat_core.records.tokens import hash_token, verify_token
+    from scat_core.records.credentials import hash_token, verify_token
     from scat_core.service.accounts import AccountService
     from scat_core.store.sql.account_log import SqlAccountLog
     from scat_core.store.sql.database import make_engine

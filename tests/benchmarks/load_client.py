@@ -125,7 +125,7 @@ class Account:
     def move_signature(self, game: str, position: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
         """The signature of the move `body` at `position` (seq and tag) of `game`, as the wire carries it."""
         from scat_core.domain import commands as cmd
-        from scat_core.records.move_signatures import sign_move
+        from scat_core.records.signing import sign_move
 
         command = (cmd.Discard(player=self.name, card=body["card"]) if "card" in body
                    else cmd.Draw(player=self.name, source=body["source"]))

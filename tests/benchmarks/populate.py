@@ -17,7 +17,7 @@ from scat_core.domain.events import PlayerSeat
 from scat_core.domain.options import GameOptions
 from scat_core.domain.state import GameState
 from scat_core.records.games import GameSummary
-from scat_core.records.hashing import GENESIS_HASH, canonical_json
+from scat_core.records.stored_log import GENESIS_HASH, canonical_json
 from scat_core.service import GameService
 from scat_core.service.loading import snapshot_json, summarize
 

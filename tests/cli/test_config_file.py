@@ -51,7 +51,7 @@ def test_config_set_show_and_unset_keep_a_toml_file_in_the_config_directory(scat
 def test_config_file_sits_beside_the_installation_key() -> None:
     from platformdirs import user_config_dir
 
-    from scat_core.records.keys import default_key_path
+    from scat_core.records.signing import default_key_path
 
     assert config_path().parent == default_key_path().parent == Path(user_config_dir("scat", appauthor=False))
 

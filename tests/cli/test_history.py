@@ -218,7 +218,7 @@ def test_import_of_something_that_is_no_export_exits_2_and_a_missing_file_4(scat
 def test_import_of_a_forged_history_that_cannot_even_be_replayed_exits_1(
     scat: Scat, scat_json: Scat, tmp_path: Path
 ) -> None:
-    from scat_core.records.hashing import GENESIS_HASH, chain_hash
+    from scat_core.records.stored_log import GENESIS_HASH, chain_hash
 
     game = scat_json("new", "--player", "you", "--bot", "bob", "--seed", "6")["game_id"]
     records = [json.loads(line) for line in scat("export", game, "--running").stdout.splitlines()]

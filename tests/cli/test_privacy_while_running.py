@@ -15,7 +15,7 @@ import pytest
 
 from scat_cli.wiring import open_database
 from scat_core.domain.cards import DECK
-from scat_core.records.hashing import chain_hash
+from scat_core.records.stored_log import chain_hash
 from tests.support.cli import (
     EVERY_MODE,
     YOUR_CARDS,

@@ -143,7 +143,7 @@ def test_positions_seen_are_kept_highest_first_and_a_rewritten_one_is_damage(tmp
 def test_a_finished_game_whose_event_at_a_position_seen_here_is_another_fails_its_audit(cli_db: str) -> None:
     """A fork however long: once the seed is revealed, the tag kept at a seq is recomputed from the history."""
     from scat_cli.remembered import heads_path
-    from scat_core.records.move_signatures import position_tag
+    from scat_core.records.signing import position_tag
     from scat_core.store.sql.database import resolve_url
 
     env: dict[str, str | None] = {"SCAT_DB_URL": cli_db, "SCAT_SERVER": None}

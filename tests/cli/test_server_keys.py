@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from scat_core.records.keys import key_id_of
+from scat_core.records.signing import key_id_of
 from tests.support.cli import SERVER_ONLY, Scat, finished_game
 
 pytestmark = SERVER_ONLY  # A live server (`scat serve` in a thread) keeps the games.

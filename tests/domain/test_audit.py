@@ -13,7 +13,7 @@ from scat_core.domain.evolve import fold
 from scat_core.domain.options import GameOptions
 from scat_core.domain.shuffle import seed_commitment
 from scat_core.records.chain import audit_records
-from scat_core.records.hashing import GENESIS_HASH, chain_hash
+from scat_core.records.stored_log import GENESIS_HASH, chain_hash
 from tests.support.domain import create, heuristic, play, play_out, records_for, take_turn, uniform
 
 GAME = "g-11"

@@ -13,7 +13,7 @@ from scat_core.domain.errors import NotFound, RuleViolation
 from scat_core.domain.evolve import fold
 from scat_core.domain.options import GameOptions, format_duration, parse_duration, recorded_text
 from scat_core.records.chain import audit_records
-from scat_core.records.hashing import GENESIS_HASH, chain_hash
+from scat_core.records.stored_log import GENESIS_HASH, chain_hash
 from tests.support.domain import create, given, play, records_for
 
 ABC = ("A", "B", "C")  # C deals: A plays first, then B, then C

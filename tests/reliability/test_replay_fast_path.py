@@ -13,7 +13,7 @@ from typing import Any
 
 from scat_cli.wiring import open_database
 from scat_core.domain.events import Knocked, PlayerSeat, from_record
-from scat_core.records.hashing import GENESIS_HASH, chain_hash
+from scat_core.records.stored_log import GENESIS_HASH, chain_hash
 from scat_core.store.sql.event_store import EventStore
 
 

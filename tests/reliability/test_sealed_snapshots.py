@@ -1,5 +1,5 @@
 """A snapshot is trusted only when it is sealed by this installation's key over its game, its head
-and its state (#23 item 4, records/seals.py), on SQLite and PostgreSQL: an edited row is not
+and its state (#23 item 4, records/signing.py), on SQLite and PostgreSQL: an edited row is not
 played on (the command folds the events and judges the move on the true state), one sealed by
 another key is not either, and `scat db check` names the game until a move writes a fresh one."""
 
@@ -19,8 +19,7 @@ from scat_core.domain.commands import Declare31
 from scat_core.domain.errors import RuleViolation
 from scat_core.domain.evolve import fold
 from scat_core.domain.state import GameState
-from scat_core.records.keys import KeyRing
-from scat_core.records.seals import seal
+from scat_core.records.signing import KeyRing, seal
 from scat_core.service import GameService, loading
 from tests.support.services import a_game_in_play, next_move
 

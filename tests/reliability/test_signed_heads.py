@@ -24,9 +24,8 @@ from scat_core.domain.options import GameOptions
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
 from scat_core.records.errors import HistoryDamaged
-from scat_core.records.hashing import GENESIS_HASH, canonical_json, chain_hash
-from scat_core.records.keys import KeyRing
-from scat_core.records.stored import utc_now
+from scat_core.records.signing import KeyRing
+from scat_core.records.stored_log import GENESIS_HASH, canonical_json, chain_hash, utc_now
 from scat_core.service import GameService
 from scat_core.store.sql.event_store import EventStore
 from tests.support.services import a_game_in_play, as_a_scat_before_signed_games

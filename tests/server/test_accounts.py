@@ -42,7 +42,7 @@ def signed(key: Ed25519PrivateKey, method: str, target: str, body: bytes = b"",
            created: int | None = None, key_id: str | None = None, server: str | None = None) -> dict[str, str]:
     """The headers signing a request as the client signs it (httpsig.sign), for the server of the
     test (it signs with this test's installation key, as `GET /key` tells) unless `server` names another."""
-    from scat_core.records.keys import KeyRing
+    from scat_core.records.signing import KeyRing
 
     return httpsig.sign(key, key_id or key_id_of(public_of(key)), method, target, body,
                         int(time.time()) if created is None else created, server or KeyRing.default().key_id)

@@ -21,7 +21,7 @@ from tests.support.schema import migrated
 #: reads answers.py), nor the records of stored events.
 NOT_A_PLAYERS = ("scat_core.domain.decide", "scat_core.domain.audit", "scat_cli.db_commands", "scat_cli.key_commands",
                  "scat_core.domain.accounts", "scat_core.service.accounts", "scat_cli.server.wire",
-                 "scat_core.records.stored")
+                 "scat_core.records.stored_log")
 #: What a `show` through a server has no use for besides: nothing more since the moves it offers are
 #: the domain's legal moves, each holding its command (scat_core.domain.commands, about 7 ms to load).
 NOT_A_LOOKERS: tuple[str, ...] = ()
@@ -53,7 +53,7 @@ def test_show_and_a_move_through_a_server_load_nothing_of_the_database_or_the_se
 
 def test_an_accounts_show_and_signed_move_load_no_more(served: str, tmp_path: Path) -> None:
     """Signed by the user's key (his requests and his moves), a client still loads no accounts'
-    models (the key id is a hash, scat_core.records.keys) nor anything of the database."""
+    models (the key id is a hash, scat_core.records.signing) nor anything of the database."""
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "SCAT_DB_URL": "", "SCAT_SERVER": "",
            "SCAT_KEY_FILE": str(tmp_path / "keys" / "ann.pem")}
     env.pop("SCAT_TOKEN", None)

@@ -21,7 +21,7 @@ from scat_core.domain.errors import BadInput, RuleViolation
 from scat_core.domain.options import GameOptions
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
-from scat_core.records.hashing import GENESIS_HASH, chain_hash
+from scat_core.records.stored_log import GENESIS_HASH, chain_hash
 from scat_core.service.exports import read_export, to_json, to_jsonl
 from scat_core.service.games import GameService
 

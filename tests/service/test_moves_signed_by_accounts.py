@@ -15,11 +15,11 @@ from scat_core.domain import commands as cmd
 from scat_core.domain import events as ev
 from scat_core.domain.accounts import key_id_of
 from scat_core.domain.errors import AuthFailed
-from scat_core.records.acting import ActingAccount
 from scat_core.records.chain import audit_records
+from scat_core.records.credentials import ActingAccount
 from scat_core.records.errors import ConcurrencyConflict
-from scat_core.records.hashing import GENESIS_HASH, chain_hash
-from scat_core.records.move_signatures import MoveSignature, sign_move
+from scat_core.records.signing import MoveSignature, sign_move
+from scat_core.records.stored_log import GENESIS_HASH, chain_hash
 from scat_core.service.games import GameService
 from scat_core.service.move_signing import held_then
 from scat_core.store.memory.account_memory import MemoryAccountLog

@@ -18,9 +18,9 @@ from scat_core.domain import commands as cmd
 from scat_core.domain import events as ev
 from scat_core.domain.accounts import key_id_of
 from scat_core.domain.errors import RequestRefused, RuleViolation
-from scat_core.records.acting import ActingAccount, RequestNonce
+from scat_core.records.credentials import ActingAccount, RequestNonce
 from scat_core.records.errors import DatabaseBusy
-from scat_core.records.move_signatures import MoveSignature, sign_move
+from scat_core.records.signing import MoveSignature, sign_move
 from scat_core.service import GameService
 
 

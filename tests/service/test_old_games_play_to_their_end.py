@@ -23,7 +23,7 @@ import pytest
 from scat_cli.wiring import open_database
 from scat_core.domain.bots import heuristic_move
 from scat_core.domain.evolve import fold
-from scat_core.records.keys import KeyRing
+from scat_core.records.signing import KeyRing
 from scat_core.service.games import GameService
 from scat_core.store.sql.database import HEAD_REVISION, make_engine, upgrade
 

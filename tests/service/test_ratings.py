@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from scat_core.domain import events as ev
 from scat_core.domain.stats import GameLine, PlayerLine
-from scat_core.records.ratings import placing, ratings
+from scat_core.records.stats import placing, ratings
 from scat_core.service.games import GameService
 from scat_core.store.memory.memory import MemoryStore
 

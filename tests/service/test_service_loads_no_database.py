@@ -54,7 +54,7 @@ def forbidden(modules: list[str]) -> list[str]:
 
 def test_every_module_of_the_service_the_records_and_the_memory_store_loads_no_database_library() -> None:
     modules = pure_modules()
-    assert {"scat_core.service.games", "scat_core.service.ports", "scat_core.records.verified_load",
+    assert {"scat_core.service.games", "scat_core.service.ports", "scat_core.records.stored_log",
             "scat_core.store.memory.memory"} <= set(modules)
     leaks = {module: found for module, loaded in loaded_by(modules).items() if (found := forbidden(loaded))}
     assert leaks == {}

@@ -8,7 +8,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scat_core.records.hashing import GENESIS_HASH, canonical_json, chain_hash, chain_hash_raw
+from scat_core.records.stored_log import GENESIS_HASH, canonical_json, chain_hash, chain_hash_raw
 
 TEXT = st.text(max_size=12)
 JSON = st.recursive(st.none() | st.booleans() | st.integers() | TEXT,

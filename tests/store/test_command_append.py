@@ -18,7 +18,7 @@ from scat_core.domain.state import GameState
 from scat_core.records.chain import audit_records
 from scat_core.records.errors import ConcurrencyConflict
 from scat_core.records.games import GameSummary
-from scat_core.records.hashing import GENESIS_HASH, canonical_json, chain_hash
+from scat_core.records.stored_log import GENESIS_HASH, canonical_json, chain_hash
 from scat_core.service.loading import snapshot_json, summarize
 from scat_core.store.sql.command_append import VALUES_ROWS
 from scat_core.store.sql.event_store import EventStore

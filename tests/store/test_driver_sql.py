@@ -19,7 +19,7 @@ from scat_core.domain.bots import heuristic_move
 from scat_core.domain.errors import NotFound
 from scat_core.domain.events import Knocked, PlayerSeat
 from scat_core.records.errors import ConcurrencyConflict, CorruptHistory, DatabaseReadOnly, StoreUnavailable
-from scat_core.records.stored import RECORD_KEYS, StoredEvent
+from scat_core.records.stored_log import RECORD_KEYS, StoredEvent
 from scat_core.service import GameService
 from scat_core.store.sql import driver_sql
 from scat_core.store.sql import tables as t

@@ -12,7 +12,7 @@ from scat_core.domain.errors import NotFound
 from scat_core.domain.events import CardDrawn, GameCreated
 from scat_core.records.errors import ConcurrencyConflict
 from scat_core.records.games import GameSummary
-from scat_core.records.hashing import GENESIS_HASH, canonical_json, chain_hash
+from scat_core.records.stored_log import GENESIS_HASH, canonical_json, chain_hash
 from scat_core.store.sql.event_store import EventStore
 from tests.support.store import SUMMARY, a_knock, a_turn, game_created, new_game
 

@@ -7,8 +7,7 @@ from sqlalchemy import text
 
 from scat_core.domain.events import Knocked
 from scat_core.records.errors import HistoryDamaged
-from scat_core.records.keys import VALID
-from scat_core.records.signatures import check_signature
+from scat_core.records.signing import VALID, check_signature
 from scat_core.store.sql.event_store import EventStore
 from scat_core.store.sql.signed_heads import read_signature
 

@@ -11,7 +11,7 @@ import pytest
 
 from scat_core.domain.errors import BadInput
 from scat_core.records.errors import KeyFileUnusable
-from scat_core.records.keys import (
+from scat_core.records.signing import (
     INVALID,
     UNKNOWN_KEY,
     UNSIGNED,
@@ -130,7 +130,7 @@ def test_a_head_verified_once_is_not_verified_again_and_nothing_else_passes_for_
         calls.append(args)
         return real(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("scat_core.records.keys.verify_head", counting)
+    monkeypatch.setattr("scat_core.records.signing.verify_head", counting)
     assert mine.check(signed, *HEAD) == VALID and calls == []  # made here: known good
     game_id, seq, head_hash = HEAD
     assert mine.check(signed, game_id, seq + 1, head_hash) == INVALID  # another head: verified, and fails

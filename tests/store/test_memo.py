@@ -5,8 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from scat_core.records.keys import VERIFIED_KEPT, KeyRing
-from scat_core.records.memo import BoundedMemo
+from scat_core.records.signing import VERIFIED_KEPT, BoundedMemo, KeyRing
 from scat_core.store.sql.signed_heads import UNREAD, KnownHeads
 
 

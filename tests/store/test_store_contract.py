@@ -23,13 +23,12 @@ from scat_core.domain.decide import decide_and_evolve
 from scat_core.domain.errors import NotFound
 from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
-from scat_core.records.acting import RequestNonce
 from scat_core.records.chain import audit_records
+from scat_core.records.credentials import RequestNonce
 from scat_core.records.errors import ConcurrencyConflict
 from scat_core.records.games import GameSummary, ListedAfter
-from scat_core.records.hashing import GENESIS_HASH, canonical_json, chain_hash_raw
-from scat_core.records.keys import VALID
-from scat_core.records.signatures import ORIGIN
+from scat_core.records.signing import ORIGIN, VALID
+from scat_core.records.stored_log import GENESIS_HASH, canonical_json, chain_hash_raw
 from scat_core.service.loading import snapshot_json, summarize
 from scat_core.service.ports import Store, UnitOfWork
 from scat_core.store.memory.memory import MemoryStore

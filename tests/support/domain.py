@@ -31,7 +31,7 @@ from scat_core.domain.evolve import evolve, fold
 from scat_core.domain.options import GameOptions
 from scat_core.domain.shuffle import SeededChance, seed_commitment
 from scat_core.domain.state import GameState
-from scat_core.records.hashing import GENESIS_HASH, chain_hash
+from scat_core.records.stored_log import GENESIS_HASH, chain_hash
 from tests.support.decks import deal_order, stacked_deck
 
 SEED, SALT = "seed", "salt"

@@ -15,7 +15,7 @@ from scat_cli.server import httpsig
 from scat_cli.server.move_request import move_body
 from scat_core.domain import commands as cmd
 from scat_core.domain.accounts import key_id_of
-from scat_core.records.move_signatures import sign_move
+from scat_core.records.signing import sign_move
 
 
 def public_of(key: Ed25519PrivateKey) -> str:

@@ -15,7 +15,7 @@ from fastapi import Depends, Header, Query, Request
 
 from scat_cli.server import wire
 from scat_core.domain.errors import BadInput
-from scat_core.records.acting import ActingAccount, Credential, RequestNonce
+from scat_core.records.credentials import ActingAccount, Credential, RequestNonce
 from scat_core.service.accounts import AccountView
 
 if TYPE_CHECKING:

@@ -16,8 +16,8 @@ from scat_cli.server.rendered import rendered
 from scat_cli.server.routes.deps import Acting, Server, ServerState
 from scat_cli.server.routes.errors import MOVE, responses
 from scat_core.domain import commands as cmd
-from scat_core.records.acting import Credential
-from scat_core.records.move_signatures import MoveSignature
+from scat_core.records.credentials import Credential
+from scat_core.records.signing import MoveSignature
 from scat_core.service.values import Played
 
 router = APIRouter()

@@ -22,7 +22,7 @@ from scat_cli.server.routes.deps import Acting, Server, ServerState, SignedBy, V
 from scat_cli.server.routes.errors import STREAM_RESPONSES, too_many_streams
 from scat_cli.server.verify import FAILURES_ALLOWED
 from scat_core.domain.errors import AuthFailed
-from scat_core.records.acting import ActingAccount
+from scat_core.records.credentials import ActingAccount
 from scat_core.service.accounts import AccountView
 from scat_core.service.games import GameService
 

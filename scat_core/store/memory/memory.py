@@ -26,15 +26,28 @@ from scat_core.domain.errors import Hint, NotFound
 from scat_core.domain.events import to_record
 from scat_core.domain.snapshot import SNAPSHOT_TAG
 from scat_core.domain.stats import GameLine
-from scat_core.records.acting import RequestNonce
+from scat_core.records.credentials import RequestNonce
 from scat_core.records.errors import ConcurrencyConflict, CorruptHistory, HistoryDamaged
 from scat_core.records.games import GameRow, GameSummary, ListedAfter, NewGame, sits_and_waits
-from scat_core.records.hashing import GENESIS_HASH, canonical_json, chain_hash_raw
-from scat_core.records.keys import HeadSignature, KeyRing
-from scat_core.records.seals import is_sealed, sealed_snapshot
-from scat_core.records.signatures import HEAD, StoredSignature, next_signature
-from scat_core.records.stored import GameSecret, StoredEvent, utc_now
-from scat_core.records.verified_load import CommandLoad, verified_load
+from scat_core.records.signing import (
+    HEAD,
+    HeadSignature,
+    KeyRing,
+    StoredSignature,
+    is_sealed,
+    next_signature,
+    sealed_snapshot,
+)
+from scat_core.records.stored_log import (
+    GENESIS_HASH,
+    CommandLoad,
+    GameSecret,
+    StoredEvent,
+    canonical_json,
+    chain_hash_raw,
+    utc_now,
+    verified_load,
+)
 from scat_core.store.memory.account_memory import remembered
 
 if TYPE_CHECKING:
@@ -42,7 +55,7 @@ if TYPE_CHECKING:
 
 #: One stored event in RECORD_KEYS order: game_id, seq, type, schema_version, recorded_at, data (JSON), prev, hash.
 Row = tuple[str, int, str, int, str, str, str, str]
-#: A kept snapshot: seq, hash, state_version, rules_version, state, mac (its seal, records/seals.py).
+#: A kept snapshot: seq, hash, state_version, rules_version, state, mac (its seal, records/signing.py).
 Snapshot = tuple[int, str, int, str, str, str | None]
 
 
@@ -118,7 +131,7 @@ class MemoryTransaction:
             return verified_load(game_id, [], len(rows))
         snap = self._t.snapshots.get(game_id)
         if snap is not None and not is_sealed(self._keys.snapshot_key(), game_id, *snap):
-            snap = None  # proves nothing: as if there were none (records/seals.py)
+            snap = None  # proves nothing: as if there were none (records/signing.py)
         usable = use_snapshot and snap is not None and (snap[2], snap[3]) == SNAPSHOT_TAG
         secret = self._t.secrets.get(game_id)
         prefix = (game.head_seq, game.head_hash, snap[0] if snap else None, snap[1] if snap else None,

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 
 from scat_core.domain.stats import HANDLED_TYPES, GameLine
 from scat_core.records.stats import fold_line
-from scat_core.records.stored import StoredEvent
+from scat_core.records.stored_log import StoredEvent
 
 
 def fold_into(lines: MutableMapping[str, GameLine], events: Mapping[str, Sequence[Sequence[object]]],

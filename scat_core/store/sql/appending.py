@@ -18,11 +18,8 @@ from sqlalchemy.exc import IntegrityError
 from scat_core.domain.events import to_record
 from scat_core.records.errors import ConcurrencyConflict
 from scat_core.records.games import GameSummary
-from scat_core.records.hashing import GENESIS_HASH, canonical_json, chain_hash_raw
-from scat_core.records.keys import KeyRing
-from scat_core.records.seals import sealed_snapshot
-from scat_core.records.signatures import StoredSignature
-from scat_core.records.stored import StoredEvent, utc_now
+from scat_core.records.signing import KeyRing, StoredSignature, sealed_snapshot
+from scat_core.records.stored_log import GENESIS_HASH, StoredEvent, canonical_json, chain_hash_raw, utc_now
 from scat_core.store.sql import tables as t
 from scat_core.store.sql.command_append import Row, append_after_head
 from scat_core.store.sql.games_list import games_values, put_snapshot, update_games_row

@@ -16,9 +16,8 @@ from sqlalchemy.exc import IntegrityError
 
 from scat_core.records.errors import ConcurrencyConflict
 from scat_core.records.games import GameSummary
-from scat_core.records.hashing import canonical_json
-from scat_core.records.keys import KeyRing
-from scat_core.records.seals import sealed_snapshot
+from scat_core.records.signing import KeyRing, sealed_snapshot
+from scat_core.records.stored_log import canonical_json
 from scat_core.store.sql.command_append import EVENT_COLUMNS, SNAPSHOT_COLUMNS, SNAPSHOT_VALUES, SQLITE_EVENTS
 from scat_core.store.sql.driver_sql import named
 from scat_core.store.sql.games_list import games_values, seat_rows

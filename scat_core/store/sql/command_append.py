@@ -107,7 +107,7 @@ def append_after_head(
     `snapshot` and, if the game is finished, forget its seed: all or nothing.
 
     `games` holds the games row's new values (status, players, ...; see _GAMES_SET) and
-    `snapshot` its state_version, rules_version, state and mac (its seal, records/seals.py);
+    `snapshot` its state_version, rules_version, state and mac (its seal, records/signing.py);
     `signature` the head's new
     signature (signed_heads.lean_signature_params). ConcurrencyConflict if the head
     moved meanwhile (or the row is gone), and then nothing is written.

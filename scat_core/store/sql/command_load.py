@@ -1,8 +1,8 @@
 """A command's load in one round trip of SQL: the games row, snapshot, seed, events and head signature.
 
-A snapshot whose seal does not verify (records/seals.py) costs a second read, of every event.
+A snapshot whose seal does not verify (records/signing.py) costs a second read, of every event.
 
-The rows are checked by `scat_core.records.verified_load.verified_load`, as the memory store's are.
+The rows are checked by `scat_core.records.stored_log.verified_load`, as the memory store's are.
 """
 
 from __future__ import annotations
@@ -14,10 +14,8 @@ from typing import Any
 from sqlalchemy.engine import Connection
 
 from scat_core.domain.snapshot import SNAPSHOT_TAG
-from scat_core.records.keys import HeadSignature, KeyRing
-from scat_core.records.seals import is_sealed
-from scat_core.records.signatures import StoredSignature
-from scat_core.records.verified_load import CommandLoad, verified_load, without_snapshot
+from scat_core.records.signing import HeadSignature, KeyRing, StoredSignature, is_sealed
+from scat_core.records.stored_log import CommandLoad, verified_load, without_snapshot
 from scat_core.store.sql.driver_sql import fetch_all, named
 
 
@@ -78,7 +76,7 @@ def load_for_command(conn: Connection, game_id: str, use_snapshot: bool = True, 
     the head's stored signature (None: unsigned), read in the same query.
 
     The snapshot is used (its state, and its head as evidence) only when its seal verifies
-    under `keys` (records/seals.py: one HMAC); otherwise the events are read and folded from
+    under `keys` (records/signing.py: one HMAC); otherwise the events are read and folded from
     the first, as if there were none.
     HistoryDamaged unless the events read chain unbroken from the snapshot's event (itself
     re-hashed and equal to the snapshot's head) and the last is the games row's head;

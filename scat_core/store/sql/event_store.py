@@ -13,7 +13,7 @@ On SQLite write transactions start with BEGIN IMMEDIATE so writers queue (busy t
 instead of deadlocking; on PostgreSQL the UNIQUE(game_id, seq) decides every race.
 
 This module is the unit of work; the work is done in: log_reads.py (reading the log),
-command_load.py (a command's load, checked by scat_core/records/verified_load.py), appending.py
+command_load.py (a command's load, checked by scat_core/records/stored_log.py), appending.py
 and command_append.py (appends), bulk.py (whole games at once), games_list.py (the games read model and
 snapshots), game_secrets.py (seeds, tokens) and database.py (engines, and database errors as scat's);
 the hot path's statements (a command's load and lean append, a replay) run on the driver's
@@ -30,12 +30,10 @@ from pydantic import BaseModel
 from sqlalchemy import Engine
 from sqlalchemy.engine import Connection
 
-from scat_core.records.acting import RequestNonce
+from scat_core.records.credentials import RequestNonce
 from scat_core.records.games import GameRow, GameSummary, ListedAfter
-from scat_core.records.keys import HeadSignature, KeyRing
-from scat_core.records.signatures import HEAD, StoredSignature
-from scat_core.records.stored import RECORD_KEYS, GameSecret, StoredEvent, utc_now
-from scat_core.records.verified_load import CommandLoad
+from scat_core.records.signing import HEAD, HeadSignature, KeyRing, StoredSignature
+from scat_core.records.stored_log import RECORD_KEYS, CommandLoad, GameSecret, StoredEvent, utc_now
 from scat_core.store.sql import appending, bulk, game_secrets, games_list, log_reads
 from scat_core.store.sql.account_log import spend_nonce
 from scat_core.store.sql.command_load import load_for_command

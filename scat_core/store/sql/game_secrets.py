@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from scat_core.records.stored import GameSecret
+from scat_core.records.stored_log import GameSecret
 from scat_core.store.sql import tables as t
 from scat_core.store.sql.driver_sql import fetch_all, named
 

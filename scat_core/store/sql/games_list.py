@@ -18,9 +18,8 @@ from sqlalchemy.exc import IntegrityError
 from scat_core.domain.errors import Hint
 from scat_core.records.errors import ConcurrencyConflict, CorruptHistory, HistoryDamaged
 from scat_core.records.games import GameRow, GameSummary, ListedAfter, sits_and_waits
-from scat_core.records.keys import KeyRing
-from scat_core.records.seals import sealed_snapshot
-from scat_core.records.stored import StoredEvent
+from scat_core.records.signing import KeyRing, sealed_snapshot
+from scat_core.records.stored_log import StoredEvent
 from scat_core.store.sql import tables as t
 
 #: The games list's filter of the lobby: pending games with a seat any account may take (`scat games --open`).
@@ -114,7 +113,7 @@ def seat_rows(game_id: str, players: Sequence[str]) -> list[dict[str, Any]]:
 
 def put_snapshot(conn: Connection, keys: KeyRing, game_id: str, seq: int, head_hash: str, state: str) -> None:
     """Keep `state` (JSON) as the game's snapshot at event `seq`, tagged with this code's rules and
-    sealed with this installation's key (records/seals.py)."""
+    sealed with this installation's key (records/signing.py)."""
     values = {"seq": seq, "hash": head_hash, **sealed_snapshot(keys, game_id, seq, head_hash, state)}
     # Each dialect's insert is imported here: importing the PostgreSQL dialect costs every
     # command on SQLite about a tenth of its start-up (issue #8).

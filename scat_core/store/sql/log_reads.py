@@ -15,7 +15,7 @@ from sqlalchemy.engine import Connection
 
 from scat_core.domain.errors import Hint, NotFound
 from scat_core.records.errors import CorruptHistory
-from scat_core.records.stored import RECORD_KEYS, StoredEvent
+from scat_core.records.stored_log import RECORD_KEYS, StoredEvent
 from scat_core.store.sql import tables as t
 from scat_core.store.sql.driver_sql import fetch_all, placeholder
 

@@ -29,7 +29,7 @@ from sqlalchemy.exc import DBAPIError
 
 from scat_core.domain.events import Event
 from scat_core.records.errors import ConcurrencyConflict
-from scat_core.records.stored import RECORD_KEYS, StoredEvent
+from scat_core.records.stored_log import RECORD_KEYS, StoredEvent
 from scat_core.store.sql import tables as t
 from scat_core.store.sql.database import WRITE_OPTION, one_writer
 from scat_core.store.sql.locks import advisory_lock, lock_key

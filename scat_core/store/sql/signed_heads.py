@@ -16,9 +16,7 @@ import threading
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from scat_core.records.keys import HeadSignature, KeyRing
-from scat_core.records.memo import BoundedMemo
-from scat_core.records.signatures import HEAD, StoredSignature, next_signature
+from scat_core.records.signing import HEAD, BoundedMemo, HeadSignature, KeyRing, StoredSignature, next_signature
 from scat_core.store.sql import tables as t
 
 _COLUMNS = (t.head_signatures.c.seq, t.head_signatures.c.hash, t.head_signatures.c.key_id,

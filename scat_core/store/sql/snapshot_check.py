@@ -12,7 +12,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from scat_core.records.seals import is_sealed
+from scat_core.records.signing import is_sealed
 from scat_core.store.sql import tables as t
 
 #: Rows read per fetch: the states are a few KiB each.

@@ -159,7 +159,7 @@ game_snapshots = Table(
     Column("state_version", Integer, nullable=False),
     Column("rules_version", String(64), nullable=False),
     Column("state", Text, nullable=False),
-    Column("mac", String(64), nullable=True),  # its seal (scat_core/records/seals.py); NULL: written before 0010
+    Column("mac", String(64), nullable=True),  # its seal (scat_core/records/signing.py); NULL: written before 0010
 )
 
 head_signatures = Table(

@@ -1,25 +1,20 @@
-"""Signing keys for game heads: an Ed25519 key kept in a file OUTSIDE the database.
+"""What this installation signs and seals, and what players sign: keys, head signatures, seals, move signatures.
 
-The hash chain alone has no secret: whoever can write the database can rewrite a history
-and recompute every hash. So the head of every game (its game id, last seq and last hash)
-is signed with a private key the database never holds. Use::
+The hash chain has no secret, so the head of every game (game id, last seq, last hash) is
+signed with an Ed25519 key kept in a file OUTSIDE the database (`KeyRing`: created on first use,
+mode 0600, refused when others may read it; other installations' public keys are trusted by
+listing them in the `.trusted` file beside it); an append signs only on top of a head that
+still verifies (`next_signature`). The same key derives the HMAC key that seals snapshots, so a
+snapshot whose state was edited is not used. On a server, a player signs each move with his
+account's key over the position he saw (`move_message`, `position_tag`), recorded in a
+MoveSigned event, so a move inserted by anyone else fails the audit. The messages, each a
+domain-separation prefix and a newline, then canonical JSON (sorted keys, no spaces, UTF-8):
 
-    keys = KeyRing.default()                    # $SCAT_KEY_FILE, else the user's config dir
-    keys = KeyRing(Path("/srv/scat/server.pem"))  # a server's own key
-    signature = keys.sign_head(game_id, seq, hash)          # a HeadSignature
-    keys.check(signature, game_id, seq, hash)               # VALID / INVALID / UNKNOWN_KEY
+    head:  scat-head-signature-v1 \n {"game_id", "hash", "seq"}
+    move:  scat-move-signature-v1 \n {"game_id", "seq", "tag", "move"}   (tag: HMAC of the seen event's hash)
+    seal:  scat-snapshot-seal-v1 \n JSON [game_id, seq, hash, state_version, rules_version] \n state
 
-The key file is created on first use (mode 0600, in a 0700 folder); a key file readable or
-writable by others is refused. Its public half is shareable: `public_key` (base64 of the 32
-raw bytes) and `key_id` (the first 16 hex digits of its SHA-256). Public keys of other
-installations are trusted by listing them, one a line, in the trust file beside the key
-(`installation-key.trusted` for `installation-key.pem`): `KeyRing.trust`.
-
-The signed message is the domain-separation prefix `scat-head-signature-v1` and a newline,
-then the canonical JSON (sorted keys, no spaces, UTF-8) of {"game_id", "hash", "seq"}.
-`cryptography` is imported only when a key is used, never by `scat --help` or `scat show`.
-The same private key also keys the seals of snapshots (`snapshot_key`, records/seals.py): an
-HMAC key derived from its seed, read from the PEM without `cryptography`.
+`cryptography` is imported only when a key signs or checks, never by `scat --help` or `scat show`.
 """
 
 from __future__ import annotations
@@ -28,26 +23,63 @@ import base64
 import binascii
 import hashlib
 import hmac
+import json
 import os
 import re
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from scat_core.domain.errors import BadInput, Hint
-from scat_core.records.errors import KeyFileUnusable
-from scat_core.records.hashing import canonical_json
-from scat_core.records.memo import BoundedMemo
+from scat_core.domain import commands as cmd
+from scat_core.domain import events as ev
+from scat_core.domain.commands import move_fields
+from scat_core.domain.errors import BadInput, Hint, RuleViolation
+from scat_core.domain.snapshot import SNAPSHOT_TAG
+from scat_core.records.errors import ConcurrencyConflict, HistoryDamaged, KeyFileUnusable
+from scat_core.records.stored_log import canonical_json
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class BoundedMemo(dict[K, V]):
+    """A dict of about `kept` entries, added through `remember`, which forgets the oldest first.
+
+    Lookups are the dict's own (`in`, `get`), at no cost over a plain dict. Lock-free: each step
+    is one atomic dict operation (CPython), so threads may share a memo without a lock; two
+    racing at the bound may forget one entry too many or keep one too many until the next
+    `remember`, never fail. Callers that need several steps to be one take their own lock.
+    """
+
+    __slots__ = ("kept",)
+
+    def __init__(self, kept: int) -> None:
+        super().__init__()
+        self.kept = kept
+
+    def remember(self, key: K, value: V) -> None:
+        """Add `key` (or move it) as the newest entry, forgetting the oldest while the memo is full."""
+        self.pop(key, None)
+        while len(self) >= self.kept:
+            try:
+                del self[next(iter(self))]
+            except StopIteration:  # emptied by another thread meanwhile
+                break
+            except (KeyError, RuntimeError):  # another thread forgot it (or changed the dict) first
+                continue
+        self[key] = value
+
 KEY_FILE_ENV = "SCAT_KEY_FILE"
 KEY_FILE_NAME = "installation-key.pem"
 SCHEME = "scat-head-ed25519-v1"
-PREFIX = b"scat-head-signature-v1\n"
-#: What the key that seals snapshots (records/seals.py) is derived under: HMAC-SHA256(seed, label).
+HEAD_PREFIX = b"scat-head-signature-v1\n"
+#: What the key that seals snapshots (records/signing.py) is derived under: HMAC-SHA256(seed, label).
 SNAPSHOT_KEY_LABEL = b"scat-snapshot-seal-key-v1"
 VALID, INVALID, UNKNOWN_KEY, UNSIGNED = "valid", "invalid", "unknown key", "unsigned"
 #: No signature, in a game whose first event says every head of it is signed (GameCreated.signed): damage.
@@ -73,7 +105,7 @@ def default_key_path() -> Path:
 
 def head_message(game_id: str, seq: int, head_hash: str) -> bytes:
     """The exact bytes signed for a game's head: prefix + canonical JSON of id, seq, hash."""
-    return PREFIX + canonical_json({"game_id": game_id, "seq": seq, "hash": head_hash})
+    return HEAD_PREFIX + canonical_json({"game_id": game_id, "seq": seq, "hash": head_hash})
 
 
 def key_id_of(public_key: str) -> str:
@@ -169,7 +201,7 @@ class KeyRing:
         return signature
 
     def snapshot_key(self, create: bool = False) -> bytes | None:
-        """The secret key that seals snapshots (records/seals.py), derived from this installation's
+        """The secret key that seals snapshots (records/signing.py), derived from this installation's
         private key; None when there is no usable key file and `create` is not given (a read
         creates nothing: it then trusts no snapshot). With `create`, as `sign_head` loads the key.
         """
@@ -321,3 +353,181 @@ def _create(path: Path, key: Ed25519PrivateKey) -> None:
                 os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
+
+HEAD, ORIGIN = "head", "origin"
+
+
+@dataclass(frozen=True)
+class StoredSignature:
+    """A signature row: the head (seq, hash) it claims to sign and the signature itself."""
+
+    seq: int
+    hash: str
+    signature: HeadSignature
+
+
+@dataclass(frozen=True)
+class SignatureCheck:
+    """The verdict on one game's signature: status (VALID, INVALID, ...), by whom, and why."""
+
+    status: str
+    key_id: str | None = None
+    signer: str | None = None  # "this installation", "trusted" or None (unknown or unsigned)
+    problem: str | None = None
+
+
+def check_signature(keys: KeyRing, stored: StoredSignature | None, game_id: str, seq: int,
+                    head_hash: str) -> SignatureCheck:
+    """Judge a stored signature against the head the LOG has (seq, hash), not the row's own."""
+    if stored is None:
+        return SignatureCheck(UNSIGNED)
+    signature = stored.signature
+    status = keys.check(signature, game_id, seq, head_hash)
+    signer = keys.who(signature.public_key) if status != INVALID else None
+    problem = None
+    if status == INVALID:
+        if (stored.seq, stored.hash) != (seq, head_hash):
+            problem = (f"the head signature is of event {stored.seq} but the log ends at event {seq}: "
+                       "the history was rewritten or cut outside scat")
+        else:
+            problem = "the head signature does not verify: the history was rewritten or the signature altered"
+    return SignatureCheck(status, signature.key_id, signer, problem)
+
+
+def next_signature(keys: KeyRing, prior: StoredSignature | None, game_id: str, prior_seq: int, prior_hash: str,
+                   seq: int, head_hash: str, raced: Callable[[], bool] = lambda: False,
+                   ) -> tuple[StoredSignature | None, HeadSignature] | None:
+    """`signature_for_append` given the prior head's stored signature (`prior`, None when unsigned):
+    the rule every store applies. `raced()` says whether the log moved past (prior_seq, prior_hash)
+    meanwhile, which makes a stale prior signature a lost race (ConcurrencyConflict), not damage."""
+    stored = None
+    if prior_seq > 0:
+        stored = prior
+        if stored is None:
+            return None
+        check = check_signature(keys, stored, game_id, prior_seq, prior_hash)
+        if check.status == INVALID:
+            stale = (stored.seq, stored.hash) != (prior_seq, prior_hash)
+            if stale and raced():
+                raise ConcurrencyConflict(f"game {game_id} changed meanwhile (it is no longer at event {prior_seq}): "
+                                          "look again and retry")
+            raise HistoryDamaged(game_id, check.problem or "its head signature does not verify")
+        if check.status == UNKNOWN_KEY:
+            raise RuleViolation(
+                f"game {game_id} was last signed by key {check.key_id}, which this installation does not "
+                "trust: if that is where the database came from, bring that key file along", game_id=game_id,
+                hint=Hint.TRUST_KEY, after="; nothing was recorded",
+            )
+        assert check.status == VALID
+    return stored, keys.sign_head(game_id, seq, head_hash)
+
+# Sealed snapshots. A command uses a snapshot only when its seal verifies (one HMAC, no replay)
+# and its event is still in the log with that hash; otherwise it folds the events, and
+# `scat db check` names the game. A snapshot written before seals (mac NULL) or under another
+# installation's key is not used: the next append writes a sealed one.
+SEAL_PREFIX = b"scat-snapshot-seal-v1\n"
+
+
+def snapshot_message(game_id: str, seq: int, head_hash: str, state_version: int, rules_version: str,
+                     state: str) -> bytes:
+    """The exact bytes sealed: the prefix, the head and the tag as one JSON line, then the state."""
+    head = json.dumps([game_id, seq, head_hash, state_version, rules_version], separators=(",", ":"))
+    return SEAL_PREFIX + head.encode() + b"\n" + state.encode()
+
+
+def seal(key: bytes, game_id: str, seq: int, head_hash: str, state_version: int, rules_version: str,
+         state: str) -> str:
+    """The seal (hex HMAC-SHA256 under `key`) of a snapshot of `game_id` at event `seq` of hash `head_hash`."""
+    message = snapshot_message(game_id, seq, head_hash, state_version, rules_version, state)
+    return hmac.digest(key, message, hashlib.sha256).hex()
+
+
+def is_sealed(key: bytes | None, game_id: str, seq: int, head_hash: str, state_version: int, rules_version: str,
+              state: str, mac: str | None) -> bool:
+    """Whether `mac` is this key's seal of that snapshot (False without a key or a mac)."""
+    if key is None or not mac:
+        return False
+    expected = seal(key, game_id, seq, head_hash, state_version, rules_version, state)
+    return hmac.compare_digest(expected, str(mac))
+
+
+def sealed_snapshot(keys: KeyRing, game_id: str, seq: int, head_hash: str, state: str) -> dict[str, Any]:
+    """The snapshot row's values (state_version, rules_version, state, mac) of `state` at event `seq`
+    of hash `head_hash`, tagged with this code's rules and sealed with this installation's key."""
+    state_version, rules_version = SNAPSHOT_TAG
+    key = keys.snapshot_key(create=True)
+    assert key is not None  # created if need be (as a head signature's key)
+    return {"state_version": state_version, "rules_version": rules_version, "state": state,
+            "mac": seal(key, game_id, seq, head_hash, state_version, rules_version, state)}
+
+# A player's signature over his move. The position tag stands for the hash of the last event he
+# saw: that hash cannot be shown while the game runs (an event with a hidden card would betray
+# it to anyone trying the 52), but the tag, keyed by the game's secret seed and salt, betrays
+# nothing until the seed is revealed at GameWon; then anyone recomputes it from the log, so the
+# signature binds the whole history before the move.
+MOVE_PREFIX = b"scat-move-signature-v1\n"
+TAG_PREFIX = b"scat-position-tag-v1\n"
+def position_tag(seed: str, salt: str, event_hash: str) -> str:
+    """The tag of the position whose last event has `event_hash`, in a game with this seed and salt."""
+    key = hashlib.sha256(TAG_PREFIX + f"{seed}:{salt}".encode()).digest()
+    return hmac.new(key, event_hash.encode("ascii"), hashlib.sha256).hexdigest()
+
+
+def move_message(game_id: str, seq: int, tag: str, move: dict[str, str]) -> bytes:
+    """The exact bytes a player signs for `move` made at the position (`seq`, `tag`) of `game_id`."""
+    return MOVE_PREFIX + canonical_json({"game_id": game_id, "seq": seq, "tag": tag, "move": move})
+
+
+@dataclass(frozen=True)
+class MoveSignature:
+    """A move's signature as the client sends it: the position it was made at, the key and the signature."""
+
+    seq: int
+    tag: str
+    key_id: str
+    signature: str  # base64 of the 64-byte Ed25519 signature
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (the wire and exports)."""
+        return {"seq": self.seq, "tag": self.tag, "key_id": self.key_id, "signature": self.signature}
+
+    @classmethod
+    def from_json(cls, value: Any) -> MoveSignature:
+        """The signature a JSON object holds (BadInput when it is malformed)."""
+        try:
+            made = cls(int(value["seq"]), str(value["tag"]), str(value["key_id"]), str(value["signature"]))
+        except (KeyError, TypeError, ValueError):
+            raise BadInput("a move signature needs seq, tag, key_id and signature") from None
+        if isinstance(value["seq"], bool):
+            raise BadInput("a move signature's seq is a number")
+        return made
+
+
+def sign_move(private: Ed25519PrivateKey, key_id: str, game_id: str, seq: int, tag: str,
+              command: cmd.Command) -> MoveSignature:
+    """The signature of `command` made at the position (`seq`, `tag`) of `game_id`."""
+    move = move_fields(command)
+    if move is None:
+        raise BadInput(f"{type(command).__name__} is not a move a player signs")
+    value = private.sign(move_message(game_id, seq, tag, move))
+    return MoveSignature(seq, tag, key_id, base64.b64encode(value).decode("ascii"))
+
+
+def verifies(public_key: str, game_id: str, signed: MoveSignature, move: dict[str, str]) -> bool:
+    """Whether `signed` is `public_key`'s signature of `move` at the head it names (a key that is
+    no Ed25519 public key, or a signature that is no base64, verifies nothing)."""
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    try:
+        key = Ed25519PublicKey.from_public_bytes(base64.b64decode(public_key, validate=True))
+        key.verify(base64.b64decode(signed.signature, validate=True),
+                   move_message(game_id, signed.seq, signed.tag, move))
+    except (InvalidSignature, ValueError, binascii.Error):
+        return False
+    return True
+
+
+def signed_of(event: ev.MoveSigned) -> MoveSignature:
+    """The signature a MoveSigned event records."""
+    return MoveSignature(event.at_seq, event.at_tag, event.key_id, event.signature)

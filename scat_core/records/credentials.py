@@ -1,6 +1,7 @@
-"""Player tokens of protected games: issued once, stored only as a salted scrypt hash.
+"""Who a request acts as: a per-game player token (a local protected game) or a proven server account.
 
-Stored form: "scrypt$N$r$p$SALT_HEX$HASH_HEX".
+A token is issued once and stored only as a salted scrypt hash ("scrypt$N$r$p$SALT_HEX$HASH_HEX");
+an account is proven by a signed request, whose nonce is remembered until it expires.
 """
 
 from __future__ import annotations
@@ -8,6 +9,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from dataclasses import dataclass
+from typing import TypeAlias
 
 SCRYPT_N = 2**14
 SCRYPT_R = 8
@@ -102,3 +105,30 @@ def _matches(token: str, stored: str) -> bool:
     except (ValueError, MemoryError):
         return False
     return hmac.compare_digest(digest, bytes.fromhex(digest_hex))
+
+@dataclass(frozen=True, slots=True)
+class RequestNonce:
+    """The nonce of a signed request, to be remembered until it expires so that no replay is served."""
+
+    key_id: str
+    nonce: str
+    expires_at: int  # seconds since the epoch
+    now: int  # the server's clock when the request was verified (older nonces may be pruned)
+
+
+@dataclass(frozen=True)
+class ActingAccount:
+    """A server account whose key signed the request: its name and its current key.
+
+    `nonce`: the request's nonce when the command it asks for spends it in its own unit of work
+    (one commit for both, service/move_signing.py); None when it was spent already, on verifying.
+    """
+
+    name: str
+    key_id: str
+    public_key: str
+    nonce: RequestNonce | None = None
+
+
+#: What a use case is given to prove who acts: a player's token, an account, or nothing.
+Credential: TypeAlias = "str | ActingAccount | None"
