@@ -14,8 +14,7 @@ import logging.config
 from alembic import context
 from sqlalchemy.engine import Connection
 
-from scat_core.store.sql.database import WRITE_OPTION, make_engine, resolve_url
-from scat_core.store.sql.locks import MIGRATION_LOCK, advisory_lock
+from scat_core.store.sql.database import MIGRATION_LOCK, WRITE_OPTION, advisory_lock, make_engine, resolve_url
 from scat_core.store.sql.schema import comparison_options
 
 config = context.config

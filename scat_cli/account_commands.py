@@ -270,7 +270,7 @@ def invite_command(
 
     from scat_core.domain.errors import BadInput
     from scat_core.store.sql.database import open_engine
-    from scat_core.store.sql.invites import SqlInvites
+    from scat_core.store.sql.server_rows import SqlInvites
 
     given = state(ctx)
     if given.server:

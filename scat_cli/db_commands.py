@@ -77,7 +77,7 @@ def check_command(
         resolve_url,
         safe_url,
     )
-    from scat_core.store.sql.snapshot_check import snapshot_problems
+    from scat_core.store.sql.games_list import snapshot_problems
     from scat_core.store.sql.triggers import trigger_problems
 
     refuse_server(ctx, "db check")

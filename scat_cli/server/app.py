@@ -100,7 +100,7 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     from scat_cli.server.sweep import start_sweeping
     from scat_cli.server.verify import REGISTRATIONS_PER_ADDRESS, RequestVerifier
     from scat_core.store.sql.database import masked_url
-    from scat_core.store.sql.invites import SqlInvites
+    from scat_core.store.sql.server_rows import SqlInvites
 
     service = wiring.open_database(db_url, pre_ping=True, serving=True)  # a connection lost to a restart is replaced
     server_key_id = one_key_per_database(service)
@@ -157,7 +157,7 @@ def one_key_per_database(service: Any) -> str:
     from datetime import UTC, datetime
 
     from scat_core.domain.errors import BadInput
-    from scat_core.store.sql.server_key import recorded_server_key
+    from scat_core.store.sql.server_rows import recorded_server_key
 
     keys = service.store.keys
     now = datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")

@@ -1,6 +1,6 @@
 """The statistics every store reports (figures, the report from per-game lines, one event's fold) and ratings.
 
-The SQL store computes the same report in SQL (`scat_core/store/sql/stats_projection.py`); the
+The SQL store computes the same report in SQL (`scat_core/store/sql/projections.py`); the
 contract tests compare the two. Ratings are Weng-Lin (`openskill`'s Plackett-Luce) folded over
 the games played out in the order they were won, so a rebuild gives the same figures to the
 last digit: a game's placing is the order its players went out, those out in the same hand tie

@@ -9,7 +9,7 @@ are `scat_core.records`'; nothing here imports an adapter.
 A unit of work (`transaction()`, `command()`, `read()`) is all or nothing: it commits on a
 clean exit and rolls back on any exception. Every write of a command happens in one. The
 account service's port, `AccountLog` (the append-only account log and the nonces of signed
-requests), is here too: `store/sql/account_log.py` and `store/memory/account_memory.py` adapt it.
+requests), is here too: `store/sql/account_log.py` and `store/memory.py` adapt it.
 """
 
 from __future__ import annotations

@@ -43,8 +43,7 @@ from scat_core.service import GameService
 from scat_core.store.sql import tables as t
 from scat_core.store.sql.database import ensure_schema, make_engine
 from scat_core.store.sql.event_store import EventStore
-from scat_core.store.sql.projections import catch_up
-from scat_core.store.sql.stats_projection import STATS
+from scat_core.store.sql.projections import STATS, catch_up
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from populate import bulk_append, clone_id, clones, play_bot_games  # noqa: E402

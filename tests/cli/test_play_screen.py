@@ -382,7 +382,7 @@ def test_a_game_waiting_for_its_players_offers_accept_and_decline_on_keys_and_no
     """R28: `scat play` on a pending game shows who is awaited (the table) and the keys a and x."""
     from scat_cli.screen import keys as keymap
     from scat_core.service.games import GameService
-    from scat_core.store.memory.memory import MemoryStore
+    from scat_core.store.memory import MemoryStore
 
     games = GameService(MemoryStore(), server=True)
     pending = games.new_game_of_accounts(seats("ann", "bob", "cy-bot"), viewer="ann")

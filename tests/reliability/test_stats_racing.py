@@ -22,8 +22,7 @@ from scat_core.records.errors import ConcurrencyConflict
 from scat_core.service import GameService
 from scat_core.store.sql import tables as t
 from scat_core.store.sql.event_store import EventStore
-from scat_core.store.sql.projections import catch_up
-from scat_core.store.sql.stats_projection import STATS
+from scat_core.store.sql.projections import STATS, catch_up
 from tests.support.store import projection_rows
 
 WRITERS = 3

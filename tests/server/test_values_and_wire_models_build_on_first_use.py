@@ -15,7 +15,7 @@ from scat_cli.server import answers, wire
 from scat_core.domain import commands as cmd
 from scat_core.domain import events as ev
 from scat_core.service import GameService, values
-from scat_core.store.memory.memory import MemoryStore
+from scat_core.store.memory import MemoryStore
 
 
 def _models(module: Any) -> list[type[BaseModel]]:

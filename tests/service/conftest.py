@@ -13,7 +13,7 @@ import pytest
 
 from scat_cli.wiring import open_database
 from scat_core.service import GameService
-from scat_core.store.memory.memory import MemoryStore
+from scat_core.store.memory import MemoryStore
 
 
 @pytest.fixture

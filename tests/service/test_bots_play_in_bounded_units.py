@@ -18,7 +18,7 @@ from scat_core.domain.errors import RuleViolation
 from scat_core.domain.options import GameOptions
 from scat_core.service import playing
 from scat_core.service.games import GameService
-from scat_core.store.memory.memory import MemoryStore
+from scat_core.store.memory import MemoryStore
 
 BOTS = [ev.PlayerSeat(name=name, is_bot=True) for name in ("b0", "b1")]
 ENDLESS = GameOptions(min_knock=31, lives=1, straight_flush=True)  # the referee's game (seed 90038)

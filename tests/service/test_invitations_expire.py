@@ -8,7 +8,7 @@ import pytest
 
 from scat_core.domain import events as ev
 from scat_core.service.games import GameService
-from scat_core.store.memory.memory import MemoryStore
+from scat_core.store.memory import MemoryStore
 from tests.support.clock import HandClock
 
 SEATS = [ev.PlayerSeat(name="ann"), ev.PlayerSeat(name="bob"), ev.PlayerSeat(name="cy", is_bot=True)]

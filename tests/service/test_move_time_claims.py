@@ -14,7 +14,7 @@ from scat_core.domain.errors import AuthFailed, RuleViolation
 from scat_core.domain.options import GameOptions, recorded_text
 from scat_core.service import GameService
 from scat_core.service.loading import replay
-from scat_core.store.memory.memory import MemoryStore
+from scat_core.store.memory import MemoryStore
 from tests.support.clock import HandClock
 
 HOUR = 3600

@@ -22,8 +22,7 @@ from scat_core.records.signing import MoveSignature, sign_move
 from scat_core.records.stored_log import GENESIS_HASH, chain_hash
 from scat_core.service.games import GameService
 from scat_core.service.move_signing import held_then
-from scat_core.store.memory.account_memory import MemoryAccountLog
-from scat_core.store.memory.memory import MemoryStore
+from scat_core.store.memory import MemoryAccountLog, MemoryStore
 
 
 class Player:

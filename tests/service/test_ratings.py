@@ -9,7 +9,7 @@ from scat_core.domain import events as ev
 from scat_core.domain.stats import GameLine, PlayerLine
 from scat_core.records.stats import placing, ratings
 from scat_core.service.games import GameService
-from scat_core.store.memory.memory import MemoryStore
+from scat_core.store.memory import MemoryStore
 
 
 def line(game_id: str, winner: str, out: dict[str, int], bots: tuple[str, ...] = (), ended: str = "x") -> GameLine:

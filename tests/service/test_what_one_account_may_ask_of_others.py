@@ -10,7 +10,7 @@ from scat_core.domain import events as ev
 from scat_core.domain.errors import RuleViolation
 from scat_core.service import playing
 from scat_core.service.games import GameService
-from scat_core.store.memory.memory import MemoryStore
+from scat_core.store.memory import MemoryStore
 
 
 def seats(*names: str) -> list[ev.PlayerSeat]:

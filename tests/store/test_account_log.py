@@ -18,7 +18,7 @@ from scat_core.domain import accounts as acc
 from scat_core.records.errors import ConcurrencyConflict
 from scat_core.service.accounts import AccountService
 from scat_core.service.ports import AccountLog, AccountRecord
-from scat_core.store.memory.account_memory import MemoryAccountLog
+from scat_core.store.memory import MemoryAccountLog
 from scat_core.store.sql.account_log import SqlAccountLog
 from scat_core.store.sql.database import alembic_config, ensure_schema, make_engine
 

@@ -20,7 +20,7 @@ from scat_core.records.errors import ConcurrencyConflict
 from scat_core.records.games import GameSummary
 from scat_core.records.stored_log import GENESIS_HASH, canonical_json, chain_hash
 from scat_core.service.loading import snapshot_json, summarize
-from scat_core.store.sql.command_append import VALUES_ROWS
+from scat_core.store.sql.appending import VALUES_ROWS
 from scat_core.store.sql.event_store import EventStore
 from tests.support.domain import records_for
 from tests.support.store import SUMMARY, a_knock, a_turn, new_game

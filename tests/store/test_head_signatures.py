@@ -8,8 +8,8 @@ from sqlalchemy import text
 from scat_core.domain.events import Knocked
 from scat_core.records.errors import HistoryDamaged
 from scat_core.records.signing import VALID, check_signature
+from scat_core.store.sql.appending import read_signature
 from scat_core.store.sql.event_store import EventStore
-from scat_core.store.sql.signed_heads import read_signature
 
 
 def head_check(store: EventStore, game_id: str) -> tuple[int, str]:

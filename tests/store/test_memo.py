@@ -6,7 +6,7 @@ import threading
 from pathlib import Path
 
 from scat_core.records.signing import VERIFIED_KEPT, BoundedMemo, KeyRing
-from scat_core.store.sql.signed_heads import UNREAD, KnownHeads
+from scat_core.store.sql.appending import UNREAD, KnownHeads
 
 
 def test_a_full_memo_forgets_its_oldest_entry_and_a_remembered_key_becomes_the_newest() -> None:

@@ -19,7 +19,7 @@ from scat_core.domain.commands import Draw, Resign
 from scat_core.domain.events import PlayerSeat
 from scat_core.records.errors import ConcurrencyConflict
 from scat_core.service.games import GameService
-from scat_core.store.memory.memory import MemoryStore
+from scat_core.store.memory import MemoryStore
 from scat_core.store.sql import notify
 from scat_core.store.sql.event_store import EventStore
 from scat_core.store.sql.notify import Listener, wait_for_head

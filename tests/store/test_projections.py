@@ -13,8 +13,7 @@ from scat_core.service import GameService
 from scat_core.store.sql.database import ensure_schema, make_engine
 from scat_core.store.sql.event_store import EventStore
 from scat_core.store.sql.games_list import GameSummary, games_values
-from scat_core.store.sql.projections import catch_up, checkpoint, is_behind
-from scat_core.store.sql.stats_projection import STATS
+from scat_core.store.sql.projections import STATS, catch_up, checkpoint, is_behind
 from tests.support.store import projection_rows
 
 

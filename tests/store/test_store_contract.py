@@ -31,7 +31,7 @@ from scat_core.records.signing import ORIGIN, VALID
 from scat_core.records.stored_log import GENESIS_HASH, canonical_json, chain_hash_raw
 from scat_core.service.loading import snapshot_json, summarize
 from scat_core.service.ports import Store, UnitOfWork
-from scat_core.store.memory.memory import MemoryStore
+from scat_core.store.memory import MemoryStore
 from scat_core.store.sql.database import ensure_schema, make_engine
 from scat_core.store.sql.event_store import EventStore
 

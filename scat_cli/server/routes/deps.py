@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from scat_cli.server.verify import RequestVerifier
     from scat_core.service.accounts import AccountService
     from scat_core.service.games import GameService
-    from scat_core.store.sql.invites import SqlInvites
+    from scat_core.store.sql.server_rows import SqlInvites
 
 
 @dataclass(frozen=True, slots=True)

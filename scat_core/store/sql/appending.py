@@ -1,37 +1,299 @@
-"""Appending to the log: new events hashed into the chain, or exported records kept verbatim.
+"""Appending to the log: new events hashed into the chain (or exported records kept verbatim), and the signed head.
 
-Either way the games row, the snapshot and the head signature move in the same unit of work
-as the events. `append` is optimistic: `expected_seq` is the seq of the last event the
-caller saw (0 for a new game); if someone appended since, ConcurrencyConflict and nothing
-is written. With `expected_hash` it takes the lean path (command_append.py): one statement on PostgreSQL.
+The games row, the snapshot and the head signature move in the same unit of work as the
+events. `append` is optimistic: `expected_seq` is the last event the caller saw (0 for a new
+game); if someone appended since, ConcurrencyConflict and nothing is written. A running game's
+move takes the lean path (`append_after_head`): on PostgreSQL one statement of data-modifying
+CTEs, all or nothing by itself (games row moved only from the verified head, events, snapshot,
+the forgotten seed once the game ends, the NOTIFY), so no transaction and no round trip after
+it; on SQLite the same writes as prepared statements in the caller's transaction. Every
+append signs the new head with this installation's key, but only on top of a head signed by a
+key known here that still verifies (`signature_for_append`), so a rewritten history is never
+laundered by the next move; an unsigned head stays unsigned; an import is signed from its
+first event, the export's signature kept as its "origin".
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping, Sequence
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel
+from sqlalchemy import select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from scat_core.domain.events import to_record
 from scat_core.records.errors import ConcurrencyConflict
 from scat_core.records.games import GameSummary
-from scat_core.records.signing import KeyRing, StoredSignature, sealed_snapshot
+from scat_core.records.signing import (
+    HEAD,
+    BoundedMemo,
+    HeadSignature,
+    KeyRing,
+    StoredSignature,
+    next_signature,
+    sealed_snapshot,
+)
 from scat_core.records.stored_log import GENESIS_HASH, StoredEvent, canonical_json, chain_hash_raw, utc_now
 from scat_core.store.sql import tables as t
-from scat_core.store.sql.command_append import Row, append_after_head
+from scat_core.store.sql.driver_sql import execute, execute_many, fetch_all, named
 from scat_core.store.sql.games_list import games_values, put_snapshot, update_games_row
 from scat_core.store.sql.log_reads import IDS_CHUNK, head
-from scat_core.store.sql.signed_heads import (
-    UNREAD,
-    KnownHeads,
-    lean_signature_params,
-    sign_appended_head,
-    signature_for_append,
+from scat_core.store.sql.notify import CHANNEL
+
+_COLUMNS = (t.head_signatures.c.seq, t.head_signatures.c.hash, t.head_signatures.c.key_id,
+            t.head_signatures.c.public_key, t.head_signatures.c.signature)
+
+
+#: What KnownHeads.prior says when it holds nothing for that head: read the database.
+UNREAD = "unread"
+
+
+class KnownHeads:
+    """The head signature a store last read or wrote of each game, at which head (seq, hash).
+
+    A memo of one process, so an append after a command's load (or after the same store's
+    previous append) need not read the signature again: the lean append then writes only
+    if the database still holds that very signature (compare and swap, appending.py), so a memo
+    that is out of date costs a ConcurrencyConflict, never a wrong signature. Bounded.
+    """
+
+    def __init__(self, kept: int = 4096) -> None:
+        self._heads: BoundedMemo[str, tuple[int, str, StoredSignature | None]] = BoundedMemo(kept)
+        self._lock = threading.Lock()
+
+    def remember(self, game_id: str, seq: int, head_hash: str, signature: StoredSignature | None) -> None:
+        """Note that the head (seq, head_hash) of `game_id` has `signature` (None: unsigned)."""
+        with self._lock:
+            self._heads.remember(game_id, (seq, head_hash, signature))
+
+    def forget(self, game_id: str) -> None:
+        """Drop what is known of `game_id` (its append failed: the database decides again)."""
+        with self._lock:
+            self._heads.pop(game_id, None)
+
+    def prior(self, game_id: str, seq: int, head_hash: str) -> StoredSignature | None | str:
+        """The signature known for that head of `game_id`, None if it is unsigned, UNREAD if not known."""
+        with self._lock:
+            known = self._heads.get(game_id)
+        if known is None or (known[0], known[1]) != (seq, head_hash):
+            return UNREAD
+        return known[2]
+
+
+def read_signature(conn: Connection, game_id: str, kind: str = HEAD) -> StoredSignature | None:
+    """The stored signature of `kind` (HEAD or ORIGIN) of a game, or None."""
+    row = conn.execute(
+        select(*_COLUMNS).where(t.head_signatures.c.game_id == game_id, t.head_signatures.c.kind == kind)
+    ).first()
+    if row is None:
+        return None
+    return StoredSignature(int(row[0]), str(row[1]), HeadSignature(str(row[2]), str(row[3]), str(row[4])))
+
+
+def write_signature(conn: Connection, game_id: str, kind: str, seq: int, head_hash: str,
+                    signature: HeadSignature) -> None:
+    """Insert or replace the signature of `kind` of a game."""
+    values = {"seq": seq, "hash": head_hash, "key_id": signature.key_id, "public_key": signature.public_key,
+              "signature": signature.signature}
+    updated = conn.execute(
+        t.head_signatures.update()
+        .where(t.head_signatures.c.game_id == game_id, t.head_signatures.c.kind == kind)
+        .values(**values)
+    )
+    if updated.rowcount == 0:
+        conn.execute(t.head_signatures.insert().values(game_id=game_id, kind=kind, **values))
+
+
+def signature_for_append(conn: Connection, keys: KeyRing, game_id: str, prior_seq: int, prior_hash: str,
+                         seq: int, head_hash: str, before_insert: bool = True,
+                         known: StoredSignature | None | str = UNREAD,
+                         ) -> tuple[StoredSignature | None, HeadSignature] | None:
+    """The signature an append from (prior_seq, prior_hash) to (seq, head_hash) must write, and the
+    prior one it replaces; None when the game stays unsigned.
+
+    A new game (prior_seq 0) is signed. Otherwise the prior head's signature must verify
+    under a key known here (else HistoryDamaged or RuleViolation, and nothing may be
+    written); an unsigned prior head leaves the game unsigned. `before_insert`: called before
+    the events are written (the lean append), so a signature of a later head may be a writer
+    that raced ahead (ConcurrencyConflict) rather than damage. `known`: the prior head's
+    signature as already read (KnownHeads.prior), UNREAD to read it here.
+    """
+    if prior_seq == 0:
+        prior = None
+    elif isinstance(known, str):
+        prior = read_signature(conn, game_id)
+    else:
+        prior = known
+    return next_signature(keys, prior, game_id, prior_seq, prior_hash, seq, head_hash,
+                          lambda: before_insert and _log_moved(conn, game_id, prior_seq, prior_hash))
+
+
+def _log_moved(conn: Connection, game_id: str, prior_seq: int, prior_hash: str) -> bool:
+    """Whether the log's last event is no longer (prior_seq, prior_hash): a writer raced ahead."""
+    row = conn.execute(
+        select(t.events.c.seq, t.events.c.hash).where(t.events.c.game_id == game_id)
+        .order_by(t.events.c.seq.desc()).limit(1)
+    ).first()
+    return row is None or (int(row[0]), str(row[1])) != (prior_seq, prior_hash)
+
+
+def sign_appended_head(conn: Connection, keys: KeyRing, game_id: str, prior_seq: int, prior_hash: str,
+                       seq: int, head_hash: str) -> None:
+    """After an append (in its transaction): sign the new head, over a verified prior one."""
+    signing = signature_for_append(conn, keys, game_id, prior_seq, prior_hash, seq, head_hash, before_insert=False)
+    if signing is not None:
+        write_signature(conn, game_id, HEAD, seq, head_hash, signing[1])
+
+
+def lean_signature_params(signing: tuple[StoredSignature | None, HeadSignature] | None) -> dict[str, object]:
+    """The parameters of the lean append's head_signatures update (see appending.py): sign, the prior
+    signature it must still find (compare and swap), and the new one."""
+    prior, new = signing if signing is not None else (None, None)
+    if prior is None or new is None:
+        return {"sign": False, "prior_signature": "", "sig_key_id": "", "sig_public_key": "", "sig_signature": ""}
+    return {"sign": True, "prior_signature": prior.signature.signature, "sig_key_id": new.key_id,
+            "sig_public_key": new.public_key, "sig_signature": new.signature}
+
+
+def sign_new_heads(conn: Connection, keys: KeyRing, heads: list[tuple[str, int, str]]) -> None:
+    """Sign the heads (game_id, seq, hash) of games just added whole (the bulk path), in one INSERT."""
+    if not heads:
+        return
+    rows = []
+    for game_id, seq, head_hash in heads:
+        signature = keys.sign_head(game_id, seq, head_hash)
+        rows.append({"game_id": game_id, "kind": HEAD, "seq": seq, "hash": head_hash, "key_id": signature.key_id,
+                     "public_key": signature.public_key, "signature": signature.signature})
+    conn.execute(t.head_signatures.insert(), rows)
+
+#: One stored row, in the column order of EVENT_COLUMNS.
+Row = tuple[int, str, int, str, str, str, str]  # seq, type, schema_version, data, recorded_at, prev_hash, hash
+EVENT_COLUMNS = "game_id, seq, type, schema_version, data, recorded_at, prev_hash, hash"
+
+_GAMES_SET = (
+    "head_seq = %(head_seq)s, head_hash = %(head_hash)s, last_activity = %(now)s, status = %(status)s, "
+    "players = %(players)s, bots = %(bots)s, turn = %(turn)s, hand_number = %(hand_number)s, "
+    "dealer = %(dealer)s, winner = %(winner)s, protected = %(protected)s, "
+    "move_deadline = %(move_deadline)s, turn_key = %(turn_key)s, awaiting = %(awaiting)s, "
+    "open_seats = %(open_seats)s"
+)
+#: The games row moves only from the head verified and, when the append signs, only over the very
+#: signature verified (read with the load, or written by this store's last append: KnownHeads).
+_GAMES_WHERE = (
+    "game_id = %(game_id)s AND head_seq = %(expected_seq)s AND head_hash = %(expected_hash)s AND (NOT %(sign)s "
+    "OR EXISTS (SELECT 1 FROM head_signatures WHERE game_id = %(game_id)s AND kind = 'head' "
+    "AND signature = %(prior_signature)s))"
+)
+SNAPSHOT_COLUMNS = "game_id, seq, hash, state_version, rules_version, state, mac"
+SNAPSHOT_VALUES = ("%(game_id)s, %(head_seq)s, %(head_hash)s, %(state_version)s, %(rules_version)s, %(state)s, "
+                   "%(mac)s")
+_SNAPSHOT_UPDATE = (
+    "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, "
+    "state_version = excluded.state_version, rules_version = excluded.rules_version, state = excluded.state, "
+    "mac = excluded.mac"
+)
+_FORGET_SEED = "DELETE FROM game_secrets WHERE game_id = %(game_id)s"
+#: The head's new signature (signed_heads.lean_signature_params), only over the very signature verified.
+_SIGN_HEAD = (
+    "UPDATE head_signatures SET seq = %(head_seq)s, hash = %(head_hash)s, key_id = %(sig_key_id)s, "
+    "public_key = %(sig_public_key)s, signature = %(sig_signature)s "
+    "WHERE game_id = %(game_id)s AND kind = 'head' AND signature = %(prior_signature)s"
 )
 
+_MOVED = "EXISTS (SELECT 1 FROM moved)"
+#: The new head's notice (notify.py), sent by the statement itself when it moved the head: no
+#: round trip of its own. The final SELECT counts it, so it is evaluated (and "1" means moved).
+_NOTICE = f"notice AS (SELECT pg_notify('{CHANNEL}', %(game_id)s || ':' || %(head_seq)s::text) FROM moved)"
+#: The events of a longer append: one array per column.
+_ARRAYS = ("unnest(%(seqs)b::int[], %(types)b::text[], %(versions)b::int[], %(datas)b::text[], "
+           "%(recorded)b::text[], %(prevs)b::text[], %(hashes)b::text[]) AS u")
+#: Appends of up to this many events (nearly all: a move, the bots' reply to it) name each value
+#: instead: psycopg dumps a scalar in C, an array in Python (four times the work).
+VALUES_ROWS = 4
+_ROW_NAMES = ("seq", "type", "version", "data", "recorded", "prev", "hash")
+_ROW_KEYS = [tuple(f"{name}{index}" for name in _ROW_NAMES) for index in range(VALUES_ROWS)]
+
+
+@cache
+def _pg_command(count: int) -> str:
+    """The statement of an append of `count` events (named values up to VALUES_ROWS, else arrays)."""
+    if count > VALUES_ROWS:
+        source = _ARRAYS
+    else:
+        rows = ", ".join(f"(%({s})s::int, %({t})s, %({v})s::int, %({d})s, %({r})s, %({p})s, %({h})s)"
+                         for s, t, v, d, r, p, h in _ROW_KEYS[:count])
+        source = f"(VALUES {rows}) AS u"
+    return (
+        f"WITH moved AS (UPDATE games SET {_GAMES_SET} WHERE {_GAMES_WHERE} RETURNING 1), "
+        f"new_events AS (INSERT INTO events ({EVENT_COLUMNS}) SELECT %(game_id)s, u.* FROM {source} "
+        f"WHERE {_MOVED} RETURNING 1), "
+        f"snapshot AS (INSERT INTO game_snapshots ({SNAPSHOT_COLUMNS}) SELECT {SNAPSHOT_VALUES} "
+        f"WHERE %(keep_snapshot)s AND {_MOVED} {_SNAPSHOT_UPDATE} RETURNING 1), "
+        f"forgotten AS ({_FORGET_SEED} AND %(finished)s AND {_MOVED} RETURNING 1), "
+        f"signed AS ({_SIGN_HEAD} AND %(sign)s AND {_MOVED} RETURNING 1), "
+        f"{_NOTICE} "
+        "SELECT count(*) FROM notice"
+    )
+
+
+SQLITE_EVENTS = f"INSERT INTO events ({EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+_GAMES = f"UPDATE games SET {_GAMES_SET} WHERE {_GAMES_WHERE}"
+_SNAPSHOT = f"INSERT INTO game_snapshots ({SNAPSHOT_COLUMNS}) VALUES ({SNAPSHOT_VALUES}) {_SNAPSHOT_UPDATE}"
+
+
+def append_after_head(
+    conn: Connection, game_id: str, expected: tuple[int, str], rows: Sequence[Row], games: dict[str, Any],
+    snapshot: dict[str, Any] | None, signature: dict[str, Any] | None = None,
+) -> None:
+    """Move the games row from head `expected` to the last of `rows`, insert `rows`, keep
+    `snapshot` and, if the game is finished, forget its seed: all or nothing.
+
+    `games` holds the games row's new values (status, players, ...; see _GAMES_SET) and
+    `snapshot` its state_version, rules_version, state and mac (its seal, records/signing.py);
+    `signature` the head's new
+    signature (signed_heads.lean_signature_params). ConcurrencyConflict if the head
+    moved meanwhile (or the row is gone), and then nothing is written.
+    """
+    last = rows[-1]
+    finished = games["status"] in ("finished", "cancelled")  # over: its seed is revealed and forgotten here
+    params = {**games, "game_id": game_id, "expected_seq": expected[0], "expected_hash": expected[1],
+              "head_seq": last[0], "head_hash": last[6], "now": last[4], "finished": finished,
+              "keep_snapshot": snapshot is not None, "state_version": 0, "rules_version": "", "state": "", "mac": None,
+              "sign": False, "prior_signature": "", "sig_key_id": "", "sig_public_key": "", "sig_signature": "",
+              **(snapshot or {}), **(signature or {})}
+    try:  # every statement on the driver's own cursor (driver_sql.py): SQLAlchemy's work around one costs more
+        if conn.dialect.name == "postgresql":
+            if len(rows) <= VALUES_ROWS:
+                for keys, row in zip(_ROW_KEYS, rows, strict=False):
+                    params.update(zip(keys, row, strict=True))
+            else:
+                columns = list(zip(*rows, strict=True))
+                params.update(seqs=list(columns[0]), types=list(columns[1]), versions=list(columns[2]),
+                              datas=list(columns[3]), recorded=list(columns[4]), prevs=list(columns[5]),
+                              hashes=list(columns[6]))
+            moved: bool = fetch_all(conn, _pg_command(len(rows)), params)[0][0] == 1
+        else:
+            moved = execute(conn, named(conn, _GAMES), params) == 1
+            if moved:
+                execute_many(conn, SQLITE_EVENTS, [(game_id, *row) for row in rows])
+                if snapshot is not None:
+                    execute(conn, named(conn, _SNAPSHOT), params)
+                if finished:
+                    execute(conn, named(conn, _FORGET_SEED), params)
+                if params["sign"]:
+                    execute(conn, named(conn, _SIGN_HEAD), params)
+    except IntegrityError as exc:
+        raise ConcurrencyConflict(
+            f"game {game_id} changed meanwhile (event {rows[0][0]} already exists): look again and retry"
+        ) from exc
+    if not moved:
+        raise ConcurrencyConflict(
+            f"game {game_id} changed meanwhile (it is no longer at event {expected[0]}): look again and retry"
+        )
 
 def is_lean(expected_seq: int, summary: GameSummary | None, expected_hash: str | None) -> bool:
     """Whether an append takes the lean path (a running game, its verified head hash and a summary)."""

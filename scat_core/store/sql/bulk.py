@@ -18,10 +18,15 @@ from scat_core.records.errors import ConcurrencyConflict
 from scat_core.records.games import GameSummary
 from scat_core.records.signing import KeyRing, sealed_snapshot
 from scat_core.records.stored_log import canonical_json
-from scat_core.store.sql.command_append import EVENT_COLUMNS, SNAPSHOT_COLUMNS, SNAPSHOT_VALUES, SQLITE_EVENTS
+from scat_core.store.sql.appending import (
+    EVENT_COLUMNS,
+    SNAPSHOT_COLUMNS,
+    SNAPSHOT_VALUES,
+    SQLITE_EVENTS,
+    sign_new_heads,
+)
 from scat_core.store.sql.driver_sql import named
 from scat_core.store.sql.games_list import games_values, seat_rows
-from scat_core.store.sql.signed_heads import sign_new_heads
 
 #: One new game: its records (as exported), its games-row summary, its snapshot (or None).
 NewGame = tuple[Sequence[Mapping[str, Any]], GameSummary, str | None]

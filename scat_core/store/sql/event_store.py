@@ -14,8 +14,8 @@ instead of deadlocking; on PostgreSQL the UNIQUE(game_id, seq) decides every rac
 
 This module is the unit of work; the work is done in: log_reads.py (reading the log),
 command_load.py (a command's load, checked by scat_core/records/stored_log.py), appending.py
-and command_append.py (appends), bulk.py (whole games at once), games_list.py (the games read model and
-snapshots), game_secrets.py (seeds, tokens) and database.py (engines, and database errors as scat's);
+(appends and signed heads), bulk.py (whole games at once), games_list.py (the games read model and
+snapshots) and database.py (engines, and database errors as scat's);
 the hot path's statements (a command's load and lean append, a replay) run on the driver's
 own cursor, through driver_sql.py.
 """
@@ -27,24 +27,26 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
-from sqlalchemy import Engine
+from sqlalchemy import Engine, select
 from sqlalchemy.engine import Connection
 
 from scat_core.records.credentials import RequestNonce
 from scat_core.records.games import GameRow, GameSummary, ListedAfter
 from scat_core.records.signing import HEAD, HeadSignature, KeyRing, StoredSignature
 from scat_core.records.stored_log import RECORD_KEYS, CommandLoad, GameSecret, StoredEvent, utc_now
-from scat_core.store.sql import appending, bulk, game_secrets, games_list, log_reads
+from scat_core.store.sql import appending, bulk, games_list, log_reads
+from scat_core.store.sql import tables as t
 from scat_core.store.sql.account_log import spend_nonce
+from scat_core.store.sql.appending import KnownHeads, read_signature, write_signature
 from scat_core.store.sql.command_load import load_for_command
 from scat_core.store.sql.database import WRITE_OPTION, as_scat_errors, one_writer
-from scat_core.store.sql.driver_sql import autocommit
+from scat_core.store.sql.driver_sql import autocommit, fetch_all, named
 from scat_core.store.sql.notify import announce
-from scat_core.store.sql.signed_heads import KnownHeads, read_signature, write_signature
 
 if TYPE_CHECKING:
     from scat_core.domain.stats import GameLine
     from scat_core.records.stats import StatsReport
+
 
 __all__ = ["RECORD_KEYS", "EventStore", "GameRow", "GameSecret", "GameSummary", "StoreTransaction", "StoredEvent",
            "utc_now"]
@@ -64,7 +66,7 @@ class StoreTransaction:
         self.keys = keys if keys is not None else KeyRing.default()
         #: The new head (game -> seq) of each game this unit of work appended to: announced
         #: once it is committed (notify.announce); not the lean appends of PostgreSQL, whose
-        #: one statement sends its notice itself (command_append.py).
+        #: one statement sends its notice itself (appending.py).
         self.moved: dict[str, int] = {}
         #: A PostgreSQL command's lean append, made ready but run only when the unit of work
         #: ends well (`EventStore.command`): the last act of the command, as a commit is.
@@ -139,7 +141,7 @@ class StoreTransaction:
         """Every game id the log holds events of (a scan of the log: for audits of everything)."""
         return log_reads.logged_game_ids(self._conn)
 
-    # ---- appends (appending.py, command_append.py, bulk.py) --------------------------------------------
+    # ---- appends (appending.py, bulk.py) --------------------------------------------------------
 
     def append(
         self,
@@ -241,34 +243,34 @@ class StoreTransaction:
         """How many games the read model holds."""
         return games_list.count_games(self._conn)
 
-    # ---- secrets and tokens (game_secrets.py) ------------------------------------------------
+    # ---- secrets and tokens (the functions at the end) -----------------------------------------
 
     def put_secret(self, game_id: str, seed: str, salt: str) -> None:
         """Keep the seed of a running game (and its commitment salt) outside the log."""
         self._may_write()
-        game_secrets.put_secret(self._conn, game_id, seed, salt)
+        put_secret(self._conn, game_id, seed, salt)
 
     def get_secret(self, game_id: str) -> GameSecret | None:
         """The kept seed and salt of a game, or None (never stored, or already revealed)."""
-        return game_secrets.get_secret(self._conn, game_id)
+        return get_secret(self._conn, game_id)
 
     def secret_game_ids(self, among: Sequence[str] | None = None) -> set[str]:
         """The ids of the games whose seed is kept here (the running games made here), only `among` these if given."""
-        return game_secrets.secret_game_ids(self._conn, among)
+        return secret_game_ids(self._conn, among)
 
     def delete_secret(self, game_id: str) -> None:
         """Forget a game's kept seed (once the log reveals it)."""
         self._may_write()
-        game_secrets.delete_secret(self._conn, game_id)
+        delete_secret(self._conn, game_id)
 
     def put_token_hash(self, game_id: str, player: str, token_hash: str) -> None:
         """Store the hash of a player's token for a protected game."""
         self._may_write()
-        game_secrets.put_token_hash(self._conn, game_id, player, token_hash)
+        put_token_hash(self._conn, game_id, player, token_hash)
 
     def get_token_hash(self, game_id: str, player: str) -> str | None:
         """The stored token hash of a player, or None."""
-        return game_secrets.get_token_hash(self._conn, game_id, player)
+        return get_token_hash(self._conn, game_id, player)
 
     def use_nonce(self, nonce: RequestNonce) -> bool:
         """Remember a signed request's nonce in this unit of work (a command's too: in its
@@ -325,8 +327,7 @@ class EventStore:
 
     def catch_up_stats(self, rebuild: bool = False) -> int:
         """Fold the events the stats projection has not seen into it (all, with `rebuild`); how many."""
-        from scat_core.store.sql.projections import catch_up, is_behind
-        from scat_core.store.sql.stats_projection import STATS
+        from scat_core.store.sql.projections import STATS, catch_up, is_behind
 
         with as_scat_errors(self.engine):  # a read-only database: DatabaseReadOnly
             if not rebuild and not is_behind(self.engine, STATS):
@@ -335,21 +336,21 @@ class EventStore:
 
     def read_stats(self, player: str | None = None) -> StatsReport:
         """The stats projection's report; with `player`, only his line (if he has one)."""
-        from scat_core.store.sql.stats_projection import read_stats
+        from scat_core.store.sql.projections import read_stats
 
         with as_scat_errors(self.engine), self.engine.connect() as conn, conn.begin():
             return read_stats(conn, player)
 
     def stats_lines(self) -> list[GameLine]:
         """Every game's line of the stats projection as of its last catch-up (what ratings fold)."""
-        from scat_core.store.sql.stats_projection import stats_lines
+        from scat_core.store.sql.projections import stats_lines
 
         with as_scat_errors(self.engine), self.engine.connect() as conn, conn.begin():
             return stats_lines(conn)
 
     def read_stats_unsaved(self, player: str | None = None, rebuild: bool = False) -> StatsReport:
         """`read_stats` with what the projection has not seen folded in memory; writes nothing."""
-        from scat_core.store.sql.stats_projection import read_stats_unsaved
+        from scat_core.store.sql.projections import read_stats_unsaved
 
         with as_scat_errors(self.engine), self.engine.connect() as conn:
             if conn.dialect.name == "postgresql":  # the fold and the rows it adds to: one snapshot
@@ -393,3 +394,45 @@ if TYPE_CHECKING:
     def _is_a_store(store: EventStore) -> Store:
         """A EventStore is a Store (mypy checks this; it never runs)."""
         return store
+
+
+# What is kept outside the log: a running game's seed (and salt), and players' token hashes.
+def put_secret(conn: Connection, game_id: str, seed: str, salt: str) -> None:
+    """Keep the seed of a running game (and its commitment salt) outside the log."""
+    conn.execute(t.game_secrets.insert().values(game_id=game_id, seed=seed, salt=salt))
+
+
+def get_secret(conn: Connection, game_id: str) -> GameSecret | None:
+    """The kept seed and salt of a game, or None (never stored, or already revealed)."""
+    row = conn.execute(
+        select(t.game_secrets.c.seed, t.game_secrets.c.salt).where(t.game_secrets.c.game_id == game_id)
+    ).first()
+    return None if row is None else GameSecret(seed=row[0], salt=row[1])
+
+
+def secret_game_ids(conn: Connection, among: Sequence[str] | None = None) -> set[str]:
+    """The ids of the games whose seed is kept here (the running games made here), only `among` these if given."""
+    query = select(t.game_secrets.c.game_id)
+    if among is not None:
+        query = query.where(t.game_secrets.c.game_id.in_(list(among)))
+    return {str(row[0]) for row in conn.execute(query)}
+
+
+def delete_secret(conn: Connection, game_id: str) -> None:
+    """Forget a game's kept seed (once the log reveals it)."""
+    conn.execute(t.game_secrets.delete().where(t.game_secrets.c.game_id == game_id))
+
+
+def put_token_hash(conn: Connection, game_id: str, player: str, token_hash: str) -> None:
+    """Store the hash of a player's token for a protected game."""
+    conn.execute(t.player_tokens.insert().values(game_id=game_id, player=player, token_hash=token_hash))
+
+
+#: A move's token check (every move of a protected game): on the driver's own cursor (driver_sql.py).
+_TOKEN_HASH = "SELECT token_hash FROM player_tokens WHERE game_id = %(game_id)s AND player = %(player)s"
+
+
+def get_token_hash(conn: Connection, game_id: str, player: str) -> str | None:
+    """The stored token hash of a player, or None."""
+    rows = fetch_all(conn, named(conn, _TOKEN_HASH), {"game_id": game_id, "player": player})
+    return str(rows[0][0]) if rows else None

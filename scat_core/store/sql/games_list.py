@@ -1,8 +1,10 @@
 """The games list (the `games` read model) and the snapshots kept beside it.
 
 One row per game: who plays, whose turn, the head (seq, hash) it was last played at. It is
-written by every append in the same unit of work (see appending.py and command_append.py), never on
+written by every append in the same unit of work (see appending.py), never on
 its own; the snapshot of the folded state at the head is kept beside it (docs/audit.md, "Snapshots").
+`scat db check` looks at the snapshots here too (`snapshot_problems`): a row whose seal fails or
+whose event is not in the log is named as damage; rows from before seals (mac NULL) are not.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from sqlalchemy.exc import IntegrityError
 from scat_core.domain.errors import Hint
 from scat_core.records.errors import ConcurrencyConflict, CorruptHistory, HistoryDamaged
 from scat_core.records.games import GameRow, GameSummary, ListedAfter, sits_and_waits
-from scat_core.records.signing import KeyRing, sealed_snapshot
+from scat_core.records.signing import KeyRing, is_sealed, sealed_snapshot
 from scat_core.records.stored_log import StoredEvent
 from scat_core.store.sql import tables as t
 
@@ -253,3 +255,29 @@ def game_ids(conn: Connection) -> list[str]:
     """Every game id, oldest first (from the games read model, not the whole log)."""
     rows = conn.execute(select(t.games.c.game_id).order_by(t.games.c.created_at, t.games.c.game_id))
     return [str(r[0]) for r in rows]
+
+#: Rows read per fetch: the states are a few KiB each.
+_PAGE = 500
+
+
+def snapshot_problems(conn: Connection, key: bytes) -> dict[str, str]:
+    """What is wrong with each sealed snapshot that does not match (game id -> why), under `key`
+    (KeyRing.snapshot_key); every game's snapshot is read once, a page at a time."""
+    s, e = t.game_snapshots.c, t.events.c
+    query = (
+        select(s.game_id, s.seq, s.hash, s.state_version, s.rules_version, s.state, s.mac, e.hash)
+        .select_from(t.game_snapshots.outerjoin(t.events, (e.game_id == s.game_id) & (e.seq == s.seq)))
+        .where(s.mac.is_not(None))
+        .order_by(s.game_id)
+    )
+    problems: dict[str, str] = {}
+    rows = conn.execution_options(yield_per=_PAGE).execute(query)
+    for game_id, seq, head_hash, version, rules, state, mac, logged in rows.tuples():
+        if not is_sealed(key, str(game_id), int(seq), str(head_hash), int(version), str(rules), str(state),
+                         None if mac is None else str(mac)):
+            problems[str(game_id)] = ("its seal does not verify under this installation's key: the snapshot was "
+                                      "changed outside scat (or written by another installation)")
+        elif logged != head_hash:
+            problems[str(game_id)] = (f"it was folded at event {seq}, which the log no longer holds as it was: "
+                                      "the events were changed outside scat")
+    return problems

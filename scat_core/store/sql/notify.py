@@ -1,7 +1,7 @@
 """Telling waiters that a game has new events: PostgreSQL LISTEN/NOTIFY, else cheap polling.
 
 On PostgreSQL the store itself announces each new head of a game, `pg_notify('scat_events',
-'GAME:SEQ')`, to every process listening. A move (the lean append of command_append.py: the player's
+'GAME:SEQ')`, to every process listening. A move (the lean append of appending.py: the player's
 move and the bots' replies, one statement) sends it from that very statement, so inside its
 transaction and without a round trip of its own (#23 item 2). Every other write (new games,
 bots owed after one, imports, bulk loads) announces it once committed (`announce`, called by

@@ -1,5 +1,6 @@
-"""The invite codes of a server whose registration is by invitation (`scat serve --registration
-invite`): made by its operator on its database (`scat account invite`), kept as their SHA-256
+"""A server's own rows: the key it signs with, as its database records it (table `server_key`,
+migration 0015), and its invite codes when registration is by invitation (`scat serve
+--registration invite`): made by its operator (`scat account invite`), kept as their SHA-256
 only (table `invites`), each used by one registration."""
 
 from __future__ import annotations
@@ -7,11 +8,30 @@ from __future__ import annotations
 import hashlib
 import secrets
 
-from sqlalchemy import Engine, update
+from sqlalchemy import Engine, select, update
+from sqlalchemy.exc import IntegrityError
 
 from scat_core.store.sql import tables as t
 from scat_core.store.sql.database import as_scat_errors
 
+
+def recorded_server_key(engine: Engine, key_id: str, public_key: str, at: str) -> tuple[str, str]:
+    """The (key id, public key) this database is served with: the one recorded, else (`key_id`,
+    `public_key`), recorded now. Two processes starting at once record one of them, and both read it."""
+    table = t.server_key
+    with as_scat_errors(engine):
+        with engine.begin() as conn:
+            row = conn.execute(select(table.c.key_id, table.c.public_key)).first()
+        if row is None:
+            try:
+                with engine.begin() as conn:
+                    conn.execute(table.insert().values(slot=1, key_id=key_id, public_key=public_key, recorded_at=at))
+            except IntegrityError:  # another process recorded its key first
+                pass
+            with engine.begin() as conn:
+                row = conn.execute(select(table.c.key_id, table.c.public_key)).first()
+    assert row is not None
+    return str(row.key_id), str(row.public_key)
 
 def code_hash(code: str) -> str:
     """How a code is kept: the SHA-256 of its text (trimmed), in hex."""

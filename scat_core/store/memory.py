@@ -8,14 +8,16 @@ work that commits whole on a clean exit and not at all on an exception.
 
 Writers take turns (one lock, as SQLite's BEGIN IMMEDIATE): each works on a copy of the
 tables and publishes it on commit; readers see the last committed tables. Nothing is kept
-on disk: the store lives as long as the object (tests, a throwaway game).
+on disk: the store lives as long as the object (tests, a throwaway game). The statistics are
+the stats projection's fold over the events not yet seen, and `MemoryAccountLog` is the second
+adapter of the account log (`AccountLog`).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -25,7 +27,7 @@ from pydantic import BaseModel
 from scat_core.domain.errors import Hint, NotFound
 from scat_core.domain.events import to_record
 from scat_core.domain.snapshot import SNAPSHOT_TAG
-from scat_core.domain.stats import GameLine
+from scat_core.domain.stats import HANDLED_TYPES, GameLine
 from scat_core.records.credentials import RequestNonce
 from scat_core.records.errors import ConcurrencyConflict, CorruptHistory, HistoryDamaged
 from scat_core.records.games import GameRow, GameSummary, ListedAfter, NewGame, sits_and_waits
@@ -38,6 +40,7 @@ from scat_core.records.signing import (
     next_signature,
     sealed_snapshot,
 )
+from scat_core.records.stats import fold_line
 from scat_core.records.stored_log import (
     GENESIS_HASH,
     CommandLoad,
@@ -48,10 +51,58 @@ from scat_core.records.stored_log import (
     utc_now,
     verified_load,
 )
-from scat_core.store.memory.account_memory import remembered
+from scat_core.service.ports import AccountLog, AccountRecord
 
 if TYPE_CHECKING:
     from scat_core.records.stats import StatsReport
+
+
+class MemoryAccountLog:
+    """Account records and request nonces held by this process only."""
+
+    def __init__(self) -> None:
+        self.records: list[AccountRecord] = []
+        self.nonces: dict[tuple[str, str], int] = {}
+        self._lock = threading.Lock()
+
+    def matching(self, skeleton: str | None, key_id: str | None,
+                 looks: Sequence[str] = ()) -> tuple[int, list[AccountRecord]]:
+        """The log's last seq and every record of the accounts named alike or holding `key_id` ever."""
+        from scat_core.domain.names import looks_of
+
+        with self._lock:
+            wanted = {r.skeleton for r in self.records if r.skeleton == skeleton or r.key_id == key_id
+                      or bool(looks and set(looks) & set(looks_of(r.account)))}
+            return len(self.records), [r for r in self.records if r.skeleton in wanted]
+
+    def append(self, expected_head: int, records: Sequence[AccountRecord]) -> None:
+        """Append the records; ConcurrencyConflict when the log moved past `expected_head`."""
+        with self._lock:
+            if len(self.records) != expected_head:
+                raise ConcurrencyConflict("the accounts changed meanwhile: try again")
+            if [r.seq for r in records] != list(range(expected_head + 1, expected_head + 1 + len(records))):
+                raise ConcurrencyConflict("the accounts changed meanwhile: try again")
+            self.records.extend(records)
+
+    def use_nonce(self, key_id: str, nonce: str, expires_at: int, now: int) -> bool:
+        """Remember the nonce; False when it is remembered already (a replay)."""
+        with self._lock:
+            self.nonces, fresh = remembered(self.nonces, key_id, nonce, expires_at, now)
+            return fresh
+
+
+def remembered(nonces: dict[tuple[str, str], int], key_id: str, nonce: str, expires_at: int,
+               now: int) -> tuple[dict[tuple[str, str], int], bool]:
+    """`nonces` (key -> expiry) without those expired by `now`, with the nonce added; and whether it
+    was not there already (False: a replay)."""
+    kept = {key: until for key, until in nonces.items() if until >= now}
+    if (key_id, nonce) in kept:
+        return kept, False
+    kept[(key_id, nonce)] = expires_at
+    return kept, True
+
+
+_: type[AccountLog] = MemoryAccountLog
 
 #: One stored event in RECORD_KEYS order: game_id, seq, type, schema_version, recorded_at, data (JSON), prev, hash.
 Row = tuple[str, int, str, int, str, str, str, str]
@@ -426,7 +477,7 @@ class MemoryStore:
 
     def catch_up_stats(self, rebuild: bool = False) -> int:
         """Fold the events the stats have not seen into them (all, with `rebuild`); how many were folded."""
-        from scat_core.store.memory.memory_stats import fold_into
+        from scat_core.store.memory import fold_into
 
         with self._writer:
             tables = self._tables.copy()
@@ -450,7 +501,7 @@ class MemoryStore:
     def read_stats_unsaved(self, player: str | None = None, rebuild: bool = False) -> StatsReport:
         """`read_stats` with what the stats have not seen folded into a copy of them; changes nothing."""
         from scat_core.records.stats import report
-        from scat_core.store.memory.memory_stats import fold_into
+        from scat_core.store.memory import fold_into
 
         tables = self._tables
         lines = {} if rebuild else dict(tables.stats)
@@ -486,3 +537,19 @@ if TYPE_CHECKING:
     def _is_a_store(store: MemoryStore) -> Store:
         """A MemoryStore is a Store (mypy checks this; it never runs)."""
         return store
+
+def fold_into(lines: MutableMapping[str, GameLine], events: Mapping[str, Sequence[Sequence[object]]],
+              unseen: Iterable[tuple[str, int]]) -> int:
+    """Fold the `unseen` events (game_id, seq; in commit order) of the projection's types into `lines`."""
+    folded = 0
+    for game_id, seq in unseen:
+        row = events[game_id][seq - 1]
+        if row[2] not in HANDLED_TYPES:
+            continue
+        line = lines.get(game_id) or GameLine(game_id)
+        if seq <= line.last_seq:
+            continue  # folded in already: an event is never counted twice
+        stored = StoredEvent.from_row(row)
+        lines[game_id] = fold_line(line, stored.event, seq, stored.recorded_at)
+        folded += 1
+    return folded
