@@ -43,7 +43,7 @@ def _told(server: str, account: AccountView, as_json: bool, verb: str) -> None:
         typer.echo(json.dumps({"server": server, "name": account.name, "key_id": account.key_id,
                                "public_key": account.public_key, "registered_at": account.registered_at}))
         return
-    from scat_cli.output import say
+    from scat_cli.render import say
 
     say(f"{verb} {account.name} on {server}")
     say(f"key id      {account.key_id}")
@@ -142,7 +142,7 @@ def rekey_command(
         typer.echo(json.dumps({"name": account.name, "key_id": account.key_id, "public_key": account.public_key,
                                "keys": account.keys}))
         return
-    from scat_cli.output import say
+    from scat_cli.render import say
 
     say(f"re-keyed {account.name}: key id {account.key_id} from now on (key {account.keys} of the account)")
 
@@ -154,7 +154,7 @@ def _keys_told(server: str, keys: AccountKeys, as_json: bool, done: dict[str, st
         typer.echo(json.dumps({**(done or {}), "name": keys.name, "server": server,
                                "keys": [key.model_dump() for key in keys.keys]}))
         return
-    from scat_cli.output import say
+    from scat_cli.render import say
 
     if line:
         say(line)

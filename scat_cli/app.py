@@ -73,7 +73,7 @@ def main() -> None:
     except ScatError as exc:
         from scat_cli.command_lines import runnable
         from scat_cli.errors import exit_code, wording
-        from scat_cli.output import terminal_safe
+        from scat_cli.render import terminal_safe
 
         print(terminal_safe(runnable(f"scat: error: {wording(exc)}")), file=sys.stderr)
         sys.exit(exit_code(exc))

@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from scat_cli.arguments import Json
-from scat_cli.output import print_json, say
-from scat_cli.render import progress
+from scat_cli.render import print_json, progress, say
 from scat_cli.settings import state
 from scat_cli.wiring import service
 

@@ -30,7 +30,7 @@ def show_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
 
     Example: scat config show
     """
-    from scat_cli.output import print_json
+    from scat_cli.render import print_json
     from scat_cli.settings import KEYS, chosen, config_path, read_config
 
     path = config_path()

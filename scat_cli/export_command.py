@@ -11,8 +11,7 @@ import typer
 
 from scat_cli.arguments import Json
 from scat_cli.command_lines import runnable
-from scat_cli.output import escape_strings, print_json, say
-from scat_cli.render import progress
+from scat_cli.render import escape_strings, print_json, progress, say
 from scat_cli.settings import state
 from scat_cli.wiring import service
 

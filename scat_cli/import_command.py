@@ -11,8 +11,7 @@ import typer
 
 from scat_cli.arguments import Json
 from scat_cli.audit_commands import report_json, signature_note
-from scat_cli.output import print_json, recorded, say
-from scat_cli.render import progress
+from scat_cli.render import print_json, progress, recorded, say
 from scat_cli.settings import state
 from scat_cli.wiring import service
 

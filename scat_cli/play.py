@@ -26,7 +26,6 @@ from scat_cli.arguments import (
     deck_option,
 )
 from scat_cli.command_lines import as_words, command_line, runnable, scat_prefix
-from scat_cli.output import print_json, recorded, terminal_safe
 from scat_cli.presenter import (
     events_json,
     finished_parts,
@@ -40,6 +39,7 @@ from scat_cli.presenter import (
     viewer_view,
 )
 from scat_cli.remembered import remember, token_for
+from scat_cli.render import print_json, recorded, terminal_safe
 from scat_cli.typer_glue import seat_order
 from scat_cli.wiring import service
 

@@ -1,8 +1,9 @@
 """What this user's scat remembers of each game between commands, in his config directory (readable
 by him only), keyed by where the game lives (the server URL, or the database URL): the tokens of
 his protected games (`tokens.json`: from `scat new`, or given once with --token, so `--as NAME` is
-enough), and the newest position of each game he was shown (`heads.json`), so that a history
-rolled back behind his back is noticed.
+enough), the newest position of each game he was shown (`heads.json`), so that a history
+rolled back behind his back is noticed, and what `wait --any --new` told each player
+(`told.json`). Each is a small JSON file written atomically, mode 0600 (private_files.py).
 
 Whoever holds the database's rights can put a game back to an older position: cut the tail of its
 log and put back the head signature it had then. That older head is validly signed, so nothing on
@@ -32,13 +33,18 @@ from scat_cli.settings import state
 if TYPE_CHECKING:
     from scat_core.domain.audit_report import AuditReport
     from scat_core.service.boundary import Games
-    from scat_core.service.values import Export, History, Played, Progress, SeenEvent, Shown, Waited, WaitedAny
+    from scat_core.service.values import Export, History, Played, Progress, SeenEvent, Shown, Told, Waited, WaitedAny
+
+
+def _config_file(name: str) -> Path:
+    """The file `name` in this user's scat config directory."""
+    from platformdirs import user_config_dir  # start-up time: loaded by the commands that remember only
+
+    return Path(user_config_dir("scat")) / name
 
 
 def tokens_path() -> Path:
-    from platformdirs import user_config_dir
-
-    return Path(user_config_dir("scat")) / "tokens.json"
+    return _config_file("tokens.json")
 
 
 def where(ctx: typer.Context) -> str:
@@ -103,9 +109,7 @@ MOST_GAMES = 5000
 
 def heads_path() -> Path:
     """Where the positions seen are kept: `heads.json` in the user's config directory, beside the tokens."""
-    from platformdirs import user_config_dir
-
-    return Path(user_config_dir("scat")) / "heads.json"
+    return _config_file("heads.json")
 
 
 def _load_heads(path: Path) -> dict[str, dict[str, Any]]:
@@ -356,3 +360,45 @@ def save_seen(games: object) -> None:
     """Keep what a `witnessed` service saw (nothing for another)."""
     if isinstance(games, Witnessed):
         games._seen.save()  # noqa: SLF001 (this module's own)
+
+
+# What `scat wait --any --new` has told each player (`told.json`, keyed by where the games live
+# and the player), so that a loop of waits tells each thing once.
+def _told_path() -> Path:
+    return _config_file("told.json")
+
+
+def _told_key(ctx: typer.Context, player: str) -> str:
+    return f"{where(ctx)}\t{player.casefold()}"
+
+
+def _load_told(path: Path) -> dict[str, object]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def told_before(ctx: typer.Context, player: str) -> Told | None:
+    """What earlier waits told `player` here, or None (nothing yet, or the file is unreadable)."""
+    from pydantic import ValidationError
+
+    from scat_core.service.values import Told
+
+    kept = _load_told(_told_path()).get(_told_key(ctx, player))
+    try:
+        return None if kept is None else Told.model_validate(kept)
+    except ValidationError:
+        return None
+
+
+def keep_told(ctx: typer.Context, player: str, told: Told) -> None:
+    """Keep `told` for `player` here (the file readable by its user only); a failure is a note."""
+    path = _told_path()
+    known = _load_told(path)
+    known[_told_key(ctx, player)] = told.model_dump()
+    try:
+        write_private_json(path, known)
+    except OSError as error:
+        typer.echo(f"scat: note: could not remember what was told in {path}: {error.strerror}", err=True)

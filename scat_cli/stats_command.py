@@ -8,7 +8,7 @@ import typer
 
 from scat_cli.arguments import Json
 from scat_cli.command_lines import runnable
-from scat_cli.output import print_json
+from scat_cli.render import print_json
 from scat_cli.wiring import service
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ import typer
 
 from scat_cli.arguments import AsViewer, Json
 from scat_cli.command_lines import command_line, runnable, scat_prefix
-from scat_cli.output import print_json
+from scat_cli.render import print_json
 from scat_cli.wiring import service
 
 if TYPE_CHECKING:

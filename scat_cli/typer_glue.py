@@ -27,7 +27,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from scat_cli.arguments import ask_token
 from scat_cli.command_lines import COMMANDS, GROUPS, SUMMARIES, runnable
-from scat_cli.output import fail, failed_unexpectedly, is_output_error, output_failed, say
+from scat_cli.render import fail, failed_unexpectedly, is_output_error, output_failed, say
 from scat_cli.settings import acting
 from scat_core.domain.errors import ScatError
 

@@ -122,7 +122,7 @@ def _wait_any(ctx: typer.Context, player: str, timeout: float | None, as_json: b
               command: str | None, look: bool = False) -> None:
     from scat_cli.errors import WaitTimedOut
     from scat_cli.play import print_shown
-    from scat_cli.told import keep_told, told_before
+    from scat_cli.remembered import keep_told, told_before
 
     with service(ctx) as games:
         waited = games.wait_for_any_turn(player, tokens_of(ctx, player), timeout,

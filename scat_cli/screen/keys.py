@@ -1,7 +1,7 @@
 """The play screen's keys: which the service's moves offer now, and the command each key sends.
 
 Nothing here decides a rule: the keys offered are the moves the service returned with the view
-(`Shown.moves`, the domain's legal moves), each on its key of scat_cli/move_words.py, and a key
+(`Shown.moves`, the domain's legal moves), each on its key of scat_cli/presenter.py, and a key
 pressed for a move not offered is sent all the same, so the service refuses it naming the rule,
 as the plain command would.
 """
@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from scat_cli.move_words import MOVE_WORDS, keyed, words_of
-from scat_cli.presenter import viewer_view
+from scat_cli.presenter import MOVE_WORDS, keyed, viewer_view, words_of
 
 if TYPE_CHECKING:
     from scat_core.domain.commands import PlayerCommand
@@ -20,7 +19,7 @@ if TYPE_CHECKING:
 
 #: The keys of a seat in a game waiting for its players, by the `Games` method each calls.
 SEAT_KEYS = {"a": "accept", "x": "decline"}
-#: The keys of moves, each once: those of move_words.py (draw from the stock or the discard pile,
+#: The keys of moves, each once: those of presenter.py (draw from the stock or the discard pile,
 #: discard the card at a place in your hand, knock, declare 31, throw down, look, resign, which
 #: asks first), then, in a game waiting for its players (R28), accept or decline your seat.
 MOVE_KEYS = (*(key.key for words in MOVE_WORDS.values() for key in words.keys), *SEAT_KEYS)

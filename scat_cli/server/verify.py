@@ -8,7 +8,7 @@ server's), an unknown key, a timestamp more than WINDOW seconds off the server's
 body or a path that is not what was signed, a bad signature, a nonce seen already (but by
 the first try of the same read, when the server asks it again: lost_reads.py). The account it
 proves is `request.state.account` (an AccountView; None for an unsigned request). A move's nonce
-is left to its command (`request.state.nonce`, scat_core/service/move_signing.py), which spends it
+is left to its command (`request.state.nonce`, scat_core/service/playing.py), which spends it
 with its events (on SQLite one commit a move, not two) and refuses a replay itself (401 too).
 Checks run cheapest first: a refusal costs at most a SHA-256, an Ed25519 verification and,
 for a key not looked up lately, one indexed read (a wrong game token costs a 16 MiB scrypt).
@@ -166,7 +166,7 @@ class RequestVerifier:
         #: This server's key id: a request signed for another server's is refused (httpsig.py).
         self.server_key_id = server_key_id
         #: The routes (path templates) whose command spends the request's nonce in its own
-        #: transaction (service/move_signing.py): their nonce is left in `request.state.nonce`.
+        #: transaction (service/playing.py): their nonce is left in `request.state.nonce`.
         self.spent_by_the_command = spent_by_the_command
         #: Unsigned requests are served too (games protected by per-game tokens, as before accounts).
         self.tokens = tokens

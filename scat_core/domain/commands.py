@@ -7,7 +7,7 @@ metadata checks and normalises it on the wire), and a class-level `rule`, the ru
 A new move is a class here, in the PlayerCommand union, its refusal in decide.py and its line in
 legal.legal_moves (the one list of `LegalMove`s every front end and bot offers or picks from): the
 wire, the server's endpoint, the client, the moves a service's answer offers and the signed form
-of the move (`move_fields`) follow; the CLI names it in scat_cli/move_words.py.
+of the move (`move_fields`) follow; the CLI names it in scat_cli/presenter.py.
 
 Which moves a player signs is here too: in a game created with `signed_moves` (a server whose
 seats are accounts) every human move is preceded in the log by a MoveSigned event of its player
@@ -213,7 +213,7 @@ Command = CreateGame | PlayerCommand | ClaimTime | TableCommand | ExpireInvitati
 class LegalMove:
     """One move a player may make now (legal.legal_moves makes them): the command that makes it and
     the rule that allows it. Its kind is the command's class; a front end names each kind once, in
-    its own words (the CLI: scat_cli/move_words.py)."""
+    its own words (the CLI: scat_cli/presenter.py)."""
 
     command: PlayerCommand
     rule: str

@@ -121,7 +121,7 @@ class ActingAccount:
     """A server account whose key signed the request: its name and its current key.
 
     `nonce`: the request's nonce when the command it asks for spends it in its own unit of work
-    (one commit for both, service/move_signing.py); None when it was spent already, on verifying.
+    (one commit for both, service/playing.py); None when it was spent already, on verifying.
     """
 
     name: str

@@ -16,7 +16,7 @@ from scat_core.records.errors import CorruptHistory, HistoryDamaged
 from scat_core.records.games import GameRow
 from scat_core.records.signing import HEAD, ORIGIN
 from scat_core.service.loading import SIGNATURE_REMOVED, snapshot_json, summarize
-from scat_core.service.move_signing import with_signers
+from scat_core.service.playing import with_signers
 from scat_core.service.ports import Store
 from scat_core.service.signatures import (
     check_import,

@@ -30,8 +30,7 @@ from scat_core.records.errors import CorruptHistory, HistoryDamaged
 from scat_core.records.games import GameRow, ListedAfter
 from scat_core.records.signing import MoveSignature
 from scat_core.service.loading import Clock, load_for_command, move_clock, replay, summarize, system_clock
-from scat_core.service.move_signing import tag_of
-from scat_core.service.playing import Outcome, Playing, revealed
+from scat_core.service.playing import Outcome, Playing, revealed, tag_of
 from scat_core.service.ports import AccountLog, Store, UnitOfWork
 from scat_core.service.reading import Reading
 from scat_core.service.values import (

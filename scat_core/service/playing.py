@@ -5,17 +5,26 @@ until a human must act or the game ends) -> append (with the read model), its ev
 game's head written together or not at all, and the front end's answer built from its records
 before they are written (`Tell`), so nothing can fail after the commit. The bots play in units
 of BOT_MOVES_PER_UNIT moves: the first in the command's own unit of work, any more in units of
-their own after it, each committed, and at most BOT_UNITS_PER_COMMAND per command.
+their own after it, each committed, and at most BOT_UNITS_PER_COMMAND per command. A signed
+move (a server's accounts) is checked against the position its player saw (its tag) and
+recorded in a MoveSigned event; the signed request's nonce is spent in the command's own unit
+of work, so a replay finds it there, and a refused command spends it apart
+(`spent_even_if_refused`, in memory when the database itself refused).
 """
 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
 
+from scat_core.domain import commands as cmd
 from scat_core.domain import events as ev
+from scat_core.domain.audit_report import AuditReport
 from scat_core.domain.bots import next_bot_command
 from scat_core.domain.commands import (
     AbandonGame,
@@ -28,18 +37,27 @@ from scat_core.domain.commands import (
     PlayerCommand,
     Say,
     ViewHand,
+    move_fields,
+    signer_of,
 )
 from scat_core.domain.decide import decide_and_evolve, not_running
-from scat_core.domain.errors import AuthFailed, BadInput, RuleViolation, ScatError, Unavailable
+from scat_core.domain.errors import AuthFailed, BadInput, RequestRefused, RuleViolation, ScatError, Unavailable
 from scat_core.domain.evolve import evolve
 from scat_core.domain.names import SEED_RE, normalize_name
 from scat_core.domain.options import GameOptions, deadline, recorded_text
 from scat_core.domain.shuffle import SeededChance, new_salt, new_seed
 from scat_core.domain.state import GameState
 from scat_core.domain.views import redact
-from scat_core.records.credentials import ActingAccount, Credential, hash_token, new_token, remember_proven
+from scat_core.records.credentials import (
+    ActingAccount,
+    Credential,
+    RequestNonce,
+    hash_token,
+    new_token,
+    remember_proven,
+)
 from scat_core.records.errors import ConcurrencyConflict
-from scat_core.records.signing import MoveSignature
+from scat_core.records.signing import MoveSignature, position_tag, verifies
 from scat_core.records.stored_log import GameSecret, StoredEvent
 from scat_core.service.loading import (
     Clock,
@@ -61,8 +79,141 @@ from scat_core.service.loading import (
     turn_began_at,
     turn_deadline,
 )
-from scat_core.service.move_signing import TagAt, signed_move, spend, spent_even_if_refused, tag_of
 from scat_core.service.ports import Store, UnitOfWork
+
+if TYPE_CHECKING:
+    from scat_core.domain.accounts import Account
+
+
+def tag_of(secret: GameSecret | None, head: str) -> str:
+    """The position tag of the game's last event (hash `head`); "" without its seed (no move is made then)."""
+    return position_tag(secret.seed, secret.salt, head) if secret is not None else ""
+
+
+#: The position tag of the game's event `seq` when only talk (messages) came after it, else None:
+#: a move signed there still stands (a message never fails a move), a message at any `seq`.
+TagAt = Callable[[int, bool], str | None]
+
+
+def signed_move(state: GameState, tag: str, command: cmd.Command, token: Credential,
+                signature: MoveSignature | None, tag_at: TagAt | None = None) -> ev.MoveSigned | None:
+    """The MoveSigned that must precede `command`'s events in `state` (the position tag of its
+    last event: `tag`, records/signing.py); None when
+    the command needs no signature. AuthFailed when it lacks one or it does not verify under the
+    acting account's key; ConcurrencyConflict when it was made at another position than the game's
+    (but for one followed by talk only, or any earlier position for a message: `tag_at`)."""
+    signer = signer_of(state, command)
+    move = move_fields(command)
+    if signer is None or move is None:
+        return None
+    if not isinstance(token, ActingAccount):
+        raise AuthFailed(f"{signer}'s moves in game {state.game_id} are signed with his account's key",
+                         game_id=state.game_id, player=signer)
+    if signature is None:
+        raise AuthFailed(f"the moves of game {state.game_id} are signed by their players, and this one carries "
+                         "no signature (a scat that signs moves sends one)", game_id=state.game_id, player=signer)
+    if signature.key_id != token.key_id:
+        raise AuthFailed(f"the move is signed with the key {signature.key_id[:16]}, not with {token.key_id}, "
+                         f"the key of the account {token.name}", game_id=state.game_id, player=signer)
+    talk = isinstance(command, cmd.Say)
+    earlier = tag_at is not None and 0 < signature.seq < state.version and tag_at(signature.seq, talk) == signature.tag
+    if (signature.seq, signature.tag) != (state.version, tag) and not earlier:
+        raise ConcurrencyConflict(f"game {state.game_id} moved on since the move was signed at event {signature.seq} "
+                               f"(it is at event {state.version}): look at it again and move anew")
+    if not verifies(token.public_key, state.game_id, signature, move):
+        raise AuthFailed(f"the signature of {signer}'s move does not verify under the key of his account",
+                         game_id=state.game_id, player=signer)
+    return ev.MoveSigned(player=signer, move=move, at_seq=signature.seq, at_tag=signature.tag,
+                         key_id=token.key_id, public_key=token.public_key, signature=signature.signature)
+
+
+def held_then(account: Account, key_id: str, at: str) -> bool:
+    """Whether the key `key_id` acted for `account` at the recorded time `at` (added before it, and
+    neither revoked nor replaced by a rekey until after it)."""
+    period = account.period(key_id)
+    return period is not None and period.held_at(at)
+
+
+def with_signers(report: AuditReport, records: Sequence[Mapping[str, Any]],
+                 account_of: Callable[[str], Account | None]) -> AuditReport:
+    """`report`, failed at the first signed move whose key was not its player's account's key when
+    it was recorded (the signatures themselves verified: scat_core/records/chain.py)."""
+    if not report.ok or not report.moves_signed:
+        return report
+    for record in records:
+        if record["type"] != ev.MoveSigned.model_fields["type"].default:
+            continue
+        seq, player, key_id = record["seq"], record["data"]["player"], record["data"]["key_id"]
+        account = account_of(player)
+        if account is None:
+            problem = f"event {seq} is signed by {player}, who has no account on this server"
+        elif not held_then(account, key_id, record["recorded_at"]):
+            problem = (f"event {seq} is signed with the key {key_id}, which did not act for {player}'s account then "
+                       "(not yet added, or revoked or replaced before it)")
+        else:
+            continue
+        return replace(report, ok=False, first_bad_seq=seq, problems=[problem])
+    return report
+
+
+#: The nonces of requests the database refused (busy, lost) before they could be remembered:
+#: (key id, nonce) -> when it expires. Bounded (the expired ones go first, then all).
+_REFUSED: dict[tuple[str, str], int] = {}
+_REFUSED_MAX = 10_000
+_REFUSED_LOCK = threading.Lock()
+
+
+def nonce_of(credential: Credential) -> RequestNonce | None:
+    """The unspent nonce of the signed request `credential` came in, if any."""
+    return credential.nonce if isinstance(credential, ActingAccount) else None
+
+
+def spend(tx: UnitOfWork, credential: Credential, again: bool = False) -> None:
+    """Remember the request's unspent nonce in `tx`; RequestRefused when it was spent already (a replay).
+    `again`: the same request's command tried once more (a message came first): its own nonce, kept
+    by the first try (PostgreSQL spends it by a statement of its own), is no replay."""
+    nonce = nonce_of(credential)
+    if nonce is None:
+        return
+    with _REFUSED_LOCK:
+        refused = (nonce.key_id, nonce.nonce) in _REFUSED
+    if (refused or not tx.use_nonce(nonce)) and not again:
+        raise RequestRefused.replayed()
+
+
+@contextmanager
+def spent_even_if_refused(store: Store, credential: Credential) -> Iterator[None]:
+    """Around a command that `spend`s the nonce of `credential`: if it fails, the nonce is spent
+    apart (already there, as a replay's, is as good), or kept in memory when the database
+    refused the command; a failure to spend it changes nothing of the command's own error."""
+    try:
+        yield
+    except RequestRefused:
+        raise  # the replay of a request whose nonce is known
+    except Unavailable:
+        nonce = nonce_of(credential)
+        if nonce is not None:
+            _keep_refused(nonce)
+        raise
+    except BaseException:
+        nonce = nonce_of(credential)
+        if nonce is not None:
+            try:
+                with store.transaction() as tx:
+                    tx.use_nonce(nonce)
+            except ScatError:
+                _keep_refused(nonce)
+        raise
+
+
+def _keep_refused(nonce: RequestNonce) -> None:
+    with _REFUSED_LOCK:
+        if len(_REFUSED) >= _REFUSED_MAX:
+            for key in [key for key, until in _REFUSED.items() if until < nonce.now]:
+                del _REFUSED[key]
+            if len(_REFUSED) >= _REFUSED_MAX:
+                _REFUSED.clear()
+        _REFUSED[(nonce.key_id, nonce.nonce)] = nonce.expires_at
 
 #: The bots' moves decided and written in one unit of work (R17b makes every hand, so every game,
 #: finite; a game of older rules may not end: its bots play in units of this size, each committed).
@@ -106,7 +257,7 @@ class Outcome:
     #: units); the next command, or a look, lets them go on.
     bots_owe: bool = False
     #: The position tag after these events, in a running game whose moves are signed ("" otherwise):
-    #: what its next move is signed at, unless someone moves first (service/move_signing.py).
+    #: what its next move is signed at, unless someone moves first (service/playing.py).
     position_tag: str = ""
 
     def seen_by(self, viewer: str | None) -> list[tuple[StoredEvent, ev.Event]]:
@@ -151,7 +302,7 @@ def joiner(state: GameState, player: str, token: Credential) -> None:
 
 
 def tag_at(tx: UnitOfWork, state: GameState, secret: GameSecret | None) -> TagAt:
-    """The position tags of earlier events of `state`'s game (`move_signing.TagAt`): of event `seq`
+    """The position tags of earlier events of `state`'s game (`TagAt`): of event `seq`
     when nothing but talk came after it (or, for a message, whatever came)."""
 
     def at(seq: int, talk: bool) -> str | None:
@@ -295,7 +446,7 @@ class Playing:
             signature: MoveSignature | None = None, tell: Tell | None = None) -> Outcome:
         """Carry out a human player's command and the bots' replies until a human must act, in
         one unit of work (ConcurrencyConflict, nothing written, if the game moved meanwhile); in a
-        game whose moves are signed, `signature` is the player's (move_signing.py). The nonce of
+        game whose moves are signed, `signature` is the player's (below). The nonce of
         the signed request it came in, if left to it, is spent in the same unit (nonces.py);
         a token not proven yet is proven before it (`loading.prove_token_first`)."""
         prove_token_first(self.store, game_id, command.player, token)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from scat_cli.output import terminal_safe
+from scat_cli.render import terminal_safe
 from scat_core.store.sql.database import make_engine
 from tests.support.cli import Scat, finished_game, one_line_error
 

@@ -1,4 +1,4 @@
-"""Each kind of move is said once by the CLI (scat_cli/move_words.py): its command, its hint, its key
+"""Each kind of move is said once by the CLI (scat_cli/presenter.py): its command, its hint, its key
 on `play`'s screen and the completion of its arguments; a kind forgotten there fails here (and
 aloud when offered), never silently.
 
@@ -15,7 +15,7 @@ import typer
 
 from scat_cli.app import app
 from scat_cli.command_lines import COMMANDS
-from scat_cli.move_words import MOVE_WORDS, words_of
+from scat_cli.presenter import MOVE_WORDS, words_of
 from scat_cli.screen.keys import MOVE_KEYS, SEAT_KEYS, command_of_key
 from scat_core.domain import commands as cmd
 from scat_core.domain.cards import DECK

@@ -1,5 +1,5 @@
 """A signed move's request is served once, and its nonce costs no commit of its own: the move's
-transaction remembers it with the events (scat_core/service/move_signing.py). A replayed move is 401 with
+transaction remembers it with the events (scat_core/service/playing.py). A replayed move is 401 with
 nothing written, and so is the replay of a move that was refused."""
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from scat_core.domain.commands import move_fields
 from scat_core.domain.decide import decide_and_evolve
 from scat_core.records.signing import sign_move
 from scat_core.service.loading import append, chance_of, load_for_command
-from scat_core.service.move_signing import tag_of
+from scat_core.service.playing import tag_of
 from tests.support.accounts_cli import ok, run
 
 PLAYERS = ("ann", "bob", "carl")

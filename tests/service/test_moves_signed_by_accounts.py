@@ -21,7 +21,7 @@ from scat_core.records.errors import ConcurrencyConflict
 from scat_core.records.signing import MoveSignature, sign_move
 from scat_core.records.stored_log import GENESIS_HASH, chain_hash
 from scat_core.service.games import GameService
-from scat_core.service.move_signing import held_then
+from scat_core.service.playing import held_then
 from scat_core.store.memory import MemoryAccountLog, MemoryStore
 
 

@@ -1,4 +1,4 @@
-"""A signed move's nonce is spent even when the move is refused (service/move_signing.py): a rule's
+"""A signed move's nonce is spent even when the move is refused (service/playing.py): a rule's
 refusal spends it in a transaction of its own; a refusal by the database itself (busy, lost)
 keeps it in the process's memory, without a second wait; either way the same request sent
 again is a replay (RequestRefused), never the move it asked for."""

@@ -425,7 +425,7 @@ def test_a_command_writes_only_by_the_lean_append_and_a_read_not_at_all(store: S
 
 
 def test_a_requests_nonce_is_remembered_once_with_its_unit_of_work_and_in_a_command(store: Store) -> None:
-    """A signed move's nonce is spent by its command (service/move_signing.py): in its transaction, or on
+    """A signed move's nonce is spent by its command (service/playing.py): in its transaction, or on
     PostgreSQL by a statement of its own before the append; a unit of work that fails forgets it."""
     nonce, other = RequestNonce("key", "nonce", 2_000, 1_000), RequestNonce("key2", "nonce", 2_000, 1_000)
     with pytest.raises(ZeroDivisionError), store.transaction() as tx:

@@ -98,7 +98,7 @@ def _alias(verb: str) -> None:
 for _verb in ALIASES:
     _alias(_verb)
 
-#: The routes whose command spends the nonce of its signed request (verify.py, service/move_signing.py).
+#: The routes whose command spends the nonce of its signed request (verify.py, service/playing.py).
 NONCE_SPENT_BY_THE_MOVE = frozenset({"/games/{game_id}/moves", "/games/{game_id}/claim",
                                      *(f"/games/{{game_id}}/{verb}" for verb in ALIASES)})
 

@@ -14,7 +14,7 @@ instead of deadlocking; on PostgreSQL the UNIQUE(game_id, seq) decides every rac
 
 This module is the unit of work; the work is done in: log_reads.py (reading the log),
 command_load.py (a command's load, checked by scat_core/records/stored_log.py), appending.py
-(appends and signed heads), bulk.py (whole games at once), games_list.py (the games read model and
+(appends, whole games at once, and signed heads), games_list.py (the games read model and
 snapshots) and database.py (engines, and database errors as scat's);
 the hot path's statements (a command's load and lean append, a replay) run on the driver's
 own cursor, through driver_sql.py.
@@ -34,7 +34,7 @@ from scat_core.records.credentials import RequestNonce
 from scat_core.records.games import GameRow, GameSummary, ListedAfter
 from scat_core.records.signing import HEAD, HeadSignature, KeyRing, StoredSignature
 from scat_core.records.stored_log import RECORD_KEYS, CommandLoad, GameSecret, StoredEvent, utc_now
-from scat_core.store.sql import appending, bulk, games_list, log_reads
+from scat_core.store.sql import appending, games_list, log_reads
 from scat_core.store.sql import tables as t
 from scat_core.store.sql.account_log import spend_nonce
 from scat_core.store.sql.appending import KnownHeads, read_signature, write_signature
@@ -141,7 +141,7 @@ class StoreTransaction:
         """Every game id the log holds events of (a scan of the log: for audits of everything)."""
         return log_reads.logged_game_ids(self._conn)
 
-    # ---- appends (appending.py, bulk.py) --------------------------------------------------------
+    # ---- appends (appending.py) -------------------------------------------------------------------
 
     def append(
         self,
@@ -189,7 +189,7 @@ class StoreTransaction:
         A record's `data` is a dict, or already its canonical JSON text (as stored: the rows of
         a history cloned many times are encoded once)."""
         self._may_write()
-        added = bulk.append_many(self._conn, self.keys, games)
+        added = appending.append_many(self._conn, self.keys, games)
         for records, _, _ in games:
             self.moved[str(records[-1]["game_id"])] = int(records[-1]["seq"])
         return added
