@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from scat_cli.arguments import Json
 from scat_cli.command_lines import runnable
 from scat_cli.render import escape_strings, print_json, progress, say
 from scat_cli.settings import state
+from scat_cli.typer_glue import Json
 from scat_cli.wiring import service
 
 if TYPE_CHECKING:

@@ -7,10 +7,10 @@ from typing import Annotated, Any
 import typer
 
 from scat_cli import render
-from scat_cli.arguments import AsViewer, GameArg, Json, ViewerToken
 from scat_cli.presenter import messages_block, messages_json, next_steps, viewer_view
 from scat_cli.remembered import token_for
 from scat_cli.render import local_text, print_json
+from scat_cli.typer_glue import AsViewer, GameArg, Json, ViewerToken
 from scat_cli.wiring import service
 
 

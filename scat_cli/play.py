@@ -12,19 +12,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from scat_cli import render
-from scat_cli.arguments import (
-    AsName,
-    AsViewer,
-    GameArg,
-    Json,
-    Look,
-    Source,
-    Token,
-    ViewerToken,
-    card_argument,
-    complete_card,
-    deck_option,
-)
 from scat_cli.command_lines import as_words, command_line, runnable, scat_prefix
 from scat_cli.presenter import (
     events_json,
@@ -40,7 +27,20 @@ from scat_cli.presenter import (
 )
 from scat_cli.remembered import remember, token_for
 from scat_cli.render import print_json, recorded, terminal_safe
-from scat_cli.typer_glue import seat_order
+from scat_cli.typer_glue import (
+    AsName,
+    AsViewer,
+    GameArg,
+    Json,
+    Look,
+    Source,
+    Token,
+    ViewerToken,
+    card_argument,
+    complete_card,
+    deck_option,
+    seat_order,
+)
 from scat_cli.wiring import service
 
 if TYPE_CHECKING:

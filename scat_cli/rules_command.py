@@ -13,8 +13,8 @@ from typing import Annotated
 
 import typer
 
-from scat_cli.arguments import Json
 from scat_cli.render import print_json, stdout_is_terminal
+from scat_cli.typer_glue import Json
 from scat_core.domain.errors import BadInput
 
 _INLINE = re.compile(r"\*\*(?P<bold>[^*]+)\*\*|`(?P<code>[^`]+)`|(?<![\w*])\*(?P<italic>[^*\s][^*]*)\*(?![\w*])")

@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from scat_cli.arguments import Json
 from scat_cli.command_lines import runnable
 from scat_cli.render import print_json
+from scat_cli.typer_glue import Json
 from scat_cli.wiring import service
 
 if TYPE_CHECKING:

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from scat_cli.arguments import AsViewer, Json
 from scat_cli.command_lines import command_line, runnable, scat_prefix
 from scat_cli.render import print_json
+from scat_cli.typer_glue import AsViewer, Json
 from scat_cli.wiring import service
 
 if TYPE_CHECKING:

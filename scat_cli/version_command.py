@@ -6,8 +6,8 @@ import re
 
 import typer
 
-from scat_cli.arguments import Json
 from scat_cli.render import print_json
+from scat_cli.typer_glue import Json
 
 _REVISION = re.compile(r'^revision(?::[^=]*)?=\s*["\']([^"\']+)["\']', re.MULTILINE)
 _DOWN = re.compile(r'^down_revision(?::[^=]*)?=\s*["\']([^"\']+)["\']', re.MULTILINE)

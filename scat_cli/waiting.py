@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from scat_cli import render
-from scat_cli.arguments import AsName, AsViewer, GameArg, Json, Look, Token, ViewerToken
 from scat_cli.hook import CANCELLED, GAME_OVER, INVITATION, TIMEOUT, occasion, run_hook
 from scat_cli.remembered import remember, token_for, tokens_of
 from scat_cli.render import local_text
 from scat_cli.settings import state
+from scat_cli.typer_glue import AsName, AsViewer, GameArg, Json, Look, Token, ViewerToken
 from scat_cli.wiring import service
 
 if TYPE_CHECKING:

@@ -8,9 +8,9 @@ from typing import Annotated, Any
 
 import typer
 
-from scat_cli.arguments import GameArg, Token
 from scat_cli.command_lines import command_line
 from scat_cli.remembered import remember, token_for
+from scat_cli.typer_glue import GameArg, Token
 from scat_cli.wiring import service
 
 PlayAs = Annotated[str | None, typer.Option(

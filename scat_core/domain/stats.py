@@ -30,6 +30,13 @@ def player_key(name: str) -> str:
     return unicodedata.normalize("NFKC", name).casefold()
 
 
+#: The counters of a player's line in one game (stats_players columns besides the keys).
+STATS_COUNTERS = (
+    "hands_played", "hands_lost", "lives_lost", "knocks", "knocks_saved", "knocks_lost_one",
+    "knocks_lost_two", "throw_downs", "thirty_ones", "showdowns", "showdown_total",
+)
+
+
 @dataclass(frozen=True)
 class PlayerLine:
     """One player's figures in one game."""

@@ -14,13 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from scat_core.domain.events import Event
-from scat_core.domain.stats import GameLine, PlayerLine, changed, evolve_line, player_key
-
-#: The counters of a player's line in one game (stats_players columns besides the keys).
-STATS_COUNTERS = (
-    "hands_played", "hands_lost", "lives_lost", "knocks", "knocks_saved", "knocks_lost_one",
-    "knocks_lost_two", "throw_downs", "thirty_ones", "showdowns", "showdown_total",
-)
+from scat_core.domain.stats import STATS_COUNTERS, GameLine, PlayerLine, changed, evolve_line, player_key
 
 #: The counters summed per player (and overall, except hands_played: that is counted per game).
 _COUNTERS = (*STATS_COUNTERS, "resigned", "timeouts")

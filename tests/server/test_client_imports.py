@@ -18,10 +18,9 @@ from tests.support.schema import migrated
 #: maintenance commands, the accounts' decider and service (their pydantic adapters are built at
 #: import; the CLI's exit codes need only their errors, in scat_core.domain.errors): the
 #: server decides (#26 item 2). Nor the request bodies the server validates (wire.py; the client
-#: reads answers.py), nor the records of stored events.
+#: reads answers.py).
 NOT_A_PLAYERS = ("scat_core.domain.decide", "scat_core.domain.audit", "scat_cli.db_commands", "scat_cli.key_commands",
-                 "scat_core.domain.accounts", "scat_core.service.accounts", "scat_cli.server.wire",
-                 "scat_core.records.stored_log")
+                 "scat_core.domain.accounts", "scat_core.service.accounts", "scat_cli.server.wire")
 #: What a `show` through a server has no use for besides: nothing more since the moves it offers are
 #: the domain's legal moves, each holding its command (scat_core.domain.commands, about 7 ms to load).
 NOT_A_LOOKERS: tuple[str, ...] = ()

@@ -14,8 +14,8 @@ import pytest
 from sqlalchemy import Engine
 
 from scat_core.domain.snapshot import SNAPSHOT_TAG
-from scat_core.store.sql.command_load import COMMAND_LOAD
 from scat_core.store.sql.event_store import EventStore
+from scat_core.store.sql.log_reads import COMMAND_LOAD
 from tests.support.store import SUMMARY, a_turn, game_created
 
 

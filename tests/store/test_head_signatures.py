@@ -68,18 +68,18 @@ def test_a_command_load_reads_the_signature_by_its_columns_names_wherever_they_a
 ) -> None:
     """The signature's columns are found once, by name, in the statement's SELECT list: one more
     column before them changes nothing (read by position, it would read the wrong columns)."""
-    from scat_core.store.sql import command_load
+    from scat_core.store.sql import log_reads
 
     with store.transaction() as tx:
         tx.append("g", 0, [Knocked(player="ann")])
     with store.read() as tx:
         expected = read_signature(tx.connection, "g")
-        assert expected is not None and command_load.load_for_command(tx.connection, "g")[1] == expected
-        columns = command_load._COLUMNS
+        assert expected is not None and log_reads.load_for_command(tx.connection, "g")[1] == expected
+        columns = log_reads.COMMAND_COLUMNS
         at = columns.index("hs.seq")
-        statement, where = command_load._command_load((*columns[:at], "'padding'", *columns[at:]))
-        monkeypatch.setattr(command_load, "COMMAND_LOAD", statement)
-        monkeypatch.setattr(command_load, "_SIGNATURE", where)
-        assert command_load.load_for_command(tx.connection, "g")[1] == expected
+        statement, where = log_reads.command_load_statement((*columns[:at], "'padding'", *columns[at:]))
+        monkeypatch.setattr(log_reads, "COMMAND_LOAD", statement)
+        monkeypatch.setattr(log_reads, "SIGNATURE_AT", where)
+        assert log_reads.load_for_command(tx.connection, "g")[1] == expected
     with pytest.raises(ValueError, match="together"):
-        command_load._command_load((*columns[:at + 1], "'padding'", *columns[at + 1:]))
+        log_reads.command_load_statement((*columns[:at + 1], "'padding'", *columns[at + 1:]))

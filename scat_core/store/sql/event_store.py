@@ -12,8 +12,8 @@ new game); if someone appended since, it raises ConcurrencyConflict and writes n
 On SQLite write transactions start with BEGIN IMMEDIATE so writers queue (busy timeout)
 instead of deadlocking; on PostgreSQL the UNIQUE(game_id, seq) decides every race.
 
-This module is the unit of work; the work is done in: log_reads.py (reading the log),
-command_load.py (a command's load, checked by scat_core/records/stored_log.py), appending.py
+This module is the unit of work; the work is done in: log_reads.py (reading the log,
+and a command's load, checked by scat_core/records/stored_log.py), appending.py
 (appends, whole games at once, and signed heads), games_list.py (the games read model and
 snapshots) and database.py (engines, and database errors as scat's);
 the hot path's statements (a command's load and lean append, a replay) run on the driver's
@@ -38,9 +38,9 @@ from scat_core.store.sql import appending, games_list, log_reads
 from scat_core.store.sql import tables as t
 from scat_core.store.sql.account_log import spend_nonce
 from scat_core.store.sql.appending import KnownHeads, read_signature, write_signature
-from scat_core.store.sql.command_load import load_for_command
 from scat_core.store.sql.database import WRITE_OPTION, as_scat_errors, one_writer
 from scat_core.store.sql.driver_sql import autocommit, fetch_all, named
+from scat_core.store.sql.log_reads import load_for_command
 from scat_core.store.sql.notify import announce
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ class StoreTransaction:
         self._may_write()
         write_signature(self._conn, game_id, kind, seq, head_hash, signature)
 
-    # ---- the log (log_reads.py, command_load.py) ----------------------------------------------
+    # ---- the log (log_reads.py) --------------------------------------------------------------
 
     def load(self, game_id: str, up_to: int | None = None) -> list[StoredEvent]:
         """The game's events in seq order, up to seq `up_to` inclusive; NotFound if none."""

@@ -24,7 +24,7 @@ from sqlalchemy import (
     false,
 )
 
-from scat_core.records.stats import STATS_COUNTERS
+from scat_core.domain.stats import STATS_COUNTERS
 
 metadata = MetaData()
 
