@@ -20,7 +20,7 @@ RULES_VERSION: Final = 3
 RulesVersion = Literal[1, 2, 3]
 
 
-class _Event(BaseModel):
+class EventBase(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
@@ -33,7 +33,7 @@ class PlayerSeat(BaseModel):
     is_bot: bool = False
 
 
-class GameCreated(_Event):
+class GameCreated(EventBase):
     """A game was created: seats, options, rules version, first dealer and the commitment to the seed."""
 
     type: Literal["GameCreated"] = "GameCreated"
@@ -76,7 +76,7 @@ class GameCreated(_Event):
         return data
 
 
-class SeatAccepted(_Event):
+class SeatAccepted(EventBase):
     """A seated human accepted his seat in a game that waits for its players (R28)."""
 
     type: Literal["SeatAccepted"] = "SeatAccepted"
@@ -84,7 +84,7 @@ class SeatAccepted(_Event):
     player: str
 
 
-class SeatTaken(_Event):
+class SeatTaken(EventBase):
     """Someone took an open seat of a waiting game (joining is accepting): he sits after the others."""
 
     type: Literal["SeatTaken"] = "SeatTaken"
@@ -92,7 +92,7 @@ class SeatTaken(_Event):
     player: str
 
 
-class GameCancelled(_Event):
+class GameCancelled(EventBase):
     """A game that waited for its players ended before its first deal: a seated human declined, its
     creator withdrew it, or its invitations expired (`by` None). No winner; counted by nothing; its
     seed is revealed, as at every end."""
@@ -105,7 +105,7 @@ class GameCancelled(_Event):
     seed_salt: str
 
 
-class HandDealt(_Event):
+class HandDealt(EventBase):
     """A hand was dealt from `deck` (top first): R8-R10, replayable without any RNG."""
 
     type: Literal["HandDealt"] = "HandDealt"
@@ -116,7 +116,7 @@ class HandDealt(_Event):
     stacked: bool = False
 
 
-class HandViewed(_Event):
+class HandViewed(EventBase):
     """A player was shown his own hand (recorded in throw-down games, R23)."""
 
     type: Literal["HandViewed"] = "HandViewed"
@@ -124,7 +124,7 @@ class HandViewed(_Event):
     player: str
 
 
-class StockReshuffled(_Event):
+class StockReshuffled(EventBase):
     """The discard pile but its top card became the new stock, in this order (R17)."""
 
     type: Literal["StockReshuffled"] = "StockReshuffled"
@@ -132,7 +132,7 @@ class StockReshuffled(_Event):
     stock: tuple[str, ...]
 
 
-class CardDrawn(_Event):
+class CardDrawn(EventBase):
     """A player drew a card from the stock or the discard pile (R12)."""
 
     type: Literal["CardDrawn"] = "CardDrawn"
@@ -142,7 +142,7 @@ class CardDrawn(_Event):
     card: str
 
 
-class CardDiscarded(_Event):
+class CardDiscarded(EventBase):
     """A player discarded a card onto the discard pile (R12, R13)."""
 
     type: Literal["CardDiscarded"] = "CardDiscarded"
@@ -151,7 +151,7 @@ class CardDiscarded(_Event):
     card: str
 
 
-class Knocked(_Event):
+class Knocked(EventBase):
     """A player knocked (R14-R16)."""
 
     type: Literal["Knocked"] = "Knocked"
@@ -159,7 +159,7 @@ class Knocked(_Event):
     player: str
 
 
-class ThirtyOneDeclared(_Event):
+class ThirtyOneDeclared(EventBase):
     """A player declared 31 and showed his hand (R20-R22)."""
 
     type: Literal["ThirtyOneDeclared"] = "ThirtyOneDeclared"
@@ -168,7 +168,7 @@ class ThirtyOneDeclared(_Event):
     hand: tuple[str, ...]
 
 
-class ThrowDownCalled(_Event):
+class ThrowDownCalled(EventBase):
     """A player who had not looked at his hand called a throw down (R23)."""
 
     type: Literal["ThrowDownCalled"] = "ThrowDownCalled"
@@ -176,7 +176,7 @@ class ThrowDownCalled(_Event):
     player: str
 
 
-class StockRanOut(_Event):
+class StockRanOut(EventBase):
     """The last card of the hand's third stock was drawn and that turn is over: the hand is dead
     and ends in a showdown (R17b, rules version 3)."""
 
@@ -184,7 +184,7 @@ class StockRanOut(_Event):
     schema_version: Literal[1] = 1
 
 
-class ShowdownHeld(_Event):
+class ShowdownHeld(EventBase):
     """Every active hand was revealed and valued; the lowest lose lives (R18, R19).
 
     `caller`: who knocked or threw down, or None for a dead hand nobody knocked in (R17b, rules
@@ -199,7 +199,7 @@ class ShowdownHeld(_Event):
     lives_lost: dict[str, int]
 
 
-class Resigned(_Event):
+class Resigned(EventBase):
     """A player resigned (R27), or was resigned when his move time ran out (R28): out at once, cards set aside."""
 
     type: Literal["Resigned"] = "Resigned"
@@ -227,7 +227,7 @@ class Resigned(_Event):
         return data
 
 
-class PennyPaid(_Event):
+class PennyPaid(EventBase):
     """A player lost a life and paid one penny into the kitty (R24)."""
 
     type: Literal["PennyPaid"] = "PennyPaid"
@@ -235,7 +235,7 @@ class PennyPaid(_Event):
     player: str
 
 
-class PlayerEliminated(_Event):
+class PlayerEliminated(EventBase):
     """A player had to lose a life on the dole (or paid his last with no-dole) and is out (R25)."""
 
     type: Literal["PlayerEliminated"] = "PlayerEliminated"
@@ -243,7 +243,7 @@ class PlayerEliminated(_Event):
     player: str
 
 
-class GameWon(_Event):
+class GameWon(EventBase):
     """One player remains: he wins and takes the kitty; the seed is revealed (R26)."""
 
     type: Literal["GameWon"] = "GameWon"
@@ -254,7 +254,7 @@ class GameWon(_Event):
     seed_salt: str
 
 
-class GameAbandoned(_Event):
+class GameAbandoned(EventBase):
     """The game was given up without a winner (valid in every rules version): by `by`, the one
     human still in it, or by the owner of a local database when no human is (None). The seed is
     revealed, as at a win, so every deal can be checked."""
@@ -266,7 +266,7 @@ class GameAbandoned(_Event):
     seed_salt: str
 
 
-class MessageSaid(_Event):
+class MessageSaid(EventBase):
     """A player of the game said one line to the table: not a move (no turn, no clock), and
     possible at any time, out of the game or after it ended."""
 
@@ -276,7 +276,7 @@ class MessageSaid(_Event):
     text: str
 
 
-class MoveSigned(_Event):
+class MoveSigned(EventBase):
     """The player signed the move whose events follow (a server whose seats are accounts): the
     move, the position he saw it at (`at_seq` and its tag, `at_tag`), his key and his Ed25519 signature
     (scat_core/records/signing.py says what is signed). It changes nothing in the game."""

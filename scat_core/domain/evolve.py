@@ -291,7 +291,7 @@ def _on(kind: type[E], handler: Callable[[GameState, Fields, E], None]) -> tuple
 
 #: The handler of every event type, keyed by the event's class (one dict lookup; an
 #: isinstance on a pydantic class goes through its metaclass and costs ten times more).
-_HANDLERS: dict[type, Handler] = dict(
+HANDLERS: dict[type, Handler] = dict(
     [
         _on(ev.GameCreated, _created),
         _on(ev.SeatAccepted, _seat_accepted),
@@ -323,15 +323,15 @@ def event_classes() -> frozenset[type]:
     return frozenset(get_args(ev.AnyEvent))
 
 
-if frozenset(_HANDLERS) != event_classes():  # exhaustive, checked at import (and by a test)
-    raise TypeError(f"evolve handles {sorted(c.__name__ for c in _HANDLERS)}, not the Event union")
+if frozenset(HANDLERS) != event_classes():  # exhaustive, checked at import (and by a test)
+    raise TypeError(f"evolve handles {sorted(c.__name__ for c in HANDLERS)}, not the Event union")
 
 
 def apply(state: GameState, event: ev.Event) -> None:
     """Apply `event` to `state` IN PLACE: only for a state nobody else holds (a fresh copy)."""
     s = writable_fields(state)
     turn, hand = s["turn"], s["hand_number"]
-    _HANDLERS[type(event)](state, s, event)
+    HANDLERS[type(event)](state, s, event)
     s["version"] += 1
     if s["turn"] != turn or s["hand_number"] != hand:  # a new turn: its move time starts here (R28)
         s["turn_began"] = s["version"]

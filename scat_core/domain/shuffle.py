@@ -112,7 +112,7 @@ def shuffled(seed: str, label: str, items: Sequence[str]) -> list[str]:
 _DECK_BLOCKS = 7  # 51 draws, 8 words a block: enough unless a word is rejected (p < 1e-7 a deal)
 _DECK_WORDS = struct.Struct(f">{8 * _DECK_BLOCKS}I").unpack
 #: For a 52-card deck: Fisher-Yates' (i, n = i + 1, the largest multiple of n below 2**32), i from 51 down.
-_DECK_STEPS = tuple((i, i + 1, _SPACE - (_SPACE % (i + 1))) for i in range(51, 0, -1))
+DECK_STEPS = tuple((i, i + 1, _SPACE - (_SPACE % (i + 1))) for i in range(51, 0, -1))
 
 
 _IPAD = bytes(byte ^ 0x36 for byte in range(256))
@@ -129,7 +129,7 @@ def _keyed(key: bytes) -> tuple[hashlib._Hash, hashlib._Hash]:
     return hashlib.sha256(key.translate(_IPAD)), hashlib.sha256(key.translate(_OPAD))
 
 
-def _hmac_sha256_blocks(key: bytes, messages: list[bytes]) -> bytes:
+def hmac_sha256_blocks(key: bytes, messages: list[bytes]) -> bytes:
     """HMAC-SHA-256(key, m) for each message, concatenated (RFC 2104 on hashlib's SHA-256:
     the keyed inner and outer states are prepared once and copied per message, which is
     cheaper than `hmac`'s objects; tests/domain/test_shuffle.py checks it against `hmac`)."""
@@ -148,9 +148,9 @@ def shuffled_deck(seed: str, label: str) -> list[str]:
     """`shuffled(seed, label, DECK)`, faster: the 7 blocks a deal needs hashed first, then
     unpacked in one call; a rejected word (almost never) hands over to `shuffled` itself."""
     prefix = f"{ALGORITHM}|{label}|"
-    blocks = _hmac_sha256_blocks(seed.encode("utf-8"), [f"{prefix}{n}".encode() for n in range(_DECK_BLOCKS)])
+    blocks = hmac_sha256_blocks(seed.encode("utf-8"), [f"{prefix}{n}".encode() for n in range(_DECK_BLOCKS)])
     result = list(DECK)
-    for (i, n, limit), word in zip(_DECK_STEPS, _DECK_WORDS(blocks), strict=False):
+    for (i, n, limit), word in zip(DECK_STEPS, _DECK_WORDS(blocks), strict=False):
         if word >= limit:
             return shuffled(seed, label, DECK)
         j = word % n

@@ -29,7 +29,7 @@ _FIELDS = tuple(f.name for f in dataclasses.fields(GameState))
 _player_fields = operator.attrgetter(*(f.name for f in dataclasses.fields(Player)))
 
 
-def _rules_version(folder: Path = Path(__file__).parent) -> str:
+def rules_version_of(folder: Path = Path(__file__).parent) -> str:
     """A digest of every module of the domain package: any change to the rules changes it."""
     digest = hashlib.sha256()
     try:
@@ -40,7 +40,7 @@ def _rules_version(folder: Path = Path(__file__).parent) -> str:
     return digest.hexdigest()
 
 
-RULES_VERSION = _rules_version()
+RULES_VERSION = rules_version_of()
 SNAPSHOT_TAG = (STATE_SCHEMA_VERSION, RULES_VERSION)
 
 

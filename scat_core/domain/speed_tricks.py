@@ -166,7 +166,7 @@ _SLOTS: dict[str, Any] = dict(BaseModel.__dict__) if SLOT_WRITES else {}
 _ALL_SET: dict[type[BaseModel], set[str]] = {}
 
 
-def _made_in_slots(cls: type[E], fields: dict[str, Any]) -> E:
+def made_in_slots(cls: type[E], fields: dict[str, Any]) -> E:
     event = _new(cls)
     _set_model_dict(event, fields)
     _set_fields_set(event, _ALL_SET[cls])
@@ -182,12 +182,12 @@ if SLOT_WRITES:
     _set_private = _SLOTS["__pydantic_private__"].__set__
 
 
-def _made_constructed(cls: type[E], fields: dict[str, Any]) -> E:
+def made_constructed(cls: type[E], fields: dict[str, Any]) -> E:
     return cls.model_construct(_fields_set=_ALL_SET[cls], **fields)
 
 
 #: How decide's events are built: BaseModel's slots written, or pydantic's public `model_construct`.
-_made = _made_in_slots if SLOT_WRITES else _made_constructed
+_made = made_in_slots if SLOT_WRITES else made_constructed
 
 
 def hand_dealt(hand_number: int, dealer: str, deck: tuple[str, ...], stacked: bool = False) -> ev.HandDealt:

@@ -23,7 +23,7 @@ def new_token() -> str:
     return secrets.token_hex(32)
 
 
-def _scrypt(token: str, salt: bytes, n: int, r: int, p: int) -> bytes:
+def scrypt_hash(token: str, salt: bytes, n: int, r: int, p: int) -> bytes:
     return hashlib.scrypt(
         token.encode("utf-8"), salt=salt, n=n, r=r, p=p, dklen=_DKLEN, maxmem=64 * 1024 * 1024
     )
@@ -32,7 +32,7 @@ def _scrypt(token: str, salt: bytes, n: int, r: int, p: int) -> bytes:
 #: Stored hash -> SHA-256 of the token that matched it, in this process only: a long-running
 #: server checks each player's token with scrypt once, then in microseconds; a token it issued
 #: itself (`hash_token`) not even once. Bounded.
-_VERIFIED: dict[str, bytes] = {}
+VERIFIED_TOKENS: dict[str, bytes] = {}
 _VERIFIED_MAX = 10_000
 
 
@@ -72,22 +72,22 @@ def hash_token(token: str) -> str:
     """The storable salted scrypt hash of `token`; this process then knows it matches (no scrypt
     at the token's first use: a new game's first move through a server)."""
     salt = secrets.token_bytes(16)
-    digest = _scrypt(token, salt, SCRYPT_N, SCRYPT_R, SCRYPT_P)
+    digest = scrypt_hash(token, salt, SCRYPT_N, SCRYPT_R, SCRYPT_P)
     stored = f"scrypt${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}${salt.hex()}${digest.hex()}"
     _remember(stored, hashlib.sha256(token.encode("utf-8")).digest())
     return stored
 
 
 def _remember(stored: str, quick: bytes) -> None:
-    if len(_VERIFIED) >= _VERIFIED_MAX:
-        _VERIFIED.clear()
-    _VERIFIED[stored] = quick
+    if len(VERIFIED_TOKENS) >= _VERIFIED_MAX:
+        VERIFIED_TOKENS.clear()
+    VERIFIED_TOKENS[stored] = quick
 
 
 def verify_token(token: str, stored: str) -> bool:
     """Whether `token` matches the stored hash (constant-time comparison)."""
     quick = hashlib.sha256(token.encode("utf-8")).digest()
-    known = _VERIFIED.get(stored)
+    known = VERIFIED_TOKENS.get(stored)
     if known is not None and hmac.compare_digest(known, quick):
         return True
     if _matches(token, stored):
@@ -101,7 +101,7 @@ def _matches(token: str, stored: str) -> bool:
         scheme, n, r, p, salt_hex, digest_hex = stored.split("$")
         if scheme != "scrypt":
             return False
-        digest = _scrypt(token, bytes.fromhex(salt_hex), int(n), int(r), int(p))
+        digest = scrypt_hash(token, bytes.fromhex(salt_hex), int(n), int(r), int(p))
     except (ValueError, MemoryError):
         return False
     return hmac.compare_digest(digest, bytes.fromhex(digest_hex))

@@ -422,7 +422,7 @@ class Playing:
         keep_state(after, stored[-1].hash)
         for name, token in tokens.items():
             remember_proven(command.game_id, name, token)  # issued here: its first use reads nothing first
-        return self._bots_go_on(outcome, chance, secret, tell)
+        return self.bots_go_on(outcome, chance, secret, tell)
 
     def _within_invitation_bounds(self, creator: str, invited: Sequence[str]) -> None:
         """RuleViolation when `creator` has PENDING_MADE games waiting for players already, or
@@ -503,7 +503,7 @@ class Playing:
                                     None if refused else tell)
         if refused is not None:
             raise refused
-        return self._bots_go_on(outcome, chance, secret, tell)
+        return self.bots_go_on(outcome, chance, secret, tell)
 
     def say(self, game_id: str, player: str, text: str, token: Credential = None,
             signature: MoveSignature | None = None, tell: Tell | None = None) -> Outcome:
@@ -637,7 +637,7 @@ class Playing:
             replies, after = bot_moves(after, chance)  # the bots' replies: the same unit of work
             outcome = self._written(tx, state, events + ([signed, *mine] if signed else mine) + replies, after,
                                     head, recorded_text(now), secret, tell)
-        return self._bots_go_on(outcome, chance, secret, tell)
+        return self.bots_go_on(outcome, chance, secret, tell)
 
     def abandon(self, game_id: str, player: str | None, token: Credential = None,
                 signature: MoveSignature | None = None, tell: Tell | None = None) -> Outcome:
@@ -694,7 +694,7 @@ class Playing:
                 outcome = self._written(tx, state, events + mine, after, head, recorded_text(now), secret, tell)
         if not mine:
             raise not_running(outcome.state)
-        return self._bots_go_on(outcome, chance, secret, tell)
+        return self.bots_go_on(outcome, chance, secret, tell)
 
     def _written_whole(self, tx: UnitOfWork, state: GameState, events: list[ev.Event], after: GameState,
                        recorded_at: str, secret: GameSecret | None, tell: Tell | None) -> Outcome:
@@ -807,7 +807,7 @@ class Playing:
                     if not events:
                         return Outcome(game_id, state, before=state)
                     outcome = self._written(tx, state, events, after, head, recorded_text(now), secret, None)
-                return self._bots_go_on(outcome, chance, secret, None)
+                return self.bots_go_on(outcome, chance, secret, None)
             except ConcurrencyConflict:
                 if attempt == BOT_RETRIES:
                     raise
@@ -819,7 +819,7 @@ class Playing:
         bound, or a process was killed between two of its units. Nothing owed: nothing appended."""
         return self._catch_up(game_id, None, False)
 
-    def _bots_go_on(self, outcome: Outcome, chance: SeededChance, secret: GameSecret | None,
+    def bots_go_on(self, outcome: Outcome, chance: SeededChance, secret: GameSecret | None,
                     tell: Tell | None) -> Outcome:
         """After a command's first unit (`outcome`), the bots' further moves, a unit of work each
         (the answer told again before each write), until a human must act, the game ends or the

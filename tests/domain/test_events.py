@@ -27,7 +27,7 @@ def test_every_event_type_has_a_schema_version() -> None:
 
 def test_every_event_class_is_in_the_event_union_that_event_types_derive_from() -> None:
     """A class left out of `AnyEvent` would be neither readable from storage nor checked by mypy's dispatch."""
-    assert set(ev.EVENT_TYPES.values()) == set(ev._Event.__subclasses__())
+    assert set(ev.EVENT_TYPES.values()) == set(ev.EventBase.__subclasses__())
     assert tuple(ev.EVENT_TYPES.values()) == get_args(ev.AnyEvent)
 
 

@@ -14,7 +14,7 @@ def test_the_dispatch_table_has_exactly_the_classes_of_the_event_union() -> None
     classes = evolve.event_classes()
     assert len(classes) == 21
     assert classes == set(ev.EVENT_TYPES.values())
-    assert frozenset(evolve._HANDLERS) == classes
+    assert frozenset(evolve.HANDLERS) == classes
 
 
 def test_an_event_outside_the_union_is_refused_not_ignored() -> None:

@@ -68,7 +68,7 @@ def test_the_deal_shuffle_and_its_hmac_are_the_documented_ones() -> None:
     for key in (b"", b"4", "graine-é".encode(), b"k" * 63, b"k" * 64, b"k" * 65, b"k" * 300):
         messages = [b"", b"scat-shuffle-v1|deal/1|0", b"m" * 200]
         expected = b"".join(hmac.new(key, message, hashlib.sha256).digest() for message in messages)
-        assert shuffle._hmac_sha256_blocks(key, messages) == expected
+        assert shuffle.hmac_sha256_blocks(key, messages) == expected
     for seed in ("42", "0", "18446744073709551615", "graine-é", "x" * 100, *map(str, range(300))):
         for hand in (1, 2, 17):
             assert shuffle.shuffled_deck(seed, f"deal/{hand}") == shuffled(seed, f"deal/{hand}", DECK)
@@ -79,6 +79,6 @@ def test_a_rejected_word_in_a_deal_hands_over_to_the_general_shuffle(monkeypatch
     from scat_core.domain import shuffle
 
     # Pretend every word is rejected at i = 30: the fast path must give the general shuffle's deck.
-    steps = tuple((i, n, 0 if i == 30 else limit) for i, n, limit in shuffle._DECK_STEPS)
-    monkeypatch.setattr(shuffle, "_DECK_STEPS", steps)  # type: ignore[attr-defined]
+    steps = tuple((i, n, 0 if i == 30 else limit) for i, n, limit in shuffle.DECK_STEPS)
+    monkeypatch.setattr(shuffle, "DECK_STEPS", steps)  # type: ignore[attr-defined]
     assert shuffle.shuffled_deck("42", "deal/1") == SEED_42_FIRST_DECK

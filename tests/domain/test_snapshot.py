@@ -73,14 +73,14 @@ def test_a_change_to_the_state_format_or_to_how_events_fold_changes_the_tag(tmp_
     domain = Path(snapshot.__file__).parent
     copy = tmp_path / "domain"
     shutil.copytree(domain, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    assert snapshot._rules_version(copy) == snapshot.RULES_VERSION
+    assert snapshot.rules_version_of(copy) == snapshot.RULES_VERSION
     for module in ("state.py", "evolve.py", "speed_tricks.py", "events.py"):
         source = (copy / module).read_text(encoding="utf-8")
         (copy / module).write_text(source + "\n# changed\n", encoding="utf-8")
-        assert snapshot._rules_version(copy) != snapshot.RULES_VERSION
+        assert snapshot.rules_version_of(copy) != snapshot.RULES_VERSION
         (copy / module).write_text(source, encoding="utf-8")
-    assert snapshot._rules_version(copy) == snapshot.RULES_VERSION
+    assert snapshot.rules_version_of(copy) == snapshot.RULES_VERSION
     state = (copy / "state.py").read_text(encoding="utf-8")
     (copy / "state.py").write_text(state.replace("    kitty: int = 0\n", "    kitty: int = 0\n    pot: int = 0\n"),
                                    encoding="utf-8")
-    assert snapshot._rules_version(copy) != snapshot.RULES_VERSION
+    assert snapshot.rules_version_of(copy) != snapshot.RULES_VERSION

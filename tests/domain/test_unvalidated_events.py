@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, reject, settings
 from pydantic import BaseModel
 
 from scat_core.domain import events as ev
-from scat_core.domain import speed_tricks as unvalidated
+from scat_core.domain import speed_tricks
 from scat_core.domain.evolve import event_classes
 from scat_core.domain.options import GameOptions
 from tests.support.random_games import NAMES, Setup, play_states, setups
@@ -33,7 +33,7 @@ def assert_as_validated(event: BaseModel) -> None:
     validated = type(event).model_validate(event.model_dump())
     assert validated == event
     assert shape(validated.__dict__) == shape(event.__dict__)  # same fields, order and types
-    if type(event) in unvalidated.MADE and not getattr(event, "stacked", False):
+    if type(event) in speed_tricks.MADE and not getattr(event, "stacked", False):
         # (GameCreated and a deck given at creation are validated: their fields set are those decide gave)
         assert event.model_fields_set == validated.model_fields_set == set(type(event).model_fields)
     assert (event.__pydantic_extra__, event.__pydantic_private__) == (None, None)
@@ -93,9 +93,9 @@ SAMPLES: dict[type[BaseModel], dict[str, Any]] = {
 
 def test_each_maker_builds_what_the_validating_constructor_builds() -> None:
     from_outside = {ev.GameCreated, ev.MoveSigned}  # the creator's and a player's input: validated
-    assert set(unvalidated.MADE) == set(SAMPLES) == event_classes() - from_outside
+    assert set(speed_tricks.MADE) == set(SAMPLES) == event_classes() - from_outside
     for cls, data in SAMPLES.items():
-        built = unvalidated.MADE[cls](**data)
+        built = speed_tricks.MADE[cls](**data)
         assert type(built) is cls
         assert built == cls(**data)
         assert shape(built.__dict__) == shape(cls(**data).__dict__)
@@ -106,8 +106,8 @@ def test_each_maker_builds_what_the_validating_constructor_builds() -> None:
 def test_model_construct_the_public_fallback_of_the_slot_writes_builds_the_same_events() -> None:
     """speed_tricks.SLOT_WRITES off (SCAT_PUBLIC_API_ONLY=slots): pydantic's own constructor, same events."""
     for cls, data in SAMPLES.items():
-        in_slots = unvalidated._made_in_slots(cls, dict(unvalidated.MADE[cls](**data).__dict__))
-        constructed = unvalidated._made_constructed(cls, dict(in_slots.__dict__))
+        in_slots = speed_tricks.made_in_slots(cls, dict(speed_tricks.MADE[cls](**data).__dict__))
+        constructed = speed_tricks.made_constructed(cls, dict(in_slots.__dict__))
         assert constructed == in_slots == cls(**data)
         assert constructed.model_fields_set == in_slots.model_fields_set == set(cls.model_fields)
         assert shape(constructed.__dict__) == shape(in_slots.__dict__)
@@ -116,7 +116,7 @@ def test_model_construct_the_public_fallback_of_the_slot_writes_builds_the_same_
 
 
 def test_a_made_event_copies_like_a_validated_one_and_stays_frozen() -> None:
-    drawn = unvalidated.card_drawn("Ann", "stock", "AS")
+    drawn = speed_tricks.card_drawn("Ann", "stock", "AS")
     hidden = drawn.model_copy(update={"card": "??"})  # as views.redact does
     assert (hidden.card, drawn.card) == ("??", "AS")
     assert drawn.model_fields_set == set(ev.CardDrawn.model_fields)  # the copy's update did not leak back

@@ -146,7 +146,7 @@ class Killed(BaseException):
 def killed_after_the_first_unit(patched: pytest.MonkeyPatch) -> None:
     """Bots play 2 moves a unit, and the call is killed once its first unit is written."""
     patched.setattr(playing, "BOT_MOVES_PER_UNIT", 2)
-    patched.setattr(Playing, "_bots_go_on", lambda *_args: (_ for _ in ()).throw(Killed()))
+    patched.setattr(Playing, "bots_go_on", lambda *_args: (_ for _ in ()).throw(Killed()))
 
 
 def test_bots_left_owing_moves_by_an_interrupted_call_play_on_with_play_bots(

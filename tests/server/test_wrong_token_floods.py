@@ -48,13 +48,13 @@ def test_a_wait_for_any_turn_with_many_made_up_tokens_costs_a_few_scrypts(
         api: httpx.Client, monkeypatch: pytest.MonkeyPatch) -> None:
     games = [new_game(api)[0] for _ in range(FAILURES_ALLOWED + 3)]  # eve sits in each
     scrypts: list[int] = []
-    real = credentials._scrypt
+    real = credentials.scrypt_hash
 
     def counted(*args: Any) -> bytes:
         scrypts.append(1)
         return real(*args)
 
-    monkeypatch.setattr(credentials, "_scrypt", counted)  # the server runs in this process (a thread)
+    monkeypatch.setattr(credentials, "scrypt_hash", counted)  # the server runs in this process (a thread)
     refused = api.post("/waiting", json={"player": "eve", "tokens": {game: f"made-up-{game}" for game in games}})
     assert refused.status_code == 401 and refused.json()["exit_code"] == 3, refused.text
     assert f"{FAILURES_ALLOWED} of the tokens sent are not eve's (games " in refused.json()["error"]
@@ -122,13 +122,13 @@ def test_a_burst_of_wrong_tokens_sent_at_once_costs_at_most_the_allowed_scrypts(
         api: httpx.Client, server_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     game, _ = new_game(api)
     scrypts: list[int] = []
-    real = credentials._scrypt
+    real = credentials.scrypt_hash
 
     def counted(*args: Any) -> bytes:
         scrypts.append(1)
         return real(*args)
 
-    monkeypatch.setattr(credentials, "_scrypt", counted)
+    monkeypatch.setattr(credentials, "scrypt_hash", counted)
     statuses = burst(server_url, 3 * FAILURES_ALLOWED, lambda client: draw(client, game, "wrong"))
     assert sorted(set(statuses)) == [403, 429] and len(statuses) == 3 * FAILURES_ALLOWED
     assert len(scrypts) <= FAILURES_ALLOWED  # the attempts in flight counted as they came

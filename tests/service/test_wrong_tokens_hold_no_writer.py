@@ -38,7 +38,7 @@ def protected_game(service: GameService) -> tuple[str, str]:
 def test_a_move_waits_for_no_wrong_tokens_scrypt(service: GameService, monkeypatch: pytest.MonkeyPatch) -> None:
     slow, honest = protected_game(service), protected_game(service)
     in_scrypt, release = threading.Event(), threading.Event()
-    real = credentials._scrypt
+    real = credentials.scrypt_hash
 
     def scrypt(token: str, *args: Any) -> bytes:  # the wrong token's scrypt lasts until released
         if token == "wrong":
@@ -46,7 +46,7 @@ def test_a_move_waits_for_no_wrong_tokens_scrypt(service: GameService, monkeypat
             release.wait(PATIENCE)
         return real(token, *args)
 
-    monkeypatch.setattr(credentials, "_scrypt", scrypt)
+    monkeypatch.setattr(credentials, "scrypt_hash", scrypt)
     refused: list[BaseException] = []
 
     def wrong() -> None:
@@ -74,13 +74,13 @@ def test_a_move_waits_for_no_wrong_tokens_scrypt(service: GameService, monkeypat
 def test_a_token_proven_once_costs_no_scrypt_again(service: GameService, monkeypatch: pytest.MonkeyPatch) -> None:
     game, token = protected_game(service)
     scrypts: list[str] = []
-    real = credentials._scrypt
+    real = credentials.scrypt_hash
 
     def counted(token: str, *args: Any) -> bytes:
         scrypts.append(token)
         return real(token, *args)
 
-    monkeypatch.setattr(credentials, "_scrypt", counted)
+    monkeypatch.setattr(credentials, "scrypt_hash", counted)
     service.move(game, Draw("ann", "stock"), token)  # this process made it (hash_token): proven already
     state = service.show(game, "ann", token).state
     service.move(game, Discard("ann", state.hands[state.turn][0]), token)

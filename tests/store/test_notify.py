@@ -205,7 +205,7 @@ def test_a_notice_that_cannot_be_sent_leaves_the_write_standing(
     pg_engine: Engine, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     games = GameService(EventStore(pg_engine))
-    monkeypatch.setattr("scat_core.store.sql.notify._ANNOUNCE_ONE", "SELECT pg_notify(%s, no_such_column)")
+    monkeypatch.setattr("scat_core.store.sql.notify.ANNOUNCE_ONE", "SELECT pg_notify(%s, no_such_column)")
     created = games.playing.create_game(HUMAN_AND_BOT, seed=3)  # a new game: announced after its commit
     assert head(pg_engine, created.game_id) == created.state.version
     assert "could not announce new events of " + created.game_id in caplog.text

@@ -20,7 +20,7 @@ def test_a_token_verifies_against_its_hash_and_a_wrong_one_does_not() -> None:
 def test_a_token_issued_by_another_process_verifies_by_its_scrypt_hash(monkeypatch: pytest.MonkeyPatch) -> None:
     token = new_token()
     stored = hash_token(token)
-    monkeypatch.setattr(credentials, "_VERIFIED", {})  # another process: it knows only the stored hash
+    monkeypatch.setattr(credentials, "VERIFIED_TOKENS", {})  # another process: it knows only the stored hash
     assert verify_token(token, stored)
     assert not verify_token(token + "x", stored)
 
@@ -32,7 +32,7 @@ def test_a_token_this_process_issued_verifies_without_scrypt(monkeypatch: pytest
     def no_scrypt(*args: object) -> bytes:
         raise AssertionError("scrypt ran for a token this process issued")
 
-    monkeypatch.setattr(credentials, "_scrypt", no_scrypt)
+    monkeypatch.setattr(credentials, "scrypt_hash", no_scrypt)
     assert verify_token(token, stored)  # a new game's first move through a server: no scrypt
     with pytest.raises(AssertionError, match="scrypt ran"):
         verify_token(token + "x", stored)  # a wrong token is still checked by its hash

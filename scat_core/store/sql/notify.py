@@ -36,7 +36,7 @@ PUSHED_POLL_SECONDS = 5.0
 
 #: One round trip, its own transaction (the connection is in autocommit then): the notice of
 #: each head moved, sent when it commits, which need not wait for the disk (nothing to keep).
-_ANNOUNCE_ONE = f"SELECT set_config('synchronous_commit', 'off', true), pg_notify('{CHANNEL}', %s)"
+ANNOUNCE_ONE = f"SELECT set_config('synchronous_commit', 'off', true), pg_notify('{CHANNEL}', %s)"
 _ANNOUNCE_MANY = (
     "SELECT set_config('synchronous_commit', 'off', true), "
     f"pg_notify('{CHANNEL}', payload) FROM unnest(%s::text[]) AS payload"
@@ -81,7 +81,7 @@ def send(driver: Any, heads: Mapping[str, int]) -> None:
     """Send the notices of `heads` on the psycopg connection `driver` (in autocommit)."""
     payloads = [f"{game_id}:{seq}" for game_id, seq in heads.items()]
     if len(payloads) == 1:
-        driver.execute(_ANNOUNCE_ONE, (payloads[0],)).close()
+        driver.execute(ANNOUNCE_ONE, (payloads[0],)).close()
     else:
         driver.execute(_ANNOUNCE_MANY, (payloads,)).close()
 
