@@ -1,5 +1,6 @@
 """`scat account ...`: this user's account on a server, which is his installation key."""
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 import json

@@ -4,6 +4,7 @@ Keep imports here light: `scat --help` must not import SQLAlchemy; commands impo
 store lazily.
 """
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 import sys

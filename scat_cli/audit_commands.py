@@ -1,5 +1,6 @@
 """Checking histories: `audit`, and the audit reports and signature notes `import` prints too."""
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any

@@ -5,6 +5,7 @@ on use, and what `scat --help` lists for it. A command line a hint or an error s
 as pasted: the program as run, the global flags given, its words quoted.
 """
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 import re

@@ -5,6 +5,7 @@ as him, else the deck).
 A completion never fails aloud: whatever goes wrong (no database, a server away), it offers nothing.
 """
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 from collections.abc import Iterator

@@ -1,5 +1,6 @@
 """`scat config ...`: the defaults kept in config.toml (server, db, as)."""
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 from typing import Annotated

@@ -1,5 +1,6 @@
 """`scat db ...`: database maintenance commands."""
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 import json

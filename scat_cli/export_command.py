@@ -1,5 +1,6 @@
 """`scat export`: a game's history, or every game's, as jsonl, json or a text transcript."""
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 import sys

@@ -1,5 +1,6 @@
 """The record of a game: `log` and `replay`."""
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 from typing import Annotated, Any

@@ -1,5 +1,6 @@
 """`scat import FILE|DIR ...`: load exports after auditing each, one or many, with a summary of the many."""
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 import sys

@@ -3,6 +3,7 @@
 Each command calls one service method and renders its result; the rules live in scat_core.
 """
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 import sys

@@ -10,6 +10,7 @@ screen): every kind of player command has its row (tests/cli/test_move_words.py)
 move cannot be left unsaid.
 """
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 from dataclasses import dataclass

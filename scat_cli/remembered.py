@@ -16,6 +16,7 @@ game; once a game is over, `scat audit GAME` also recomputes the tag kept from t
 and fails a history forked after it, however long. Each user sees only the positions he was shown.
 """
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 import dataclasses

@@ -14,6 +14,7 @@ escapes (`\\x1b`, `\\n`, `\\u202e`) where a line is printed, so an imported name
 terminal or forge a `scat:` line.
 """
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 import json

@@ -5,6 +5,7 @@ terminal they are shown with bold headings and emphasis; in a pipe as plain text
 markers taken out; `--json` gives the Markdown source.
 """
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 import re

@@ -1,5 +1,6 @@
 """`scat serve`: run the Scat backend (FastAPI on uvicorn) over a database."""
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 import socket

@@ -9,6 +9,7 @@ when the file exists). Database URLs are checked as a user types them, for the s
 friendly line (`postgres://`, a relative SQLite path): plain string work, no SQLAlchemy.
 """
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 import os

@@ -1,5 +1,6 @@
 """`scat stats`: figures per player and overall, from the stats projection."""
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any

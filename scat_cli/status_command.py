@@ -4,6 +4,7 @@ left), invitations to answer (R28), games waiting for others, games ended in the
 One call to the service (`Games.status`), rendered here: each line begins with the command to run
 for it, as typed, so it pastes."""
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any

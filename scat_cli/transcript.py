@@ -7,6 +7,7 @@ a full transcript. Long runs of moves are told one line per hand, the detail lef
 a hand's outcome and a finished game's result are worded here too.
 """
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence

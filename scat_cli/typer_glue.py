@@ -18,6 +18,7 @@ as scat declares them and as the user typed them.
 One private Typer hook remains, for start-up speed only: `typer_converts_with` (Typer's private slot).
 """
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 import sys

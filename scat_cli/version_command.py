@@ -1,5 +1,6 @@
 """`scat version`: this scat's version, the rules versions it plays and the schema revision it writes."""
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 import re

@@ -1,5 +1,6 @@
 """`scat wait` and `scat watch`: playing over days, told when it is your turn."""
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 import time

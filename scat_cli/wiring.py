@@ -9,6 +9,7 @@ purpose: a command through a server loads no SQLAlchemy, and a local one no HTTP
 (start-up time, tests/server/test_client_imports.py).
 """
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 from collections.abc import Iterator

@@ -177,3 +177,39 @@ def test_each_module_has_its_layer() -> None:
     assert layer("scat_cli.server.routes.games") == "server"
     assert layer("scat_cli.wiring") == "wiring"
     assert layer("scat_cli.app") == "cli"
+
+
+#: A module whose imports inside functions all have one reason says it once, in a comment of its own.
+REASON_FOR_ALL = "# Imports inside functions:"
+
+
+def unexplained_imports(source: str) -> list[int]:
+    """The lines of `source`'s imports inside a function that say no reason: no comment on the
+    import's line or the line above, and no `REASON_FOR_ALL` comment in the module."""
+    lines = source.splitlines()
+    if any(line.startswith(REASON_FOR_ALL) for line in lines):
+        return []
+    found = []
+    for function in ast.walk(ast.parse(source)):
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(function):
+                if isinstance(node, (ast.Import, ast.ImportFrom)) and "#" not in lines[node.end_lineno - 1] \
+                        and not lines[node.lineno - 2].strip().startswith("#"):
+                    found.append(node.lineno)
+    return sorted(set(found))
+
+
+def test_each_import_inside_a_function_says_why() -> None:
+    """Issue #41: imports at the top, except where start-up time (or an optional library) needs them
+    later, and then the module says so."""
+    found = {f"{path.relative_to(ROOT)}:{line}" for path in module_names(ROOT, PACKAGES).values()
+             for line in unexplained_imports(path.read_text(encoding="utf-8"))}
+    assert found == set(), "an import inside a function without a reason: " + ", ".join(sorted(found))
+
+
+def test_the_reason_check_sees_a_silent_import_and_accepts_a_comment() -> None:
+    silent = "def f():\n    import json\n    return json\n"
+    assert unexplained_imports(silent) == [2]
+    assert unexplained_imports("def f():\n    import json  # start-up time\n") == []
+    assert unexplained_imports("def f():\n    # start-up time: loads only here\n    import json\n") == []
+    assert unexplained_imports(REASON_FOR_ALL + " start-up time\n" + silent) == []

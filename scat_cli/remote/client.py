@@ -6,6 +6,7 @@ request; the server answers with the service's own values (scat_core.service.val
 already redacted for the authenticated viewer: a client never holds a card its user may not see.
 """
 
+# Imports inside functions: start-up time; the client loads only what a request needs.
 from __future__ import annotations
 
 import json

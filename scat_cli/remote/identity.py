@@ -11,6 +11,7 @@ server it sends unsigned requests (game tokens work there as before). Nothing he
 but the key file, which only `KeyRing` reads.
 """
 
+# Imports inside functions: start-up time; the client loads only what a request needs.
 from __future__ import annotations
 
 import json

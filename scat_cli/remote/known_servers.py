@@ -9,6 +9,7 @@ named: `ServerKeyChanged`) until the user forgets it (`scat key forget --server 
 refuses a changed host key. Only the standard library and platformdirs are imported here.
 """
 
+# Imports inside functions: start-up time; the client loads only what a request needs.
 from __future__ import annotations
 
 import json

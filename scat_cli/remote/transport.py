@@ -7,6 +7,7 @@ import cost of a general client library (see tests/benchmarks/bench_cli.py). TLS
 up only for an `https://` server; proxies are not used (a Scat server is reached directly).
 """
 
+# Imports inside functions: start-up time; the client loads only what a request needs.
 from __future__ import annotations
 
 import http.client

@@ -13,6 +13,7 @@ of `scat show` telling how long the player to act has left counts down each seco
 line to type a message into (`scat say`): Enter says it, Escape closes it unsaid.
 """
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 import threading

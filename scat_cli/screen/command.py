@@ -1,5 +1,6 @@
 """`scat play`: the command that opens the play screen (Textual is imported only here, when it runs)."""
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 import sys

@@ -5,6 +5,7 @@ presenter.news_block, presenter.next_steps) and captured as plain text: the scre
 what the command says, and colours its cards itself (see `coloured`).
 """
 
+# Imports inside functions: start-up time; `scat --help` and the other commands load nothing of what this one runs.
 from __future__ import annotations
 
 import io

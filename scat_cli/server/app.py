@@ -11,6 +11,7 @@ concurrency keeps it consistent). What the routes share reaches them as `app.sta
 (`routes/deps.py`), never through a closure.
 """
 
+# Imports inside functions: start-up time; `scat serve --help` and the CLI load no FastAPI.
 from __future__ import annotations
 
 import asyncio

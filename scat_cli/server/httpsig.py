@@ -22,6 +22,7 @@ query with the leading `?` (`?` alone when there is none). Only the standard lib
 imported here; `cryptography` when a key signs or verifies.
 """
 
+# Imports inside functions: start-up time; `scat serve --help` and the CLI load no FastAPI.
 from __future__ import annotations
 
 import base64

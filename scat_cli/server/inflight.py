@@ -8,6 +8,7 @@ for a thread instead, in arrival order, and none fails for it (uvicorn's `limit_
 would answer 503 instead).
 """
 
+# Imports inside functions: start-up time; `scat serve --help` and the CLI load no FastAPI.
 from __future__ import annotations
 
 from sqlalchemy import Engine

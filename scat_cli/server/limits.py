@@ -1,5 +1,6 @@
 """ASGI middleware of the server: request body limits and deadlines, and one escaped log line per request."""
 
+# Imports inside functions: start-up time; `scat serve --help` and the CLI load no FastAPI.
 from __future__ import annotations
 
 import asyncio

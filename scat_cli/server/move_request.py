@@ -1,6 +1,7 @@
 """The body the `--server` client sends to `POST /games/{id}/moves` for a command: built from the
 command's class (its verb) and fields, so a new move needs nothing here (move_wire.py reads it)."""
 
+# Imports inside functions: start-up time; `scat serve --help` and the CLI load no FastAPI.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any

@@ -9,6 +9,7 @@ sends nothing), after a 408; so too one that goes on sending a body the app answ
 reading. The body the app reads has its own deadline (scat_cli.server.limits).
 """
 
+# Imports inside functions: start-up time; `scat serve --help` and the CLI load no FastAPI.
 from __future__ import annotations
 
 import asyncio

@@ -26,6 +26,7 @@ The counts are this process's (each server process limits on its own); nonces ar
 database (request_nonces), so every process refuses a replay.
 """
 
+# Imports inside functions: start-up time; `scat serve --help` and the CLI load no FastAPI.
 from __future__ import annotations
 
 import threading

@@ -6,6 +6,7 @@ the request bodies, and (from answers.py, which the client imports alone) the re
 few answers of the server's own (the HTTP status of each error type is the app's).
 """
 
+# Imports inside functions: start-up time; `scat serve --help` and the CLI load no FastAPI.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pydantic import ValidationError
 
 from scat_core.domain import events as ev
 from scat_core.domain.audit import AuditReport, audit_events
+from scat_core.domain.errors import BadInput
+from scat_core.records.signing import key_id_of, position_tag, signed_of, verifies
 from scat_core.records.stored_log import GENESIS_HASH, RECORD_FIELDS, chain_hash, invalid_field
 
 #: recorded_at as the store writes it: UTC, microseconds, a Z (sorts as it reads).
@@ -89,9 +92,6 @@ def verify_chain(records: Sequence[Mapping[str, Any]]) -> tuple[int | None, str 
 
 def _names_its_key(event: ev.MoveSigned) -> bool:
     """Whether the signature's key id is that of the public key it carries (a malformed key: no)."""
-    from scat_core.domain.errors import BadInput
-    from scat_core.records.signing import key_id_of
-
     try:
         return key_id_of(event.public_key) == event.key_id
     except BadInput:
@@ -105,10 +105,6 @@ def with_move_signatures(report: AuditReport, records: Sequence[Mapping[str, Any
     (a message never fails a move; a message itself may be signed at any earlier position), whose
     tag (once the seed is revealed) is that of the log's event there (the events' own audit
     checked that each human move of a signed game has its MoveSigned)."""
-    from dataclasses import replace
-
-    from scat_core.records.signing import position_tag, signed_of, verifies
-
     won = ev.ending_of(events)
     signed = verified = last_signed = 0
     for record, event in zip(records, events, strict=True):

@@ -6,6 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from scat_core.domain.errors import BadInput
+
 
 @dataclass(frozen=True)
 class GameSummary:
@@ -71,8 +73,6 @@ class ListedAfter:
         """The cursor `text` gives back; BadInput for one this list never gave."""
         parts = text.split("~")
         if len(parts) != 3 or parts[0] not in ("0", "1") or not parts[1] or not parts[2]:
-            from scat_core.domain.errors import BadInput
-
             raise BadInput("the games list's cursor is not one it gave: ask for the first page again")
         return cls(last_activity=parts[1], game_id=parts[2], seated=parts[0] == "1")
 

@@ -98,6 +98,7 @@ def default_key_path() -> Path:
     chosen = os.environ.get(KEY_FILE_ENV)
     if chosen:
         return Path(chosen).expanduser()
+    # start-up time: platformdirs loads only when the default key file is asked for
     from platformdirs import user_config_dir
 
     return Path(user_config_dir("scat", appauthor=False)) / KEY_FILE_NAME
@@ -148,7 +149,10 @@ class HeadSignature:
 
 def verify_head(signature: HeadSignature, game_id: str, seq: int, head_hash: str) -> bool:
     """Whether `signature` is a valid Ed25519 signature of this head under its own public key."""
+    # start-up time: `cryptography` loads only when a key signs or checks
     from cryptography.exceptions import InvalidSignature
+
+    # start-up time: `cryptography` loads only when a key signs or checks
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
     try:
@@ -289,6 +293,7 @@ def load_or_create_key(path: Path) -> Ed25519PrivateKey:
     BadInput, one line, when the file or its folder cannot be used, or when the file is
     readable or writable by others.
     """
+    # start-up time: `cryptography` loads only when a key signs or checks
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     try:
@@ -516,7 +521,10 @@ def sign_move(private: Ed25519PrivateKey, key_id: str, game_id: str, seq: int, t
 def verifies(public_key: str, game_id: str, signed: MoveSignature, move: dict[str, str]) -> bool:
     """Whether `signed` is `public_key`'s signature of `move` at the head it names (a key that is
     no Ed25519 public key, or a signature that is no base64, verifies nothing)."""
+    # start-up time: `cryptography` loads only when a key signs or checks
     from cryptography.exceptions import InvalidSignature
+
+    # start-up time: `cryptography` loads only when a key signs or checks
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
     try:

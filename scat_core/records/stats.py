@@ -148,6 +148,7 @@ def placing(line: GameLine) -> list[int]:
 
 def ratings(lines: Iterable[GameLine]) -> list[PlayerRating]:
     """Every rated player's rating over the games of `lines` played out, highest first."""
+    # start-up time: openskill loads only when ratings are asked for
     from openskill.models import PlackettLuce, PlackettLuceRating
 
     model = PlackettLuce()

@@ -17,6 +17,7 @@ __all__ = ["GameService", "Outcome"]
 def __getattr__(name: str) -> Any:
     """`GameService` and `Outcome`, imported from `games` when first asked for."""
     if name in __all__:
+        # start-up time: the service loads on first use, not with the package
         from . import games
 
         return getattr(games, name)

@@ -189,6 +189,7 @@ class GameService(Generic[S]):
     @cached_property
     def archive(self) -> Archive:
         """Audits, exports and imports."""
+        # start-up time: built on first use (a move never loads it)
         from scat_core.service.archive import Archive
 
         return Archive(self.store, self._account_named if self._account_log is not None else None)
@@ -196,6 +197,7 @@ class GameService(Generic[S]):
     @cached_property
     def statistics(self) -> Statistics:
         """The statistics and ratings, projections of the events."""
+        # start-up time: built on first use (a move never loads it)
         from scat_core.service.statistics import Statistics
 
         return Statistics(self.store)
@@ -203,6 +205,7 @@ class GameService(Generic[S]):
     @cached_property
     def any_turn(self) -> AnyTurn:
         """`wait --any`: the turn of any of a player's games."""
+        # start-up time: built on first use (a move never loads it)
         from scat_core.service.any_turn import AnyTurn
 
         return AnyTurn(self.show, self.store, self._clock)
@@ -212,6 +215,7 @@ class GameService(Generic[S]):
         """The server's accounts (None: no account log given): who may sit, and whose keys signed moves;
         built on first use (a local command that never audits a signed move does not load them)."""
         if self._accounts is None and self._account_log is not None:
+            # start-up time: built on first use (a local game never loads it)
             from scat_core.service.accounts import AccountService
 
             self._accounts = AccountService(self._account_log, self._clock)

@@ -8,8 +8,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from scat_core.domain.errors import Hint, NotFound
+from scat_core.domain.stats import player_key
 from scat_core.records.errors import DatabaseReadOnly
+from scat_core.records.stats import ratings
 from scat_core.service.ports import Store
+from scat_core.service.values import Rating, Ratings
 
 if TYPE_CHECKING:
     from scat_core.records.stats import StatsReport
@@ -42,10 +45,6 @@ class Statistics:
     def ratings(self, player: str | None = None, rebuild: bool = False) -> Ratings:
         """Every player's rating over the games played out (records/stats.py), the statistics caught
         up first (rebuilt with `rebuild`); with `player`, his rows only (NotFound if he has none)."""
-        from scat_core.domain.stats import player_key
-        from scat_core.records.stats import ratings
-        from scat_core.service.values import Rating, Ratings
-
         try:
             self.catch_up_stats(rebuild=rebuild)
         except DatabaseReadOnly:  # the rows as they are: a read-only database's ratings may lag its games

@@ -26,6 +26,7 @@ from pydantic import BaseModel
 
 from scat_core.domain.errors import Hint, NotFound
 from scat_core.domain.events import to_record
+from scat_core.domain.names import looks_of
 from scat_core.domain.snapshot import SNAPSHOT_TAG
 from scat_core.domain.stats import HANDLED_TYPES, GameLine
 from scat_core.records.credentials import RequestNonce
@@ -40,7 +41,7 @@ from scat_core.records.signing import (
     next_signature,
     sealed_snapshot,
 )
-from scat_core.records.stats import fold_line
+from scat_core.records.stats import fold_line, report
 from scat_core.records.stored_log import (
     GENESIS_HASH,
     CommandLoad,
@@ -68,8 +69,6 @@ class MemoryAccountLog:
     def matching(self, skeleton: str | None, key_id: str | None,
                  looks: Sequence[str] = ()) -> tuple[int, list[AccountRecord]]:
         """The log's last seq and every record of the accounts named alike or holding `key_id` ever."""
-        from scat_core.domain.names import looks_of
-
         with self._lock:
             wanted = {r.skeleton for r in self.records if r.skeleton == skeleton or r.key_id == key_id
                       or bool(looks and set(looks) & set(looks_of(r.account)))}
@@ -477,8 +476,6 @@ class MemoryStore:
 
     def catch_up_stats(self, rebuild: bool = False) -> int:
         """Fold the events the stats have not seen into them (all, with `rebuild`); how many were folded."""
-        from scat_core.store.memory import fold_into
-
         with self._writer:
             tables = self._tables.copy()
             if rebuild:
@@ -490,8 +487,6 @@ class MemoryStore:
 
     def read_stats(self, player: str | None = None) -> StatsReport:
         """The statistics as of the last catch-up; with `player`, his line only (if he has one)."""
-        from scat_core.records.stats import report
-
         return report(list(self._tables.stats.values()), player)
 
     def stats_lines(self) -> list[GameLine]:
@@ -500,9 +495,6 @@ class MemoryStore:
 
     def read_stats_unsaved(self, player: str | None = None, rebuild: bool = False) -> StatsReport:
         """`read_stats` with what the stats have not seen folded into a copy of them; changes nothing."""
-        from scat_core.records.stats import report
-        from scat_core.store.memory import fold_into
-
         tables = self._tables
         lines = {} if rebuild else dict(tables.stats)
         fold_into(lines, tables.events, tables.log[0 if rebuild else tables.stats_seen:])

@@ -1,6 +1,7 @@
 """The account endpoints of `scat serve`: register a public key under a name, who am I, and the
 keys that act for my account (one per device: list, add, revoke)."""
 
+# Imports inside functions: start-up time; `scat serve --help` and the CLI load no FastAPI.
 from __future__ import annotations
 
 from fastapi import APIRouter, Path, Request

@@ -1,6 +1,7 @@
 """The games: create one, the list, one game as its viewer may know it, its position, log and replay,
 and the one game an abbreviated id names."""
 
+# Imports inside functions: start-up time; `scat serve --help` and the CLI load no FastAPI.
 from __future__ import annotations
 
 from typing import Annotated

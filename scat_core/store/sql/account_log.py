@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from sqlalchemy import Connection, Engine, func, or_, select, text
 from sqlalchemy.exc import IntegrityError
 
+from scat_core.domain.names import SKELETON_VERSION, looks_of
 from scat_core.records.errors import ConcurrencyConflict
 from scat_core.service.ports import AccountLog, AccountRecord
 from scat_core.store.sql import tables as t
@@ -34,8 +35,6 @@ class SqlAccountLog:
     """The account log in the database of `engine` (migrated to head)."""
 
     def __init__(self, engine: Engine) -> None:
-        from scat_core.domain.names import SKELETON_VERSION, looks_of
-
         self.engine = engine
         #: The version of the name look this log indexes, and the looks of a name.
         self.version, self.looks_of = SKELETON_VERSION, looks_of
@@ -99,6 +98,7 @@ class SqlAccountLog:
     def _index(self, conn: Connection, names: Sequence[tuple[int, str]], head: int) -> None:
         """Add `names` ((seq, account) of registrations) to the index, which then holds every one up to `head`."""
         if conn.dialect.name == "postgresql":  # the dialect's insert with ON CONFLICT, loaded when needed
+            # start-up time: a dialect's module loads only on its database
             from sqlalchemy.dialects import postgresql as dialect
         else:
             from sqlalchemy.dialects import sqlite as dialect  # type: ignore[no-redef]

@@ -15,14 +15,18 @@ projectors); SQLite needs none, its writers take turns on the file (BEGIN IMMEDI
 from __future__ import annotations
 
 import os
+import sqlite3
 import threading
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
+from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 from weakref import WeakKeyDictionary
 
+from platformdirs import user_data_dir
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import (
@@ -103,8 +107,6 @@ MIGRATIONS_PACKAGE = "scat_core._migrations"
 
 def default_url() -> str:
     """The default database: an SQLite file in the user's data directory (created here)."""
-    from platformdirs import user_data_dir
-
     directory = Path(user_data_dir("scat", appauthor=False))
     try:
         directory.mkdir(parents=True, exist_ok=True)
@@ -182,8 +184,6 @@ def busy_error(error: BaseException | None = None) -> DatabaseBusy:
 
 def _on_sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
     """Tune every new SQLite connection: WAL, busy timeout, foreign keys, our own BEGIN."""
-    import sqlite3
-
     # Stop pysqlite from emitting BEGIN itself; `_on_begin` emits the right one instead.
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
@@ -300,8 +300,6 @@ def _read_only_if_needed(parsed: Any) -> Any:
     folder = path.resolve().parent
     if os.access(path, os.W_OK) and os.access(folder, os.W_OK) and not _read_only_mount(folder):
         return parsed
-    from urllib.parse import quote
-
     # Immutable only where no write-ahead log waits to be read (a file closed cleanly).
     wal = path.with_name(path.name + "-wal")
     immutable = (not os.access(folder, os.W_OK) or _read_only_mount(folder)) and not wal.exists()
@@ -337,8 +335,6 @@ def current_revision(conn: Connection) -> str | None:
 
 def migrations_dir() -> Path:
     """The folder of the installed Alembic scripts (the clone's migrations/ when editable)."""
-    from importlib.resources import files
-
     try:
         folder = Path(str(files(MIGRATIONS_PACKAGE)))
     except ModuleNotFoundError:
@@ -353,6 +349,7 @@ def migrations_dir() -> Path:
 
 def alembic_config(connection: Connection | None = None) -> Config:
     """An Alembic config (no ini file needed) pointing at the installed migrations, optionally bound."""
+    # start-up time: Alembic loads only when the schema is behind
     from alembic.config import Config
 
     config = Config()
@@ -382,7 +379,10 @@ def connect(engine: Engine) -> Connection:
 
 def upgrade(engine: Engine) -> str:
     """Bring the schema to the newest revision (Alembic, serialised); return that revision."""
+    # start-up time: Alembic loads only when the schema is behind
     from alembic import command
+
+    # start-up time: Alembic loads only when the schema is behind
     from alembic.util import CommandError
 
     with connect(engine) as conn:

@@ -41,7 +41,7 @@ from scat_core.store.sql.appending import KnownHeads, read_signature, write_sign
 from scat_core.store.sql.database import WRITE_OPTION, as_scat_errors, one_writer
 from scat_core.store.sql.driver_sql import autocommit, fetch_all, named
 from scat_core.store.sql.log_reads import load_for_command
-from scat_core.store.sql.notify import announce
+from scat_core.store.sql.notify import announce, wait_for_head, wait_until
 
 if TYPE_CHECKING:
     from scat_core.domain.stats import GameLine
@@ -327,6 +327,7 @@ class EventStore:
 
     def catch_up_stats(self, rebuild: bool = False) -> int:
         """Fold the events the stats projection has not seen into it (all, with `rebuild`); how many."""
+        # start-up time: the projection loads only when the statistics are read
         from scat_core.store.sql.projections import STATS, catch_up, is_behind
 
         with as_scat_errors(self.engine):  # a read-only database: DatabaseReadOnly
@@ -336,6 +337,7 @@ class EventStore:
 
     def read_stats(self, player: str | None = None) -> StatsReport:
         """The stats projection's report; with `player`, only his line (if he has one)."""
+        # start-up time: the projection loads only when the statistics are read
         from scat_core.store.sql.projections import read_stats
 
         with as_scat_errors(self.engine), self.engine.connect() as conn, conn.begin():
@@ -343,6 +345,7 @@ class EventStore:
 
     def stats_lines(self) -> list[GameLine]:
         """Every game's line of the stats projection as of its last catch-up (what ratings fold)."""
+        # start-up time: the projection loads only when the statistics are read
         from scat_core.store.sql.projections import stats_lines
 
         with as_scat_errors(self.engine), self.engine.connect() as conn, conn.begin():
@@ -350,6 +353,7 @@ class EventStore:
 
     def read_stats_unsaved(self, player: str | None = None, rebuild: bool = False) -> StatsReport:
         """`read_stats` with what the projection has not seen folded in memory; writes nothing."""
+        # start-up time: the projection loads only when the statistics are read
         from scat_core.store.sql.projections import read_stats_unsaved
 
         with as_scat_errors(self.engine), self.engine.connect() as conn:
@@ -360,16 +364,12 @@ class EventStore:
 
     def wait_for_head(self, game_id: str, head: Callable[[], int], after: int, timeout: float | None) -> bool:
         """Block until `head()` passes `after`: PostgreSQL pushes (LISTEN/NOTIFY), SQLite polls."""
-        from scat_core.store.sql.notify import wait_for_head
-
         with as_scat_errors(self.engine):
             return wait_for_head(self.engine, head, after, game_id, timeout)
 
     def wait_until(self, found: Callable[[], bool], timeout: float | None) -> bool:
         """Block until `found()`, asked again on each new event of any game: PostgreSQL pushes
         (LISTEN/NOTIFY), SQLite polls."""
-        from scat_core.store.sql.notify import wait_until
-
         with as_scat_errors(self.engine):
             return wait_until(self.engine, found, timeout)
 

@@ -120,11 +120,13 @@ def put_snapshot(conn: Connection, keys: KeyRing, game_id: str, seq: int, head_h
     # Each dialect's insert is imported here: importing the PostgreSQL dialect costs every
     # command on SQLite about a tenth of its start-up (issue #8).
     if conn.dialect.name == "postgresql":
+        # start-up time: a dialect's module loads only on its database
         from sqlalchemy.dialects.postgresql import insert as pg_insert
 
         pg = pg_insert(t.game_snapshots).values(game_id=game_id, **values)
         conn.execute(pg.on_conflict_do_update(index_elements=["game_id"], set_=values))
     else:
+        # start-up time: a dialect's module loads only on its database
         from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
         lite = sqlite_insert(t.game_snapshots).values(game_id=game_id, **values)

@@ -57,6 +57,7 @@ def announce(conn: Connection, heads: Mapping[str, int]) -> None:
     """
     if not heads or conn.dialect.name != "postgresql":
         return
+    # only on PostgreSQL: SQLite installs need no psycopg
     import psycopg
 
     # Straight through the driver: a command pays this round trip, not SQLAlchemy's work around it too.
@@ -90,6 +91,7 @@ class Listener:
     """A dedicated PostgreSQL connection LISTENing on the channel (close it when done)."""
 
     def __init__(self, engine: Engine) -> None:
+        # only on PostgreSQL: SQLite installs need no psycopg
         import psycopg
 
         self._conn = psycopg.connect(libpq_url(engine), autocommit=True)
