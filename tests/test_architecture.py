@@ -213,3 +213,13 @@ def test_the_reason_check_sees_a_silent_import_and_accepts_a_comment() -> None:
     assert unexplained_imports("def f():\n    import json  # start-up time\n") == []
     assert unexplained_imports("def f():\n    # start-up time: loads only here\n    import json\n") == []
     assert unexplained_imports(REASON_FOR_ALL + " start-up time\n" + silent) == []
+
+
+def test_the_client_imports_nothing_of_the_server() -> None:
+    """Issue #41 step 3: the `--server` client (scat_cli/remote) reaches the server only through
+    what both sides share (scat_cli/wire), never the server's own modules."""
+    modules = module_names(ROOT, PACKAGES)
+    found = {f"{modules[name].relative_to(ROOT)}:{line} imports {target}"
+             for name in modules if name.startswith("scat_cli.remote")
+             for target, line in imports_of(name, modules[name], modules) if layer(target) == "server"}
+    assert found == set(), sorted(found)

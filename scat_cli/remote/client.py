@@ -21,8 +21,8 @@ from pydantic import TypeAdapter
 from scat_cli.errors import ServerLost
 from scat_cli.remote.backoff import Backoff
 from scat_cli.remote.transport import READ_TIMEOUT, Answer, Connection, TransportError, TransportTimeout
-from scat_cli.server import answers
-from scat_cli.server.move_request import move_body
+from scat_cli.wire import answers
+from scat_cli.wire.move_request import move_body
 from scat_core.domain import events as ev
 from scat_core.domain.audit_report import AuditReport
 from scat_core.domain.errors import BadInput, NotFound, RuleViolation, Throttled, WrongServer
@@ -341,7 +341,7 @@ class RemoteGames:
                    limit: int | None = None) -> GamesPage:
         """The newest `limit` games of the list (the signing account's first, as `game_list`; None: every
         one), and how many match: page after page of at most the server's MAX_PAGE, following its cursor."""
-        from scat_cli.server.wire import MAX_PAGE
+        from scat_cli.wire.bodies import MAX_PAGE
 
         listed: list[Listing] = []
         after: str | None = None
@@ -443,7 +443,7 @@ class RemoteGames:
     def _waiting(self, player: str, tokens: dict[str, str], told: Told | None, deadline: float | None,
                  backoff: Backoff, look: bool = True) -> tuple[WaitedAny | None, Told | None]:
         """One `POST /waiting` stream: (what it found or None at the deadline, the cursor it began with)."""
-        from scat_cli.server.wire import MAX_TOKENS
+        from scat_cli.wire.bodies import MAX_TOKENS
 
         self._know_the_server(_read_within(deadline))
         newest = dict(list(tokens.items())[-MAX_TOKENS:])  # the server takes no more (remembered oldest first)

@@ -121,7 +121,7 @@ class Identity:
 
     def signer(self, server: str) -> Signer:
         """What signs this user's requests for the server whose key id is `server` (httpsig.py)."""
-        from scat_cli.server import httpsig
+        from scat_cli.wire import httpsig
 
         def sign(method: str, target: str, body: bytes) -> dict[str, str]:
             return httpsig.sign(self.private, self.key_id, method, target, body, int(time.time()), server)

@@ -81,13 +81,13 @@ async def _answer(send: Send, status: int, refusal: dict[str, Any]) -> None:
 
 
 def _refusal(error: ScatError) -> dict[str, Any]:
-    from scat_cli.server.wire import ErrorOut
+    from scat_cli.wire.bodies import ErrorOut
 
     return ErrorOut.of(error).model_dump(exclude_none=True)
 
 
 def _too_large(limit: int) -> dict[str, Any]:
-    from scat_cli.server.wire import ErrorOut
+    from scat_cli.wire.bodies import ErrorOut
 
     return ErrorOut.bare(413, f"the request is too large: at most {limit} bytes here").model_dump(exclude_none=True)
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError, create_model
 
-from scat_cli.server.wire import SHORT, SignatureIn, _Body
+from scat_cli.wire.bodies import SHORT, SignatureIn, _Body
 from scat_core.domain import commands as cmd
 
 Mover = Annotated[str, Field(min_length=1, max_length=SHORT, description="Who moves.")]
@@ -63,7 +63,7 @@ def command_of(body: Any) -> cmd.PlayerCommand | cmd.TableCommand:
 
 
 def body_for(verb: str, given: dict[str, Any]) -> BaseModel:
-    """The body of the move `verb` from a deprecated per-move URL's body (`wire.MoveIn`, whose fields
+    """The body of the move `verb` from a deprecated per-move URL's body (`bodies.MoveIn`, whose fields
     any move may carry): the fields of that move only; ValidationError when one is missing."""
     model = MODELS[verb]
     return model.model_validate({"move": verb} | {name: value for name, value in given.items()

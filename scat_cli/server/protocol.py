@@ -69,7 +69,7 @@ class HeaderDeadline(H11Protocol):
         if self._serving() or self.transport.is_closing():
             return
         if self.conn.their_state is h11.IDLE:
-            from scat_cli.server.wire import ErrorOut
+            from scat_cli.wire.bodies import ErrorOut
             from scat_core.domain.errors import TimedOut
 
             late = TimedOut(f"the request's headers took longer than {HEADER_SECONDS:g} s: the connection is closed")

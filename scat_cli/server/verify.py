@@ -38,8 +38,8 @@ from typing import Any
 from fastapi import Request
 from starlette.concurrency import run_in_threadpool
 
-from scat_cli.server import httpsig
 from scat_cli.server.lost_reads import OWN_NONCES
+from scat_cli.wire import httpsig
 from scat_core.domain.accounts import key_id_of
 from scat_core.domain.errors import (
     AuthFailed,

@@ -2,7 +2,7 @@
 
 An error knows nothing of exit codes, HTTP statuses or command lines: `scat_cli.errors` maps
 each error type to the CLI contract's exit code and words each suggested next step (`Hint`)
-as a `scat ...` command; the wire's table (`scat_cli.server.answers.HTTP_STATUS`) maps types to
+as a `scat ...` command; the wire's table (`scat_cli.wire.answers.HTTP_STATUS`) maps types to
 HTTP statuses: the server sends the type and its fields with that status, from which the client
 raises the same error again (`error_types`; a type it does not know, by its status).
 Both tables are keyed by the branches below, so a new error type is placed by what it means.

@@ -105,7 +105,7 @@ class Honest:
 
     def step(self) -> None:
         """A look at his game, then the move due (its head first, as a signed move is made)."""
-        from scat_cli.server.move_request import move_body
+        from scat_cli.wire.move_request import move_body
         from scat_core.domain import commands as cmd
         from scat_core.records.signing import sign_move
 

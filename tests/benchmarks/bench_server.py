@@ -84,8 +84,8 @@ def verification_costs(url: str, rounds: int = 300) -> list[str]:
 
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from scat_cli.server import httpsig
     from scat_cli.server.verify import RequestVerifier
+    from scat_cli.wire import httpsig
     from scat_core.domain.accounts import key_id_of
     from scat_core.domain.errors import RequestRefused
     from scat_core.records.credentials import hash_token, verify_token

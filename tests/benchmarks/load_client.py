@@ -10,7 +10,7 @@ ready, sends one request after the other for `seconds`: a move in its own game a
 prints one JSON line: requests/s, p50 and p99 (ms), events lost, the requests timed and the
 CPU this process used (to show it is not the bottleneck). Nothing but the standard library,
 except with `"signed": true`: then each client is an account with its own Ed25519 key (scat's
-signing code), signs every request (RFC 9421, scat_cli/server/httpsig.py) and every move, at
+signing code), signs every request (RFC 9421, scat_cli/wire/httpsig.py) and every move, at
 the position the answer before it carried (no look at the head between moves), as a long-lived
 client of a server without tokens does.
 """
@@ -108,7 +108,7 @@ class Account:
 
         from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-        from scat_cli.server import httpsig
+        from scat_cli.wire import httpsig
         from scat_core.domain.accounts import key_id_of
 
         self.key = Ed25519PrivateKey.generate()

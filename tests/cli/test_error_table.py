@@ -18,9 +18,9 @@ import scat_core
 from scat_cli import errors as cli_errors
 from scat_cli.command_lines import COMMANDS
 from scat_cli.errors import EXIT_CODES, HINTS, ServerLost, WaitTimedOut, exit_code, wording
-from scat_cli.server.answers import HTTP_STATUS, LEGACY_EXIT_CODES, http_status
 from scat_cli.server.routes.errors import told_to_clients
-from scat_cli.server.wire import ErrorOut
+from scat_cli.wire.answers import HTTP_STATUS, LEGACY_EXIT_CODES, http_status
+from scat_cli.wire.bodies import ErrorOut
 from scat_core.domain.errors import (
     BRANCHES,
     AccountNameTaken,

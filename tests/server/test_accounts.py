@@ -19,8 +19,8 @@ from sqlalchemy import text
 from typer.testing import CliRunner
 
 from scat_cli.app import app
-from scat_cli.server import httpsig
 from scat_cli.server.verify import FAILURES_ALLOWED, REGISTRATIONS_PER_ADDRESS, WINDOW
+from scat_cli.wire import httpsig
 from scat_core.domain.accounts import key_id_of
 from scat_core.store.sql.database import make_engine
 from tests.support.capture import relay_to, send_raw

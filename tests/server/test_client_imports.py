@@ -17,10 +17,10 @@ from tests.support.schema import migrated
 #: What a player's `show` or move through a server has no use for either: the rules, the audit, the
 #: maintenance commands, the accounts' decider and service (their pydantic adapters are built at
 #: import; the CLI's exit codes need only their errors, in scat_core.domain.errors): the
-#: server decides (#26 item 2). Nor the request bodies the server validates (wire.py; the client
+#: server decides (#26 item 2). Nor the request bodies the server validates (wire/bodies.py; the client
 #: reads answers.py).
 NOT_A_PLAYERS = ("scat_core.domain.decide", "scat_core.domain.audit", "scat_cli.db_commands", "scat_cli.key_commands",
-                 "scat_core.domain.accounts", "scat_core.service.accounts", "scat_cli.server.wire")
+                 "scat_core.domain.accounts", "scat_core.service.accounts", "scat_cli.wire.bodies")
 #: What a `show` through a server has no use for besides: nothing more since the moves it offers are
 #: the domain's legal moves, each holding its command (scat_core.domain.commands, about 7 ms to load).
 NOT_A_LOOKERS: tuple[str, ...] = ()

@@ -97,7 +97,7 @@ def test_the_client_and_the_cli_follow_every_page(api: httpx.Client, server_url:
 
 def test_the_games_list_is_a_bounded_page_with_a_cursor_through_every_game(api: httpx.Client) -> None:
     """However many games a sender asks for, a page holds at most MAX_PAGE; the cursor reaches every game once."""
-    from scat_cli.server.wire import MAX_PAGE
+    from scat_cli.wire.bodies import MAX_PAGE
 
     ids = some_games(api, count=5, finished=0)
     for path in ("/games", "/games/page"):

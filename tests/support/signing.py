@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from scat_cli.server import httpsig
-from scat_cli.server.move_request import move_body
+from scat_cli.wire import httpsig
+from scat_cli.wire.move_request import move_body
 from scat_core.domain import commands as cmd
 from scat_core.domain.accounts import key_id_of
 from scat_core.records.signing import sign_move

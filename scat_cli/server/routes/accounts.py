@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from scat_cli.server.routes.deps import Server, ServerState, SignedBy
 from scat_cli.server.routes.errors import responses
-from scat_cli.server.wire import SHORT
+from scat_cli.wire.bodies import SHORT
 from scat_core.domain.accounts import key_id_of
 from scat_core.domain.errors import AuthFailed, RequestRefused
 from scat_core.service.accounts import AccountKeys, AccountView

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from fastapi import Depends, Header, Query, Request
 
-from scat_cli.server import wire
+from scat_cli.wire import bodies
 from scat_core.domain.errors import BadInput
 from scat_core.records.credentials import ActingAccount, Credential, RequestNonce
 from scat_core.service.accounts import AccountView
@@ -119,4 +119,4 @@ async def acting(request: Request, token: Token, account: SignedBy) -> Credentia
 
 Acting = Annotated[Credential, Depends(acting)]
 
-Viewer = Annotated[str | None, Query(alias="as", max_length=wire.SHORT, description="See the game as this player.")]
+Viewer = Annotated[str | None, Query(alias="as", max_length=bodies.SHORT, description="See the game as this player.")]

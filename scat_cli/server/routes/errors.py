@@ -13,9 +13,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 from starlette.routing import Match
 
-from scat_cli.server import wire
-from scat_cli.server.answers import http_status
 from scat_cli.server.limits import LOG
+from scat_cli.wire import bodies
+from scat_cli.wire.answers import http_status
 from scat_core.domain.errors import (
     RequestRefused,
     ScatError,
@@ -64,7 +64,7 @@ def responses(*statuses: int, **told: str) -> dict[int | str, dict[str, Any]]:
     declared: dict[int | str, dict[str, Any]] = {}
     for status in sorted({*EVERY, *statuses}):
         description = told.get(f"s{status}", ERRORS[status])
-        declared[status] = {"model": wire.ErrorOut, "description": description}
+        declared[status] = {"model": bodies.ErrorOut, "description": description}
     return declared
 
 
@@ -87,7 +87,7 @@ def told_to_clients(error: ScatError) -> ScatError:
 
 def refusal(status: int, message: str) -> JSONResponse:
     """A refusal that is no ScatError: its status and one line."""
-    return JSONResponse(wire.ErrorOut.bare(status, message).model_dump(exclude_none=True), status_code=status)
+    return JSONResponse(bodies.ErrorOut.bare(status, message).model_dump(exclude_none=True), status_code=status)
 
 
 def too_many_streams(message: str) -> JSONResponse:
@@ -134,7 +134,7 @@ async def scat_error(request: Request, error: Exception) -> JSONResponse:
                     getattr(error, "reason", "") or type(error).__name__)
     told = told_to_clients(error)
     headers = {"retry-after": str(told.retry_after)} if told.retry_after is not None else None
-    return JSONResponse(wire.ErrorOut.of(told, status).model_dump(exclude_none=True), status_code=status,
+    return JSONResponse(bodies.ErrorOut.of(told, status).model_dump(exclude_none=True), status_code=status,
                         headers=headers)
 
 
@@ -159,7 +159,7 @@ async def http_error(request: Request, error: Exception) -> JSONResponse:
     if error.status_code == 405:
         headers.pop("Allow", None)
         headers["allow"] = ", ".join(allowed_methods(request))
-    body = wire.ErrorOut.bare(error.status_code, str(error.detail)).model_dump(exclude_none=True)
+    body = bodies.ErrorOut.bare(error.status_code, str(error.detail)).model_dump(exclude_none=True)
     return JSONResponse(body, status_code=error.status_code, headers=headers or None)
 
 

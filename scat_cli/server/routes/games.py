@@ -8,22 +8,22 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from scat_cli.server import wire
 from scat_cli.server.routes.deps import AccountName, Acting, Caller, Server, SignedBy, Viewer
 from scat_cli.server.routes.errors import CREATING, MOVE, ONE_GAME, responses
+from scat_cli.wire import bodies
 from scat_core.domain.errors import BadInput
 from scat_core.service.values import Dashboard, GamesPage, History, Listing, Played, Position, Ratings, Shown
 
 router = APIRouter()
 Status = Annotated[str | None, Query(pattern="^(pending|active|finished|cancelled|open)$",
                                      description="open: the lobby, pending games with a seat to take")]
-WaitingFor = Annotated[str | None, Query(max_length=wire.SHORT)]
-Limit = Annotated[int, Query(ge=1, le=wire.MAX_PAGE, description=f"At most {wire.MAX_PAGE} games a page.")]
-After = Annotated[str | None, Query(max_length=wire.SHORT, description="The `next` cursor of the page before.")]
+WaitingFor = Annotated[str | None, Query(max_length=bodies.SHORT)]
+Limit = Annotated[int, Query(ge=1, le=bodies.MAX_PAGE, description=f"At most {bodies.MAX_PAGE} games a page.")]
+After = Annotated[str | None, Query(max_length=bodies.SHORT, description="The `next` cursor of the page before.")]
 
 
 @router.post("/games", response_model=Played, status_code=201, responses=responses(*MOVE, s429=CREATING))
-def new_game(body: wire.CreateIn, server: Server, account: SignedBy, caller: Caller) -> Played:
+def new_game(body: bodies.CreateIn, server: Server, account: SignedBy, caller: Caller) -> Played:
     """Create a game. Signed by an account: its humans are accounts (the creator one of them),
     who sign their moves; else protected by tokens, which come back once. Each caller creates
     at most his share of games an hour (429 with Retry-After past it)."""
@@ -53,7 +53,7 @@ def new_game(body: wire.CreateIn, server: Server, account: SignedBy, caller: Cal
 
 
 @router.get("/ratings", response_model=Ratings, responses=responses(404))
-def ratings(server: Server, player: Annotated[str | None, Query(max_length=wire.SHORT)] = None) -> Ratings:
+def ratings(server: Server, player: Annotated[str | None, Query(max_length=bodies.SHORT)] = None) -> Ratings:
     """`scat ratings`: a rating per player over the games played out, highest first (404: no such player)."""
     return server.games.ratings(player)
 
@@ -68,7 +68,7 @@ def status(server: Server, signer: AccountName, viewer: Viewer = None) -> Dashbo
 
 
 @router.post("/games/{game_id}/rematch", response_model=Played, responses=responses(*MOVE))
-def rematch(game_id: str, body: wire.RematchIn, server: Server, credential: Acting) -> Played:
+def rematch(game_id: str, body: bodies.RematchIn, server: Server, credential: Acting) -> Played:
     """The rematch of a finished game, asked by one of its players (an account as himself): made once,
     asked again the same game; a game of accounts waits for its other players to accept (R28)."""
     played = server.games.rematch(game_id, body.player, credential)
@@ -78,7 +78,7 @@ def rematch(game_id: str, body: wire.RematchIn, server: Server, credential: Acti
 
 @router.get("/games", response_model=list[Listing], responses=responses())
 def game_list(server: Server, signer: AccountName, status: Status = None, waiting_for: WaitingFor = None,
-              limit: Limit = wire.MAX_PAGE) -> list[Listing]:
+              limit: Limit = bodies.MAX_PAGE) -> list[Listing]:
     """The games list, newest activity first (at most `limit`); an account's own games first (`/games/page`:
     the next pages)."""
     return server.games.game_list_for(status, waiting_for, limit, signer)  # the signer's games first
@@ -86,7 +86,7 @@ def game_list(server: Server, signer: AccountName, status: Status = None, waitin
 
 @router.get("/games/page", response_model=GamesPage, responses=responses())
 def games_page(server: Server, signer: AccountName, status: Status = None, waiting_for: WaitingFor = None,
-               limit: Limit = wire.MAX_PAGE, after: After = None) -> GamesPage:
+               limit: Limit = bodies.MAX_PAGE, after: After = None) -> GamesPage:
     """`scat games`: the newest `limit` games of the list (an account's own first) after the cursor `after`,
     the next page's cursor, and how many match in all (counted up to a bound: `total_at_least`)."""
     return server.games.games_page_for(status, waiting_for, limit, signer, after)
@@ -122,7 +122,7 @@ def replay(game_id: str, server: Server, credential: Acting, viewer: Viewer = No
     return server.games.replay(game_id, to, viewer, credential)
 
 
-@router.get("/ids/{prefix}", response_model=wire.GameIdOut, responses=responses(404))
-def resolve(prefix: str, server: Server) -> wire.GameIdOut:
+@router.get("/ids/{prefix}", response_model=bodies.GameIdOut, responses=responses(404))
+def resolve(prefix: str, server: Server) -> bodies.GameIdOut:
     """The one game whose id starts with `prefix` (404 none, 400 several)."""
-    return wire.GameIdOut(game_id=server.games.resolve_game_id(prefix))
+    return bodies.GameIdOut(game_id=server.games.resolve_game_id(prefix))

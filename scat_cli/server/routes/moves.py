@@ -10,11 +10,11 @@ from fastapi import APIRouter, BackgroundTasks, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 
-from scat_cli.server import wire
 from scat_cli.server.move_wire import MODELS, ClaimMove, MoveBody, body_for, command_of
 from scat_cli.server.rendered import rendered
 from scat_cli.server.routes.deps import Acting, Server, ServerState
 from scat_cli.server.routes.errors import MOVE, responses
+from scat_cli.wire import bodies
 from scat_core.domain import commands as cmd
 from scat_core.records.credentials import Credential
 from scat_core.records.signing import MoveSignature
@@ -82,7 +82,7 @@ def moves(game_id: str, body: MoveBody, server: Server, credential: Acting, then
 
 
 def _alias(verb: str) -> None:
-    def moved(game_id: str, body: wire.MoveIn, server: Server, credential: Acting, then: BackgroundTasks) -> Response:
+    def moved(game_id: str, body: bodies.MoveIn, server: Server, credential: Acting, then: BackgroundTasks) -> Response:
         try:
             sent = body_for(verb, body.model_dump())
         except ValidationError as error:
@@ -105,7 +105,7 @@ NONCE_SPENT_BY_THE_MOVE = frozenset({"/games/{game_id}/moves", "/games/{game_id}
 
 @router.post("/games/{game_id}/claim", response_model=Played, responses=MOVED, deprecated=True,
              summary="Claim (deprecated: POST /games/{game_id}/moves)")
-def claim(game_id: str, body: wire.ClaimIn, server: Server, credential: Acting, then: BackgroundTasks) -> Response:
+def claim(game_id: str, body: bodies.ClaimIn, server: Server, credential: Acting, then: BackgroundTasks) -> Response:
     """Deprecated: the same as `POST /games/{game_id}/moves` with `"move": "claim"`."""
     return play(game_id, ClaimMove(move="claim", player=body.player, signature=body.signature), server, credential,
                 then)

@@ -8,20 +8,21 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from scat_cli.server import wire
 from scat_cli.server.heavy_work import IMPORT_COST, STATS_COST
 from scat_cli.server.routes.deps import Caller, Server
 from scat_cli.server.routes.errors import MOVE, ONE_GAME, THROTTLED, responses
+from scat_cli.wire import bodies
 from scat_core.domain.audit import AuditReport
 from scat_core.records.stats import StatsReport
 from scat_core.service.archive import AUDIT_PAGE, EXPORT_PAGE
 from scat_core.service.values import Audits, Export, Exports
 
 router = APIRouter()
-AuditLimit = Annotated[int | None, Query(ge=1, le=wire.MAX_AUDIT_PAGE, description="Games in this page (default 50).")]
-ExportLimit = Annotated[int | None, Query(ge=1, le=wire.MAX_EXPORT_PAGE,
+AuditLimit = Annotated[int | None, Query(ge=1, le=bodies.MAX_AUDIT_PAGE,
+                                         description="Games in this page (default 50).")]
+ExportLimit = Annotated[int | None, Query(ge=1, le=bodies.MAX_EXPORT_PAGE,
                                           description="Games in this page (default 100).")]
-After = Annotated[str | None, Query(max_length=wire.SHORT, description="Where the page starts: the `next` of the "
+After = Annotated[str | None, Query(max_length=bodies.SHORT, description="Where the page starts: the `next` of the "
                                     "page before (none: the first page).")]
 
 
@@ -57,7 +58,7 @@ def export_all(server: Server, caller: Caller, limit: ExportLimit = None, after:
 
 
 @router.post("/import", response_model=AuditReport, status_code=201, responses=responses(*MOVE, s429=THROTTLED))
-def import_(body: wire.ImportIn, server: Server, caller: Caller) -> AuditReport:
+def import_(body: bodies.ImportIn, server: Server, caller: Caller) -> AuditReport:
     """Audit an export and, only if it holds, store it (a share of the caller's heavy work: 429 when spent)."""
     server.heavy.take(caller, IMPORT_COST)
     return server.games.import_records(body.records, body.strict)
@@ -65,7 +66,7 @@ def import_(body: wire.ImportIn, server: Server, caller: Caller) -> AuditReport:
 
 @router.get("/stats", response_model=StatsReport, responses=responses(404, s429=THROTTLED))
 def stats(server: Server, caller: Caller,
-          player: Annotated[str | None, Query(max_length=wire.SHORT)] = None) -> StatsReport:
+          player: Annotated[str | None, Query(max_length=bodies.SHORT)] = None) -> StatsReport:
     """Figures per player and overall (rebuilding them is the operator's: `scat --db URL stats --rebuild`);
     a share of the caller's heavy work (429 when spent)."""
     server.heavy.take(caller, STATS_COST)

@@ -14,13 +14,13 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from scat_cli.server import wire
 from scat_cli.server.fanout import Subscriber, sse
 from scat_cli.server.limits import ANSWERED, SERVER_SEND
 from scat_cli.server.push import ANY
 from scat_cli.server.routes.deps import Acting, Server, ServerState, SignedBy, Viewer, credential_of
 from scat_cli.server.routes.errors import STREAM_RESPONSES, too_many_streams
 from scat_cli.server.verify import FAILURES_ALLOWED
+from scat_cli.wire import bodies
 from scat_core.domain.errors import AuthFailed
 from scat_core.records.credentials import ActingAccount
 from scat_core.service.accounts import AccountView
@@ -83,7 +83,7 @@ class EventStream(Response):
         self.hung_up.now()
 
 
-def proven_tokens(games: GameService, player: str, body: wire.WaitAnyIn,
+def proven_tokens(games: GameService, player: str, body: bodies.WaitAnyIn,
                   wrong: Callable[[int], None]) -> dict[str, str]:
     """The tokens of `body` that are `player`'s (AnyTurn.proven, at most FAILURES_ALLOWED wrong
     ones looked at); `wrong` is told how many were wrong (each cost a scrypt) when that many
@@ -94,7 +94,7 @@ def proven_tokens(games: GameService, player: str, body: wire.WaitAnyIn,
     return proven.kept
 
 
-def waiting_as(games: GameService, body: wire.WaitAnyIn, account: str | None,
+def waiting_as(games: GameService, body: bodies.WaitAnyIn, account: str | None,
                wrong: Callable[[int], None]) -> tuple[str, dict[str, str]]:
     """Who a `wait --any` for another player than the request's `account` (None: unsigned) waits
     as, and the games it may wait in: those of the player's per-game tokens that are his
@@ -166,7 +166,7 @@ async def events(request: Request, game_id: str, server: Server, credential: Act
 
 
 @router.post("/waiting", response_class=StreamingResponse, responses=STREAM_RESPONSES)
-async def waiting(request: Request, body: wire.WaitAnyIn, server: Server, account: SignedBy) -> Response:
+async def waiting(request: Request, body: bodies.WaitAnyIn, server: Server, account: SignedBy) -> Response:
     """Server-sent events for `wait --any`, one stream for all of a player's games: first
     `told` (the cursor to send again when reconnecting), then, once a game waits for him
     or ended, `found` (a WaitedAny) and the end; a comment each second until then; 429 over
@@ -186,7 +186,7 @@ async def waiting(request: Request, body: wire.WaitAnyIn, server: Server, accoun
     return EventStream(response, lambda: server.caps.give_back(address), hung_up)
 
 
-async def waiting_stream(hung_up: HungUp, body: wire.WaitAnyIn, server: ServerState,
+async def waiting_stream(hung_up: HungUp, body: bodies.WaitAnyIn, server: ServerState,
                          account: AccountView | None, address: str) -> AsyncGenerator[str, None]:
     """The stream of `POST /waiting`, once its player is proven (`account`: the one that signed it);
     it ends as soon as its client hangs up (HungUp wakes its wait). Its wrong tokens count against

@@ -3,7 +3,7 @@ the one table of statuses by error type, read one way by the server and the othe
 client) and the whole id of a game. (A game state's seats, counted from 1 on the wire, are its
 value's own: `WireState`, scat_core/service/values.py.)
 
-The client imports this module, not wire.py (the request bodies, which only the server
+The client imports this module, not bodies.py (the request bodies, which only the server
 validates): a command through a server pays for no model it does not read (#26). Nothing of
 the CLI is here: the server tells an error by its type, fields and status, and the client
 raises it again, for the CLI to word and give its exit code.

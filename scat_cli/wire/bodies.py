@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from scat_cli.server.answers import ErrorOut, GameIdOut
-from scat_cli.server.move_request import move_body
+from scat_cli.wire.answers import ErrorOut, GameIdOut
+from scat_cli.wire.move_request import move_body
 from scat_core.domain.options import GameOptions
 from scat_core.service.values import Told
 
