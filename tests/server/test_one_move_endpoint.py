@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from scat_cli.remote.client import RemoteGames
-from scat_cli.server import wire
 from scat_cli.server.move_wire import ClaimMove, command_of, parsed
+from scat_cli.wire import bodies
 from scat_core.domain import commands as cmd
 from scat_core.domain.commands import move_fields
 from tests.support.decks import stacked
@@ -46,7 +46,7 @@ def test_every_legal_move_offered_is_sent_as_the_body_that_makes_it_with_its_rul
     for kind in get_args(cmd.PlayerCommand):
         offered = cmd.LegalMove.of(sample(kind))
         body = sent.dump_python(offered, mode="json")
-        assert body == {**wire.move_body(offered.command), "rule": kind.rule}, kind
+        assert body == {**bodies.move_body(offered.command), "rule": kind.rule}, kind
         assert sent.validate_python(body) == offered
         if kind in cmd.MOVES:
             assert command_of(parsed({key: value for key, value in body.items() if key != "rule"})) == offered.command
@@ -71,10 +71,10 @@ def move(api: httpx.Client, game: str, token: str, **body: Any) -> httpx.Respons
 def test_every_move_a_player_sends_has_a_body_derived_from_its_command() -> None:
     assert {cmd.Draw, cmd.Discard, cmd.Knock, cmd.Declare31, cmd.ThrowDown, cmd.Resign} <= set(SAMPLES)
     for kind, command in SAMPLES.items():
-        body = wire.move_body(command)
+        body = bodies.move_body(command)
         assert body["move"] == kind.verb
         assert command_of(parsed(body)) == command  # what the client sends, the server reads back
-    claim = parsed(wire.move_body(cmd.ClaimTime("eve", wire_epoch(), wire_epoch())))
+    claim = parsed(bodies.move_body(cmd.ClaimTime("eve", wire_epoch(), wire_epoch())))
     assert isinstance(claim, ClaimMove) and claim.player == "eve"
     # the signed form of each move is as before: its class's name and its fields
     assert move_fields(SAMPLES[cmd.Draw]) == {"type": "Draw", "player": "you", "source": "discard"}

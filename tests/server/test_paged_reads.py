@@ -124,9 +124,9 @@ def test_the_games_total_is_counted_no_further_than_its_bound(api: httpx.Client,
 
 def test_scat_games_through_a_server_follows_the_pages_for_all_and_for_a_limit(
         api: httpx.Client, server_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from scat_cli.server import wire
+    from scat_cli.wire import bodies
 
-    monkeypatch.setattr(wire, "MAX_PAGE", 2)  # the client asks pages of 2: five games, three pages
+    monkeypatch.setattr(bodies, "MAX_PAGE", 2)  # the client asks pages of 2: five games, three pages
     ids = some_games(api, count=5, finished=0)
     env = {"SCAT_SERVER": server_url, "SCAT_DB_URL": None, "SCAT_TOKEN": "", "XDG_CONFIG_HOME": str(tmp_path / "c")}
     every = CliRunner().invoke(cli, ["games", "--all", "--json"], env=env, catch_exceptions=False)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from scat_cli.wire import answers, wire
+from scat_cli.wire import answers, bodies
 from scat_core.domain import commands as cmd
 from scat_core.domain import events as ev
 from scat_core.service import GameService, values
@@ -24,13 +24,13 @@ def _models(module: Any) -> list[type[BaseModel]]:
             and thing is not BaseModel and thing.__module__ == module.__name__]
 
 
-LAZY = [*_models(values), *_models(wire), *_models(answers)]
+LAZY = [*_models(values), *_models(bodies), *_models(answers)]
 
 
 def test_importing_the_values_and_the_wire_builds_none_of_their_models() -> None:
     probe = ("import json; from pydantic import BaseModel; from scat_core.service import values; "
-             "from scat_cli.wire import answers, wire; "
-             "print(json.dumps(sorted(name for module in (values, wire, answers) "
+             "from scat_cli.wire import answers, bodies; "
+             "print(json.dumps(sorted(name for module in (values, bodies, answers) "
              "for name, thing in vars(module).items() if isinstance(thing, type) and issubclass(thing, BaseModel) "
              "and thing.__module__ == module.__name__ and thing.__pydantic_complete__)))")
     built = json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,

@@ -126,9 +126,9 @@ def test_the_client_sends_the_newest_tokens_it_remembers_up_to_max_tokens(
         server_url: str, api: httpx.Client, monkeypatch: pytest.MonkeyPatch) -> None:
     """A user who remembers more tokens than a wait may send still waits, on the games he joined last."""
     from scat_cli.remote.client import RemoteGames
-    from scat_cli.server import wire
+    from scat_cli.wire import bodies
 
-    monkeypatch.setattr(wire, "MAX_TOKENS", 2)
+    monkeypatch.setattr(bodies, "MAX_TOKENS", 2)
     older, older_tokens = new_game(api)
     game, tokens = new_game(api)
     you = {"authorization": f"Bearer {tokens['you']}"}
