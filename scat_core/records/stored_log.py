@@ -289,6 +289,9 @@ class CommandLoad:
     secret: GameSecret | None
     head_hash: str  # the hash of the last event, as verified
     head_signed: bool = False  # the head has a signature row (whether it verifies is the append's to judge)
+    #: The events follow the head the caller named (`resumed_load`): `snapshot_seq` and
+    #: `snapshot_hash` are that head, `snapshot` is None, and no snapshot was read.
+    resumed: bool = False
 
 
 def verified_load(game_id: str, rows: Sequence[Sequence[Any]], logged: int) -> CommandLoad:
@@ -325,4 +328,29 @@ def verified_load(game_id: str, rows: Sequence[Sequence[Any]], logged: int) -> C
         events=StoredEvent.from_rows(events[start:]),
         secret=None if seed is None else GameSecret(seed=seed, salt=salt),
         head_hash=str(head_hash),
+    )
+
+
+def resumed_load(game_id: str, rows: Sequence[Sequence[Any]], after: tuple[int, str]) -> CommandLoad | None:
+    """The CommandLoad of the rows of `COMMAND_LOAD` read from event `after[0]` on (no snapshot
+    state among them), when the log still holds that event with hash `after[1]`: the events after
+    it, chained to it and ending at the games row's head; None when the log does not go on from
+    that head (the caller loads as if it knew none). HistoryDamaged when the events after it
+    do not chain or do not end at the head recorded.
+
+    What the caller kept at `after` needs no reading again: the hash of that event chains
+    every event before it, and it is re-hashed here from its stored content.
+    """
+    if not rows or rows[0][8] is None or rows[0][8] != after[0] or rows[0][14] != after[1]:
+        return None
+    head_seq, head_hash = rows[0][:2]
+    if int(head_seq) < after[0]:
+        return None
+    seed, salt = rows[0][5:7]
+    events = [row[7:15] for row in rows]
+    verify_rows(game_id, events, after[0] - 1, str(events[0][6]))
+    check_head(game_id, int(events[-1][1]), str(events[-1][7]), int(head_seq), str(head_hash))
+    return CommandLoad(
+        snapshot=None, snapshot_seq=after[0], snapshot_hash=after[1], events=StoredEvent.from_rows(events[1:]),
+        secret=None if seed is None else GameSecret(seed=seed, salt=salt), head_hash=str(head_hash), resumed=True,
     )

@@ -4,11 +4,14 @@ the service's clock and move time (R28: when the turn to act began and ends), au
 game's head, so that a command need not fold again.
 
 A command plays on the state at the head the last append wrote; when that append (or a load)
-was this process's, the state it folded is kept under (game, seq, hash of event seq), and used
-only when the log a command read, in the same query as the games row, ends at that very head:
-the events read chain to that hash, and the hash chains every event before it. Beside it, the
-event of each game's last snapshot this process saw decides when a new one is due
-(`snapshot_due`): a hint, never evidence. Both bounded, oldest forgotten first, lock-free.
+was this process's, the state it folded is kept, one per game, with its head (seq, hash of
+event seq). The next command names that head to the store, which reads the log from that
+event on, and no snapshot (the peer's "fast-forward": usually the one event, re-hashed, and
+nothing after it); the events another process appended since are folded onto the state kept.
+The hash of that event chains every event before it, so the state kept is the fold of the
+log the games row recorded. Beside it, the event of each game's last snapshot this process
+saw decides when a new one is due (`snapshot_due`): a hint, never evidence. Both bounded,
+oldest forgotten first, lock-free.
 """
 
 from __future__ import annotations
@@ -37,18 +40,19 @@ from scat_core.service.ports import Store, UnitOfWork
 SIGNATURE_REMOVED = "its head signature was removed, but its first event says every head of it is signed"
 #: States (and snapshot seqs) kept per process; the oldest forgotten first.
 FOLDED_KEPT = 1024
-_states: BoundedMemo[tuple[str, int, str], GameState] = BoundedMemo(FOLDED_KEPT)
+_states: BoundedMemo[str, tuple[str, GameState]] = BoundedMemo(FOLDED_KEPT)
 _snapshots: BoundedMemo[str, int] = BoundedMemo(FOLDED_KEPT)
 
 
 def keep_state(state: GameState, head_hash: str) -> None:
-    """Keep `state`, the state of its game at event `state.version`, whose hash is `head_hash`."""
-    _states.remember((state.game_id, state.version, head_hash), state)
+    """Keep `state`, the state of its game at event `state.version`, whose hash is `head_hash`
+    (in place of the one kept before)."""
+    _states.remember(state.game_id, (head_hash, state))
 
 
-def kept_state(game_id: str, seq: int, head_hash: str) -> GameState | None:
-    """The state kept for `game_id` at event `seq` of hash `head_hash`, or None."""
-    return _states.get((game_id, seq, head_hash))
+def kept_state(game_id: str) -> tuple[str, GameState] | None:
+    """(the hash of its head, the state) kept for `game_id`, or None."""
+    return _states.get(game_id)
 
 
 def saw_snapshot(game_id: str, seq: int) -> None:
@@ -89,16 +93,21 @@ def replay(game_id: str, stored: Sequence[StoredEvent]) -> GameState:
 
 
 def load_for_command(tx: UnitOfWork, game_id: str) -> tuple[GameState, GameSecret | None, str]:
-    """The state to play on, the kept seed and the head's hash: the state this process kept at
-    that head (kept above), else the snapshot and the events after it folded, the log checked
-    against the recorded head either way (HistoryDamaged if they do not match)."""
-    load = tx.load_for_command(game_id)
-    head_seq = load.events[-1].seq if load.events else load.snapshot_seq
+    """The state to play on, the kept seed and the head's hash: the state this process kept
+    (kept above) and the events after it folded onto it, else the snapshot and the events after
+    it folded, the log checked against the recorded head either way (HistoryDamaged if they do
+    not match)."""
+    kept = kept_state(game_id)
+    load = tx.load_for_command(game_id, after=None if kept is None else (kept[1].version, kept[0]))
+    if load.resumed:
+        assert kept is not None
+        state = kept[1]
+        if load.events:
+            state = _folded(game_id, load.events, state)
+            keep_state(state, load.head_hash)
+        require_signed_head(state, load.head_signed)
+        return state, load.secret, load.head_hash
     saw_snapshot(game_id, load.snapshot_seq)
-    kept = kept_state(game_id, head_seq, load.head_hash)
-    if kept is not None:
-        require_signed_head(kept, load.head_signed)
-        return kept, load.secret, load.head_hash
     state = GameState()
     if load.snapshot is not None:
         try:
@@ -108,13 +117,18 @@ def load_for_command(tx: UnitOfWork, game_id: str) -> tuple[GameState, GameSecre
         if state.version != load.snapshot_seq or state.game_id != game_id:
             load, state = tx.load_for_command(game_id, use_snapshot=False), GameState()
             saw_snapshot(game_id, 0)
-    try:
-        state = fold((stored.event for stored in load.events), state)
-    except UNPLAYABLE as error:  # a forged event no rule makes (#14 item 7)
-        raise _damaged(game_id, error) from error
+    state = _folded(game_id, load.events, state)
     require_signed_head(state, load.head_signed)
     keep_state(state, load.head_hash)
     return state, load.secret, load.head_hash
+
+
+def _folded(game_id: str, events: Sequence[StoredEvent], state: GameState) -> GameState:
+    """`state` with `events` folded onto it; CorruptHistory for a forged event no rule makes (#14 item 7)."""
+    try:
+        return fold((stored.event for stored in events), state)
+    except UNPLAYABLE as error:
+        raise _damaged(game_id, error) from error
 
 
 def require_signed_head(state: GameState, head_signed: bool) -> None:

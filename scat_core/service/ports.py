@@ -49,9 +49,12 @@ class EventLog(Protocol):
         """The game's events in seq order, numbered right or not (for audits)."""
         ...
 
-    def load_for_command(self, game_id: str, use_snapshot: bool = True) -> CommandLoad:
+    def load_for_command(self, game_id: str, use_snapshot: bool = True,
+                         after: tuple[int, str] | None = None) -> CommandLoad:
         """The snapshot, the events after it, the kept seed and the head, verified against the games row.
 
+        `after`: a head (seq, hash) the caller kept the state of; when the log still holds that
+        event, the load is `resumed`: only the events after it, no snapshot read.
         HistoryDamaged when the log is not the one the games row recorded; NotFound for no game.
         """
         ...

@@ -49,6 +49,7 @@ from scat_core.records.stored_log import (
     StoredEvent,
     canonical_json,
     chain_hash_raw,
+    resumed_load,
     utc_now,
     verified_load,
 )
@@ -173,12 +174,22 @@ class MemoryTransaction:
         """The game's rows in seq order, numbered right or not."""
         return StoredEvent.from_rows(self._t.events.get(game_id, ()))
 
-    def load_for_command(self, game_id: str, use_snapshot: bool = True) -> CommandLoad:
-        """The snapshot and the events after it, verified against the games row's head."""
+    def load_for_command(self, game_id: str, use_snapshot: bool = True,
+                         after: tuple[int, str] | None = None) -> CommandLoad:
+        """The snapshot and the events after it, or the events after the head `after` when the log
+        still holds it, verified against the games row's head."""
         rows = self._t.events.get(game_id, ())
         game = self._t.games.get(game_id)
         if game is None:
             return verified_load(game_id, [], len(rows))
+        signed = (game_id, HEAD) in self._t.signatures
+        if after is not None:
+            secret = self._t.secrets.get(game_id)
+            prefix = (game.head_seq, game.head_hash, None, None, None, secret.seed if secret else None,
+                      secret.salt if secret else None)
+            resumed = resumed_load(game_id, [(*prefix, *row) for row in rows if row[1] >= after[0]], after)
+            if resumed is not None:
+                return replace(resumed, head_signed=signed)
         snap = self._t.snapshots.get(game_id)
         if snap is not None and not is_sealed(self._keys.snapshot_key(), game_id, *snap):
             snap = None  # proves nothing: as if there were none (records/signing.py)
@@ -191,7 +202,7 @@ class MemoryTransaction:
         joined: list[tuple[object, ...]] = [(*prefix, *row) for row in rows if row[1] >= start]
         joined = joined or [(*prefix, *(None,) * 8)]  # a games row without events (a LEFT JOIN's row)
         load = verified_load(game_id, joined, len(rows))
-        return replace(load, head_signed=(game_id, HEAD) in self._t.signatures)
+        return replace(load, head_signed=signed)
 
     def load_raw(self, game_id: str) -> list[dict[str, Any]]:
         """The game's full records as stored."""

@@ -109,9 +109,11 @@ class StoreTransaction:
         """The game's rows in the order the database sorts their seq, numbered right or not (for audits)."""
         return log_reads.load_unchecked(self._conn, game_id)
 
-    def load_for_command(self, game_id: str, use_snapshot: bool = True) -> CommandLoad:
-        """The snapshot and the events after it, verified against the games row's head (one query)."""
-        load, signature = load_for_command(self._conn, game_id, use_snapshot, self.keys)
+    def load_for_command(self, game_id: str, use_snapshot: bool = True,
+                         after: tuple[int, str] | None = None) -> CommandLoad:
+        """The snapshot and the events after it, or the events after the head `after` when the log
+        still holds it, verified against the games row's head (one query)."""
+        load, signature = load_for_command(self._conn, game_id, use_snapshot, self.keys, after)
         last = load.events[-1].seq if load.events else load.snapshot_seq
         self._heads.remember(game_id, last, load.head_hash, signature)
         return load

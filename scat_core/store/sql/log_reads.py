@@ -20,7 +20,14 @@ from scat_core.domain.errors import Hint, NotFound
 from scat_core.domain.snapshot import SNAPSHOT_TAG
 from scat_core.records.errors import CorruptHistory
 from scat_core.records.signing import HeadSignature, KeyRing, StoredSignature, is_sealed
-from scat_core.records.stored_log import RECORD_KEYS, CommandLoad, StoredEvent, verified_load, without_snapshot
+from scat_core.records.stored_log import (
+    RECORD_KEYS,
+    CommandLoad,
+    StoredEvent,
+    resumed_load,
+    verified_load,
+    without_snapshot,
+)
 from scat_core.store.sql import tables as t
 from scat_core.store.sql.driver_sql import fetch_all, named, placeholder
 
@@ -178,7 +185,8 @@ def command_load_statement(columns: Sequence[str]) -> tuple[str, slice]:
         "LEFT JOIN game_snapshots s ON s.game_id = g.game_id "
         "LEFT JOIN game_secrets sec ON sec.game_id = g.game_id "
         "LEFT JOIN head_signatures hs ON hs.game_id = g.game_id AND hs.kind = 'head' "
-        "LEFT JOIN events e ON e.game_id = g.game_id || '' AND e.seq >= COALESCE((SELECT CASE WHEN "
+        "LEFT JOIN events e ON e.game_id = g.game_id || '' AND e.seq >= COALESCE(CAST(%(from_seq)s AS INTEGER), "
+        "(SELECT CASE WHEN "
         f"{_usable('f')} THEN f.seq END "
         "FROM game_snapshots f WHERE f.game_id = %(game_id)s), 1) "
         "WHERE g.game_id = %(game_id)s ORDER BY e.seq"
@@ -192,9 +200,13 @@ _SNAPSHOT_ROW = "SELECT state_version, rules_version, state, mac FROM game_snaps
 
 
 def load_for_command(conn: Connection, game_id: str, use_snapshot: bool = True, keys: KeyRing | None = None,
-                     ) -> tuple[CommandLoad, StoredSignature | None]:
+                     after: tuple[int, str] | None = None) -> tuple[CommandLoad, StoredSignature | None]:
     """The game as a command needs it, after checking its log against the recorded head, and
     the head's stored signature (None: unsigned), read in the same query.
+
+    `after`: a head (seq, hash) whose state the caller kept. The events are read from that
+    event on, and no snapshot: when the log still holds it, the load is `resumed` (the events
+    after it, stored_log.resumed_load); else the game is read as if no head were named.
 
     The snapshot is used (its state, and its head as evidence) only when its seal verifies
     under `keys` (records/signing.py: one HMAC); otherwise the events are read and folded from
@@ -203,6 +215,11 @@ def load_for_command(conn: Connection, game_id: str, use_snapshot: bool = True, 
     re-hashed and equal to the snapshot's head) and the last is the games row's head;
     NotFound when there is no such game at all.
     """
+    if after is not None:
+        rows = _fetch(conn, game_id, use_snapshot=False, from_seq=after[0])
+        resumed = resumed_load(game_id, rows, after)
+        if resumed is not None:
+            return _signed(resumed, rows)
     key = keys.snapshot_key() if keys is not None else None
     rows = _fetch(conn, game_id, use_snapshot)
     if rows and rows[0][4] is not None:  # a snapshot of these rules: used only if sealed by this key
@@ -215,18 +232,22 @@ def load_for_command(conn: Connection, game_id: str, use_snapshot: bool = True, 
                                      str(kept[0][1]), str(kept[0][2]), kept[0][3]):
             rows = without_snapshot(rows)
     logged = 0 if rows else int(fetch_all(conn, named(conn, _ANY_EVENT), {"game_id": game_id})[0][0])
-    load = verified_load(game_id, rows, logged)
+    return _signed(verified_load(game_id, rows, logged), rows)
+
+
+def _signed(load: CommandLoad, rows: Sequence[Any]) -> tuple[CommandLoad, StoredSignature | None]:
+    """`load` marked signed or not, and the head's stored signature, read in `rows`."""
     seq, head_hash, key_id, public_key, signed = rows[0][SIGNATURE_AT]
     signature = None if seq is None else StoredSignature(
         int(seq), str(head_hash), HeadSignature(str(key_id), str(public_key), str(signed)))
     return replace(load, head_signed=signature is not None), signature
 
 
-def _fetch(conn: Connection, game_id: str, use_snapshot: bool) -> Sequence[Any]:
-    """The rows of `COMMAND_LOAD`, from the snapshot's event on when one of these rules is kept
-    (and `use_snapshot`), else from the first event."""
+def _fetch(conn: Connection, game_id: str, use_snapshot: bool, from_seq: int | None = None) -> Sequence[Any]:
+    """The rows of `COMMAND_LOAD`: from event `from_seq` on when given, else from the snapshot's
+    event on when one of these rules is kept (and `use_snapshot`), else from the first event."""
     state_version, rules_version = SNAPSHOT_TAG if use_snapshot else (-1, "")
     # On the driver's own cursor (driver_sql.py): SQLAlchemy's Row objects and execution context
     # cost as much as the fetch.
-    return fetch_all(conn, named(conn, COMMAND_LOAD),
-                     {"game_id": game_id, "state_version": state_version, "rules_version": rules_version})
+    return fetch_all(conn, named(conn, COMMAND_LOAD), {"game_id": game_id, "state_version": state_version,
+                                                        "rules_version": rules_version, "from_seq": from_seq})
