@@ -183,18 +183,17 @@ class MemoryTransaction:
         if game is None:
             return verified_load(game_id, [], len(rows))
         signed = (game_id, HEAD) in self._t.signatures
+        secret = self._t.secrets.get(game_id)
         if after is not None:
-            secret = self._t.secrets.get(game_id)
-            prefix = (game.head_seq, game.head_hash, None, None, None, secret.seed if secret else None,
-                      secret.salt if secret else None)
-            resumed = resumed_load(game_id, [(*prefix, *row) for row in rows if row[1] >= after[0]], after)
+            known = (game.head_seq, game.head_hash, None, None, None, secret.seed if secret else None,
+                     secret.salt if secret else None)
+            resumed = resumed_load(game_id, [(*known, *row) for row in rows if row[1] >= after[0]], after)
             if resumed is not None:
                 return replace(resumed, head_signed=signed)
         snap = self._t.snapshots.get(game_id)
         if snap is not None and not is_sealed(self._keys.snapshot_key(), game_id, *snap):
             snap = None  # proves nothing: as if there were none (records/signing.py)
         usable = use_snapshot and snap is not None and (snap[2], snap[3]) == SNAPSHOT_TAG
-        secret = self._t.secrets.get(game_id)
         prefix = (game.head_seq, game.head_hash, snap[0] if snap else None, snap[1] if snap else None,
                   snap[4] if usable and snap else None, secret.seed if secret else None,
                   secret.salt if secret else None)
