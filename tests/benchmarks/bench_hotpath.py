@@ -14,6 +14,9 @@ alike; PostgreSQL from $SCAT_TEST_POSTGRES_URL, fresh schemas dropped afterwards
   (#23's goal: >= 1.5x the better of the two); its cache without fast-forward (no read at
   all, right only for a single writer) is printed too, not held to the goal; and the ceiling
   of both, the driver alone committing one row per command on the same database;
+* what each guarantee costs a command (#42): scat without head signatures, and without
+  snapshots, end to end in alternating rounds (patched for the measure only), the hash
+  chain and the games list's columns in the command's commit measured apart;
 * PostgreSQL: 8 writers on 8 games (8 processes) against one writer: goal >= 4x, and every
   event appended is in the log once (counted, then every game audited);
 * the cost of a command on a 2,000-event game against a 20-event game: goal <= 1.2x;
@@ -48,7 +51,8 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,8 +73,10 @@ from scat_core.domain.evolve import fold  # noqa: E402
 from scat_core.domain.options import GameOptions  # noqa: E402
 from scat_core.domain.shuffle import SeededChance  # noqa: E402
 from scat_core.domain.state import GameState  # noqa: E402
-from scat_core.service import GameService  # noqa: E402
+from scat_core.records.stored_log import canonical_json, chain_hash_raw  # noqa: E402
+from scat_core.service import GameService, loading  # noqa: E402
 from scat_core.service.loading import snapshot_json, summarize  # noqa: E402
+from scat_core.store.sql import appending  # noqa: E402
 
 BASELINE = "f2863d2"
 HUMANS = tuple(PlayerSeat(name=n) for n in ("ann", "bob", "cy"))
@@ -622,6 +628,140 @@ def commit_floor(place: Place, count: int) -> float:
     return rate
 
 
+# ---- what each guarantee costs a command ----------------------------------------------------------
+
+
+#: The guarantees a command keeps that can be taken out of it for a measure (never how scat runs).
+WITHOUT = ("head signatures", "snapshots")
+
+
+@contextmanager
+def without(guarantee: str) -> Iterator[None]:
+    """Scat with one guarantee taken out (patched, restored after): for its cost only.
+
+    "head signatures": no Ed25519 signature of each new head (nor its check at the next load);
+    "snapshots": no snapshot after the first (a state folded in another process then reads
+    the whole log)."""
+    saved: list[tuple[Any, str, Any]] = []
+
+    def patch(module: Any, name: str, value: Any) -> None:
+        saved.append((module, name, getattr(module, name)))
+        setattr(module, name, value)
+
+    if guarantee == "head signatures":
+        patch(appending, "signature_for_append", lambda *args, **kwargs: None)
+        patch(loading, "require_signed_head", lambda *args, **kwargs: None)
+    elif guarantee == "snapshots":
+        patch(loading, "SNAPSHOT_EVERY", 10**9)
+    else:
+        raise ValueError(guarantee)
+    try:
+        yield
+    finally:
+        for module, name, value in reversed(saved):
+            setattr(module, name, value)
+
+
+def hash_cost(service: GameService, games: Sequence[str]) -> float:
+    """Seconds to chain-hash one stored event (as an append and a load's re-hash do), on real events."""
+    records = [(stored.prev_hash, stored.game_id, stored.seq, stored.type, stored.schema_version,
+                stored.recorded_at, canonical_json(stored.data).decode("utf-8"))
+               for game_id in games for stored in service.reading.history(game_id)]
+    best = float("inf")
+    for _ in range(5):
+        started = time.perf_counter()
+        for record in records:
+            chain_hash_raw(*record)
+        best = min(best, (time.perf_counter() - started) / len(records))
+    return best
+
+
+def games_row_commits(place: Place, count: int) -> tuple[float, float]:
+    """(commits/s moving a games row's head only, commits/s moving its head and its read-model
+    columns as a command does), the driver alone on a scat database, one UPDATE and COMMIT each."""
+    service = place.service(f"readmodel{uuid.uuid4().hex[:6]}")
+    game_id = service.playing.create_game(HUMANS, seed=1).game_id
+    url = service.store.engine.url
+    service.store.engine.dispose()
+    conn = driver_connection(url, autocommit=True)
+    mark = "?" if url.get_backend_name() == "sqlite" else "%s"
+    head = f"UPDATE games SET head_seq = {mark}, head_hash = {mark} WHERE game_id = {mark}"
+    full = (f"UPDATE games SET head_seq = {mark}, head_hash = {mark}, last_activity = {mark}, status = {mark}, "
+            f"turn = {mark}, turn_key = {mark}, hand_number = {mark}, move_deadline = {mark} WHERE game_id = {mark}")
+    names = [seat.name for seat in HUMANS]
+
+    def rate(statement: str, params: Callable[[int], tuple[Any, ...]]) -> float:
+        started = time.perf_counter()
+        for index in range(count):
+            if mark == "?":
+                conn.execute("BEGIN IMMEDIATE")
+            conn.execute(statement, params(index))
+            if mark == "?":
+                conn.execute("COMMIT")
+        return count / (time.perf_counter() - started)
+
+    def moves(base: int, with_model: bool) -> Callable[[int], tuple[Any, ...]]:
+        def params(i: int) -> tuple[Any, ...]:
+            moved = (base + i, f"{base + i:064x}")
+            if not with_model:
+                return (*moved, game_id)
+            return (*moved, f"2026-01-01T00:00:{i % 60:02d}.{i:06d}Z", "active", names[i % 3], names[i % 3],
+                    1 + i // 50, f"2026-01-0{1 + i % 7}T00:00:00Z", game_id)
+        return params
+
+    rates: dict[str, list[float]] = {"head": [], "full": []}
+    for round_number in range(2):
+        base = 10 + round_number * 2 * count
+        rates["head"].append(rate(head, moves(base, False)))
+        rates["full"].append(rate(full, moves(base + count, True)))
+    conn.close()
+    return max(rates["head"]), max(rates["full"])
+
+
+def guarantee_costs(place: Place, peer_best: float | None, played: Sequence[Played], quick: bool) -> None:
+    """What each guarantee a command keeps costs it, so the choice is visible (#42): end to end
+    without it (alternating rounds with scat as it runs, fresh databases), or measured apart."""
+    rounds = 2 if quick else 3
+    count = 80 if quick else 200
+    rates: dict[str, list[float]] = {"with every guarantee": [], **{g: [] for g in WITHOUT}}
+    for round_number in range(rounds):
+        for guarantee in rates:
+            service = place.service(f"without{len(rates[guarantee])}{guarantee.split()[-1]}")
+            if guarantee in WITHOUT:
+                with without(guarantee):
+                    rates[guarantee].append(scat_commands(service, count, seed=round_number * 100).rate)
+            else:
+                rates[guarantee].append(scat_commands(service, count, seed=round_number * 100).rate)
+            service.store.engine.dispose()
+    full = max(rates.pop("with every guarantee"))
+    per_command = 1 / full
+    line(place.name, "each guarantee's cost: scat as it runs, these rounds", f"{full:,.0f} /s",
+         f"{per_command * 1e6:.0f} us a command")
+    for guarantee, found in rates.items():
+        rate = max(found)
+        cost = per_command - 1 / rate
+        against = f"; without it {rate / peer_best:.2f}x the peer" if peer_best else ""
+        line(place.name, f"  {guarantee} (end to end, without it {rate:,.0f} /s)", f"{cost * 1e6:+.0f} us",
+             f"{cost / per_command:+.0%} of a command{against}")
+    # the chain: one hash per event appended, one re-hash of the head a command reads
+    commands = sum(len(game[1]) for p in played for game in p.games)
+    appended = sum(sum(game[1]) for p in played for game in p.games)
+    hashes = appended / max(commands, 1) + 1
+    ids_service = place.service("hashes")
+    ids = [ids_service.playing.create_game([PlayerSeat(name=f"bot{i}", is_bot=True) for i in range(3)],
+                                           seed=seed).game_id for seed in range(3)]
+    chain = hash_cost(ids_service, ids) * hashes
+    ids_service.store.engine.dispose()
+    line(place.name, f"  the hash chain (measured apart, {hashes:.1f} hashes a command)", f"{chain * 1e6:.0f} us",
+         f"{chain / per_command:.0%} of a command")
+    head_only, with_model = games_row_commits(place, 200 if quick else 400)
+    model = 1 / with_model - 1 / head_only
+    line(place.name, "  the read model in the command's commit (driver alone)", f"{model * 1e6:+.0f} us",
+         f"{model / per_command:+.0%} of a command: UPDATE + COMMIT of the head only {head_only:,.0f} /s, "
+         f"with the games list's columns {with_model:,.0f} /s")
+    print("           (the per-move signatures of a server's games are not on this path: bench_server.py)")
+
+
 def run_place(place: Place, args: argparse.Namespace) -> None:
     quick = args.quick
     try:
@@ -664,6 +804,7 @@ def run_place(place: Place, args: argparse.Namespace) -> None:
             line(place.name, "commit floor: the driver's INSERT + COMMIT, one a command", f"{floor:,.0f} /s",
                  f"scat {mine / floor:.2f}x, the peer {best / floor:.2f}x; the goal (1.5x the peer) "
                  f"is {1.5 * best / floor:.2f}x of it")
+        guarantee_costs(place, best if theirs else None, ours, quick)
         peer_app = peer_apps.get("no cache")
         if args.commands_only:
             service.store.engine.dispose()
