@@ -70,8 +70,9 @@ S = TypeVar("S", bound=Store)  # the store adapter a service runs on
 
 __all__ = ["GameService", "Outcome", "replay", "summarize"]
 
-#: The games list's total counts no further: a page's count is bounded whatever the number of games.
-COUNTED = 10_000
+#: The games list's total counts no further: a page's count is bounded whatever the number of games,
+#: and costs the same with 1,000 games as with a million (tests/benchmarks/bench_scale.py, #42).
+COUNTED = 1_000
 #: `scat status` tells the games ended in the last this many days.
 DASHBOARD_DAYS = 7
 #: Most game ids an ambiguous start of one names.
