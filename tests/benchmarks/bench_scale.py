@@ -34,6 +34,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -49,6 +50,7 @@ from scat_core.domain.events import PlayerSeat  # noqa: E402
 from scat_core.service import GameService, loading  # noqa: E402
 
 SMALL = 1_000
+EPOCH = datetime(2025, 6, 1)  # the filler games' times count from here, a minute apart
 MEASURED = 15  # running games and finished games timed, each
 GOAL = 1.1
 HUMANS = (PlayerSeat(name="ann"), PlayerSeat(name="bob"), PlayerSeat(name="cy"))
@@ -140,8 +142,11 @@ def fill(service: GameService, db: str, start: int, count: int) -> None:
     began, done, step = time.perf_counter(), 0, 5_000
     while done < count:
         batch = min(step, count - done)
-        ids = (clone_id(start + done + number, space=7) for number in range(batch))
-        bulk_append(service, clones(templates, ids, snapshots=True))
+        numbers = range(start + done, start + done + batch)
+        ids = (clone_id(number, space=7) for number in numbers)
+        # each game a time of its own, a minute apart over the year before (the lists order by it)
+        times = ((EPOCH + timedelta(minutes=number)).strftime("%Y-%m-%dT%H:%M:%S.000000Z") for number in numbers)
+        bulk_append(service, clones(templates, ids, snapshots=True, times=times))
         done += batch
         rate = done / (time.perf_counter() - began)
         print(f"\r{db:<10} filling: {done:,}/{count:,} games (~{done * events:,.0f} events), "

@@ -23,6 +23,7 @@ from scat_core.service.loading import snapshot_json, summarize
 
 Record = dict[str, Any]
 _PLACEHOLDER = "@@game@@"
+_TIME = "@@time@@"
 
 
 @dataclass(frozen=True)
@@ -45,8 +46,9 @@ def template(records: Sequence[Record], state: GameState) -> Template:
         if record["type"] == "GameCreated":
             data = {**data, "game_id": _PLACEHOLDER}
         envelope = {"game_id": _PLACEHOLDER, "seq": record["seq"], "type": record["type"],
-                    "schema_version": record["schema_version"], "recorded_at": record["recorded_at"], "data": data}
-        prepared.append((envelope, canonical_json(data).decode("utf-8"), canonical_json(envelope)))
+                    "schema_version": record["schema_version"], "recorded_at": _TIME, "data": data}
+        prepared.append(({**envelope, "recorded_at": record["recorded_at"]}, canonical_json(data).decode("utf-8"),
+                         canonical_json(envelope)))
     return Template(list(records), prepared, summarize(state), state)
 
 
@@ -66,26 +68,32 @@ def clone_id(number: int, space: int = 0) -> str:
     return f"{space:02x}{number:08x}"
 
 
-def clone(game: Template, game_id: str) -> list[Record]:
+def clone(game: Template, game_id: str, recorded_at: str | None = None) -> list[Record]:
     """The game's records under `game_id`, its hash chain recomputed (as `chain_hash`), data as
-    its canonical JSON text (as stored; `append_many` takes it so)."""
+    its canonical JSON text (as stored; `append_many` takes it so); every event recorded at
+    `recorded_at` when given (a game of its own time: the games list orders by it), else when
+    the played game's was."""
     rows, previous, key = [], GENESIS_HASH, game_id.encode("ascii")
     for envelope, data, body in game.prepared:
-        digest = hashlib.sha256(previous.encode("ascii") + body.replace(_PLACEHOLDER.encode(), key)).hexdigest()
+        moment = recorded_at or str(envelope["recorded_at"])
+        hashed = body.replace(_PLACEHOLDER.encode(), key).replace(_TIME.encode(), moment.encode("ascii"))
+        digest = hashlib.sha256(previous.encode("ascii") + hashed).hexdigest()
         rows.append({"game_id": game_id, "seq": envelope["seq"], "type": envelope["type"],
-                     "schema_version": envelope["schema_version"], "recorded_at": envelope["recorded_at"],
+                     "schema_version": envelope["schema_version"], "recorded_at": moment,
                      "data": data.replace(_PLACEHOLDER, game_id), "prev_hash": previous, "hash": digest})
         previous = digest
     return rows
 
 
 def clones(games: Sequence[Template], ids: Iterable[str], snapshots: bool = False,
-           ) -> Iterator[tuple[list[Record], GameSummary, str | None]]:
-    """`append_many`'s entries: game `ids[i]` a clone of `games[i % len(games)]` (with its snapshot)."""
+           times: Iterable[str] | None = None) -> Iterator[tuple[list[Record], GameSummary, str | None]]:
+    """`append_many`'s entries: game `ids[i]` a clone of `games[i % len(games)]` (with its snapshot),
+    recorded at `times[i]` when given."""
+    moments = iter(times) if times is not None else None
     for index, game_id in enumerate(ids):
         game = games[index % len(games)]
         snapshot = snapshot_json(game.state.evolved({"game_id": game_id})) if snapshots else None
-        yield clone(game, game_id), game.summary, snapshot
+        yield clone(game, game_id, next(moments) if moments is not None else None), game.summary, snapshot
 
 
 def bulk_append(service: GameService, entries: Iterable[tuple[list[Record], GameSummary, str | None]],

@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import text
 
 from scat_cli.wiring import open_database
+from scat_core.store.sql.schema import partition_names
 from tests.support.services import a_game_in_play
 from tests.support.store import drop_event_triggers
 
@@ -32,8 +33,9 @@ REWRITES = {
     ],
     "postgresql": [
         UPSERT,
+        # the primary key (the game, as the partitions are, and the position: migration 0016)
         f"INSERT INTO events (position, {COLUMNS}) SELECT position, {FORGED} {SECOND} "
-        "ON CONFLICT (position) DO UPDATE SET type = 'Forged'",
+        "ON CONFLICT (game_id, position) DO UPDATE SET type = 'Forged'",
         f"MERGE INTO events e USING (SELECT position {SECOND}) s ON e.position = s.position "
         "WHEN MATCHED THEN UPDATE SET type = 'Forged'",
         f"MERGE INTO events e USING (SELECT position {SECOND}) s ON e.position = s.position "
@@ -54,6 +56,29 @@ def test_replacing_or_upserting_an_event_is_refused_by_the_database(db_url: str)
 
     assert service.archive.export_records(game_id, running=True) == before
     assert service.audit(game_id).ok
+    engine.dispose()
+
+
+def test_a_partition_of_the_events_refuses_what_the_events_refuse(db_url: str) -> None:
+    """On PostgreSQL the events are partitioned by game (migration 0016): reached directly, the
+    game's own partition refuses UPDATE and DELETE (the parent's row triggers, cloned) and every
+    partition refuses TRUNCATE (a trigger of its own)."""
+    service = open_database(db_url)
+    engine = service.store.engine
+    if engine.dialect.name != "postgresql":
+        pytest.skip("SQLite's events are one table")
+    game_id = a_game_in_play(service)
+    before = service.archive.export_records(game_id, running=True)
+    with engine.connect() as conn:
+        own = str(conn.execute(text("SELECT DISTINCT tableoid::regclass::text FROM events WHERE game_id = :g"),
+                               {"g": game_id}).scalar_one())
+    assert own in partition_names("events")
+    attempts = [f"UPDATE {own} SET type = 'Forged' WHERE game_id = :g", f"DELETE FROM {own} WHERE game_id = :g",
+                *(f"TRUNCATE {partition}" for partition in partition_names("events"))]
+    for statement in attempts:
+        with pytest.raises(Exception, match="events are immutable"), engine.begin() as conn:
+            conn.execute(text(statement), {"g": game_id})
+    assert service.archive.export_records(game_id, running=True) == before
     engine.dispose()
 
 

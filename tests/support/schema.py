@@ -60,7 +60,8 @@ def trigger_drift(conn: Connection) -> list[str]:
     else:
         rows = conn.execute(text(
             "SELECT c.relname, t.tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
-            "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE NOT t.tgisinternal AND n.nspname = current_schema()"
+            "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE NOT t.tgisinternal AND n.nspname = current_schema() "
+            "AND t.tgparentid = 0"  # a partition's clone of its parent's row trigger is the parent's
         ))
         functions = {str(name) for (name,) in conn.execute(text(
             "SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "

@@ -160,9 +160,12 @@ def _usable(snapshot: str) -> str:
 # knows of the game, so that a command costs the same on a long game as on a short one (#13):
 # the first event wanted is a subquery computed once (so PostgreSQL puts it in the index
 # condition, where a join filter would read every event of the game and drop all but the
-# last), and the events' game is matched to an expression (`|| ''`) so that its estimate of
-# the rows is the same for every game (from the number of games), not this game's share of the
-# log (the cached plan then fits every game: no re-planning at every command).
+# last; the head a process kept is a subquery's value too, so that its estimate does not
+# follow it), and the events' game is matched to a subquery's value, known only when the query
+# runs: its estimate of the rows is then the same for every game (from the number of games),
+# not this game's share of the log (the cached plan fits every game: no re-planning at every
+# command), and PostgreSQL still prunes the events' partitions (migration 0016) to the game's
+# one as the query runs.
 #: The head signature's columns, read by these names: `command_load_statement` finds their place once.
 _SIGNATURE_COLUMNS = ("hs.seq", "hs.hash", "hs.key_id", "hs.public_key", "hs.signature")
 COMMAND_COLUMNS = (
@@ -185,7 +188,8 @@ def command_load_statement(columns: Sequence[str]) -> tuple[str, slice]:
         "LEFT JOIN game_snapshots s ON s.game_id = g.game_id "
         "LEFT JOIN game_secrets sec ON sec.game_id = g.game_id "
         "LEFT JOIN head_signatures hs ON hs.game_id = g.game_id AND hs.kind = 'head' "
-        "LEFT JOIN events e ON e.game_id = g.game_id || '' AND e.seq >= COALESCE(CAST(%(from_seq)s AS INTEGER), "
+        "LEFT JOIN events e ON e.game_id = (SELECT CAST(%(game_id)s AS VARCHAR(64))) "
+        "AND e.seq >= COALESCE((SELECT CAST(%(from_seq)s AS INTEGER)), "
         "(SELECT CASE WHEN "
         f"{_usable('f')} THEN f.seq END "
         "FROM game_snapshots f WHERE f.game_id = %(game_id)s), 1) "

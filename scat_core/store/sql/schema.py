@@ -24,10 +24,26 @@ from scat_core.store.sql.triggers import immutability_functions, immutability_tr
 #: trigger (0006's was dropped by 0007): a move's one statement sends it, other writes announce
 #: it after their commit (notify.py).
 #: The account log's (migration 0009) refuse UPDATE and DELETE the same way.
+#: On PostgreSQL the events and the snapshots are hash-partitioned by game id into PARTITIONS
+#: partitions each (migration 0016): `events_p00` ... `events_p15`, `game_snapshots_p00` ...
+PARTITIONS = 16
+PARTITIONED = ("events", "game_snapshots")
+_PARTITION = re.compile(rf"^({'|'.join(PARTITIONED)})_p\d\d$")
+
+
+def partition_names(table: str) -> list[str]:
+    """The PostgreSQL partitions of `table` (one of PARTITIONED)."""
+    return [f"{table}_p{remainder:02d}" for remainder in range(PARTITIONS)]
+
+
 TRIGGERS: dict[str, dict[str, frozenset[str]]] = {
     dialect: {table: immutability_triggers(dialect, table) for table in ("events", "account_events")}
     for dialect in ("sqlite", "postgresql")
 }
+# A statement trigger is not cloned to partitions: each refuses TRUNCATE itself (row triggers
+# are the parent's, cloned by PostgreSQL).
+TRIGGERS["postgresql"].update({partition: frozenset({f"{partition}_no_truncate"})
+                               for partition in partition_names("events")})
 #: The functions those triggers run (PostgreSQL), in the schema's own namespace.
 FUNCTIONS: dict[str, frozenset[str]] = {"sqlite": frozenset(), "postgresql": immutability_functions()}
 
@@ -42,8 +58,8 @@ def include_object_for(dialect: str) -> Callable[..., bool]:
     """Alembic's `include_object` hook for `dialect`: leave out the objects tables.py keeps for another engine."""
 
     def include_object(item: Any, name: str | None, type_: str, reflected: bool, compare_to: Any) -> bool:
-        if reflected:  # found in the database: always compared (with its tables.py twin, if any)
-            return True
+        if reflected:  # found in the database: compared (with its tables.py twin, if any), but a partition
+            return not (type_ == "table" and name is not None and _PARTITION.match(name))
         return on_dialect(item, dialect)
 
     return include_object

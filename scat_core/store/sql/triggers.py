@@ -1,7 +1,8 @@
 """The triggers that make the logs immutable (the games' events, the accounts' events): which are
 missing or altered, and restoring them.
 
-Migrations 0001 (events) and 0009 (account_events) create them; anyone who can write the
+Migrations 0001 (events; 0016 again, with the TRUNCATE trigger of each of its partitions on
+PostgreSQL) and 0009 (account_events) create them; anyone who can write the
 database can also drop them (or replace one by a trigger that does nothing). `scat db check`
 finds that and `scat db upgrade` restores them, with the same definitions as those migrations.
 """
@@ -53,9 +54,15 @@ class Guarded:
         return {
             f"{t}_no_update_delete": (f"CREATE TRIGGER {t}_no_update_delete BEFORE UPDATE OR DELETE ON {t} "
                                       f"FOR EACH ROW {run}", ("BEFORE", "UPDATE", "DELETE", "FOR EACH ROW")),
-            f"{t}_no_truncate": (f"CREATE TRIGGER {t}_no_truncate BEFORE TRUNCATE ON {t} FOR EACH STATEMENT {run}",
-                                 ("BEFORE", "TRUNCATE", "FOR EACH STATEMENT")),
+            **self.pg_truncate(t),
         }
+
+    def pg_truncate(self, table: str) -> dict[str, tuple[str, tuple[str, ...]]]:
+        """The PostgreSQL trigger refusing TRUNCATE on `table` (the guarded table or one of its
+        partitions: a statement trigger is not cloned to partitions, unlike a row trigger)."""
+        return {f"{table}_no_truncate": (
+            f"CREATE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {table} FOR EACH STATEMENT "
+            f"EXECUTE FUNCTION {self.function}()", ("BEFORE", "TRUNCATE", "FOR EACH STATEMENT"))}
 
 
 #: The append-only tables: the games' events (0001) and the accounts' (0009).
@@ -99,17 +106,34 @@ def _sqlite_problems(conn: Connection, guarded: Guarded) -> dict[str, str]:
             for name, sql in guarded.sqlite().items() if _words(found.get(name, "")) != _words(sql)}
 
 
+def partitions_of(conn: Connection, table: str) -> list[str]:
+    """The partitions of `table` on PostgreSQL (migration 0016 partitions the events), oldest first; [] if none."""
+    return [str(row[0]) for row in conn.execute(text(
+        "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
+        "WHERE i.inhparent = to_regclass(:table) ORDER BY c.relname"), {"table": table})]
+
+
+def _pg_expected(conn: Connection, guarded: Guarded) -> dict[str, tuple[str, str, tuple[str, ...]]]:
+    """Every PostgreSQL trigger `guarded` needs: name -> (its table, its definition, what it must say)."""
+    wanted = {name: (guarded.table, sql, means) for name, (sql, means) in guarded.pg().items()}
+    for partition in partitions_of(conn, guarded.table):
+        wanted.update({name: (partition, sql, means) for name, (sql, means) in guarded.pg_truncate(partition).items()})
+    return wanted
+
+
 def _pg_problems(conn: Connection, guarded: Guarded) -> dict[str, str]:
     problems: dict[str, str] = {}
     body = conn.execute(text("SELECT prosrc FROM pg_proc WHERE oid = to_regprocedure(:function)"),
                         {"function": f"{guarded.function}()"}).scalar()
     if body is None or f"raise exception '{guarded.message}'" not in _words(str(body)):
         problems[f"{guarded.function}()"] = "missing" if body is None else "altered"
-    found = {str(name): str(definition) for name, definition in conn.execute(text(
-        "SELECT tgname, pg_get_triggerdef(oid) FROM pg_trigger "
-        "WHERE tgrelid = to_regclass(:table) AND NOT tgisinternal AND tgenabled <> 'D'"), {"table": guarded.table})}
-    for name, (_, means) in guarded.pg().items():
-        definition = found.get(name)
+    wanted = _pg_expected(conn, guarded)
+    found = {(str(table), str(name)): str(definition) for table, name, definition in conn.execute(text(
+        "SELECT c.relname, t.tgname, pg_get_triggerdef(t.oid) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+        "WHERE c.oid = ANY(CAST(:tables AS regclass[])) AND NOT t.tgisinternal AND t.tgenabled <> 'D'"),
+        {"tables": sorted({table for table, _, _ in wanted.values()})})}
+    for name, (table, _, means) in wanted.items():
+        definition = found.get((table, name))
         if definition is None:
             problems[name] = "missing or disabled"
         elif not all(word in definition for word in means) or f"{guarded.function}()" not in definition:
@@ -127,10 +151,11 @@ def restore_triggers(conn: Connection) -> list[str]:
                     conn.execute(text(f"DROP TRIGGER IF EXISTS {name}"))
                     conn.execute(text(sql))
             continue
-        if f"{guarded.function}()" in problems or any(name in problems for name in guarded.pg()):
+        wanted = _pg_expected(conn, guarded)
+        if f"{guarded.function}()" in problems or any(name in problems for name in wanted):
             conn.execute(text(guarded.pg_function()))
-        for name, (sql, _) in guarded.pg().items():
+        for name, (table, sql, _) in wanted.items():
             if name in problems:
-                conn.execute(text(f"DROP TRIGGER IF EXISTS {name} ON {guarded.table}"))
+                conn.execute(text(f"DROP TRIGGER IF EXISTS {name} ON {table}"))
                 conn.execute(text(sql))
     return sorted(problems)

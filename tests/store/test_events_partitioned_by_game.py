@@ -1,0 +1,71 @@
+"""On PostgreSQL the events and the snapshots are hash-partitioned by game id (migration 0016,
+#42): the upgrade moves every row of a database in play into the partitions, keeping each
+event's position and the sequence after them, and a downgrade puts them back in plain tables;
+`scat db check` knows the TRUNCATE trigger of each partition and `db upgrade` restores it."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import Engine, text
+
+from scat_cli.wiring import open_database
+from scat_core.store.sql.database import alembic_config
+from scat_core.store.sql.schema import partition_names
+from scat_core.store.sql.triggers import partitions_of, restore_triggers, trigger_problems
+from tests.support.services import a_game_in_play, next_move
+
+pytestmark = pytest.mark.postgres
+
+
+def _positions(engine: Engine) -> list[tuple[str, int, int]]:
+    with engine.connect() as conn:
+        rows = conn.execute(text("SELECT game_id, seq, position FROM events ORDER BY position")).all()
+    return [(str(game), int(seq), int(position)) for game, seq, position in rows]
+
+
+def _partitions(engine: Engine) -> dict[str, list[str]]:
+    with engine.connect() as conn:
+        return {table: partitions_of(conn, table) for table in ("events", "game_snapshots")}
+
+
+def test_the_upgrade_partitions_a_database_in_play_and_a_downgrade_undoes_it(postgres_url: str) -> None:
+    from alembic import command
+
+    service = open_database(postgres_url)
+    engine = service.store.engine
+    games = [a_game_in_play(service, moves=moves) for moves in (2, 5, 9)]
+    assert _partitions(engine) == {table: partition_names(table) for table in ("events", "game_snapshots")}
+    records = {game_id: service.archive.export_records(game_id, running=True) for game_id in games}
+    positions = _positions(engine)
+
+    with engine.begin() as conn:
+        command.downgrade(alembic_config(conn), "0015")
+    assert _partitions(engine) == {"events": [], "game_snapshots": []}
+    assert _positions(engine) == positions
+    with engine.begin() as conn:
+        assert trigger_problems(conn) == {}
+        command.upgrade(alembic_config(conn), "head")
+        assert trigger_problems(conn) == {}
+
+    assert _partitions(engine) == {table: partition_names(table) for table in ("events", "game_snapshots")}
+    assert _positions(engine) == positions
+    for game_id in games:
+        assert service.archive.export_records(game_id, running=True) == records[game_id]
+        assert service.audit(game_id).ok
+    next_move(service, games[0])  # the game plays on, its new events after every position before
+    newest = _positions(engine)[-1]
+    assert newest[0] == games[0] and newest[2] > positions[-1][2]
+    engine.dispose()
+
+
+def test_a_partition_s_truncate_trigger_dropped_is_named_by_db_check_and_restored(postgres_url: str) -> None:
+    engine = open_database(postgres_url).store.engine
+    partition = partition_names("events")[3]
+    with engine.begin() as conn:
+        conn.execute(text(f"DROP TRIGGER {partition}_no_truncate ON {partition}"))
+        assert trigger_problems(conn) == {f"{partition}_no_truncate": "missing or disabled"}
+        assert restore_triggers(conn) == [f"{partition}_no_truncate"]
+        assert trigger_problems(conn) == {}
+    with pytest.raises(Exception, match="events are immutable"), engine.begin() as conn:
+        conn.execute(text(f"TRUNCATE {partition}"))
+    engine.dispose()
