@@ -45,9 +45,9 @@ from sqlalchemy import create_engine, text  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
 from scat_cli.wiring import open_database  # noqa: E402
-from scat_core.domain.bots import heuristic_move  # noqa: E402
 from scat_core.domain.events import PlayerSeat  # noqa: E402
 from scat_core.service import GameService, loading  # noqa: E402
+from tests.support.services import next_move  # noqa: E402
 
 SMALL = 1_000
 EPOCH = datetime(2025, 6, 1)  # the filler games' times count from here, a minute apart
@@ -70,17 +70,9 @@ class Measured:
     figures: dict[str, dict[int, float]] = field(default_factory=dict)  # measure -> games held -> seconds
 
 
-def move(service: GameService, game_id: str) -> None:
-    state = service.playing.look(game_id)
-    assert state.turn is not None
-    command = heuristic_move(state, state.turn)
-    assert command is not None
-    service.playing.act(game_id, command)
-
-
 def move_new_process(service: GameService, game_id: str) -> None:
     loading.forget_kept_states()  # as a new process: it kept no state of its own
-    move(service, game_id)
+    next_move(service, game_id)
 
 
 def show_running(service: GameService, game_id: str) -> None:
@@ -103,7 +95,7 @@ def public_page(service: GameService, _: str) -> None:
 
 #: measure name -> (what it does, whether it runs on the running games (else the finished ones), timed once per game)
 MEASURES: dict[str, tuple[Measure, bool]] = {
-    "a move, the process's state kept": (move, True),
+    "a move, the process's state kept": (next_move, True),
     "a move, as a new process": (move_new_process, True),
     "show of a running game (as the player to act)": (show_running, True),
     "show of a finished game (with its result)": (show_finished, False),
@@ -160,7 +152,7 @@ def prepare(service: GameService) -> Measured:
     for seed in range(MEASURED):
         game_id = service.playing.create_game(list(HUMANS), seed=seed).game_id
         for _ in range(6):
-            move(service, game_id)
+            next_move(service, game_id)
         running.append(game_id)
     finished = [service.playing.create_game([PlayerSeat(name=f"bot{i}", is_bot=True) for i in range(3)],
                                             seed=100 + seed).game_id for seed in range(MEASURED)]
@@ -198,13 +190,13 @@ def run_database(db: str, url: str, games: int, rounds: int, cold_wanted: bool) 
     fill(service, db, 0, SMALL - games_held(service))
     cold = None
     if cold_wanted and drop_os_cache():
-        if db == "postgresql" and not restart_postgres():
+        restart = db == "postgresql" and shutil.which("pg_ctlcluster") is not None
+        if db == "postgresql" and not restart:
             print(f"{db:<10} (cannot restart PostgreSQL here: its buffers stay warm; only the OS cache is dropped)")
 
         def cold() -> None:
-            service.store.engine.dispose()
-            if db == "postgresql":
-                restart_postgres()
+            service.store.engine.dispose()  # no pooled connection outlives the restart
+            if restart and restart_postgres():
                 for _ in range(50):  # until it takes connections again
                     try:
                         with service.store.engine.connect():
