@@ -9,8 +9,9 @@ Each game's events and snapshot live in one of PARTITIONS partitions (`events_p0
 game reads one partition's index and heap, whose size is the database's divided by
 PARTITIONS, and vacuum, index depth and a cold read follow the partition, not the whole log.
 Every unique key includes the game id, as partitioning requires: the events' primary key is
-(game_id, position) (the position still comes from the one sequence, distinct for every
-event), `uq_events_game_seq` is unchanged. The triggers that refuse UPDATE and DELETE are the
+(game_id, position) (the position still comes from the one sequence, so each is distinct,
+but no key enforces it; `ix_events_position` finds the newest), `uq_events_game_seq` is
+unchanged. The triggers that refuse UPDATE and DELETE are the
 parent's, cloned to each partition by PostgreSQL; TRUNCATE is refused on the parent and on each
 partition (a statement trigger is not cloned). The rows are copied in the migration (a
 database of 12 million events takes a few minutes: plan the upgrade as a short downtime). The
@@ -107,14 +108,20 @@ def _rebuild(partitioned: bool) -> None:
             op.execute(f"CREATE TABLE {partition} PARTITION OF {table} "
                        f"FOR VALUES WITH (MODULUS {PARTITIONS}, REMAINDER {remainder})")
     op.execute("CREATE INDEX ix_events_tx_position ON events (tx_id, position)")
+    if partitioned:  # the log's newest position (projections.py) is then one probe a partition
+        op.execute("CREATE INDEX ix_events_position ON events (position)")
     op.execute(f"INSERT INTO events ({_EVENT_COLUMNS}) SELECT {_EVENT_COLUMNS} FROM {old_events}")
     op.execute(f"INSERT INTO game_snapshots ({_SNAPSHOT_COLUMNS}) SELECT {_SNAPSHOT_COLUMNS} FROM {old_snapshots}")
     op.execute(f"DROP TABLE {old_events}")  # its triggers go with it
     op.execute(f"DROP TABLE {old_snapshots}")
     op.execute("ALTER SEQUENCE events_position_seq OWNED BY events.position")
     _events_triggers(partition_names("events") if partitioned else [])
-    op.execute("ANALYZE events")
-    op.execute("ANALYZE game_snapshots")
+    if op.get_bind().exec_driver_sql("SELECT EXISTS (SELECT 1 FROM events)").scalar():
+        # Statistics for the rows copied. Empty tables are left unanalyzed: statistics of
+        # "no rows" would have PostgreSQL plan scans of the whole partition until autovacuum
+        # analyzes it again, and a plan cached meanwhile keeps that choice.
+        op.execute("ANALYZE events")
+        op.execute("ANALYZE game_snapshots")
 
 
 def upgrade() -> None:

@@ -331,26 +331,52 @@ def verified_load(game_id: str, rows: Sequence[Sequence[Any]], logged: int) -> C
     )
 
 
-def resumed_load(game_id: str, rows: Sequence[Sequence[Any]], after: tuple[int, str]) -> CommandLoad | None:
-    """The CommandLoad of the rows of `COMMAND_LOAD` read from event `after[0]` on (no snapshot
-    state among them), when the log still holds that event with hash `after[1]`: the events after
-    it, chained to it and ending at the games row's head; None when the log does not go on from
-    that head (the caller loads as if it knew none). HistoryDamaged when the events after it
-    do not chain or do not end at the head recorded.
+@dataclass(frozen=True)
+class KeptHead:
+    """What a process kept of a game: the head (seq, hash) of the state it kept, and the
+    snapshot it last wrote or verified (seq and hash of its event; seq 0: none)."""
 
-    What the caller kept at `after` needs no reading again: the hash of that event chains
-    every event before it, and it is re-hashed here from its stored content.
+    seq: int
+    hash: str
+    snapshot_seq: int
+    snapshot_hash: str
+
+    @property
+    def checked_from(self) -> int:
+        """The first event a resumed load re-checks: the snapshot's (as a load from it would), or the kept head's."""
+        return min(self.seq, self.snapshot_seq) if self.snapshot_seq > 0 else 1
+
+
+def resumed_load(game_id: str, rows: Sequence[Sequence[Any]], kept: KeptHead) -> CommandLoad | None:
+    """The CommandLoad of the rows of `COMMAND_LOAD` read from event `kept.checked_from` on (no
+    snapshot state among them): the events after the kept head, when the log still holds it and
+    the game's snapshot is still the one the caller saw; None when not (the caller loads as if it
+    had kept nothing). HistoryDamaged when the events read do not chain unbroken or do not end at
+    the games row's head.
+
+    Every event from the snapshot's on is re-hashed and chained, as a load from the snapshot
+    checks them (so a command notices the same damage either way); only the events after the
+    kept head are parsed, for the caller to fold onto the state it kept. The hash of the kept
+    head chains every event before it.
     """
-    if not rows or rows[0][8] is None or rows[0][8] != after[0] or rows[0][14] != after[1]:
+    if not rows or rows[0][8] is None or rows[0][8] != kept.checked_from:
         return None
-    head_seq, head_hash = rows[0][:2]
-    if int(head_seq) < after[0]:
+    head_seq, head_hash, snap_seq, snap_hash = rows[0][:4]
+    if (snap_seq or 0, snap_hash or "") != (kept.snapshot_seq, kept.snapshot_hash if kept.snapshot_seq else ""):
+        return None  # the snapshot changed (another writer's, or removed): loaded and checked anew
+    if int(head_seq) < kept.seq:
+        return None
+    events = [row[7:15] for row in rows]
+    verify_rows(game_id, events, kept.checked_from - 1, str(events[0][6]))  # consecutive from here on
+    check_head(game_id, int(events[-1][1]), str(events[-1][7]), int(head_seq), str(head_hash))
+    at = kept.seq - kept.checked_from
+    if at >= len(events) or events[at][7] != kept.hash:
+        return None
+    snapshot_at = kept.snapshot_seq - kept.checked_from
+    if kept.snapshot_seq and (snapshot_at >= len(events) or events[snapshot_at][7] != kept.snapshot_hash):
         return None
     seed, salt = rows[0][5:7]
-    events = [row[7:15] for row in rows]
-    verify_rows(game_id, events, after[0] - 1, str(events[0][6]))
-    check_head(game_id, int(events[-1][1]), str(events[-1][7]), int(head_seq), str(head_hash))
     return CommandLoad(
-        snapshot=None, snapshot_seq=after[0], snapshot_hash=after[1], events=StoredEvent.from_rows(events[1:]),
+        snapshot=None, snapshot_seq=kept.seq, snapshot_hash=kept.hash, events=StoredEvent.from_rows(events[at + 1:]),
         secret=None if seed is None else GameSecret(seed=seed, salt=salt), head_hash=str(head_hash), resumed=True,
     )

@@ -33,7 +33,7 @@ from scat_core.records.credentials import ActingAccount, Credential, proven_for,
 from scat_core.records.errors import CorruptHistory, HistoryDamaged
 from scat_core.records.games import GameSummary
 from scat_core.records.signing import BoundedMemo
-from scat_core.records.stored_log import GameSecret, StoredEvent, utc_now
+from scat_core.records.stored_log import GameSecret, KeptHead, StoredEvent, utc_now
 from scat_core.service.ports import Store, UnitOfWork
 
 #: Why a game made signed (GameCreated.signed) whose head has no signature is damaged.
@@ -41,7 +41,7 @@ SIGNATURE_REMOVED = "its head signature was removed, but its first event says ev
 #: States (and snapshot seqs) kept per process; the oldest forgotten first.
 FOLDED_KEPT = 1024
 _states: BoundedMemo[str, tuple[str, GameState]] = BoundedMemo(FOLDED_KEPT)
-_snapshots: BoundedMemo[str, int] = BoundedMemo(FOLDED_KEPT)
+_snapshots: BoundedMemo[str, tuple[int, str]] = BoundedMemo(FOLDED_KEPT)
 
 
 def keep_state(state: GameState, head_hash: str) -> None:
@@ -55,14 +55,15 @@ def kept_state(game_id: str) -> tuple[str, GameState] | None:
     return _states.get(game_id)
 
 
-def saw_snapshot(game_id: str, seq: int) -> None:
-    """Note that the usable snapshot of `game_id` is at event `seq` (0: it has none usable)."""
-    _snapshots.remember(game_id, seq)
+def saw_snapshot(game_id: str, seq: int, head_hash: str) -> None:
+    """Note that the usable snapshot of `game_id` is at event `seq`, of hash `head_hash` (0: it has none usable)."""
+    _snapshots.remember(game_id, (seq, head_hash))
 
 
 def snapshot_seen(game_id: str) -> int | None:
     """The event of the snapshot this process last saw of `game_id` (0: none usable), None if unknown."""
-    return _snapshots.get(game_id)
+    seen = _snapshots.get(game_id)
+    return None if seen is None else seen[0]
 
 
 def forget_kept_states() -> None:
@@ -98,7 +99,9 @@ def load_for_command(tx: UnitOfWork, game_id: str) -> tuple[GameState, GameSecre
     it folded, the log checked against the recorded head either way (HistoryDamaged if they do
     not match)."""
     kept = kept_state(game_id)
-    load = tx.load_for_command(game_id, after=None if kept is None else (kept[1].version, kept[0]))
+    seen = _snapshots.get(game_id)
+    resume = None if kept is None or seen is None else KeptHead(kept[1].version, kept[0], *seen)
+    load = tx.load_for_command(game_id, after=resume)
     if load.resumed:
         assert kept is not None
         state = kept[1]
@@ -107,7 +110,7 @@ def load_for_command(tx: UnitOfWork, game_id: str) -> tuple[GameState, GameSecre
             keep_state(state, load.head_hash)
         require_signed_head(state, load.head_signed)
         return state, load.secret, load.head_hash
-    saw_snapshot(game_id, load.snapshot_seq)
+    saw_snapshot(game_id, load.snapshot_seq, load.snapshot_hash)
     state = GameState()
     if load.snapshot is not None:
         try:
@@ -116,7 +119,7 @@ def load_for_command(tx: UnitOfWork, game_id: str) -> tuple[GameState, GameSecre
             state = GameState()
         if state.version != load.snapshot_seq or state.game_id != game_id:
             load, state = tx.load_for_command(game_id, use_snapshot=False), GameState()
-            saw_snapshot(game_id, 0)
+            saw_snapshot(game_id, 0, "")
     state = _folded(game_id, load.events, state)
     require_signed_head(state, load.head_signed)
     keep_state(state, load.head_hash)
@@ -151,7 +154,7 @@ def append(tx: UnitOfWork, state: GameState, events: list[ev.Event], after: Game
     if stored and stored[-1].seq == after.version:
         keep_state(after, stored[-1].hash)  # the state at the head just written (kept above)
         if kept is not None:
-            saw_snapshot(after.game_id, after.version)
+            saw_snapshot(after.game_id, after.version, stored[-1].hash)
     return stored
 
 

@@ -418,7 +418,7 @@ class Playing:
             outcome = _told(Outcome(command.game_id, after, stored, tokens, before=GameState(),
                                     position_tag=position_after(after, secret, stored)), tx, tell)
         if kept is not None:
-            saw_snapshot(command.game_id, after.version)
+            saw_snapshot(command.game_id, after.version, stored[-1].hash)
         keep_state(after, stored[-1].hash)
         for name, token in tokens.items():
             remember_proven(command.game_id, name, token)  # issued here: its first use reads nothing first
@@ -703,7 +703,7 @@ class Playing:
         summary = summarize(after, deadline_after(tx, state, after, recorded_at))
         stored = tx.append(state.game_id, state.version, events, summary, snapshot_json(after), recorded_at=recorded_at)
         keep_state(after, stored[-1].hash)
-        saw_snapshot(after.game_id, after.version)
+        saw_snapshot(after.game_id, after.version, stored[-1].hash)
         outcome = Outcome(state.game_id, after, stored, before=state,
                           position_tag=position_after(after, secret, stored))
         return _told(outcome, tx, tell)

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from scat_core.records.games import GameRow, GameSummary, ListedAfter, NewGame
     from scat_core.records.signing import HeadSignature, KeyRing, StoredSignature
     from scat_core.records.stats import StatsReport
-    from scat_core.records.stored_log import CommandLoad, GameSecret, StoredEvent
+    from scat_core.records.stored_log import CommandLoad, GameSecret, KeptHead, StoredEvent
 
 
 
@@ -49,12 +49,12 @@ class EventLog(Protocol):
         """The game's events in seq order, numbered right or not (for audits)."""
         ...
 
-    def load_for_command(self, game_id: str, use_snapshot: bool = True,
-                         after: tuple[int, str] | None = None) -> CommandLoad:
+    def load_for_command(self, game_id: str, use_snapshot: bool = True, after: KeptHead | None = None) -> CommandLoad:
         """The snapshot, the events after it, the kept seed and the head, verified against the games row.
 
-        `after`: a head (seq, hash) the caller kept the state of; when the log still holds that
-        event, the load is `resumed`: only the events after it, no snapshot read.
+        `after`: the head the caller kept the state of, and the snapshot it saw; when the log still
+        holds both and the snapshot is the same, the load is `resumed`: the events from that
+        snapshot's on checked, those after the kept head returned, the snapshot's state not read.
         HistoryDamaged when the log is not the one the games row recorded; NotFound for no game.
         """
         ...

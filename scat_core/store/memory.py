@@ -46,6 +46,7 @@ from scat_core.records.stored_log import (
     GENESIS_HASH,
     CommandLoad,
     GameSecret,
+    KeptHead,
     StoredEvent,
     canonical_json,
     chain_hash_raw,
@@ -174,23 +175,22 @@ class MemoryTransaction:
         """The game's rows in seq order, numbered right or not."""
         return StoredEvent.from_rows(self._t.events.get(game_id, ()))
 
-    def load_for_command(self, game_id: str, use_snapshot: bool = True,
-                         after: tuple[int, str] | None = None) -> CommandLoad:
-        """The snapshot and the events after it, or the events after the head `after` when the log
-        still holds it, verified against the games row's head."""
+    def load_for_command(self, game_id: str, use_snapshot: bool = True, after: KeptHead | None = None) -> CommandLoad:
+        """The snapshot and the events after it, or the events after the head kept (`after`) when the
+        log still holds it and the snapshot is the one seen, verified against the games row's head."""
         rows = self._t.events.get(game_id, ())
         game = self._t.games.get(game_id)
         if game is None:
             return verified_load(game_id, [], len(rows))
         signed = (game_id, HEAD) in self._t.signatures
         secret = self._t.secrets.get(game_id)
+        snap = self._t.snapshots.get(game_id)
         if after is not None:
-            known = (game.head_seq, game.head_hash, None, None, None, secret.seed if secret else None,
-                     secret.salt if secret else None)
-            resumed = resumed_load(game_id, [(*known, *row) for row in rows if row[1] >= after[0]], after)
+            known = (game.head_seq, game.head_hash, snap[0] if snap else None, snap[1] if snap else None, None,
+                     secret.seed if secret else None, secret.salt if secret else None)
+            resumed = resumed_load(game_id, [(*known, *row) for row in rows if row[1] >= after.checked_from], after)
             if resumed is not None:
                 return replace(resumed, head_signed=signed)
-        snap = self._t.snapshots.get(game_id)
         if snap is not None and not is_sealed(self._keys.snapshot_key(), game_id, *snap):
             snap = None  # proves nothing: as if there were none (records/signing.py)
         usable = use_snapshot and snap is not None and (snap[2], snap[3]) == SNAPSHOT_TAG

@@ -81,8 +81,6 @@ ATTACKS: dict[str, tuple[Callable[[Engine, str], None], str]] = {
     "a deleted tail, its snapshot removed": (_drop_the_snapshot_then_delete_the_tail, "events were removed"),
     "a deleted middle event": (_delete_a_middle_event, "missing"),
 }
-#: The attacks on events before the last one (noticed by a process that reads them: not by the one that kept the head).
-BEFORE_THE_HEAD = {"an altered deal, its snapshot removed", "a deleted middle event"}
 
 
 @pytest.mark.parametrize("attack", list(ATTACKS))
@@ -92,11 +90,6 @@ def test_a_move_on_a_damaged_history_is_refused_and_writes_nothing(db_url: str, 
     engine = service.store.engine
     game_id = a_game_in_play(service)
     damage(engine, game_id)
-    if attack in BEFORE_THE_HEAD:
-        # An event before the head this process kept is not read again by its commands (they
-        # play on the state kept, never on the damaged log: the test below); another process is
-        # refused, as here.
-        loading.forget_kept_states()
     with engine.connect() as conn:
         before = conn.execute(text("SELECT count(*) FROM events WHERE game_id = :g"), {"g": game_id}).scalar_one()
         row_before = conn.execute(text("SELECT * FROM games WHERE game_id = :g"), {"g": game_id}).all()
@@ -135,10 +128,9 @@ def test_bots_owing_moves_are_not_resumed_on_a_damaged_history(db_url: str) -> N
 
 
 def test_an_event_altered_before_the_snapshot_is_not_played_on_and_the_audit_still_names_it(db_url: str) -> None:
-    """A command checks only the events after the snapshot, or after the head its process kept
-    (constant time), so an old event altered in place goes unnoticed by it; but it plays on the
-    snapshot or the state kept, folded when the log verified, never on the altered event, and
-    the audit, which never uses either, fails."""
+    """A command checks only the events after the snapshot (constant time), so an old event
+    altered in place goes unnoticed by it; but it plays on the snapshot, folded when the log
+    verified, never on the altered event, and the audit, which never uses snapshots, fails."""
     service = open_database(db_url)
     engine = service.store.engine
     game_id = a_game_in_play(service, moves=2 * SNAPSHOT_EVERY)  # a snapshot well after event 2

@@ -69,3 +69,14 @@ def test_a_partition_s_truncate_trigger_dropped_is_named_by_db_check_and_restore
     with pytest.raises(Exception, match="events are immutable"), engine.begin() as conn:
         conn.execute(text(f"TRUNCATE {partition}"))
     engine.dispose()
+
+
+def test_a_partition_whose_update_trigger_was_disabled_is_named_by_db_check_and_restored(postgres_url: str) -> None:
+    engine = open_database(postgres_url).store.engine
+    partition = partition_names("events")[5]
+    with engine.begin() as conn:
+        conn.execute(text(f"ALTER TABLE {partition} DISABLE TRIGGER events_no_update_delete"))
+        assert trigger_problems(conn) == {f"{partition}.events_no_update_delete": "missing or disabled"}
+        restore_triggers(conn)
+        assert trigger_problems(conn) == {}
+    engine.dispose()

@@ -33,7 +33,7 @@ from sqlalchemy.engine import Connection
 from scat_core.records.credentials import RequestNonce
 from scat_core.records.games import GameRow, GameSummary, ListedAfter
 from scat_core.records.signing import HEAD, HeadSignature, KeyRing, StoredSignature
-from scat_core.records.stored_log import RECORD_KEYS, CommandLoad, GameSecret, StoredEvent, utc_now
+from scat_core.records.stored_log import RECORD_KEYS, CommandLoad, GameSecret, KeptHead, StoredEvent, utc_now
 from scat_core.store.sql import appending, games_list, log_reads
 from scat_core.store.sql import tables as t
 from scat_core.store.sql.account_log import spend_nonce
@@ -109,10 +109,9 @@ class StoreTransaction:
         """The game's rows in the order the database sorts their seq, numbered right or not (for audits)."""
         return log_reads.load_unchecked(self._conn, game_id)
 
-    def load_for_command(self, game_id: str, use_snapshot: bool = True,
-                         after: tuple[int, str] | None = None) -> CommandLoad:
-        """The snapshot and the events after it, or the events after the head `after` when the log
-        still holds it, verified against the games row's head (one query)."""
+    def load_for_command(self, game_id: str, use_snapshot: bool = True, after: KeptHead | None = None) -> CommandLoad:
+        """The snapshot and the events after it, or the events after the head kept (`after`) when the
+        log still holds it and the snapshot is the one seen, verified against the games row's head (one query)."""
         load, signature = load_for_command(self._conn, game_id, use_snapshot, self.keys, after)
         last = load.events[-1].seq if load.events else load.snapshot_seq
         self._heads.remember(game_id, last, load.head_hash, signature)

@@ -23,6 +23,7 @@ from scat_core.records.signing import HeadSignature, KeyRing, StoredSignature, i
 from scat_core.records.stored_log import (
     RECORD_KEYS,
     CommandLoad,
+    KeptHead,
     StoredEvent,
     resumed_load,
     verified_load,
@@ -204,13 +205,14 @@ _SNAPSHOT_ROW = "SELECT state_version, rules_version, state, mac FROM game_snaps
 
 
 def load_for_command(conn: Connection, game_id: str, use_snapshot: bool = True, keys: KeyRing | None = None,
-                     after: tuple[int, str] | None = None) -> tuple[CommandLoad, StoredSignature | None]:
+                     after: KeptHead | None = None) -> tuple[CommandLoad, StoredSignature | None]:
     """The game as a command needs it, after checking its log against the recorded head, and
     the head's stored signature (None: unsigned), read in the same query.
 
-    `after`: a head (seq, hash) whose state the caller kept. The events are read from that
-    event on, and no snapshot: when the log still holds it, the load is `resumed` (the events
-    after it, stored_log.resumed_load); else the game is read as if no head were named.
+    `after`: the head whose state the caller kept, and the snapshot it saw. The events are read
+    from that snapshot's event on, and not the snapshot's state: when the log still holds both
+    and the snapshot is the same, the load is `resumed` (the events after the kept head,
+    stored_log.resumed_load); else the game is read as if nothing were kept.
 
     The snapshot is used (its state, and its head as evidence) only when its seal verifies
     under `keys` (records/signing.py: one HMAC); otherwise the events are read and folded from
@@ -220,7 +222,7 @@ def load_for_command(conn: Connection, game_id: str, use_snapshot: bool = True, 
     NotFound when there is no such game at all.
     """
     if after is not None:
-        rows = _fetch(conn, game_id, use_snapshot=False, from_seq=after[0])
+        rows = _fetch(conn, game_id, use_snapshot=False, from_seq=after.checked_from)
         resumed = resumed_load(game_id, rows, after)
         if resumed is not None:
             return _signed(resumed, rows)

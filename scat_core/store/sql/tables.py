@@ -51,6 +51,8 @@ events = Table(
     CheckConstraint("seq >= 1", name="ck_events_seq_positive"),
     # Catching up in commit order (projections.py); SQLite orders by position alone.
     Index("ix_events_tx_position", "tx_id", "position", info={"dialects": ("postgresql",)}),
+    # The newest position of the log, once partitioned by game (0016): the primary key is then (game_id, position).
+    Index("ix_events_position", "position", info={"dialects": ("postgresql",)}),
 )
 
 games = Table(

@@ -107,17 +107,24 @@ def _sqlite_problems(conn: Connection, guarded: Guarded) -> dict[str, str]:
 
 
 def partitions_of(conn: Connection, table: str) -> list[str]:
-    """The partitions of `table` on PostgreSQL (migration 0016 partitions the events), oldest first; [] if none."""
+    """The partitions of `table` on PostgreSQL (migration 0016 partitions the events), by name; [] if none."""
     return [str(row[0]) for row in conn.execute(text(
         "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
         "WHERE i.inhparent = to_regclass(:table) ORDER BY c.relname"), {"table": table})]
 
 
-def _pg_expected(conn: Connection, guarded: Guarded) -> dict[str, tuple[str, str, tuple[str, ...]]]:
-    """Every PostgreSQL trigger `guarded` needs: name -> (its table, its definition, what it must say)."""
-    wanted = {name: (guarded.table, sql, means) for name, (sql, means) in guarded.pg().items()}
+def _pg_expected(conn: Connection, guarded: Guarded) -> dict[str, tuple[str, str, str, tuple[str, ...]]]:
+    """Every PostgreSQL trigger `guarded` needs: its name in a report -> (its table, its trigger
+    name, the definition that restores it, what pg_get_triggerdef must say of it). On each
+    partition: the clone of the parent's row trigger (restored by making the parent's anew) and
+    a TRUNCATE trigger of its own."""
+    wanted = {name: (guarded.table, name, sql, means) for name, (sql, means) in guarded.pg().items()}
+    row_triggers = {name: (sql, means) for name, (sql, means) in guarded.pg().items() if "FOR EACH ROW" in means}
     for partition in partitions_of(conn, guarded.table):
-        wanted.update({name: (partition, sql, means) for name, (sql, means) in guarded.pg_truncate(partition).items()})
+        for name, (sql, means) in row_triggers.items():
+            wanted[f"{partition}.{name}"] = (partition, name, sql, means)
+        for name, (sql, means) in guarded.pg_truncate(partition).items():
+            wanted[name] = (partition, name, sql, means)
     return wanted
 
 
@@ -131,9 +138,9 @@ def _pg_problems(conn: Connection, guarded: Guarded) -> dict[str, str]:
     found = {(str(table), str(name)): str(definition) for table, name, definition in conn.execute(text(
         "SELECT c.relname, t.tgname, pg_get_triggerdef(t.oid) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
         "WHERE c.oid = ANY(CAST(:tables AS regclass[])) AND NOT t.tgisinternal AND t.tgenabled <> 'D'"),
-        {"tables": sorted({table for table, _, _ in wanted.values()})})}
-    for name, (table, _, means) in wanted.items():
-        definition = found.get((table, name))
+        {"tables": sorted({table for table, _, _, _ in wanted.values()})})}
+    for name, (table, trigger, _, means) in wanted.items():
+        definition = found.get((table, trigger))
         if definition is None:
             problems[name] = "missing or disabled"
         elif not all(word in definition for word in means) or f"{guarded.function}()" not in definition:
@@ -154,8 +161,14 @@ def restore_triggers(conn: Connection) -> list[str]:
         wanted = _pg_expected(conn, guarded)
         if f"{guarded.function}()" in problems or any(name in problems for name in wanted):
             conn.execute(text(guarded.pg_function()))
-        for name, (table, sql, _) in wanted.items():
-            if name in problems:
-                conn.execute(text(f"DROP TRIGGER IF EXISTS {name} ON {table}"))
+        remade: set[tuple[str, str]] = set()
+        for name, (table, trigger, sql, _) in wanted.items():
+            if name not in problems:
+                continue
+            if table != guarded.table and trigger in guarded.pg():  # a partition's clone: the parent's made anew
+                table = guarded.table
+            if (table, trigger) not in remade:
+                conn.execute(text(f"DROP TRIGGER IF EXISTS {trigger} ON {table}"))
                 conn.execute(text(sql))
+                remade.add((table, trigger))
     return sorted(problems)
