@@ -167,6 +167,10 @@ def _usable(snapshot: str) -> str:
 # not this game's share of the log (the cached plan fits every game: no re-planning at every
 # command), and PostgreSQL still prunes the events' partitions (migration 0016) to the game's
 # one as the query runs.
+#: The game id as a subquery's value, known only when the query runs: what is matched to it is
+#: estimated alike for every game, and partitions (migration 0016) are pruned as the query runs,
+#: so one generic plan fits every game and PostgreSQL has no reason to plan again each time.
+_GAME = "(SELECT CAST(%(game_id)s AS VARCHAR(64)))"
 #: The head signature's columns, read by these names: `command_load_statement` finds their place once.
 _SIGNATURE_COLUMNS = ("hs.seq", "hs.hash", "hs.key_id", "hs.public_key", "hs.signature")
 COMMAND_COLUMNS = (
@@ -186,14 +190,14 @@ def command_load_statement(columns: Sequence[str]) -> tuple[str, slice]:
     return (
         f"SELECT {', '.join(columns)} "
         "FROM games g "
-        "LEFT JOIN game_snapshots s ON s.game_id = g.game_id "
+        f"LEFT JOIN game_snapshots s ON s.game_id = {_GAME} "
         "LEFT JOIN game_secrets sec ON sec.game_id = g.game_id "
         "LEFT JOIN head_signatures hs ON hs.game_id = g.game_id AND hs.kind = 'head' "
-        "LEFT JOIN events e ON e.game_id = (SELECT CAST(%(game_id)s AS VARCHAR(64))) "
+        f"LEFT JOIN events e ON e.game_id = {_GAME} "
         "AND e.seq >= COALESCE((SELECT CAST(%(from_seq)s AS INTEGER)), "
         "(SELECT CASE WHEN "
         f"{_usable('f')} THEN f.seq END "
-        "FROM game_snapshots f WHERE f.game_id = %(game_id)s), 1) "
+        f"FROM game_snapshots f WHERE f.game_id = {_GAME}), 1) "
         "WHERE g.game_id = %(game_id)s ORDER BY e.seq"
     ), where
 
