@@ -58,12 +58,9 @@ def test_the_commands_of_one_process_decode_no_snapshot_and_play_on_the_full_fol
     service.store.engine.dispose()
 
 
-def test_a_snapshot_of_a_head_this_process_did_not_write_is_decoded(db_url: str,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """Another writer moved the game (an append past the service, as another process makes it):
-    the state kept here is of the head before, so the new snapshot is decoded and played on."""
-    service = open_database(db_url)
-    game_id = a_game_in_play(service, moves=3)
+def _appended_past_the_service(service: GameService, game_id: str, with_snapshot: bool) -> GameState:
+    """Another writer's move (an append past the service, as another process makes it), with a
+    snapshot or without; the state after it."""
     state, head = service.playing.look(game_id), service.reading.history(game_id)[-1].hash
     with service.store.read() as tx:
         secret = tx.get_secret(game_id)
@@ -72,7 +69,18 @@ def test_a_snapshot_of_a_head_this_process_did_not_write_is_decoded(db_url: str,
     assert command is not None
     events, after = decide_and_evolve(state, command, SeededChance(secret.seed, secret.salt))
     with service.store.command() as tx:
-        tx.append(game_id, state.version, events, summarize(after), snapshot_json(after), head)
+        tx.append(game_id, state.version, events, summarize(after), snapshot_json(after) if with_snapshot else None,
+                  head)
+    return after
+
+
+def test_a_snapshot_of_a_head_this_process_did_not_write_is_decoded(db_url: str,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another writer moved the game (an append past the service, as another process makes it):
+    the state kept here is of the head before, so the new snapshot is decoded and played on."""
+    service = open_database(db_url)
+    game_id = a_game_in_play(service, moves=3)
+    after = _appended_past_the_service(service, game_id, with_snapshot=True)
     decoded = _decodes(monkeypatch)
     assert service.playing.look(game_id) == after == _truth(service, game_id)
     assert decoded == [snapshot_json(after)]
@@ -125,15 +133,7 @@ def test_the_events_another_writer_appended_without_a_snapshot_are_folded_onto_t
     the event appended past the service onto the state kept (no snapshot decoded)."""
     service = open_database(db_url)
     game_id = a_game_in_play(service, moves=3)
-    state, head = service.playing.look(game_id), service.reading.history(game_id)[-1].hash
-    with service.store.read() as tx:
-        secret = tx.get_secret(game_id)
-    assert secret is not None and state.turn is not None
-    command = heuristic_move(state, state.turn)
-    assert command is not None
-    events, after = decide_and_evolve(state, command, SeededChance(secret.seed, secret.salt))
-    with service.store.command() as tx:
-        tx.append(game_id, state.version, events, summarize(after), None, head)
+    after = _appended_past_the_service(service, game_id, with_snapshot=False)
     decoded = _decodes(monkeypatch)
     assert service.playing.look(game_id) == after == _truth(service, game_id)
     next_move(service, game_id)
