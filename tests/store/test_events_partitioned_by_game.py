@@ -5,6 +5,8 @@ event's position and the sequence after them, and a downgrade puts them back in 
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from sqlalchemy import Engine, text
 
@@ -19,7 +21,7 @@ pytestmark = pytest.mark.postgres
 
 def _positions(engine: Engine) -> list[tuple[str, int, int]]:
     with engine.connect() as conn:
-        rows = conn.execute(text("SELECT game_id, seq, position FROM events ORDER BY position")).all()
+        rows: list[Any] = list(conn.execute(text("SELECT game_id, seq, position FROM events ORDER BY position")))
     return [(str(game), int(seq), int(position)) for game, seq, position in rows]
 
 
