@@ -5,13 +5,14 @@ game's head, so that a command need not fold again.
 
 A command plays on the state at the head the last append wrote; when that append (or a load)
 was this process's, the state it folded is kept, one per game, with its head (seq, hash of
-event seq). The next command names that head to the store, which reads the log from that
-event on, and no snapshot (the peer's "fast-forward": usually the one event, re-hashed, and
-nothing after it); the events another process appended since are folded onto the state kept.
-The hash of that event chains every event before it, so the state kept is the fold of the
-log the games row recorded. Beside it, the event of each game's last snapshot this process
-saw decides when a new one is due (`snapshot_due`): a hint, never evidence. Both bounded,
-oldest forgotten first, lock-free.
+event seq), beside the snapshot this process last wrote or verified (seq and hash of its
+event). The next command names both to the store (`KeptHead`), which reads the log from that
+snapshot's event on, re-hashed and chained as a load from the snapshot is, but not the
+snapshot's state (the peer's "fast-forward"); only the events after the kept head (those
+another process appended since) are folded onto the state kept. The hash of the kept head
+chains every event before it, so the state kept is the fold of the log the games row
+recorded. The snapshot seen also decides when a new one is due (`snapshot_due`). Both
+bounded, oldest forgotten first, lock-free.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from scat_core.service.ports import Store, UnitOfWork
 
 #: Why a game made signed (GameCreated.signed) whose head has no signature is damaged.
 SIGNATURE_REMOVED = "its head signature was removed, but its first event says every head of it is signed"
-#: States (and snapshot seqs) kept per process; the oldest forgotten first.
+#: States (and the snapshots seen) kept per process; the oldest forgotten first.
 FOLDED_KEPT = 1024
 _states: BoundedMemo[str, tuple[str, GameState]] = BoundedMemo(FOLDED_KEPT)
 _snapshots: BoundedMemo[str, tuple[int, str]] = BoundedMemo(FOLDED_KEPT)

@@ -154,22 +154,20 @@ def _usable(snapshot: str) -> str:
 
 
 # One round trip: the games row, its snapshot, the kept seed, the events from the snapshot's
-# own event on (the whole log when the snapshot is missing or of other rules) and, last, the
-# head signature (which the append checks before signing over it).
+# own event on (or from the event a caller names: the snapshot it saw, `resumed_load`; the
+# whole log when the snapshot is missing or of other rules) and, last, the head signature
+# (which the append checks before signing over it).
 #
-# The events are read from the snapshot's event by an index range scan whatever the database
-# knows of the game, so that a command costs the same on a long game as on a short one (#13):
-# the first event wanted is a subquery computed once (so PostgreSQL puts it in the index
-# condition, where a join filter would read every event of the game and drop all but the
-# last; the head a process kept is a subquery's value too, so that its estimate does not
-# follow it), and the events' game is matched to a subquery's value, known only when the query
-# runs: its estimate of the rows is then the same for every game (from the number of games),
-# not this game's share of the log (the cached plan fits every game: no re-planning at every
-# command), and PostgreSQL still prunes the events' partitions (migration 0016) to the game's
-# one as the query runs.
+# The events are read by an index range scan whatever the database knows of the game, so that
+# a command costs the same on a long game as on a short one (#13): the first event wanted is a
+# subquery computed once (so PostgreSQL puts it in the index condition, where a join filter
+# would read every event of the game and drop all but the last), and every value that differs
+# from game to game (the game id, the event named) is a subquery's value (`_GAME`), known only
+# when the query runs.
 #: The game id as a subquery's value, known only when the query runs: what is matched to it is
-#: estimated alike for every game, and partitions (migration 0016) are pruned as the query runs,
-#: so one generic plan fits every game and PostgreSQL has no reason to plan again each time.
+#: estimated alike for every game (from the number of games, not this game's share of the log),
+#: and the partitions (migration 0016) are pruned as the query runs, so one generic plan fits
+#: every game and PostgreSQL has no reason to plan again at each command.
 _GAME = "(SELECT CAST(%(game_id)s AS VARCHAR(64)))"
 #: The head signature's columns, read by these names: `command_load_statement` finds their place once.
 _SIGNATURE_COLUMNS = ("hs.seq", "hs.hash", "hs.key_id", "hs.public_key", "hs.signature")

@@ -19,11 +19,6 @@ from sqlalchemy.schema import SchemaItem
 from scat_core.store.sql.tables import metadata
 from scat_core.store.sql.triggers import immutability_functions, immutability_triggers
 
-#: The triggers each table carries, per engine: the immutability ones of the events table
-#: (migration 0001, restored by triggers.py). The push of each new head of a game is no
-#: trigger (0006's was dropped by 0007): a move's one statement sends it, other writes announce
-#: it after their commit (notify.py).
-#: The account log's (migration 0009) refuse UPDATE and DELETE the same way.
 #: On PostgreSQL the events and the snapshots are hash-partitioned by game id into PARTITIONS
 #: partitions each (migration 0016): `events_p00` ... `events_p15`, `game_snapshots_p00` ...
 PARTITIONS = 16
@@ -36,6 +31,11 @@ def partition_names(table: str) -> list[str]:
     return [f"{table}_p{remainder:02d}" for remainder in range(PARTITIONS)]
 
 
+#: The triggers each table carries, per engine: the immutability ones of the events table
+#: (migration 0001, restored by triggers.py). The push of each new head of a game is no
+#: trigger (0006's was dropped by 0007): a move's one statement sends it, other writes announce
+#: it after their commit (notify.py).
+#: The account log's (migration 0009) refuse UPDATE and DELETE the same way.
 TRIGGERS: dict[str, dict[str, frozenset[str]]] = {
     dialect: {table: immutability_triggers(dialect, table) for table in ("events", "account_events")}
     for dialect in ("sqlite", "postgresql")
