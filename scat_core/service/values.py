@@ -530,7 +530,9 @@ def game_result(records: Sequence[tuple[int, str, ev.Event]]) -> GameResult:
         )
         for place, seat in enumerate(order, start=1)
     ]
-    started, finished_at = records[0][1], records[-1][1]
+    # the time of the event that ended it: a message said after the end does not move it
+    started = records[0][1]
+    finished_at = next(recorded_at for _, recorded_at, event in reversed(records) if event is ended)
     return GameResult(
         game_id=created.game_id,
         rules_version=created.rules_version,
