@@ -98,11 +98,12 @@ def update_games_row(
             "hand_number": 1, "dealer": None, "winner": None, "protected": False,
         }
         created = created_at or last.recorded_at
-        try:
-            conn.execute(t.games.insert().values(**{**defaults, **values}, game_id=game_id, created_at=created))
-        except IntegrityError as exc:  # the one rematch of a game made meanwhile (ux_games_rematch_of)
-            raise ConcurrencyConflict(f"game {game_id} could not be listed: another game took its place "
-                                      f"(a rematch made meanwhile): look again") from exc
+        conn.execute(t.games.insert().values(**{**defaults, **values}, game_id=game_id, created_at=created))
+        if summary is not None and summary.rematch_of is not None:
+            try:
+                conn.execute(t.game_rematches.insert().values(rematch_of=summary.rematch_of, game_id=game_id))
+            except IntegrityError as exc:  # the one rematch of that game, made meanwhile
+                raise ConcurrencyConflict(f"game {summary.rematch_of} has its rematch already: look again") from exc
         seats = seat_rows(game_id, summary.players if summary is not None else ())
         if seats:
             conn.execute(t.game_seats.insert(), seats)
@@ -233,8 +234,8 @@ def turns_and_ends(conn: Connection, player: str, ended_since: str) -> list[Game
 
 
 def find_rematch(conn: Connection, game_id: str) -> str | None:
-    """The id of the rematch of `game_id` (ux_games_rematch_of: one at most), or None."""
-    found = conn.execute(select(t.games.c.game_id).where(t.games.c.rematch_of == game_id)).first()
+    """The id of the rematch of `game_id` (game_rematches: one at most), or None."""
+    found = conn.execute(select(t.game_rematches.c.game_id).where(t.game_rematches.c.rematch_of == game_id)).first()
     return None if found is None else str(found[0])
 
 

@@ -19,10 +19,12 @@ from sqlalchemy.schema import SchemaItem
 from scat_core.store.sql.tables import metadata
 from scat_core.store.sql.triggers import immutability_functions, immutability_triggers
 
-#: On PostgreSQL the events and the snapshots are hash-partitioned by game id into PARTITIONS
-#: partitions each (migration 0016): `events_p00` ... `events_p15`, `game_snapshots_p00` ...
+#: On PostgreSQL the events, the snapshots (migration 0016) and the games read model with its seats
+#: (0017) are hash-partitioned by game id into PARTITIONS partitions each: `events_p00` ...
+#: `events_p15`, `game_snapshots_p00` ..., `games_p00` ..., `game_seats_p00` ...; a game's rows
+#: are in the partition of the same number in each.
 PARTITIONS = 16
-PARTITIONED = ("events", "game_snapshots")
+PARTITIONED = ("events", "game_snapshots", "games", "game_seats")
 _PARTITION = re.compile(rf"^({'|'.join(PARTITIONED)})_p\d\d$")
 
 

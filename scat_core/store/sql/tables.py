@@ -78,13 +78,22 @@ games = Table(
     # A pending game's seated humans who have not accepted yet (a JSON list), and its seats not taken (R28).
     Column("awaiting", Text, nullable=False, server_default="[]"),
     Column("open_seats", Integer, nullable=False, server_default="0"),
-    # The finished game this one is the rematch of: one rematch a game (`scat rematch` asked twice).
+    # The finished game this one is the rematch of (one rematch a game: game_rematches).
     Column("rematch_of", String(64), nullable=True),
     Index("ix_games_last_activity", "last_activity"),
     Index("ix_games_status", "status"),
     Index("ix_games_move_deadline", "move_deadline"),
     Index("ix_games_turn_key", "turn_key", "last_activity"),
-    Index("ux_games_rematch_of", "rematch_of", unique=True),
+)
+
+#: One rematch a game (`scat rematch` asked twice, or by two players at once, is one game): the
+#: finished game -> its rematch, written with the rematch's games row (0017; a unique index of
+#: games before, which a table partitioned by game id cannot hold).
+game_rematches = Table(
+    "game_rematches",
+    metadata,
+    Column("rematch_of", String(64), primary_key=True),
+    Column("game_id", String(64), nullable=False),
 )
 
 #: The seats of each listed game (a name casefolded per seat), written with its games row and

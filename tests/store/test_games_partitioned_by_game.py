@@ -1,7 +1,8 @@
-"""On PostgreSQL the events and the snapshots are hash-partitioned by game id (migration 0016,
-#42): the upgrade moves every row of a database in play into the partitions, keeping each
-event's position and the sequence after them, and a downgrade puts them back in plain tables;
-`scat db check` knows the TRUNCATE trigger of each partition and `db upgrade` restores it."""
+"""On PostgreSQL a game's events, snapshot, games row and seats are hash-partitioned by game id
+(migrations 0016 and 0017, #42): the upgrade moves every row of a database in play into the
+partitions, keeping each event's position and the sequence after them, a rematch made before
+stays the one rematch of its game, and a downgrade puts them back in plain tables; `scat db
+check` knows the TRUNCATE trigger of each partition and `db upgrade` restores it."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ import pytest
 from sqlalchemy import Engine, text
 
 from scat_cli.wiring import open_database
+from scat_core.domain.commands import Resign
 from scat_core.store.sql.database import alembic_config
-from scat_core.store.sql.schema import partition_names
+from scat_core.store.sql.schema import PARTITIONED, partition_names
 from scat_core.store.sql.triggers import partitions_of, restore_triggers, trigger_problems
-from tests.support.services import a_game_in_play, next_move
+from tests.support.services import HUMAN_AND_BOT, a_game_in_play, next_move
 
 pytestmark = pytest.mark.postgres
 
@@ -27,7 +29,14 @@ def _positions(engine: Engine) -> list[tuple[str, int, int]]:
 
 def _partitions(engine: Engine) -> dict[str, list[str]]:
     with engine.connect() as conn:
-        return {table: partitions_of(conn, table) for table in ("events", "game_snapshots")}
+        return {table: partitions_of(conn, table) for table in PARTITIONED}
+
+
+def _partition_numbers(engine: Engine, game_id: str) -> set[str]:
+    """The numbers of the partitions holding the rows of `game_id`, in every partitioned table."""
+    with engine.connect() as conn:
+        return {str(conn.execute(text(f"SELECT DISTINCT tableoid::regclass::text FROM {table} WHERE game_id = :g"),
+                                 {"g": game_id}).scalar_one())[-2:] for table in PARTITIONED}
 
 
 def test_the_upgrade_partitions_a_database_in_play_and_a_downgrade_undoes_it(postgres_url: str) -> None:
@@ -36,21 +45,29 @@ def test_the_upgrade_partitions_a_database_in_play_and_a_downgrade_undoes_it(pos
     service = open_database(postgres_url)
     engine = service.store.engine
     games = [a_game_in_play(service, moves=moves) for moves in (2, 5, 9)]
-    assert _partitions(engine) == {table: partition_names(table) for table in ("events", "game_snapshots")}
+    over = service.playing.create_game(HUMAN_AND_BOT, seed=5, dealer="ann").game_id
+    service.move(over, Resign("you"))  # R27: ann, the bot, wins
+    rematch = service.rematch(over, "you").game_id
+    assert _partitions(engine) == {table: partition_names(table) for table in PARTITIONED}
+    assert all(len(_partition_numbers(engine, game_id)) == 1 for game_id in games)  # each game in one number
     records = {game_id: service.archive.export_records(game_id, running=True) for game_id in games}
     positions = _positions(engine)
+    listed = service.reading.list_games()
 
     with engine.begin() as conn:
         command.downgrade(alembic_config(conn), "0015")
-    assert _partitions(engine) == {"events": [], "game_snapshots": []}
+    assert _partitions(engine) == {table: [] for table in PARTITIONED}
     assert _positions(engine) == positions
+    assert service.reading.list_games() == listed
     with engine.begin() as conn:
         assert trigger_problems(conn) == {}
         command.upgrade(alembic_config(conn), "head")
         assert trigger_problems(conn) == {}
 
-    assert _partitions(engine) == {table: partition_names(table) for table in ("events", "game_snapshots")}
+    assert _partitions(engine) == {table: partition_names(table) for table in PARTITIONED}
     assert _positions(engine) == positions
+    assert service.reading.list_games() == listed
+    assert service.rematch(over, "you").game_id == rematch  # still the one rematch of that game
     for game_id in games:
         assert service.archive.export_records(game_id, running=True) == records[game_id]
         assert service.audit(game_id).ok
