@@ -274,8 +274,8 @@ def snapshot_problems(conn: Connection, key: bytes) -> dict[str, str]:
         .order_by(s.game_id)
     )
     problems: dict[str, str] = {}
-    rows = conn.execution_options(yield_per=_PAGE).execute(query)
-    for game_id, seq, head_hash, version, rules, state, mac, logged in rows.tuples():
+    rows: Any = conn.execution_options(yield_per=_PAGE).execute(query)  # rows unpack as tuples; each value converted
+    for game_id, seq, head_hash, version, rules, state, mac, logged in rows:
         if not is_sealed(key, str(game_id), int(seq), str(head_hash), int(version), str(rules), str(state),
                          None if mac is None else str(mac)):
             problems[str(game_id)] = ("its seal does not verify under this installation's key: the snapshot was "
