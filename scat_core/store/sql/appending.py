@@ -44,7 +44,7 @@ from scat_core.records.stored_log import GENESIS_HASH, StoredEvent, canonical_js
 from scat_core.store.sql import tables as t
 from scat_core.store.sql.driver_sql import execute, execute_many, fetch_all, named
 from scat_core.store.sql.games_list import games_values, put_snapshot, seat_rows, update_games_row
-from scat_core.store.sql.log_reads import IDS_CHUNK, head
+from scat_core.store.sql.log_reads import GAME_ID_VALUE, IDS_CHUNK, head
 from scat_core.store.sql.notify import CHANNEL
 
 _COLUMNS = (t.head_signatures.c.seq, t.head_signatures.c.hash, t.head_signatures.c.key_id,
@@ -191,6 +191,12 @@ _GAMES_WHERE = (
     "OR EXISTS (SELECT 1 FROM head_signatures WHERE game_id = %(game_id)s AND kind = 'head' "
     "AND signature = %(prior_signature)s))"
 )
+#: On PostgreSQL the games row is matched to the game id as a subquery's value, as a command's load
+#: matches it (log_reads.GAME_ID_VALUE): one generic plan for every game, the partition pruned as
+#: the statement runs (with the plain parameter, PostgreSQL planned the whole statement anew at
+#: every command, to prune the games partitions: half the commands a second).
+_PG_GAMES_WHERE = _GAMES_WHERE.replace("game_id = %(game_id)s AND head_seq",
+                                       f"game_id = {GAME_ID_VALUE} AND head_seq", 1)
 SNAPSHOT_COLUMNS = "game_id, seq, hash, state_version, rules_version, state, mac"
 SNAPSHOT_VALUES = ("%(game_id)s, %(head_seq)s, %(head_hash)s, %(state_version)s, %(rules_version)s, %(state)s, "
                    "%(mac)s")
@@ -231,7 +237,7 @@ def _pg_command(count: int) -> str:
                          for s, t, v, d, r, p, h in _ROW_KEYS[:count])
         source = f"(VALUES {rows}) AS u"
     return (
-        f"WITH moved AS (UPDATE games SET {_GAMES_SET} WHERE {_GAMES_WHERE} RETURNING 1), "
+        f"WITH moved AS (UPDATE games SET {_GAMES_SET} WHERE {_PG_GAMES_WHERE} RETURNING 1), "
         f"new_events AS (INSERT INTO events ({EVENT_COLUMNS}) SELECT %(game_id)s, u.* FROM {source} "
         f"WHERE {_MOVED} RETURNING 1), "
         f"snapshot AS (INSERT INTO game_snapshots ({SNAPSHOT_COLUMNS}) SELECT {SNAPSHOT_VALUES} "

@@ -162,13 +162,15 @@ def _usable(snapshot: str) -> str:
 # a command costs the same on a long game as on a short one (#13): the first event wanted is a
 # subquery computed once (so PostgreSQL puts it in the index condition, where a join filter
 # would read every event of the game and drop all but the last), and every value that differs
-# from game to game (the game id, the event named) is a subquery's value (`_GAME`), known only
+# from game to game (the game id, the event named) is a subquery's value (`GAME_ID_VALUE`), known only
 # when the query runs.
 #: The game id as a subquery's value, known only when the query runs: what is matched to it is
 #: estimated alike for every game (from the number of games, not this game's share of the log),
-#: and the partitions (migration 0016) are pruned as the query runs, so one generic plan fits
-#: every game and PostgreSQL has no reason to plan again at each command.
-_GAME = "(SELECT CAST(%(game_id)s AS VARCHAR(64)))"
+#: and the partitions (migrations 0016 and 0017) are pruned as the query runs, so one generic plan
+#: fits every game and PostgreSQL has no reason to plan again at each command. Every partitioned
+#: table is matched to it: one matched to the plain parameter would be pruned only by a plan
+#: made for that game, which PostgreSQL would then prefer, and make, at every command.
+GAME_ID_VALUE = "(SELECT CAST(%(game_id)s AS VARCHAR(64)))"
 #: The head signature's columns, read by these names: `command_load_statement` finds their place once.
 _SIGNATURE_COLUMNS = ("hs.seq", "hs.hash", "hs.key_id", "hs.public_key", "hs.signature")
 COMMAND_COLUMNS = (
@@ -188,15 +190,15 @@ def command_load_statement(columns: Sequence[str]) -> tuple[str, slice]:
     return (
         f"SELECT {', '.join(columns)} "
         "FROM games g "
-        f"LEFT JOIN game_snapshots s ON s.game_id = {_GAME} "
+        f"LEFT JOIN game_snapshots s ON s.game_id = {GAME_ID_VALUE} "
         "LEFT JOIN game_secrets sec ON sec.game_id = g.game_id "
         "LEFT JOIN head_signatures hs ON hs.game_id = g.game_id AND hs.kind = 'head' "
-        f"LEFT JOIN events e ON e.game_id = {_GAME} "
+        f"LEFT JOIN events e ON e.game_id = {GAME_ID_VALUE} "
         "AND e.seq >= COALESCE((SELECT CAST(%(from_seq)s AS INTEGER)), "
         "(SELECT CASE WHEN "
         f"{_usable('f')} THEN f.seq END "
-        f"FROM game_snapshots f WHERE f.game_id = {_GAME}), 1) "
-        "WHERE g.game_id = %(game_id)s ORDER BY e.seq"
+        f"FROM game_snapshots f WHERE f.game_id = {GAME_ID_VALUE}), 1) "
+        f"WHERE g.game_id = {GAME_ID_VALUE} ORDER BY e.seq"
     ), where
 
 
