@@ -17,6 +17,8 @@ alike; PostgreSQL from $SCAT_TEST_POSTGRES_URL, fresh schemas dropped afterwards
 * what each guarantee costs a command (#42): scat without head signatures, and without
   snapshots, end to end in alternating rounds (patched for the measure only), the hash
   chain and the games list's columns in the command's commit measured apart;
+* PostgreSQL: what naming the game's partitions earns a command (partition_routing.py, a speed
+  trick): commands/s with it and through the parent tables, in alternating rounds;
 * PostgreSQL: 8 writers on 8 games (8 processes) against one writer: goal >= 4x, and every
   event appended is in the log once (counted, then every game audited);
 * the cost of a command on a 2,000-event game against a 20-event game: goal <= 1.2x;
@@ -77,6 +79,7 @@ from scat_core.records.stored_log import canonical_json, chain_hash_raw  # noqa:
 from scat_core.service import GameService, loading  # noqa: E402
 from scat_core.service.loading import snapshot_json, summarize  # noqa: E402
 from scat_core.store.sql import appending  # noqa: E402
+from scat_core.store.sql.partition_routing import ROUTING  # noqa: E402
 
 BASELINE = "f2863d2"
 HUMANS = tuple(PlayerSeat(name=n) for n in ("ann", "bob", "cy"))
@@ -762,6 +765,26 @@ def guarantee_costs(place: Place, peer_best: float | None, played: Sequence[Play
     print("           (the per-move signatures of a server's games are not on this path: bench_server.py)")
 
 
+def routing_worth(place: Place, quick: bool) -> None:
+    """Commands/s naming the game's partitions (as scat runs) and through the parent tables, in
+    alternating rounds: what the speed trick of partition_routing.py earns; it stays while it pays."""
+    rates: dict[bool, list[float]] = {True: [], False: []}
+    was = ROUTING.on
+    try:
+        for round_number in range(2 if quick else 3):
+            for on in (True, False):
+                ROUTING.on = on
+                service = place.service(f"routing{round_number}{int(on)}")
+                rates[on].append(scat_commands(service, 80 if quick else 200, seed=round_number * 100).rate)
+                service.store.engine.dispose()
+    finally:
+        ROUTING.on = was
+    routed, parents = max(rates[True]), max(rates[False])
+    line(place.name, "naming the game's partitions (speed trick), commands/s", f"{routed:,.0f} /s",
+         f"through the parent tables {parents:,.0f} /s: {routed / parents:.2f}x "
+         f"({'pays' if routed > parents else 'does NOT pay: remove it'})")
+
+
 def run_place(place: Place, args: argparse.Namespace) -> None:
     quick = args.quick
     try:
@@ -805,6 +828,8 @@ def run_place(place: Place, args: argparse.Namespace) -> None:
                  f"scat {mine / floor:.2f}x, the peer {best / floor:.2f}x; the goal (1.5x the peer) "
                  f"is {1.5 * best / floor:.2f}x of it")
         guarantee_costs(place, best if theirs else None, ours, quick)
+        if place.name == "postgresql":
+            routing_worth(place, quick)
         peer_app = peer_apps.get("no cache")
         if args.commands_only:
             service.store.engine.dispose()

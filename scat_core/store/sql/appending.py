@@ -46,6 +46,7 @@ from scat_core.store.sql.driver_sql import execute, execute_many, fetch_all, nam
 from scat_core.store.sql.games_list import games_values, put_snapshot, seat_rows, update_games_row
 from scat_core.store.sql.log_reads import GAME_ID_VALUE, IDS_CHUNK, head
 from scat_core.store.sql.notify import CHANNEL
+from scat_core.store.sql.partition_routing import ROUTING, partition_of, routed
 
 _COLUMNS = (t.head_signatures.c.seq, t.head_signatures.c.hash, t.head_signatures.c.key_id,
             t.head_signatures.c.public_key, t.head_signatures.c.signature)
@@ -284,7 +285,10 @@ def append_after_head(
                 params.update(seqs=list(columns[0]), types=list(columns[1]), versions=list(columns[2]),
                               datas=list(columns[3]), recorded=list(columns[4]), prevs=list(columns[5]),
                               hashes=list(columns[6]))
-            moved: bool = fetch_all(conn, _pg_command(len(rows)), params)[0][0] == 1
+            statement = _pg_command(len(rows))
+            if ROUTING.proven(game_id):  # its load found it in the partitions computed for it
+                statement = routed(statement, partition_of(game_id))
+            moved: bool = fetch_all(conn, statement, params)[0][0] == 1
         else:
             moved = execute(conn, named(conn, _GAMES), params) == 1
             if moved:

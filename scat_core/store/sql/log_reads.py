@@ -31,6 +31,7 @@ from scat_core.records.stored_log import (
 )
 from scat_core.store.sql import tables as t
 from scat_core.store.sql.driver_sql import fetch_all, named, placeholder
+from scat_core.store.sql.partition_routing import ROUTING, partition_of, routed
 
 IDS_CHUNK = 500  # ids or rows per statement: well under SQLite's 32,766 variables
 # Built once: building and cache-keying a select costs more than fetching a short game.
@@ -257,7 +258,18 @@ def _fetch(conn: Connection, game_id: str, use_snapshot: bool, from_seq: int | N
     """The rows of `COMMAND_LOAD`: from event `from_seq` on when given, else from the snapshot's
     event on when one of these rules is kept (and `use_snapshot`), else from the first event."""
     state_version, rules_version = SNAPSHOT_TAG if use_snapshot else (-1, "")
+    params = {"game_id": game_id, "state_version": state_version, "rules_version": rules_version,
+              "from_seq": from_seq}
     # On the driver's own cursor (driver_sql.py): SQLAlchemy's Row objects and execution context
     # cost as much as the fetch.
-    return fetch_all(conn, named(conn, COMMAND_LOAD), {"game_id": game_id, "state_version": state_version,
-                                                        "rules_version": rules_version, "from_seq": from_seq})
+    statement = named(conn, COMMAND_LOAD)
+    if not ROUTING.on or conn.dialect.name != "postgresql":
+        return fetch_all(conn, statement, params)
+    rows = fetch_all(conn, routed(statement, partition_of(game_id)), params)  # the game's own partitions
+    if rows:
+        ROUTING.found(game_id)
+        return rows
+    rows = fetch_all(conn, statement, params)  # no such game, or (never yet) another partition than computed
+    if rows:
+        ROUTING.wrong(game_id)
+    return rows
