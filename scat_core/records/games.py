@@ -29,6 +29,9 @@ class GameSummary:
     open_seats: int = 0
     #: The game this one is the rematch of (one rematch a game).
     rematch_of: str | None = None
+    #: The finished game's result, as the service encodes it (JSON), given by the append that ends
+    #: the game; None keeps the row's (an append after the end: a message).
+    result: str | None = None
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,7 @@ class GameRow:
     awaiting: tuple[str, ...] = ()
     open_seats: int = 0
     rematch_of: str | None = None
+    result: str | None = None  # the finished game's result (GameSummary.result), None before its end
 
 
 @dataclass(frozen=True)

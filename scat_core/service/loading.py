@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from scat_core.domain import events as ev
@@ -36,6 +37,7 @@ from scat_core.records.games import GameSummary
 from scat_core.records.signing import BoundedMemo
 from scat_core.records.stored_log import GameSecret, KeptHead, StoredEvent, utc_now
 from scat_core.service.ports import Store, UnitOfWork
+from scat_core.service.values import GameResult, game_result, kept_result
 
 #: Why a game made signed (GameCreated.signed) whose head has no signature is damaged.
 SIGNATURE_REMOVED = "its head signature was removed, but its first event says every head of it is signed"
@@ -150,13 +152,32 @@ def append(tx: UnitOfWork, state: GameState, events: list[ev.Event], after: Game
     Nothing is written before the unit of work ends well (ports: a command's write is its last act)."""
     kept = snapshot_json(after) if snapshot_due(after) else None
     recorded_at = recorded_at or utc_now()
-    summary = summarize(after, deadline_after(tx, state, after, recorded_at))
+    summary = summary_after(tx, state, events, after, recorded_at)
     stored = tx.append(state.game_id, state.version, events, summary, kept, head, recorded_at)
     if stored and stored[-1].seq == after.version:
         keep_state(after, stored[-1].hash)  # the state at the head just written (kept above)
         if kept is not None:
             saw_snapshot(after.game_id, after.version, stored[-1].hash)
     return stored
+
+
+def summary_after(tx: UnitOfWork, state: GameState, events: Sequence[ev.Event], after: GameState,
+                  recorded_at: str) -> GameSummary:
+    """The games row after `events` lead from `state` to `after` at `recorded_at`: with the
+    game's result when they end it (kept once, by the append that ends it)."""
+    summary = summarize(after, deadline_after(tx, state, after, recorded_at))
+    if after.status == "finished" and state.status != "finished":
+        summary = replace(summary, result=kept_result(ending_result(tx, state, events, recorded_at)))
+    return summary
+
+
+def ending_result(tx: UnitOfWork, state: GameState, events: Sequence[ev.Event], recorded_at: str) -> GameResult:
+    """The result of the game that `events`, appended after `state` at `recorded_at`, end: from its
+    whole log (read once, at its end) and those events."""
+    before = tx.load(state.game_id, up_to=state.version) if state.version else []
+    records = [(stored.seq, stored.recorded_at, stored.event) for stored in before]
+    return game_result([*records, *((state.version + index, recorded_at, event)
+                                     for index, event in enumerate(events, start=1))])
 
 
 #: A command folds at most about this many events after the snapshot when its process has not

@@ -64,7 +64,6 @@ from scat_core.service.loading import (
     append,
     authorize,
     chance_of,
-    deadline_after,
     invitations_expire,
     keep_state,
     load_for_command,
@@ -74,7 +73,7 @@ from scat_core.service.loading import (
     require_player,
     saw_snapshot,
     snapshot_json,
-    summarize,
+    summary_after,
     system_clock,
     turn_began_at,
     turn_deadline,
@@ -408,7 +407,7 @@ class Playing:
         secret = GameSecret(chance.seed, chance.salt)
         now = self._now()
         with self.store.transaction() as tx:
-            summary = summarize(after, deadline_after(tx, GameState(), after, now))
+            summary = summary_after(tx, GameState(), created + replies, after, now)
             kept = snapshot_json(after)
             stored = tx.append(command.game_id, 0, created + replies, summary, kept, recorded_at=now)
             if after.status != "finished":  # a game its bots played out has revealed its seed: none kept
@@ -700,7 +699,7 @@ class Playing:
                        recorded_at: str, secret: GameSecret | None, tell: Tell | None) -> Outcome:
         """`_written`, through the store's whole append (its games row and seats written afresh), in a
         transaction: for a command that changes the game's seats."""
-        summary = summarize(after, deadline_after(tx, state, after, recorded_at))
+        summary = summary_after(tx, state, events, after, recorded_at)
         stored = tx.append(state.game_id, state.version, events, summary, snapshot_json(after), recorded_at=recorded_at)
         keep_state(after, stored[-1].hash)
         saw_snapshot(after.game_id, after.version, stored[-1].hash)

@@ -25,7 +25,7 @@ from scat_core.service.loading import (
 )
 from scat_core.service.playing import Playing
 from scat_core.service.ports import Store, UnitOfWork
-from scat_core.service.values import ACTIONS, GameResult, game_result
+from scat_core.service.values import ACTIONS, GameResult, game_result, result_kept
 
 #: How many of the last messages `show` tells.
 LAST_MESSAGES = 5
@@ -254,6 +254,10 @@ class Reading:
     def game_result(self, game_id: str) -> GameResult:
         """The result of a finished game: each hand's outcome, standings, duration, winner (R26)."""
         with self.store.read() as tx:
+            row = tx.get_game(game_id)
+            kept = result_kept(row.result) if row is not None and row.result is not None else None
+            if kept is not None and row is not None and row.status == "finished":
+                return kept  # kept by the append that ended it (a game ended by an older scat, or imported: none)
             stored = tx.load(game_id)
         if not stored or ev.ending_of([s.event for s in stored]) is None:
             raise RuleViolation(f"game {game_id} is not over yet")

@@ -11,6 +11,7 @@ the words are the front end's.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime
@@ -547,3 +548,30 @@ def game_result(records: Sequence[tuple[int, str, ev.Event]]) -> GameResult:
         standings=standings,
         seats=[seat.name for seat in created.players],
     )
+
+
+#: The format of a result kept in the games read model (`kept_result`); a row of another is not read.
+RESULT_FORMAT = 1
+
+
+@cache
+def _results() -> TypeAdapter[GameResult]:
+    return TypeAdapter(GameResult)
+
+
+def kept_result(result: GameResult) -> str:
+    """`result` as the games read model keeps it (JSON, tagged with RESULT_FORMAT)."""
+    return json.dumps({"format": RESULT_FORMAT, "result": _results().dump_python(result, mode="json")},
+                      separators=(",", ":"))
+
+
+def result_kept(text: str) -> GameResult | None:
+    """The result the games read model keeps (`kept_result`), or None when it is of another format
+    or unreadable (the caller then reads it from the events)."""
+    try:
+        data = json.loads(text)
+        if not isinstance(data, dict) or data.get("format") != RESULT_FORMAT:
+            return None
+        return _results().validate_python(data["result"])
+    except (ValueError, TypeError, KeyError, RecursionError):  # pydantic's ValidationError is a ValueError
+        return None

@@ -446,7 +446,8 @@ def _summarized(row: GameRow, summary: GameSummary) -> GameRow:
     return replace(row, status=summary.status, players=tuple(summary.players), bots=tuple(summary.bots),
                    turn=summary.turn, hand_number=summary.hand_number, dealer=summary.dealer,
                    winner=summary.winner, protected=summary.protected, move_deadline=summary.move_deadline,
-                   awaiting=tuple(summary.awaiting), open_seats=summary.open_seats, rematch_of=summary.rematch_of)
+                   awaiting=tuple(summary.awaiting), open_seats=summary.open_seats, rematch_of=summary.rematch_of,
+                   result=row.result if summary.result is None else summary.result)
 
 
 class MemoryStore:

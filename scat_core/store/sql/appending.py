@@ -183,7 +183,7 @@ _GAMES_SET = (
     "players = %(players)s, bots = %(bots)s, turn = %(turn)s, hand_number = %(hand_number)s, "
     "dealer = %(dealer)s, winner = %(winner)s, protected = %(protected)s, "
     "move_deadline = %(move_deadline)s, turn_key = %(turn_key)s, awaiting = %(awaiting)s, "
-    "open_seats = %(open_seats)s"
+    "open_seats = %(open_seats)s, result = COALESCE(%(result)s, result)"
 )
 #: The games row moves only from the head verified and, when the append signs, only over the very
 #: signature verified (read with the load, or written by this store's last append: KnownHeads).

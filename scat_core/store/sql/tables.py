@@ -80,6 +80,8 @@ games = Table(
     Column("open_seats", Integer, nullable=False, server_default="0"),
     # The finished game this one is the rematch of (one rematch a game: game_rematches).
     Column("rematch_of", String(64), nullable=True),
+    # A finished game's result (JSON, the service's), written by the append that ends it (0018).
+    Column("result", Text, nullable=True),
     Index("ix_games_last_activity", "last_activity"),
     Index("ix_games_status", "status"),
     Index("ix_games_move_deadline", "move_deadline"),
