@@ -6,6 +6,7 @@ check` knows the TRUNCATE trigger of each partition and `db upgrade` restores it
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -52,13 +53,12 @@ def test_the_upgrade_partitions_a_database_in_play_and_a_downgrade_undoes_it(pos
     assert all(len(_partition_numbers(engine, game_id)) == 1 for game_id in games)  # each game in one number
     records = {game_id: service.archive.export_records(game_id, running=True) for game_id in games}
     positions = _positions(engine)
-    listed = service.reading.list_games()
+    listed = [replace(row, result=None) for row in service.reading.list_games()]
 
     with engine.begin() as conn:
         command.downgrade(alembic_config(conn), "0015")
     assert _partitions(engine) == {table: [] for table in PARTITIONED}
     assert _positions(engine) == positions
-    assert service.reading.list_games() == listed
     with engine.begin() as conn:
         assert trigger_problems(conn) == {}
         command.upgrade(alembic_config(conn), "head")
@@ -66,7 +66,9 @@ def test_the_upgrade_partitions_a_database_in_play_and_a_downgrade_undoes_it(pos
 
     assert _partitions(engine) == {table: partition_names(table) for table in PARTITIONED}
     assert _positions(engine) == positions
-    assert service.reading.list_games() == listed
+    # the same rows; a kept result (0018) went with the downgrade and is made from the log again
+    assert [replace(row, result=None) for row in service.reading.list_games()] == listed
+    assert service.reading.game_result(over) is not None
     assert service.rematch(over, "you").game_id == rematch  # still the one rematch of that game
     for game_id in games:
         assert service.archive.export_records(game_id, running=True) == records[game_id]
