@@ -55,7 +55,9 @@ class GameRow:
     awaiting: tuple[str, ...] = ()
     open_seats: int = 0
     rematch_of: str | None = None
-    result: str | None = None  # the finished game's result (GameSummary.result), None before its end
+    #: The finished game's result (GameSummary.result), None before its end. Only a game's own row
+    #: (`get_game`) is sure to carry it: a list may leave it out (the SQL store's lists do).
+    result: str | None = None
 
 
 @dataclass(frozen=True)

@@ -68,8 +68,13 @@ def game_row(m: Any) -> GameRow:
         dealer=m["dealer"], created_at=m["created_at"], last_activity=m["last_activity"],
         winner=m["winner"], head_seq=m["head_seq"], head_hash=m["head_hash"],
         protected=bool(m["protected"]), move_deadline=m["move_deadline"], awaiting=_names(m, "awaiting"),
-        open_seats=m["open_seats"], rematch_of=m["rematch_of"], result=m["result"],
+        open_seats=m["open_seats"], rematch_of=m["rematch_of"], result=m.get("result"),
     )
+
+
+#: A games row as the lists read it: every column but the result (kilobytes of a finished game's
+#: JSON that `show` reads from its own row, `get_game`, and no list prints).
+_LISTED = select(*(column for column in t.games.c if column.name != "result"))
 
 
 def update_games_row(
@@ -146,7 +151,7 @@ def get_games(conn: Connection, game_ids: Sequence[str]) -> dict[str, GameRow]:
     """The read-model rows of those of `game_ids` that are games here, by id (one query)."""
     if not game_ids:
         return {}
-    rows = conn.execute(select(t.games).where(t.games.c.game_id.in_(list(game_ids))))
+    rows = conn.execute(_LISTED.where(t.games.c.game_id.in_(list(game_ids))))
     return {row.game_id: row for row in (game_row(found._mapping) for found in rows)}
 
 
@@ -183,7 +188,7 @@ def list_games(conn: Connection, status: str | None = None, waiting_for: str | N
     the last activity: a page costs the same however many games there are). `first_for` is
     matched the same way, through the indexed seats of game_seats.
     """
-    query = _filtered(select(t.games), status, waiting_for)
+    query = _filtered(_LISTED, status, waiting_for)
     query = query.order_by(t.games.c.last_activity.desc(), t.games.c.game_id)
     if first_for is None:
         return _rows(conn, _after(query, after), limit)
@@ -228,7 +233,7 @@ def turns_and_ends(conn: Connection, player: str, ended_since: str) -> list[Game
     query keeps only the rows where someone is to act or that ended since.
     """
     games = t.games.c
-    query = select(t.games).where(
+    query = _LISTED.where(
         ((games.status == "active") & games.turn.is_not(None)) | (games.status == "pending")
         | (games.status.in_(("finished", "cancelled")) & (games.last_activity >= ended_since))
     ).order_by(games.last_activity, games.game_id)
@@ -246,7 +251,7 @@ def games_of(conn: Connection, player: str, ended_since: str) -> list[GameRow]:
     wait for their players or run, or that ended at or after `ended_since`, oldest activity first."""
     games = t.games.c
     seated = games.game_id.in_(select(t.game_seats.c.game_id).where(t.game_seats.c.name_key == turn_key(player)))
-    query = select(t.games).where(seated, games.status.in_(("pending", "active")) | (
+    query = _LISTED.where(seated, games.status.in_(("pending", "active")) | (
         games.last_activity >= ended_since)).order_by(games.last_activity, games.game_id)
     return [game_row(r._mapping) for r in conn.execute(query)]
 
