@@ -255,9 +255,10 @@ class Reading:
         """The result of a finished game: each hand's outcome, standings, duration, winner (R26)."""
         with self.store.read() as tx:
             row = tx.get_game(game_id)
-            kept = result_kept(row.result) if row is not None and row.result is not None else None
-            if kept is not None and row is not None and row.status == "finished":
-                return kept  # kept by the append that ended it (a game ended by an older scat, or imported: none)
+            if row is not None and row.status == "finished" and row.result is not None:
+                kept = result_kept(row.result)  # kept by the append that ended it (older or imported games: none)
+                if kept is not None:
+                    return kept
             stored = tx.load(game_id)
         if not stored or ev.ending_of([s.event for s in stored]) is None:
             raise RuleViolation(f"game {game_id} is not over yet")

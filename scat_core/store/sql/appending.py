@@ -185,19 +185,21 @@ _GAMES_SET = (
     "move_deadline = %(move_deadline)s, turn_key = %(turn_key)s, awaiting = %(awaiting)s, "
     "open_seats = %(open_seats)s, result = COALESCE(%(result)s, result)"
 )
-#: The games row moves only from the head verified and, when the append signs, only over the very
-#: signature verified (read with the load, or written by this store's last append: KnownHeads).
-_GAMES_WHERE = (
-    "game_id = %(game_id)s AND head_seq = %(expected_seq)s AND head_hash = %(expected_hash)s AND (NOT %(sign)s "
-    "OR EXISTS (SELECT 1 FROM head_signatures WHERE game_id = %(game_id)s AND kind = 'head' "
-    "AND signature = %(prior_signature)s))"
-)
+def _games_where(game: str) -> str:
+    """The games row of `game` (SQL), moved only from the head verified and, when the append signs,
+    only over the very signature verified (read with the load, or written by this store's last
+    append: KnownHeads)."""
+    return (f"game_id = {game} AND head_seq = %(expected_seq)s AND head_hash = %(expected_hash)s AND (NOT %(sign)s "
+            "OR EXISTS (SELECT 1 FROM head_signatures WHERE game_id = %(game_id)s AND kind = 'head' "
+            "AND signature = %(prior_signature)s))")
+
+
+_GAMES_WHERE = _games_where("%(game_id)s")
 #: On PostgreSQL the games row is matched to the game id as a subquery's value, as a command's load
 #: matches it (log_reads.GAME_ID_VALUE): one generic plan for every game, the partition pruned as
 #: the statement runs (with the plain parameter, PostgreSQL planned the whole statement anew at
 #: every command, to prune the games partitions: half the commands a second).
-_PG_GAMES_WHERE = _GAMES_WHERE.replace("game_id = %(game_id)s AND head_seq",
-                                       f"game_id = {GAME_ID_VALUE} AND head_seq", 1)
+_PG_GAMES_WHERE = _games_where(GAME_ID_VALUE)
 SNAPSHOT_COLUMNS = "game_id, seq, hash, state_version, rules_version, state, mac"
 SNAPSHOT_VALUES = ("%(game_id)s, %(head_seq)s, %(head_hash)s, %(state_version)s, %(rules_version)s, %(state)s, "
                    "%(mac)s")
