@@ -167,9 +167,10 @@ def analyze(service: GameService, db: str) -> None:
     and the autovacuum that millions of inserted rows set off would otherwise run during the
     measures, on the same two cores (a move then measured 1.6x slower at 200,000 games). A
     CHECKPOINT then writes out the pages the fill and the vacuum dirtied, as pgbench does before
-    it measures: otherwise the checkpoint they call for runs during the measures at the large
-    size only (the same 200,000 games measured a few minutes after their fill: a finished game's
-    `show` 0.96x, not the 1.57x measured right after it)."""
+    it measures, so that the checkpoint they call for is not likely to run during the measures at
+    the large size only (the same 200,000 games measured a few minutes after their fill: a
+    finished game's `show` 0.96x, not the 1.57x measured right after it; the checkpoint is the
+    likely cause of the difference, not a proven one)."""
     if db == "postgresql":
         with service.store.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
             conn.exec_driver_sql("VACUUM (ANALYZE)")
