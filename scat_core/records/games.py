@@ -32,6 +32,9 @@ class GameSummary:
     #: The finished game's result, as the service encodes it (JSON), given by the append that ends
     #: the game; None keeps the row's (an append after the end: a message).
     result: str | None = None
+    #: What the game was created with that its lists tell, as the service encodes it (JSON), given by
+    #: the append that creates the game (or adds it whole); None keeps the row's.
+    creation: str | None = None
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,8 @@ class GameRow:
     #: The finished game's result (GameSummary.result), None before its end. Only a game's own row
     #: (`get_game`) is sure to carry it: a list may leave it out (the SQL store's lists do).
     result: str | None = None
+    #: What the game was created with (GameSummary.creation); None for a game added before it was kept.
+    creation: str | None = None
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from scat_core.records.chain import audit_records
 from scat_core.records.errors import CorruptHistory, HistoryDamaged
 from scat_core.records.games import GameRow
 from scat_core.records.signing import HEAD, ORIGIN
-from scat_core.service.loading import SIGNATURE_REMOVED, snapshot_json, summarize
+from scat_core.service.loading import SIGNATURE_REMOVED, snapshot_json, summarize_whole
 from scat_core.service.playing import with_signers
 from scat_core.service.ports import Store
 from scat_core.service.signatures import (
@@ -252,7 +252,9 @@ class Archive:
                 f"refused: the history is invalid or tampered at event {report.first_bad_seq}: {report.problems[0]}"
             )
         report, origin = check_import(self.store.keys, report, records, strict)
-        state = fold(ev.from_record(r["type"], r["schema_version"], r["data"]) for r in records)
+        log = [(int(r["seq"]), str(r["recorded_at"]), ev.from_record(r["type"], r["schema_version"], r["data"]))
+               for r in records]
+        state = fold(event for _, _, event in log)
         problem = identifier_problem(state)
         if problem is not None:
             raise RuleViolation(f"refused: the history of game {report.game_id} {problem}: nothing imported")
@@ -260,7 +262,7 @@ class Archive:
             if tx.head(report.game_id) is not None:
                 raise AlreadyImported(f"game {report.game_id} is already in this database: nothing imported",
                                       game_id=report.game_id)
-            tx.append_many([(records, summarize(state), snapshot_json(state))])
+            tx.append_many([(records, summarize_whole(state, log), snapshot_json(state))])
             if origin is not None:
                 tx.write_signature(report.game_id, ORIGIN, origin.seq, origin.hash, origin.signature)
         return report

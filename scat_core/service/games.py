@@ -452,8 +452,10 @@ class GameService(Generic[S]):
     def _listings(self, rows: Sequence[GameRow], read_only: set[str]) -> list[Listing]:
         """The games list's rows as told: each with whether it is read-only here, whether its creator
         chose its chance, its move time left (R28) and, with an open seat, its options."""
-        chosen = self.reading.chosen_chance([row.game_id for row in rows])
-        described = self.reading.options_of([row.game_id for row in rows if row.open_seats])
+        made = self.reading.creations(rows)
+        chosen = {game_id: (creation.seed_chosen, creation.first_deck_stacked) for game_id, creation in made.items()}
+        described = {row.game_id: made[row.game_id].options.describe() for row in rows
+                     if row.open_seats and row.game_id in made}
         rated = {}
         if described:  # the lobby: strangers pick opponents by their ratings
             rated = {(row.name.casefold(), row.is_bot): row.rating for row in self.ratings().players}
@@ -465,8 +467,8 @@ class GameService(Generic[S]):
                     turn=None if row.game_id in read_only else row.turn, hand_number=row.hand_number,
                     dealer=row.dealer, created_at=row.created_at, last_activity=row.last_activity,
                     winner=row.winner, head_seq=row.head_seq, protected=row.protected,
-                    read_only=row.game_id in read_only, seed_chosen=chosen[row.game_id][0],
-                    first_deck_stacked=chosen[row.game_id][1], move_deadline=clocks[row.game_id][0],
+                    read_only=row.game_id in read_only, seed_chosen=chosen.get(row.game_id, (False, False))[0],
+                    first_deck_stacked=chosen.get(row.game_id, (False, False))[1], move_deadline=clocks[row.game_id][0],
                     move_time_left=clocks[row.game_id][1], awaiting=list(row.awaiting), open_seats=row.open_seats,
                     options=described.get(row.game_id, []),
                     ratings={name: rated[(name.casefold(), name in row.bots)] for name in row.players

@@ -33,11 +33,11 @@ from scat_core.domain.shuffle import SeededChance
 from scat_core.domain.state import GameState
 from scat_core.records.credentials import ActingAccount, Credential, proven_for, remember_proven, verify_token
 from scat_core.records.errors import CorruptHistory, HistoryDamaged
-from scat_core.records.games import GameSummary
+from scat_core.records.games import GameRow, GameSummary
 from scat_core.records.signing import BoundedMemo
 from scat_core.records.stored_log import GameSecret, KeptHead, StoredEvent, utc_now
 from scat_core.service.ports import Store, UnitOfWork
-from scat_core.service.values import GameResult, game_result, kept_result
+from scat_core.service.values import Creation, GameResult, creation_kept, game_result, kept_creation, kept_result
 
 #: Why a game made signed (GameCreated.signed) whose head has no signature is damaged.
 SIGNATURE_REMOVED = "its head signature was removed, but its first event says every head of it is signed"
@@ -164,8 +164,9 @@ def append(tx: UnitOfWork, state: GameState, events: list[ev.Event], after: Game
 def summary_after(tx: UnitOfWork, state: GameState, events: Sequence[ev.Event], after: GameState,
                   recorded_at: str) -> GameSummary:
     """The games row after `events` lead from `state` to `after` at `recorded_at`: with the
-    game's result when they end it (kept once, by the append that ends it)."""
-    summary = summarize(after, deadline_after(tx, state, after, recorded_at))
+    game's result when they end it (kept once, by the append that ends it) and its creation when
+    they create it."""
+    summary = summarize(after, deadline_after(tx, state, after, recorded_at), new=state.version == 0)
     if after.status == "finished" and state.status != "finished":
         summary = replace(summary, result=kept_result(ending_result(tx, state, events, recorded_at)))
     return summary
@@ -264,8 +265,9 @@ def check_up_to(game_id: str, up_to: int, count: int) -> None:
         raise BadInput(f"game {game_id} has events 1 to {count}, not {up_to}")
 
 
-def summarize(state: GameState, move_deadline: str | None = None) -> GameSummary:
-    """The games read-model row for `state`, whose player to act runs out of time at `move_deadline` (R28)."""
+def summarize(state: GameState, move_deadline: str | None = None, new: bool = False) -> GameSummary:
+    """The games read-model row for `state`, whose player to act runs out of time at `move_deadline`
+    (R28); a `new` row (the game created, or added whole) keeps what the game was created with too."""
     return GameSummary(
         status=state.status if state.status in ("pending", "finished", "cancelled") else "active",
         players=tuple(player.name for player in state.players),
@@ -279,7 +281,34 @@ def summarize(state: GameState, move_deadline: str | None = None) -> GameSummary
         awaiting=state.awaiting,
         open_seats=state.open_seats,
         rematch_of=state.rematch_of,
+        creation=kept_creation(Creation.of(state)) if new else None,
     )
+
+
+def summarize_whole(state: GameState, log: Sequence[tuple[int, str, ev.Event]]) -> GameSummary:
+    """The games row of a game added whole (imported) with `log` (seq, recorded_at, event), which
+    folds to `state`: with its creation and, when it is finished, its result (as the append that
+    ends a game keeps it)."""
+    summary = summarize(state, new=True)
+    return replace(summary, result=kept_result(game_result(log))) if state.status == "finished" else summary
+
+
+def creations(tx: UnitOfWork, rows: Sequence[GameRow]) -> dict[str, Creation]:
+    """What the games of `rows` were created with: kept in each games row, else (a game added before
+    it was kept, migration 0019) from its first event, one read of the log for all of those."""
+    made: dict[str, Creation] = {}
+    unkept = []
+    for row in rows:
+        kept = None if row.creation is None else creation_kept(row.creation)
+        if kept is None:
+            unkept.append(row.game_id)
+        else:
+            made[row.game_id] = kept
+    if unkept:
+        for stored in tx.first_events(unkept):
+            if isinstance(stored.event, ev.GameCreated):
+                made[stored.game_id] = Creation.of(stored.event)
+    return made
 
 
 def snapshot_json(state: GameState) -> str | None:

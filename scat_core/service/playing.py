@@ -64,6 +64,7 @@ from scat_core.service.loading import (
     append,
     authorize,
     chance_of,
+    creations,
     invitations_expire,
     keep_state,
     load_for_command,
@@ -430,8 +431,8 @@ class Playing:
         key = creator.casefold()
         with self.store.read() as tx:
             rows = [row for row in tx.games_of(creator, "9999") if row.status == "pending"]  # "9999": none ended
-            made = [stored.game_id for stored in tx.first_events([row.game_id for row in rows])
-                    if isinstance(stored.event, ev.GameCreated) and (stored.event.creator or "").casefold() == key]
+            made = [game_id for game_id, creation in creations(tx, rows).items()
+                    if (creation.creator or "").casefold() == key]
         if len(made) >= PENDING_MADE:
             raise RuleViolation(f"{creator} has {len(made)} games waiting for their players already, the most one "
                                 "account may have: let them be answered, or withdraw one (decline it)")

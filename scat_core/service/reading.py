@@ -18,6 +18,7 @@ from scat_core.records.stored_log import StoredEvent
 from scat_core.service.loading import (
     authorize,
     check_up_to,
+    creations,
     load_for_command,
     refuse_bot_viewer,
     replay,
@@ -25,7 +26,7 @@ from scat_core.service.loading import (
 )
 from scat_core.service.playing import Playing
 from scat_core.service.ports import Store, UnitOfWork
-from scat_core.service.values import ACTIONS, GameResult, game_result, result_kept
+from scat_core.service.values import ACTIONS, Creation, GameResult, game_result, result_kept
 
 #: How many of the last messages `show` tells.
 LAST_MESSAGES = 5
@@ -98,26 +99,12 @@ class Reading:
         with self.store.read() as tx:
             return tx.expired_games(now, limit)
 
-    def chosen_chance(self, game_ids: Sequence[str]) -> dict[str, tuple[bool, bool]]:
-        """For each game: (its seed was chosen at creation, its first deck was), from its first event.
-
-        #14 item 4: whoever chose them can know every hand, so every list says so.
-        """
+    def creations(self, rows: Sequence[GameRow]) -> dict[str, Creation]:
+        """What the games of `rows` were created with (kept in their rows; from the first events of
+        games added before it was kept): whether their creator chose their chance (#14 item 4: whoever
+        did can know every hand, so every list says so), their options (the lobby's), their creator."""
         with self.store.read() as tx:
-            created = tx.first_events(game_ids)
-        flags = dict.fromkeys(game_ids, (False, False))
-        for stored in created:
-            event = stored.event
-            if isinstance(event, ev.GameCreated):
-                flags[stored.game_id] = (bool(event.seed_chosen), event.first_deck_stacked)
-        return flags
-
-    def options_of(self, game_ids: Sequence[str]) -> dict[str, list[str]]:
-        """For each game: its options as `scat new` spells them, from its first event (the lobby's)."""
-        with self.store.read() as tx:
-            created = tx.first_events(game_ids)
-        return {stored.game_id: stored.event.options.describe() for stored in created
-                if isinstance(stored.event, ev.GameCreated)}
+            return creations(tx, rows)
 
     def seats(self, game_id: str, player: str) -> bool:
         """Whether `player` sits in the game (as its games list row tells; a game not listed: as if he did)."""
@@ -256,7 +243,7 @@ class Reading:
         with self.store.read() as tx:
             row = tx.get_game(game_id)
             if row is not None and row.status == "finished" and row.result is not None:
-                kept = result_kept(row.result)  # kept by the append that ended it (older or imported games: none)
+                kept = result_kept(row.result)  # kept by the append that ended it or the import (older games: none)
                 if kept is not None:
                     return kept
             stored = tx.load(game_id)

@@ -35,6 +35,7 @@ from pydantic import (
 from scat_core.domain import events as ev
 from scat_core.domain.audit_report import AuditReport
 from scat_core.domain.commands import PLAYER_COMMANDS, LegalMove, PlayerCommand
+from scat_core.domain.options import GameOptions
 from scat_core.domain.state import GameState
 
 if TYPE_CHECKING:
@@ -573,5 +574,50 @@ def result_kept(text: str) -> GameResult | None:
         if not isinstance(data, dict) or data.get("format") != RESULT_FORMAT:
             return None
         return _results().validate_python(data["result"])
+    except (ValueError, TypeError, KeyError, RecursionError):  # pydantic's ValidationError is a ValueError
+        return None
+
+
+#: The format of a game's creation kept in the games read model (`kept_creation`); a row of another is not read.
+CREATION_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Creation:
+    """What a game was created with that the games list tells: whether its creator chose its chance
+    (#14 item 4: the seed, the first deck), its options (the lobby's) and its creator."""
+
+    seed_chosen: bool
+    first_deck_stacked: bool
+    options: GameOptions
+    creator: str | None
+
+    @classmethod
+    def of(cls, made: GameState | ev.GameCreated) -> Creation:
+        """A game's creation, from its GameCreated event or any state folded from it (the same fields)."""
+        return cls(seed_chosen=bool(made.seed_chosen), first_deck_stacked=made.first_deck_stacked,
+                   options=made.options, creator=made.creator)
+
+
+def kept_creation(creation: Creation) -> str:
+    """`creation` as the games read model keeps it (JSON, tagged with CREATION_FORMAT)."""
+    return json.dumps({"format": CREATION_FORMAT, "seed_chosen": creation.seed_chosen,
+                       "first_deck_stacked": creation.first_deck_stacked,
+                       "options": creation.options.model_dump(mode="json"), "creator": creation.creator},
+                      separators=(",", ":"))
+
+
+def creation_kept(text: str) -> Creation | None:
+    """The creation the games read model keeps (`kept_creation`), or None when it is of another
+    format or unreadable (the caller then reads it from the game's first event)."""
+    try:
+        data = json.loads(text)
+        if not isinstance(data, dict) or data.get("format") != CREATION_FORMAT:
+            return None
+        seed_chosen, stacked, creator = data["seed_chosen"], data["first_deck_stacked"], data["creator"]
+        if type(seed_chosen) is not bool or type(stacked) is not bool or not isinstance(creator, str | None):
+            return None
+        return Creation(seed_chosen=seed_chosen, first_deck_stacked=stacked,
+                        options=GameOptions.model_validate(data["options"]), creator=creator)
     except (ValueError, TypeError, KeyError, RecursionError):  # pydantic's ValidationError is a ValueError
         return None

@@ -447,7 +447,8 @@ def _summarized(row: GameRow, summary: GameSummary) -> GameRow:
                    turn=summary.turn, hand_number=summary.hand_number, dealer=summary.dealer,
                    winner=summary.winner, protected=summary.protected, move_deadline=summary.move_deadline,
                    awaiting=tuple(summary.awaiting), open_seats=summary.open_seats, rematch_of=summary.rematch_of,
-                   result=row.result if summary.result is None else summary.result)
+                   result=row.result if summary.result is None else summary.result,
+                   creation=row.creation if summary.creation is None else summary.creation)
 
 
 class MemoryStore:

@@ -49,7 +49,7 @@ def template(records: Sequence[Record], state: GameState) -> Template:
                     "schema_version": record["schema_version"], "recorded_at": _TIME, "data": data}
         prepared.append(({**envelope, "recorded_at": record["recorded_at"]}, canonical_json(data).decode("utf-8"),
                          canonical_json(envelope)))
-    return Template(list(records), prepared, summarize(state), state)
+    return Template(list(records), prepared, summarize(state, new=True), state)
 
 
 def play_bot_games(service: GameService, count: int, bots: int = 3, lives: int = 3, seed: int = 0,

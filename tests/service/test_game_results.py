@@ -1,7 +1,8 @@
 """A finished game's result (R26) is that of its ending: what is said at the table afterwards
 changes neither when it ended nor how long it lasted. The append that ends a game keeps its
-result in the games read model (#42), the very result its events make, and `show` reads it
-there; a kept result of another format, or damaged, is made from the events again."""
+result in the games read model (#42), the very result its events make (an import of a finished
+game keeps it too), and `show` reads it there; a kept result of another format, or damaged, is
+made from the events again."""
 
 from __future__ import annotations
 
@@ -76,3 +77,13 @@ def test_a_kept_result_of_another_format_or_damaged_is_made_from_the_log_again(s
             conn.execute(text("UPDATE games SET result = :r WHERE game_id = :g"), {"r": kept, "g": game_id})
         assert service.reading.game_result(game_id) == expected
     service.store.engine.dispose()
+
+
+def test_an_imported_finished_game_keeps_the_result_its_events_make(any_service: GameService) -> None:
+    source = GameService(MemoryStore())
+    game_id = _bot_games(source)[2]
+    any_service.import_records(source.archive.export_records(game_id))
+    with any_service.store.read() as tx:
+        row = tx.get_game(game_id)
+    assert row is not None and row.result is not None  # kept by the import, as by the append that ended it
+    assert result_kept(row.result) == source.reading.game_result(game_id) == any_service.reading.game_result(game_id)

@@ -449,8 +449,10 @@ _PG_BULK_EVENTS = (
     "%(types)b::text[], %(versions)b::int[], %(datas)b::text[], %(recorded)b::text[], %(prevs)b::text[], "
     "%(hashes)b::text[])"
 )
+#: Every column of a games row: those a summary sets (games_values), the head, when it began and last moved.
 _GAMES_COLUMNS = ("game_id, status, players, bots, turn, hand_number, dealer, created_at, last_activity, winner, "
-                  "head_seq, head_hash, protected, move_deadline, turn_key")
+                  "head_seq, head_hash, protected, move_deadline, turn_key, awaiting, open_seats, rematch_of, "
+                  "result, creation")
 _GAMES_PARAMS = ", ".join(f"%({column})s" for column in _GAMES_COLUMNS.split(", "))
 _INSERT_GAMES = f"INSERT INTO games ({_GAMES_COLUMNS}) VALUES ({_GAMES_PARAMS})"
 _INSERT_SEATS = "INSERT INTO game_seats (game_id, seat, name_key) VALUES (%(game_id)s, %(seat)s, %(name_key)s)"

@@ -37,6 +37,7 @@ def games_values(summary: GameSummary) -> dict[str, Any]:
         "move_deadline": summary.move_deadline, "turn_key": turn_key(summary.turn),
         "awaiting": json.dumps(list(summary.awaiting)), "open_seats": summary.open_seats,
         "rematch_of": summary.rematch_of, "result": summary.result,
+        "creation": summary.creation,
     }
 
 
@@ -69,6 +70,7 @@ def game_row(m: Any) -> GameRow:
         winner=m["winner"], head_seq=m["head_seq"], head_hash=m["head_hash"],
         protected=bool(m["protected"]), move_deadline=m["move_deadline"], awaiting=_names(m, "awaiting"),
         open_seats=m["open_seats"], rematch_of=m["rematch_of"], result=m.get("result"),
+        creation=m["creation"],
     )
 
 
@@ -88,8 +90,9 @@ def update_games_row(
     }
     if summary is not None:
         values.update(games_values(summary))
-        if summary.result is None:
-            del values["result"]  # the row keeps the result it has (a message after the end)
+        for kept in ("result", "creation"):
+            if values[kept] is None:
+                del values[kept]  # the row keeps what it has (a result: a message after the end)
     updated = conn.execute(t.games.update().where(t.games.c.game_id == game_id).values(**values))
     if updated.rowcount and summary is not None:  # a seat taken (`scat join`): its game_seats row too
         known = conn.execute(select(func.count()).select_from(t.game_seats)

@@ -82,6 +82,8 @@ games = Table(
     Column("rematch_of", String(64), nullable=True),
     # A finished game's result (JSON, the service's), written by the append that ends it (0018).
     Column("result", Text, nullable=True),
+    # What the game was created with that its lists tell (JSON, the service's), written with its row (0019).
+    Column("creation", Text, nullable=True),
     Index("ix_games_last_activity", "last_activity"),
     Index("ix_games_status", "status"),
     Index("ix_games_move_deadline", "move_deadline"),
