@@ -2,13 +2,16 @@
 
     .venv/bin/python tests/benchmarks/bench_scale.py [--games 200000] [--no-postgres] [--no-sqlite] [--no-cold]
 
-Per database (SQLite in a temporary directory, WAL + synchronous=FULL as scat runs it;
-PostgreSQL from $SCAT_TEST_POSTGRES_URL, in a fresh schema dropped afterwards): the same
-measured games are timed when the database holds 1,000 games, and again after it was filled
-with `--games` (default 200,000; with progress) of cloned bot games (populate.py: real bot
+Per database kind (SQLite in temporary files, WAL + synchronous=FULL as scat runs it;
+PostgreSQL from $SCAT_TEST_POSTGRES_URL, in fresh schemas dropped afterwards), two databases
+hold the same measured games (the same seeds, the same moves): one filled to 1,000 games, the
+other to `--games` (default 200,000; with progress) with cloned bot games (populate.py: real bot
 games re-keyed and re-hashed, appended through the store's bulk path; PostgreSQL's statistics
-then refreshed with VACUUM (ANALYZE), as autovacuum keeps them while a database grows by play), the two
-side by side:
+then refreshed with VACUUM (ANALYZE), as autovacuum keeps them while a database grows by play).
+Each measure then runs on the small database and the large one in turn, call after call, so
+both meet the machine in the same state (figures on these machines move 2-3x within an hour:
+measured ten minutes apart, before and after the fill, the large database's figures were up to
+1.4x the small one's whatever the size did):
 
 * a move (`act`) on a running game, in the process that played it last (its state kept) and
   as a new process would make it (the kept states forgotten: the snapshot and the events since);
@@ -35,7 +38,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -60,16 +63,16 @@ Measure = Callable[[GameService, str], None]
 
 
 def line(db: str, measure: str, figure: str, goal: str = "") -> None:
-    print(f"{db:<10} {measure:<52} {figure:>24}  {goal}", flush=True)
+    print(f"{db:<10} {measure:<60} {figure:>24}  {goal}", flush=True)
 
 
 @dataclass
 class Measured:
-    """The games every measure runs on (the same at both sizes), and what each measure cost."""
+    """The games every measure runs on in one database (the same seeds and moves in both)."""
 
+    service: GameService
     running: list[str]
     finished: list[str]
-    figures: dict[str, dict[int, float]] = field(default_factory=dict)  # measure -> games held -> seconds
 
 
 def move_new_process(service: GameService, game_id: str) -> None:
@@ -112,21 +115,32 @@ def timed(run: Callable[[], None]) -> float:
     return time.perf_counter() - started
 
 
-def measure_all(service: GameService, measured: Measured, held: int, rounds: int, cold: Callable[[], None] | None,
-                ) -> None:
-    """Time every measure at `held` games: the median over the measured games of the best of
-    `rounds`, cached; and once after `cold()` (caches dropped) when given, under "uncached"."""
+def measure_all(small: Measured, large: Measured, rounds: int, cold: Callable[[], None] | None,
+                ) -> dict[str, tuple[float, float]]:
+    """Every measure on both databases: measure name -> (its cost on `small`, on `large`). Each
+    is the median over the measured games of the best of `rounds`, the two databases timed in
+    turn, call after call; and, with `cold` (caches dropped before each call), the median of five
+    uncached calls each, under "..., uncached"."""
+    figures: dict[str, tuple[float, float]] = {}
     for name, (run, on_running) in MEASURES.items():
-        games = measured.running if on_running else measured.finished
-        best = [min(timed(lambda g=game_id, r=run: r(service, g)) for _ in range(rounds))  # type: ignore[misc]
-                for game_id in games]
-        measured.figures.setdefault(name, {})[held] = statistics.median(best)
-        if cold is not None and name != "a move, the process's state kept":
-            uncached = []
-            for game_id in games[:5]:
-                cold()
-                uncached.append(timed(lambda g=game_id, r=run: r(service, g)))  # type: ignore[misc]
-            measured.figures.setdefault(f"{name}, uncached", {})[held] = statistics.median(uncached)
+        best: tuple[list[float], list[float]] = ([], [])
+        uncached: tuple[list[float], list[float]] = ([], [])
+        pairs = list(zip(*((m.running if on_running else m.finished) for m in (small, large)), strict=True))
+        for index, pair in enumerate(pairs):
+            times: tuple[list[float], list[float]] = ([], [])
+            for _ in range(rounds):
+                for side, (measured, game_id) in enumerate(zip((small, large), pair, strict=True)):
+                    times[side].append(timed(lambda m=measured, g=game_id, r=run: r(m.service, g)))  # type: ignore[misc]
+            for side in (0, 1):
+                best[side].append(min(times[side]))
+            if cold is not None and name != "a move, the process's state kept" and index < 5:
+                for side, (measured, game_id) in enumerate(zip((small, large), pair, strict=True)):
+                    cold()
+                    uncached[side].append(timed(lambda m=measured, g=game_id, r=run: r(m.service, g)))  # type: ignore[misc]
+        figures[name] = (statistics.median(best[0]), statistics.median(best[1]))
+        if uncached[0]:
+            figures[f"{name}, uncached"] = (statistics.median(uncached[0]), statistics.median(uncached[1]))
+    return figures
 
 
 def fill(service: GameService, db: str, start: int, count: int) -> None:
@@ -149,7 +163,8 @@ def fill(service: GameService, db: str, start: int, count: int) -> None:
 
 
 def prepare(service: GameService) -> Measured:
-    """The measured games: running human games a few moves in, and finished bot games."""
+    """The measured games: running human games a few moves in, and finished bot games (their
+    seeds fixed: the same games in every database)."""
     running = []
     for seed in range(MEASURED):
         game_id = service.playing.create_game(list(HUMANS), seed=seed).game_id
@@ -158,7 +173,7 @@ def prepare(service: GameService) -> Measured:
         running.append(game_id)
     finished = [service.playing.create_game([PlayerSeat(name=f"bot{i}", is_bot=True) for i in range(3)],
                                             seed=100 + seed).game_id for seed in range(MEASURED)]
-    return Measured(running, finished)
+    return Measured(service, running, finished)
 
 
 def analyze(service: GameService, db: str) -> None:
@@ -201,12 +216,16 @@ def restart_postgres() -> bool:
     return done.returncode == 0
 
 
-def run_database(db: str, url: str, games: int, rounds: int, cold_wanted: bool) -> None:
-    service = open_database(url)
-    measured = prepare(service)
-    print(f"{db:<10} filling to {SMALL:,} games first", flush=True)
-    fill(service, db, 0, SMALL - games_held(service))
-    analyze(service, db)
+def run_database(db: str, urls: tuple[str, str], games: int, rounds: int, cold_wanted: bool) -> None:
+    """Fill the database at `urls[0]` to SMALL games and the one at `urls[1]` to `games`, the same
+    measured games in both, and print what each measure costs on each, side by side."""
+    small, large = (prepare(open_database(url)) for url in urls)
+    for measured, (label, start, count) in zip((small, large), (("small", 0, SMALL), ("large", SMALL, games)),
+                                               strict=True):
+        print(f"{db:<10} filling the {label} database to {count:,} games", flush=True)
+        fill(measured.service, db, start, count - games_held(measured.service))
+    for measured in (small, large):
+        analyze(measured.service, db)
     cold = None
     if cold_wanted and drop_os_cache():
         restart = db == "postgresql" and shutil.which("pg_ctlcluster") is not None
@@ -214,28 +233,28 @@ def run_database(db: str, url: str, games: int, rounds: int, cold_wanted: bool) 
             print(f"{db:<10} (cannot restart PostgreSQL here: its buffers stay warm; only the OS cache is dropped)")
 
         def cold() -> None:
-            service.store.engine.dispose()  # no pooled connection outlives the restart
+            for measured in (small, large):
+                measured.service.store.engine.dispose()  # no pooled connection outlives the restart
             if restart and restart_postgres():
                 for _ in range(50):  # until it takes connections again
                     try:
-                        with service.store.engine.connect():
+                        with small.service.store.engine.connect():
                             break
                     except Exception:  # noqa: BLE001 - the server is coming up
                         time.sleep(0.2)
             drop_os_cache()
     elif cold_wanted:
         print(f"{db:<10} (not root: the uncached measures are left out)")
-    measure_all(service, measured, SMALL, rounds, cold)
-    fill(service, db, SMALL, games - SMALL)
-    analyze(service, db)
-    held = games_held(service)
-    measure_all(service, measured, games, rounds, cold)
-    line(db, f"measured at {SMALL:,} and {held:,} games", "1,000 games    many", "ratio; goal")
-    for name, at in measured.figures.items():
-        ratio = at[games] / at[SMALL]
+    held = tuple(games_held(measured.service) for measured in (small, large))
+    figures = measure_all(small, large, rounds, cold)
+    line(db, f"the same games in databases of {held[0]:,} and {held[1]:,} games", f"{held[0]:,} games      many",
+         "ratio; goal")
+    for name, (at_small, at_large) in figures.items():
+        ratio = at_large / at_small
         verdict = f"{ratio:.2f}x; goal <= {GOAL}x: {'met' if ratio <= GOAL else 'MISSED'}"
-        line(db, name, f"{at[SMALL] * 1e3:6.2f} ms {at[games] * 1e3:6.2f} ms", verdict)
-    service.store.engine.dispose()
+        line(db, name, f"{at_small * 1e3:6.2f} ms {at_large * 1e3:6.2f} ms", verdict)
+    for measured in (small, large):
+        measured.service.store.engine.dispose()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -252,22 +271,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.no_sqlite:
         directory = Path(tempfile.mkdtemp(prefix="scat-scale-"))
         try:
-            run_database("sqlite", f"sqlite:///{directory / 'scale.db'}", args.games, args.rounds, args.cold)
+            urls = (f"sqlite:///{directory / 'small.db'}", f"sqlite:///{directory / 'large.db'}")
+            run_database("sqlite", urls, args.games, args.rounds, args.cold)
         finally:
             shutil.rmtree(directory, ignore_errors=True)
     if args.postgres and not args.no_postgres:
-        schema = f"scat_scale_{uuid.uuid4().hex[:6]}"
+        schemas = tuple(f"scat_scale_{size}_{uuid.uuid4().hex[:6]}" for size in ("small", "large"))
         admin = create_engine(args.postgres, isolation_level="AUTOCOMMIT")
         with admin.connect() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-        url = make_url(args.postgres).update_query_dict({"options": f"-csearch_path={schema}"})
+            for schema in schemas:
+                conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+        pg_urls = tuple(make_url(args.postgres).update_query_dict({"options": f"-csearch_path={schema}"})
+                     .render_as_string(hide_password=False) for schema in schemas)
         try:
-            run_database("postgresql", url.render_as_string(hide_password=False), args.games, args.rounds, args.cold)
+            run_database("postgresql", (pg_urls[0], pg_urls[1]), args.games, args.rounds, args.cold)
         finally:
             admin.dispose()
             admin = create_engine(args.postgres, isolation_level="AUTOCOMMIT")
             with admin.connect() as conn:
-                conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+                for schema in schemas:
+                    conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
     return 0
 
 

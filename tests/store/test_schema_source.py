@@ -14,7 +14,13 @@ from sqlalchemy import CheckConstraint, Column, Engine, Integer, MetaData, Table
 
 from scat_core.store.sql.database import alembic_config
 from scat_core.store.sql.tables import metadata
-from tests.support.schema import autogenerate_drift, check_constraint_drift, schema_drift, trigger_drift
+from tests.support.schema import (
+    autogenerate_drift,
+    check_constraint_drift,
+    partial_index_drift,
+    schema_drift,
+    trigger_drift,
+)
 from tests.support.store import drop_event_triggers
 
 
@@ -81,3 +87,17 @@ def test_a_dropped_trigger_is_drift(engine: Engine) -> None:
         "postgresql": ["events_no_truncate", "events_no_update_delete"],
     }[engine.dialect.name]
     assert problems == [f"trigger events.{name}: declared, not in the database" for name in expected]
+
+
+def test_a_partial_index_whose_where_differs_is_drift(engine: Engine) -> None:
+    other, whole = copy_of_tables(), copy_of_tables()
+    (messages,) = [i for i in other.tables["events"].indexes if i.name == "ix_events_messages"]
+    messages.info["where"] = "type = 'HandDealt'"
+    (unfiltered,) = [i for i in whole.tables["events"].indexes if i.name == "ix_events_messages"]
+    del unfiltered.info["where"]
+    with engine.connect() as conn:
+        assert partial_index_drift(conn) == []
+        assert autogenerate_drift(conn, other) == autogenerate_drift(conn, whole) == []  # Alembic alone does not see it
+        found = "index ix_events_messages: the database's WHERE is \"type='messagesaid'\", tables.py's"
+        assert partial_index_drift(conn, other) == [f"{found} \"type='handdealt'\""]
+        assert partial_index_drift(conn, whole) == [f"{found} ''"]

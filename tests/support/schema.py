@@ -2,7 +2,8 @@
 
 Alembic's `compare_metadata` sees tables, columns, types, defaults, indexes and unique
 constraints; CHECK constraints, triggers and functions it does not see, so they are compared
-here by name (and, on SQLite, which keeps them as written, by text).
+here by name (and, on SQLite, which keeps them as written, by text); nor the WHERE of a partial
+index (tables.py's `info["where"]`), compared here with the index's definition in the database.
 """
 
 from __future__ import annotations
@@ -51,6 +52,32 @@ def check_constraint_drift(conn: Connection, target: MetaData = metadata) -> lis
     return problems
 
 
+def _predicate(sql: str) -> str:
+    """The WHERE of an index's definition, without brackets, casts, quotes' case or spaces ("" if none)."""
+    where = re.split(r"\bwhere\b", _words(sql), maxsplit=1)
+    return re.sub(r"[\s()]|::[a-z ]+", "", where[1]) if len(where) == 2 else ""
+
+
+def partial_index_drift(conn: Connection, target: MetaData = metadata) -> list[str]:
+    """The indexes whose WHERE in the database is not the one tables.py declares (`info["where"]`, or none)."""
+    problems = []
+    for table in target.sorted_tables:
+        for index in table.indexes:
+            if not on_dialect(index, conn.dialect.name):
+                continue
+            query = ("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = :name" if conn.dialect.name ==
+                     "sqlite" else "SELECT indexdef FROM pg_indexes WHERE indexname = :name AND schemaname = "
+                     "current_schema()")
+            found = conn.execute(text(query), {"name": index.name}).scalar()
+            if found is None:
+                continue  # missing: Alembic's comparison names it
+            declared = _predicate(f"where {index.info['where']}") if "where" in index.info else ""
+            if _predicate(str(found)) != declared:
+                problems.append(f"index {index.name}: the database's WHERE is {_predicate(str(found))!r}, "
+                                f"tables.py's {declared!r}")
+    return problems
+
+
 def trigger_drift(conn: Connection) -> list[str]:
     """The triggers (and PostgreSQL trigger functions) of the store's schema missing or extra in the database."""
     dialect = conn.dialect.name
@@ -79,7 +106,7 @@ def trigger_drift(conn: Connection) -> list[str]:
 def schema_drift(conn: Connection, target: MetaData = metadata) -> list[str]:
     """Every difference between the database and the store's schema (empty: none)."""
     found = [repr(diff) for diff in autogenerate_drift(conn, target)]
-    return found + check_constraint_drift(conn, target) + trigger_drift(conn)
+    return found + check_constraint_drift(conn, target) + trigger_drift(conn) + partial_index_drift(conn, target)
 
 
 def migrated(url: str) -> str:

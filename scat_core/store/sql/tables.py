@@ -33,6 +33,10 @@ Position = BigInteger().with_variant(Integer(), "sqlite")
 #: The database fills events.tx_id (migration 0002): the writing transaction's id, or 0.
 TX_ID_DEFAULTS = {"postgresql": "(pg_current_xact_id()::text::bigint)", "sqlite": "0"}
 
+#: The events `ix_events_messages` holds; a query reads them through it only if it names their type as
+#: a literal (a parameter could be any type: log_reads._between).
+MESSAGES = "type = 'MessageSaid'"
+
 events = Table(
     "events",
     metadata,
@@ -53,6 +57,11 @@ events = Table(
     Index("ix_events_tx_position", "tx_id", "position", info={"dialects": ("postgresql",)}),
     # The newest position of the log, once partitioned by game (0016): the primary key is then (game_id, position).
     Index("ix_events_position", "position", info={"dialects": ("postgresql",)}),
+    # A game's messages, newest first, with no read of its other events (0020): `show`'s last lines,
+    # a player's rate of them, whatever the log's length. Partial: its WHERE is in `info` (as a
+    # dialect's keyword, postgresql_where, it would load PostgreSQL's dialect in every command on
+    # SQLite), compared with the database's by the schema tests.
+    Index("ix_events_messages", "game_id", "seq", info={"where": MESSAGES}),
 )
 
 games = Table(
