@@ -57,8 +57,8 @@ def _indexes_used(engine: Engine, statement: str, parameters: Any) -> list[str]:
             return ([node["Index Name"]] if "Index Name" in node else []) + [
                 name for child in node.get("Plans", ()) for name in names(child)]
 
-        return [str(conn.execute(text("SELECT indexdef FROM pg_indexes WHERE indexname = :n"),
-                                 {"n": name}).scalar_one()) for name in names(plan[0]["Plan"])]
+        defined = text("SELECT indexdef FROM pg_indexes WHERE indexname = :n AND schemaname = current_schema()")
+        return [str(conn.execute(defined, {"n": name}).scalar_one()) for name in names(plan[0]["Plan"])]
 
 
 def test_a_games_last_messages_are_read_through_the_index_of_messages(store: EventStore, engine: Engine) -> None:
