@@ -115,10 +115,11 @@ def test_a_declaration_and_a_throw_down_go_through_moves(api: httpx.Client) -> N
 
 
 def test_a_claim_goes_through_moves_and_its_time_is_the_servers(api: httpx.Client) -> None:
-    game, tokens = new_game(api, options={"move_time": 1})
-    early = move(api, game, tokens["eve"], move="claim", player="eve")
+    waiting, waiting_tokens = new_game(api, options={"move_time": 3600})  # its time runs out in no test's run
+    early = move(api, waiting, waiting_tokens["eve"], move="claim", player="eve")
     assert early.status_code == 422 and "R28" in early.json()["error"], early.text
-    time.sleep(1.2)
+    game, tokens = new_game(api, options={"move_time": 1})
+    time.sleep(1.2)  # out of time by now, however slow the machine
     claimed = move(api, game, tokens["eve"], move="claim", player="eve")
     assert claimed.status_code == 200, claimed.text
     assert any(event["type"] == "Resigned" and event["data"]["claimed_by"] == "eve"
