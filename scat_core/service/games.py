@@ -453,7 +453,6 @@ class GameService(Generic[S]):
         """The games list's rows as told: each with whether it is read-only here, whether its creator
         chose its chance, its move time left (R28) and, with an open seat, its options."""
         made = self.reading.creations(rows)
-        chosen = {game_id: (creation.seed_chosen, creation.first_deck_stacked) for game_id, creation in made.items()}
         described = {row.game_id: made[row.game_id].options.describe() for row in rows
                      if row.open_seats and row.game_id in made}
         rated = {}
@@ -467,8 +466,10 @@ class GameService(Generic[S]):
                     turn=None if row.game_id in read_only else row.turn, hand_number=row.hand_number,
                     dealer=row.dealer, created_at=row.created_at, last_activity=row.last_activity,
                     winner=row.winner, head_seq=row.head_seq, protected=row.protected,
-                    read_only=row.game_id in read_only, seed_chosen=chosen.get(row.game_id, (False, False))[0],
-                    first_deck_stacked=chosen.get(row.game_id, (False, False))[1], move_deadline=clocks[row.game_id][0],
+                    read_only=row.game_id in read_only,
+                    seed_chosen=row.game_id in made and made[row.game_id].seed_chosen,
+                    first_deck_stacked=row.game_id in made and made[row.game_id].first_deck_stacked,
+                    move_deadline=clocks[row.game_id][0],
                     move_time_left=clocks[row.game_id][1], awaiting=list(row.awaiting), open_seats=row.open_seats,
                     options=described.get(row.game_id, []),
                     ratings={name: rated[(name.casefold(), name in row.bots)] for name in row.players

@@ -54,8 +54,8 @@ def _load_sql(mark: str, up_to: bool) -> str:
 
 
 _BETWEEN: dict[tuple[tuple[str, ...] | None, bool, bool], Any] = {}
-#: The messages said at a game's table: read newest first through their own index (0020).
-MESSAGES = ("MessageSaid",)
+#: The type of the messages said at a game's table: read newest first through their own index (0020).
+MESSAGE_TYPES = ("MessageSaid",)
 
 
 @cache
@@ -125,7 +125,7 @@ def load_between(
 ) -> list[StoredEvent]:
     """The game's events with `after` < seq <= `up_to` (only of `types`, if given), in seq order
     or newest first, at most `limit` of them."""
-    if types is not None and tuple(types) == MESSAGES and newest_first and limit is not None:
+    if types is not None and tuple(types) == MESSAGE_TYPES and newest_first and limit is not None:
         sql = _messages_sql(placeholder(conn), conn.dialect.name == "sqlite")
         return StoredEvent.of_game(game_id, fetch_all(conn, sql, (game_id, after, up_to, limit)))
     query = _between(tuple(types) if types is not None else None, newest_first, limit is not None)

@@ -34,7 +34,7 @@ Position = BigInteger().with_variant(Integer(), "sqlite")
 TX_ID_DEFAULTS = {"postgresql": "(pg_current_xact_id()::text::bigint)", "sqlite": "0"}
 
 #: The events `ix_events_messages` holds; a query reads them through it only if it names their type as
-#: a literal (a parameter could be any type: log_reads._between).
+#: a literal (a parameter could be any type: log_reads._messages_sql).
 MESSAGES = "type = 'MessageSaid'"
 
 events = Table(
