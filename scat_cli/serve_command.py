@@ -105,6 +105,11 @@ def serve(
         help="The address of a proxy of yours in front of the server (repeat it for several): the client "
         "address of a request it forwards is the one its X-Forwarded-For names. From anyone else that "
         "header is ignored (none is trusted by default).")] = None,
+    commit_together: Annotated[bool, typer.Option(
+        "--commit-together/--commit-alone",
+        help="Make the moves that arrive together durable with one commit (each in a savepoint of its own: a "
+        "refused move costs only itself; nobody is answered before the commit that holds his move), or "
+        "each with a commit of its own.")] = True,
 ) -> None:
     """Run the Scat backend: the HTTP API for `scat --server URL`.
 
@@ -138,7 +143,7 @@ def serve(
                          max_streams_per_address=max_streams_per_address, max_streams=max_streams,
                          new_games_per_hour=new_games_per_hour,
                          max_registrations_per_address=max_registrations_per_address,
-                         registration=registration.value)
+                         registration=registration.value, commit_together=commit_together)
     except BaseException:  # e.g. another key than the database's server's: nothing is served
         listening.close()
         raise

@@ -29,11 +29,12 @@ if TYPE_CHECKING:
 
 
 def open_database(url: str | None = None, *, pre_ping: bool = False, serving: bool = False,
-                  clock: Clock | None = None) -> GameService[EventStore]:
+                  commit_together: bool = False, clock: Clock | None = None) -> GameService[EventStore]:
     """The service over the database at `url` (or $SCAT_DB_URL, or the default file), with its account
     log; its schema brought up to date first. `pre_ping` (a server): each pooled connection is tested
-    before use; `serving`: a server's service, which claims turns out of move time itself (R28); `clock`:
-    the time it reads (the system's by default)."""
+    before use; `serving`: a server's service, which claims turns out of move time itself (R28);
+    `commit_together`: the commands that arrive together are committed in one transaction (a server's,
+    store/sql/commit_groups.py); `clock`: the time it reads (the system's by default)."""
     from scat_core.service.games import GameService
     from scat_core.service.loading import system_clock
     from scat_core.store.sql.account_log import SqlAccountLog
@@ -41,7 +42,8 @@ def open_database(url: str | None = None, *, pre_ping: bool = False, serving: bo
     from scat_core.store.sql.event_store import EventStore
 
     engine = open_engine(url, pre_ping=pre_ping)
-    return GameService(EventStore(engine), clock or system_clock, accounts=SqlAccountLog(engine), server=serving)
+    return GameService(EventStore(engine, commit_together=commit_together), clock or system_clock,
+                       accounts=SqlAccountLog(engine), server=serving)
 
 
 def open_server(url: str) -> RemoteGames:

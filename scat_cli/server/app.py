@@ -79,7 +79,8 @@ def on_exit_signal(action: Callable[[], None]) -> None:
 def create_app(db_url: str | None = None, *, testing: bool = False, claim_every: float | None = None,
                tokens: bool = False, max_streams_per_address: int = MAX_STREAMS_PER_ADDRESS,
                max_streams: int = MAX_STREAMS, new_games_per_hour: int | None = None,
-               max_registrations_per_address: int | None = None, registration: str = "open") -> FastAPI:
+               max_registrations_per_address: int | None = None, registration: str = "open",
+               commit_together: bool = True) -> FastAPI:
     """The app over the database at `db_url`; `testing` allows games with --seed/--deck;
     `claim_every` (seconds): how often it claims turns out of move time itself (R28; None: never);
     `tokens`: it also serves requests without an account (games protected by per-game tokens);
@@ -87,7 +88,8 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     one account (or an unsigned request's address) creates at most `new_games_per_hour` games an hour
     (None: heavy_work.NEW_GAMES_PER_HOUR); at most `max_registrations_per_address` registrations an
     hour from one address (None: verify.py's default);
-    `registration`: who may register, "open" (anyone), "invite" (with an invite code) or "closed"."""
+    `registration`: who may register, "open" (anyone), "invite" (with an invite code) or "closed";
+    `commit_together`: the commands that arrive together are committed together (commit_groups.py)."""
     from scat_cli import wiring
     from scat_cli.server.answering import Answering
     from scat_cli.server.docs_pages import serve_docs
@@ -103,7 +105,8 @@ def create_app(db_url: str | None = None, *, testing: bool = False, claim_every:
     from scat_core.store.sql.database import masked_url
     from scat_core.store.sql.server_rows import SqlInvites
 
-    service = wiring.open_database(db_url, pre_ping=True, serving=True)  # a connection lost to a restart is replaced
+    service = wiring.open_database(db_url, pre_ping=True,  # a connection lost to a restart is replaced
+                                   serving=True, commit_together=commit_together)
     server_key_id = one_key_per_database(service)
     accounts_ = service.accounts
     assert accounts_ is not None  # a database's service has its account log

@@ -29,8 +29,8 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[HandClock]:
     opened = wiring.open_database
 
     def open_on_hand_clock(url: str | None = None, *, pre_ping: bool = False, serving: bool = False,
-                           clock: Clock | None = None) -> GameService[Any]:
-        return opened(url, pre_ping=pre_ping, serving=serving, clock=hand)
+                           commit_together: bool = False, clock: Clock | None = None) -> GameService[Any]:
+        return opened(url, pre_ping=pre_ping, serving=serving, commit_together=commit_together, clock=hand)
 
     monkeypatch.setattr(wiring, "open_database", open_on_hand_clock)
     yield hand

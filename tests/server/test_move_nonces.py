@@ -61,10 +61,10 @@ def test_a_signed_move_and_its_nonce_are_one_commit(served: tuple[httpx.Client, 
     commits, connections = counted(app, "commit"), counted(app, "checkout")
     moved = ann.post(target, body, headers)
     assert moved.status_code == 200, moved.text
-    # the draw, its MoveSigned, the bot's reply, the read model and the nonce: one connection and, on
-    # SQLite, one transaction (PostgreSQL: the nonce's statement, then the append's, in autocommit)
+    # the draw, its MoveSigned, the bot's reply, the read model and the nonce: one connection and one
+    # transaction, on both databases (the server's commands commit together: commit_groups.py)
     assert len(connections) == 1
-    assert len(commits) == (1 if app.state.server.games.store.engine.dialect.name == "sqlite" else 0)
+    assert len(commits) == 1
     head = ann.get(f"/games/{game_id}/head")
     replayed = ann.post(target, body, headers)
     assert replayed.status_code == 401 and "nonce was used already (a replayed request)" in replayed.json()["error"]

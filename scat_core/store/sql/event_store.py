@@ -38,6 +38,7 @@ from scat_core.store.sql import appending, games_list, log_reads
 from scat_core.store.sql import tables as t
 from scat_core.store.sql.account_log import spend_nonce
 from scat_core.store.sql.appending import KnownHeads, read_signature, write_signature
+from scat_core.store.sql.commit_groups import CommitGroups
 from scat_core.store.sql.database import WRITE_OPTION, as_scat_errors, one_writer
 from scat_core.store.sql.driver_sql import autocommit, fetch_all, named
 from scat_core.store.sql.log_reads import load_for_command
@@ -283,11 +284,13 @@ class StoreTransaction:
 class EventStore:
     """The store over one engine; every access goes through `transaction()` (or `command()`)."""
 
-    def __init__(self, engine: Engine, keys: KeyRing | None = None) -> None:
+    def __init__(self, engine: Engine, keys: KeyRing | None = None, commit_together: bool = False) -> None:
         self.engine = engine
         #: The signing key (loaded on first use) and the trusted keys; default: KeyRing.default().
         self.keys = keys if keys is not None else KeyRing.default()
         self._heads = KnownHeads()
+        #: A server's commands that arrive together commit together (commit_groups.py); None: each alone.
+        self.groups = CommitGroups() if commit_together else None
 
     @contextmanager
     def transaction(self, write: bool = True) -> Iterator[StoreTransaction]:
@@ -311,7 +314,17 @@ class EventStore:
         other write is refused there. That statement is made ready by `append` and run when
         the unit of work ends well, its last act (as a commit is): whatever fails after the
         append, within the unit, leaves nothing written. Elsewhere it is `transaction()`.
+
+        A store that commits together (`commit_together`: a server's) runs it instead as a member
+        of a group of commands (commit_groups.py), in the group's transaction, and returns once
+        the group's COMMIT holds its writes.
         """
+        if self.groups is not None:
+            with as_scat_errors(self.engine), self.groups.member(self._group_connection) as (conn, moved):
+                tx = StoreTransaction(conn, keys=self.keys, heads=self._heads)
+                yield tx
+                moved.update(tx.moved)
+            return
         if self.engine.dialect.name != "postgresql":
             with self.transaction() as tx:
                 yield tx
@@ -325,6 +338,14 @@ class EventStore:
                     write()
             finally:
                 announce(conn, tx.moved)
+
+    @contextmanager
+    def _group_connection(self, moved: dict[str, int]) -> Iterator[Connection]:
+        """A group's connection (its leader's, for the transaction the group begins and commits): once
+        the group is done with it, `moved` announced."""
+        with as_scat_errors(self.engine), one_writer(self.engine), self.engine.connect() as conn:
+            yield conn.execution_options(**{WRITE_OPTION: True})
+            announce(conn, moved)
 
     def catch_up_stats(self, rebuild: bool = False) -> int:
         """Fold the events the stats projection has not seen into it (all, with `rebuild`); how many."""
