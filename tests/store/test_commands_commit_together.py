@@ -160,6 +160,57 @@ def test_a_refused_leader_still_commits_the_members_that_joined_it(grouped: Even
     assert (_committed_events(grouped.engine, "g1"), _committed_events(grouped.engine, "g2")) == (1, 3)
 
 
+def test_a_member_whose_failure_ends_the_transaction_fails_the_group_and_no_one_after_it_runs(
+        grouped: EventStore) -> None:
+    """As SQLite answers an IO error (disk full): the whole transaction rolled back, not the statement."""
+    new_game(grouped, "g3")
+    release, inside = threading.Event(), threading.Event()
+    leader = _leader_holding(grouped, "g1", release, inside)
+    assert inside.wait(WAIT)
+    ran: list[str] = []
+
+    def ending() -> None:
+        with grouped.command() as tx:
+            _move(tx, "g2")
+            ran.append("g2")
+            tx.connection.exec_driver_sql("ROLLBACK")
+            raise OSError("disk full")
+
+    def after() -> None:
+        with grouped.command() as tx:
+            ran.append("g3")
+            _move(tx, "g3")
+
+    member = _Thread(ending)
+    member.start()
+    _until(lambda: grouped.groups is not None and grouped.groups.open_members() == 2)
+    last = _Thread(after)
+    last.start()
+    _until(lambda: grouped.groups is not None and grouped.groups.open_members() == 3)
+    release.set()
+    for thread in (leader, member, last):
+        thread.join(WAIT)
+    assert isinstance(member.error, OSError)
+    assert isinstance(leader.error, StoreUnavailable) and isinstance(last.error, StoreUnavailable)
+    assert ran == ["g2"]  # the one after it never ran on the broken transaction
+    assert [_committed_events(grouped.engine, game) for game in ("g1", "g2", "g3")] == [1, 1, 1]
+    with grouped.command() as tx:  # the broken connection is not handed out again: the next command commits
+        _move(tx, "g1")
+    assert _committed_events(grouped.engine, "g1") == 3
+
+
+def test_a_command_whose_transaction_the_database_ended_meanwhile_is_not_told_done(grouped: EventStore) -> None:
+    """Its writes are gone with the transaction: the COMMIT is not tried (on SQLite it would do nothing,
+    on PostgreSQL roll back without a word), the command fails, the next one commits."""
+    with pytest.raises(StoreUnavailable), grouped.command() as tx:
+        _move(tx, "g1")
+        tx.connection.exec_driver_sql("ROLLBACK")
+    assert _committed_events(grouped.engine, "g1") == 1
+    with grouped.command() as tx:
+        _move(tx, "g1")
+    assert _committed_events(grouped.engine, "g1") == 3
+
+
 def test_a_failed_commit_fails_every_member_and_writes_nothing(engine: Engine) -> None:
     groups = CommitGroups()
     release, inside = threading.Event(), threading.Event()
@@ -208,13 +259,14 @@ def test_a_full_group_takes_no_newcomer_who_then_leads_his_own(engine: Engine) -
             yield conn
 
     def hold() -> None:
-        with groups.member(begun):
-            inside.set()
+        with groups.member(begun) as (conn, _):
+            conn.execute(text("SELECT 1"))  # a command's statements (a turn with none is taken for one whose
+            inside.set()  # transaction PostgreSQL ended: commit_groups._in_transaction)
             assert release.wait(WAIT)
 
     def run() -> None:
-        with groups.member(begun):
-            pass
+        with groups.member(begun) as (conn, _):
+            conn.execute(text("SELECT 1"))
 
     leader = _Thread(hold)
     leader.start()
@@ -222,11 +274,11 @@ def test_a_full_group_takes_no_newcomer_who_then_leads_his_own(engine: Engine) -
     member = _Thread(run)
     member.start()
     _until(lambda: groups.open_members() == 2)
-    third = _Thread(run)  # had it joined, it would wait for the leader's turn
+    third = _Thread(run)  # had it joined, it would wait for the leader's turn; it leads the next group
     third.start()
     third.join(WAIT)
     assert third.returned.is_set() and third.error is None
-    assert not leader.returned.is_set() and not member.returned.is_set() and groups.open_members() == 2
+    assert not leader.returned.is_set() and not member.returned.is_set()
     release.set()
     leader.join(WAIT)
     member.join(WAIT)

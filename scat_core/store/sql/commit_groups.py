@@ -17,9 +17,16 @@ it and whoever comes while its members run, up to `GROUP_LIMIT` members, and com
 as nobody waits: a lone command commits at once, as before, and under load a group is as
 large as the commands that queued during the one before (a flush per group, not per move).
 A timer would add its wait to every lone move, the common case of a correspondence game.
+A group is open to newcomers from the moment its leader comes, so the commands that arrive
+while the group before it commits (SQLite: while its leader waits for the write lock) join it.
 Members of one game in one group see each other's writes (one transaction), as if one had
 committed before the other ran. Groups of one engine run one after another on SQLite (one
 writer at a time anyway), side by side on PostgreSQL (each on its own connection).
+
+A group whose transaction is no longer sound (a statement's failure that SQLite answers by
+rolling the whole transaction back, a savepoint that cannot be rolled back to, a BEGIN that
+failed) is broken: no member after that runs, the COMMIT is not tried, the connection is never
+handed out again, and every member fails with the store's "unavailable" error.
 """
 
 from __future__ import annotations
@@ -29,8 +36,11 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy.engine import Connection, RootTransaction
+
+from scat_core.records.errors import StoreUnavailable
 
 #: The most commands one group commits: bounds the wait of its first member for its last.
 GROUP_LIMIT = 16
@@ -38,16 +48,21 @@ GROUP_LIMIT = 16
 
 @dataclass
 class _Group:
-    """One open transaction and the commands in it: how many joined, how many still wait for
-    their turn, whether one runs now, and (once its COMMIT was tried) what came of it."""
+    """One transaction and the commands in it: its connection and transaction (once its leader has
+    them), how many joined, how many still wait for their turn (taken in the order they joined),
+    whether one runs now, whether it still takes newcomers, what broke it (if anything), and
+    (once its COMMIT was tried) the failure its members share."""
 
-    conn: Connection
-    root: RootTransaction
     moved: dict[str, int]
+    conn: Connection | None = None
+    root: RootTransaction | None = None
     members: int = 1
     waiting: int = 0
+    served: int = 1  # members take their turns in the order they joined: the last one's (the leader's: 1)
     running: bool = True
+    fresh: bool = True  # no member's turn done since its transaction began (PostgreSQL: maybe none begun)
     closed: bool = False
+    broken: BaseException | None = None
     failure: BaseException | None = None
     committed: threading.Event = field(default_factory=threading.Event)
 
@@ -57,7 +72,7 @@ class CommitGroups:
 
     `member(open_connection)` is the unit of a command: it yields the connection to run the
     command on, in the group's transaction, and returns once the group's COMMIT holds the
-    command's writes (raising the command's own error, or the COMMIT's). `open_connection(moved)`
+    command's writes (raising the command's own error, or the group's). `open_connection(moved)`
     is called by a leader only: a connection for the group's transaction (which the group begins
     and commits), whose context, left cleanly, announces `moved` (the games its members moved).
     """
@@ -78,39 +93,35 @@ class CommitGroups:
         if group is not None:
             yield from self._as_member(group)
             return
+        led: _Group | None = _Group({})
         own: BaseException | None = None
-        led: _Group | None = None
+        assert led is not None
+        with self._turns:
+            if not self._depth():  # a nested command's group takes nobody
+                self._open = led  # open from now: who comes while it waits for its connection joins it
         try:
-            moved: dict[str, int] = {}
-            with open_connection(moved) as conn:
-                led = _Group(conn, conn.begin(), moved)
-                with self._turns:
-                    if self._open is None:
-                        self._open = led
+            with open_connection(led.moved) as conn:
+                led.conn = conn
+                try:
+                    led.root = conn.begin()
+                except BaseException as error:
+                    led.broken = error
+                    raise
                 try:
                     yield from self._turn(led, first=True)
                 except BaseException as error:  # the leader's command failed: the others' still commit
                     own = error
-                with self._turns:
-                    while led.waiting or led.running:
-                        self._turns.wait()
-                    led.closed = True
-                    if self._open is led:
-                        self._open = None
+                self._close(led)
                 if own is not None and led.members == 1:
                     if led.root.is_active:
                         led.root.rollback()
                     raise own  # alone and refused: nothing was written, as without groups
-                try:
-                    led.root.commit()  # every member's writes at once
-                except BaseException:
-                    conn.invalidate()  # its transaction may be open still: the connection is never handed out again
-                    raise
+                self._commit(led, conn)
         except BaseException as error:
-            if led is not None:
-                if error is not own and led.members > 1:
-                    led.failure = error  # the COMMIT failed: no member's writes hold
-                led.committed.set()
+            self._close(led, error, release=led.root is None)  # failed before its turn: the turn released
+            if error is not own and led.members > 1:
+                led.failure = error  # no member's writes hold
+            led.committed.set()
             own = led = None  # no cycle (error -> traceback -> this frame -> error) keeps a failed statement's
             raise  # cursor alive, and with it SQLite's write lock, until the garbage collector runs
         led.committed.set()
@@ -129,16 +140,52 @@ class CommitGroups:
         """The open group this command joined (its turn begun), or None: it leads a group of its own."""
         with self._turns:
             group = self._open
-            if (group is None or group.closed or group.members >= self._limit
-                    or getattr(self._in_turn, "active", False)):
+            if group is None or group.closed or group.members >= self._limit or self._depth():
                 return None
             group.members += 1
             group.waiting += 1
-            while group.running:
+            ticket = group.members
+            while group.running or group.served != ticket - 1:
                 self._turns.wait()
             group.waiting -= 1
-            group.running = True
+            group.served, group.running = ticket, True
             return group
+
+    def _depth(self) -> int:
+        """How many members' turns this thread is within (a command within a command: 1 or more)."""
+        depth: int = getattr(self._in_turn, "depth", 0)
+        return depth
+
+    def _close(self, group: _Group, broken: BaseException | None = None, release: bool = False) -> None:
+        """Take no newcomer into `group` any more and wait until its members have had their turns
+        (with `broken`, what broke it: those still waiting fail without running; `release`: the
+        leader's turn, which never ran, given up)."""
+        with self._turns:
+            if broken is not None and group.broken is None:
+                group.broken = broken
+            group.closed = True
+            if self._open is group:
+                self._open = None
+            if release:
+                group.running = False
+            self._turns.notify_all()
+            while group.waiting or group.running:
+                self._turns.wait()
+
+    def _commit(self, group: _Group, conn: Connection) -> None:
+        """The group's COMMIT, tried only on a sound transaction; a connection whose COMMIT failed (its
+        transaction may be open still) or whose transaction broke is never handed out again."""
+        assert group.root is not None
+        try:
+            if group.broken is not None:
+                raise group.broken
+            if not group.root.is_active or not _in_transaction(conn, group.fresh):
+                raise StoreUnavailable("the database ended the transaction of these moves before their "
+                                       "commit: nothing of them was written")
+            group.root.commit()  # every member's writes at once
+        except BaseException:
+            conn.invalidate()
+            raise
 
     def _as_member(self, group: _Group) -> Iterator[tuple[Connection, dict[str, int]]]:
         """A joined member's turn, then its wait for the group's COMMIT (whose failure is its own)."""
@@ -153,37 +200,84 @@ class CommitGroups:
     def _turn(self, group: _Group, first: bool = False) -> Iterator[tuple[Connection, dict[str, int]]]:
         """One member's command on the group's connection, then the next member's turn: its writes
         kept, or undone by its error (the first's, the leader's, by rolling the transaction back
-        whole and beginning it again; a later one's, to its SAVEPOINT)."""
+        whole and beginning it again; a later one's, to its SAVEPOINT). A group found broken, or
+        broken by this turn, runs no more commands."""
         moved: dict[str, int] = {}
-        self._in_turn.active = True
+        depth = self._depth()
+        self._in_turn.depth = depth + 1
         try:
+            conn = group.conn
+            if group.broken is not None or conn is None:
+                raise _own_copy(group.broken or StoreUnavailable("the moves' transaction could not begin"))
+            if not first and not _in_transaction(conn, group.fresh):
+                group.broken = StoreUnavailable("the database ended the transaction of these moves: nothing "
+                                                "of them was written")
+                raise _own_copy(group.broken)
             if first:
                 try:
-                    yield group.conn, moved
+                    yield conn, moved
                 except BaseException:
-                    group.root.rollback()
-                    with self._turns:
-                        if not group.waiting:  # alone: closed, its transaction ended
-                            group.closed = True
-                            if self._open is group:
-                                self._open = None
-                    if not group.closed:
-                        group.root = group.conn.begin()  # for those who wait
+                    self._begin_again(group, conn)
                     raise
             else:
-                with group.conn.begin_nested():
-                    yield group.conn, moved
+                savepoint = conn.begin_nested()
+                try:
+                    yield conn, moved
+                except BaseException:
+                    try:
+                        savepoint.rollback()
+                    except BaseException as lost:  # the transaction itself is gone (SQLite's IO errors)
+                        group.broken = lost
+                    raise
+                savepoint.commit()
             group.moved.update(moved)
+            group.fresh = False
+        except BaseException as error:
+            if group.broken is None and not _in_transaction(group.conn, group.fresh):
+                group.broken = error
+            raise
         finally:
-            self._in_turn.active = False
+            self._in_turn.depth = depth
             with self._turns:
                 group.running = False
                 self._turns.notify_all()
             del group, moved  # see `member`: no cycle through this frame
 
+    def _begin_again(self, group: _Group, conn: Connection) -> None:
+        """After the leader's refusal: its writes rolled back whole, and the transaction begun again
+        for those who wait (none: the group is closed, its transaction ended)."""
+        assert group.root is not None
+        try:
+            group.root.rollback()
+            with self._turns:
+                if not group.waiting:
+                    group.closed = True
+                    if self._open is group:
+                        self._open = None
+            if not group.closed:
+                group.root, group.fresh = conn.begin(), True
+        except BaseException as lost:
+            group.broken = lost
+
+
+def _in_transaction(conn: Connection | None, fresh: bool) -> bool:
+    """Whether the driver's connection holds a sound transaction: on SQLite one still open (an IO
+    error may end it whole); on PostgreSQL one not failed (whose COMMIT would roll back without a
+    word), and one begun unless the group's transaction is `fresh` (psycopg begins it at the
+    first statement)."""
+    if conn is None or conn.invalidated or conn.closed:
+        return False
+    driver: Any = conn.connection.driver_connection
+    if conn.dialect.name == "postgresql":
+        from psycopg.pq import TransactionStatus  # only on PostgreSQL: SQLite installs need no psycopg
+
+        sound = (TransactionStatus.INTRANS, TransactionStatus.IDLE) if fresh else (TransactionStatus.INTRANS,)
+        return bool(driver.info.transaction_status in sound)
+    return bool(driver.in_transaction)
+
 
 def _own_copy(failure: BaseException) -> BaseException:
-    """The group's COMMIT failure, as one member's own exception (each member raises it in its thread)."""
+    """The group's failure, as one member's own exception (each member raises it in its thread)."""
     try:
         return copy.copy(failure)
     except Exception:  # an exception that cannot be copied: the one object, raised in each thread
