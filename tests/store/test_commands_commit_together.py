@@ -1,11 +1,13 @@
 """A server's commands commit together (#42 part 1, commit_groups.py), on SQLite and PostgreSQL: a
-command that arrives while another runs joins its group and runs after it in the same transaction,
-each in its own SAVEPOINT; one COMMIT makes both durable, and neither returns before it; a refused
-member's writes alone are undone; a failed COMMIT fails every member and leaves nothing written."""
+command that arrives while another runs joins its group and runs after it in the same transaction
+(in a SAVEPOINT of its own); one COMMIT makes both durable, and neither returns before it; a refused
+member's writes alone are undone; a failed COMMIT, or a transaction the database ended, fails every
+member and leaves nothing written."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -45,11 +47,10 @@ def _committed_events(engine: Engine, game_id: str) -> int:
 
 
 def _until(found: Callable[[], bool]) -> None:
-    """Wait until `found()` (a thread of the test reached its point)."""
-    done = threading.Event()
-    while not found():
-        if done.wait(0.01) or not threading.main_thread().is_alive():
-            break
+    """Wait until `found()` (a thread of the test reached its point); fail after WAIT seconds without."""
+    give_up = time.monotonic() + WAIT
+    while not found() and time.monotonic() < give_up:
+        time.sleep(0.01)
     assert found()
 
 
@@ -58,8 +59,8 @@ class _Thread(threading.Thread):
 
     def __init__(self, target: Callable[[], None]) -> None:
         super().__init__(target=self._run, daemon=True)
-        self._target_call, self.error, self.returned = target, None, threading.Event()
-        self.error: BaseException | None
+        self._target_call, self.returned = target, threading.Event()
+        self.error: BaseException | None = None
 
     def _run(self) -> None:
         try:
@@ -84,6 +85,15 @@ def _leader_holding(store: EventStore, game_id: str, release: threading.Event, i
     return thread
 
 
+def _joining(groups: CommitGroups | None, command: Callable[[], None], members: int) -> _Thread:
+    """`command` in a thread of its own, once it has joined the open group (`members` in it then)."""
+    assert groups is not None
+    thread = _Thread(command)
+    thread.start()
+    _until(lambda: groups.open_members() == members)
+    return thread
+
+
 def test_a_command_arriving_meanwhile_joins_and_one_commit_makes_both_durable(grouped: EventStore) -> None:
     release, inside = threading.Event(), threading.Event()
     leader = _leader_holding(grouped, "g1", release, inside)
@@ -99,9 +109,7 @@ def test_a_command_arriving_meanwhile_joins_and_one_commit_makes_both_durable(gr
             # its own transaction holds the leader's move; nobody else sees it yet, nor has the leader returned
             seen_in_member.append((head[0], _committed_events(grouped.engine, "g1"), leader.returned.is_set()))
 
-    member = _Thread(member_command)
-    member.start()
-    _until(lambda: grouped.groups is not None and grouped.groups.open_members() == 2)
+    member = _joining(grouped.groups, member_command, 2)
     assert not member.returned.is_set()
     release.set()
     leader.join(WAIT)
@@ -127,9 +135,7 @@ def test_a_refused_member_undoes_only_its_own_writes(grouped: EventStore, refusa
             assert head is not None
             tx.append("g2", head[0] - 2, a_turn(), SUMMARY, None, head[1])  # a head that moved: the database refuses
 
-    member = _Thread(refused_command)
-    member.start()
-    _until(lambda: grouped.groups is not None and grouped.groups.open_members() == 2)
+    member = _joining(grouped.groups, refused_command, 2)
     release.set()
     leader.join(WAIT)
     member.join(WAIT)
@@ -150,9 +156,7 @@ def test_a_refused_leader_still_commits_the_members_that_joined_it(grouped: Even
         with grouped.command() as tx:
             _move(tx, "g2")
 
-    member = _Thread(member_command)
-    member.start()
-    _until(lambda: grouped.groups is not None and grouped.groups.open_members() == 2)
+    member = _joining(grouped.groups, member_command, 2)
     release.set()
     leader.join(WAIT)
     member.join(WAIT)
@@ -181,12 +185,8 @@ def test_a_member_whose_failure_ends_the_transaction_fails_the_group_and_no_one_
             ran.append("g3")
             _move(tx, "g3")
 
-    member = _Thread(ending)
-    member.start()
-    _until(lambda: grouped.groups is not None and grouped.groups.open_members() == 2)
-    last = _Thread(after)
-    last.start()
-    _until(lambda: grouped.groups is not None and grouped.groups.open_members() == 3)
+    member = _joining(grouped.groups, ending, 2)
+    last = _joining(grouped.groups, after, 3)
     release.set()
     for thread in (leader, member, last):
         thread.join(WAIT)
@@ -237,9 +237,7 @@ def test_a_failed_commit_fails_every_member_and_writes_nothing(engine: Engine) -
     leader = _Thread(write("first", hold=True))
     leader.start()
     assert inside.wait(WAIT)
-    member = _Thread(write("second", hold=False))
-    member.start()
-    _until(lambda: groups.open_members() == 2)
+    member = _joining(groups, write("second", hold=False), 2)
     release.set()
     leader.join(WAIT)
     member.join(WAIT)
@@ -271,9 +269,7 @@ def test_a_full_group_takes_no_newcomer_who_then_leads_his_own(engine: Engine) -
     leader = _Thread(hold)
     leader.start()
     assert inside.wait(WAIT)
-    member = _Thread(run)
-    member.start()
-    _until(lambda: groups.open_members() == 2)
+    member = _joining(groups, run, 2)
     third = _Thread(run)  # had it joined, it would wait for the leader's turn; it leads the next group
     third.start()
     third.join(WAIT)

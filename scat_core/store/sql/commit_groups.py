@@ -93,9 +93,8 @@ class CommitGroups:
         if group is not None:
             yield from self._as_member(group)
             return
-        led: _Group | None = _Group({})
+        led = _Group({})
         own: BaseException | None = None
-        assert led is not None
         with self._turns:
             if not self._depth():  # a nested command's group takes nobody
                 self._open = led  # open from now: who comes while it waits for its connection joins it
@@ -122,14 +121,16 @@ class CommitGroups:
             if error is not own and led.members > 1:
                 led.failure = error  # no member's writes hold
             led.committed.set()
-            own = led = None  # no cycle (error -> traceback -> this frame -> error) keeps a failed statement's
-            raise  # cursor alive, and with it SQLite's write lock, until the garbage collector runs
+            own = None  # no cycle (error -> traceback -> this frame -> error) keeps a failed statement's
+            del led  # cursor alive, and with it SQLite's write lock, until the garbage collector runs
+            raise
         led.committed.set()
         if own is not None:
             try:
                 raise own
             finally:
-                own = led = None
+                own = None
+                del led
 
     def open_members(self) -> int:
         """How many commands the group open to newcomers holds (0: none is open)."""
@@ -163,14 +164,18 @@ class CommitGroups:
         with self._turns:
             if broken is not None and group.broken is None:
                 group.broken = broken
-            group.closed = True
-            if self._open is group:
-                self._open = None
+            self._stop_taking(group)
             if release:
                 group.running = False
             self._turns.notify_all()
             while group.waiting or group.running:
                 self._turns.wait()
+
+    def _stop_taking(self, group: _Group) -> None:
+        """`group` takes no newcomer any more (called holding `_turns`)."""
+        group.closed = True
+        if self._open is group:
+            self._open = None
 
     def _commit(self, group: _Group, conn: Connection) -> None:
         """The group's COMMIT, tried only on a sound transaction; a connection whose COMMIT failed (its
@@ -251,9 +256,7 @@ class CommitGroups:
             group.root.rollback()
             with self._turns:
                 if not group.waiting:
-                    group.closed = True
-                    if self._open is group:
-                        self._open = None
+                    self._stop_taking(group)
             if not group.closed:
                 group.root, group.fresh = conn.begin(), True
         except BaseException as lost:
