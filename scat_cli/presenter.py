@@ -252,6 +252,11 @@ def news_block(ctx: typer.Context, game_id: str, seen: list[SeenEvent], before: 
     render.print_lines(lines, "· ")
 
 
+#: The events that each end a player's move: a turn's discard (R12) or knock (R14), a declared 31 (R20),
+#: a throw down (R23).
+BOTS_MOVES = ("CardDiscarded", "Knocked", "ThirtyOneDeclared", "ThrowDownCalled")
+
+
 def bots_note(ctx: typer.Context, played: Played) -> str:
     """The one line telling that the bots have moves still to make after this command: the next
     one they could not save, or the bound of moves one command plays (an older game of bots may
@@ -261,7 +266,7 @@ def bots_note(ctx: typer.Context, played: Played) -> str:
         return (f"scat: note: {'the game was created and ' if played.before.version == 0 else ''}what is told "
                 f"below was saved, but the bots' next moves could not be ({played.bots_interrupted}): "
                 f"{show} or the next command lets them play on")
-    moves = sum(1 for seen in played.events if seen.type in ("CardDiscarded", "Knocked"))
+    moves = sum(1 for seen in played.events if seen.type in BOTS_MOVES)
     return (f"scat: note: the bots made {moves} moves and play on at the next command ({show}); a game that "
             f"never ends (rules version {played.state.rules_version}) can be given up: "
             f"`{scat_prefix(ctx)} abandon {played.game_id}`")
