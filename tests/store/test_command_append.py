@@ -20,7 +20,7 @@ from scat_core.records.errors import ConcurrencyConflict
 from scat_core.records.games import GameSummary
 from scat_core.records.stored_log import GENESIS_HASH, canonical_json, chain_hash
 from scat_core.service.loading import snapshot_json, summarize
-from scat_core.store.sql.appending import VALUES_ROWS
+from scat_core.store.sql.appending import PSYCOPG_CACHED_PARAMS, VALUES_ROWS, _pg_command
 from scat_core.store.sql.event_store import EventStore
 from tests.support.domain import records_for
 from tests.support.store import SUMMARY, a_knock, a_turn, new_game
@@ -155,6 +155,27 @@ def test_a_command_and_the_bots_reply_are_two_statements_on_postgresql(store: Ev
         head = tx.head(game.game_id)
     assert stored is not None and head == (stored.seq, stored.hash)
     assert store.keys.check(stored.signature, game.game_id, *head) == "valid"
+
+
+def test_a_commands_statement_is_converted_once_by_psycopg(store: EventStore, engine: Engine) -> None:
+    """psycopg caches the conversion of a statement's `%(name)s` (to `$n`) only when it is given at
+    most MAX_CACHED_STATEMENT_PARAMS parameters: every command's statement keeps within it, so the
+    second command of a shape converts nothing (PSYCOPG_CACHED_PARAMS in appending.py)."""
+    psycopg_queries = pytest.importorskip("psycopg._queries")
+    assert PSYCOPG_CACHED_PARAMS <= psycopg_queries.MAX_CACHED_STATEMENT_PARAMS
+    assert all(len(_pg_command(count)[1]) <= PSYCOPG_CACHED_PARAMS for count in range(1, VALUES_ROWS + 2))
+    if engine.dialect.name != "postgresql":
+        return
+    new_game(store)
+    with store.transaction() as tx:
+        tx.put_secret("g1", "seed", "salt")
+    converted = []
+    for _ in range(3):
+        seq, head_hash = _head(store, "g1")
+        with store.command() as tx:
+            tx.append("g1", seq, [a_knock(), a_knock("bob")], SUMMARY, None, head_hash)
+        converted.append(psycopg_queries._query2pg.cache_info().misses)
+    assert converted[1] == converted[2]  # the third command's statement was the second's: no conversion
 
 
 def test_a_lean_append_over_a_head_signature_changed_since_the_load_writes_nothing(store: EventStore) -> None:

@@ -18,6 +18,7 @@ imports, benchmarks) adds whole histories of new games in a few statements, veri
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
@@ -226,20 +227,28 @@ _ARRAYS = ("unnest(%(seqs)b::int[], %(types)b::text[], %(versions)b::int[], %(da
 #: Appends of up to this many events (nearly all: a move, the bots' reply to it) name each value
 #: instead: psycopg dumps a scalar in C, an array in Python (four times the work).
 VALUES_ROWS = 4
-_ROW_NAMES = ("seq", "type", "version", "data", "recorded", "prev", "hash")
-_ROW_KEYS = [tuple(f"{name}{index}" for name in _ROW_NAMES) for index in range(VALUES_ROWS)]
+#: The values each named row gives (Row's type, schema_version, data and hash); its seq follows the
+#: expected head's, its recorded_at is the append's `now` and its prev_hash the hash before it.
+_ROW_KEYS = [tuple(f"{name}{index}" for name in ("type", "version", "data", "hash")) for index in range(VALUES_ROWS)]
+#: psycopg converts a statement's `%(name)s` to `$n` once and caches it only when it is given at most
+#: this many parameters (psycopg/_queries.py, MAX_CACHED_STATEMENT_PARAMS); converted anew, a command's
+#: statement cost a twentieth of a move's CPU. A command passes its statement's names only, and each
+#: named row four (tests/store/test_command_append.py holds every statement within it).
+PSYCOPG_CACHED_PARAMS = 50
 
 
 @cache
-def _pg_command(count: int) -> str:
-    """The statement of an append of `count` events (named values up to VALUES_ROWS, else arrays)."""
+def _pg_command(count: int) -> tuple[str, tuple[str, ...]]:
+    """The statement of an append of `count` events (named values up to VALUES_ROWS, else arrays),
+    and the names of its parameters."""
     if count > VALUES_ROWS:
         source = _ARRAYS
     else:
-        rows = ", ".join(f"(%({s})s::int, %({t})s, %({v})s::int, %({d})s, %({r})s, %({p})s, %({h})s)"
-                         for s, t, v, d, r, p, h in _ROW_KEYS[:count])
+        rows = ", ".join(f"(%(expected_seq)s::int + {index + 1}, %({t})s, %({v})s::int, %({d})s, %(now)s, "
+                         f"{'%(expected_hash)s' if index == 0 else f'%(hash{index - 1})s'}, %({h})s)"
+                         for index, (t, v, d, h) in enumerate(_ROW_KEYS[:count]))
         source = f"(VALUES {rows}) AS u"
-    return (
+    statement = (
         f"WITH moved AS (UPDATE games SET {_GAMES_SET} WHERE {_PG_GAMES_WHERE} RETURNING 1), "
         f"new_events AS (INSERT INTO events ({EVENT_COLUMNS}) SELECT %(game_id)s, u.* FROM {source} "
         f"WHERE {_MOVED} RETURNING 1), "
@@ -250,6 +259,7 @@ def _pg_command(count: int) -> str:
         f"{_NOTICE} "
         "SELECT count(*) FROM notice"
     )
+    return statement, tuple(dict.fromkeys(re.findall(r"%\((\w+)\)", statement)))
 
 
 SQLITE_EVENTS = f"INSERT INTO events ({EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
@@ -280,17 +290,18 @@ def append_after_head(
     try:  # every statement on the driver's own cursor (driver_sql.py): SQLAlchemy's work around one costs more
         if conn.dialect.name == "postgresql":
             if len(rows) <= VALUES_ROWS:
-                for keys, row in zip(_ROW_KEYS, rows, strict=False):
-                    params.update(zip(keys, row, strict=True))
+                assert rows[0][0] == expected[0] + 1 and rows[0][5] == expected[1]  # the statement's seq and prev_hash
+                for keys, (_, kind, version, data, _, _, digest) in zip(_ROW_KEYS, rows, strict=False):
+                    params.update(zip(keys, (kind, version, data, digest), strict=True))
             else:
                 columns = list(zip(*rows, strict=True))
                 params.update(seqs=list(columns[0]), types=list(columns[1]), versions=list(columns[2]),
                               datas=list(columns[3]), recorded=list(columns[4]), prevs=list(columns[5]),
                               hashes=list(columns[6]))
-            statement = _pg_command(len(rows))
+            statement, names = _pg_command(len(rows))
             if ROUTING.proven(game_id):  # its load found it in the partitions computed for it
                 statement = routed(statement, partition_of(game_id))
-            moved: bool = fetch_all(conn, statement, params)[0][0] == 1
+            moved: bool = fetch_all(conn, statement, {name: params[name] for name in names})[0][0] == 1
         else:
             moved = execute(conn, named(conn, _GAMES), params) == 1
             if moved:

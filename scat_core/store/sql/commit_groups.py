@@ -41,9 +41,16 @@ from typing import Any
 from sqlalchemy.engine import Connection, RootTransaction
 
 from scat_core.records.errors import StoreUnavailable
+from scat_core.store.sql.driver_sql import execute
 
 #: The most commands one group commits: bounds the wait of its first member for its last.
 GROUP_LIMIT = 16
+#: A member's savepoint, on the driver's own cursor (driver_sql.py) as the member's statements are:
+#: SQLAlchemy's begin_nested compiled and tracked each one, a tenth of a member's work in the store.
+#: The group's root transaction, which SQLAlchemy tracks, ends whatever is left of it.
+_SAVEPOINT = "SAVEPOINT scat_member"
+_ROLLBACK_TO = "ROLLBACK TO SAVEPOINT scat_member"
+_RELEASE = "RELEASE SAVEPOINT scat_member"
 
 
 @dataclass
@@ -225,16 +232,17 @@ class CommitGroups:
                     self._begin_again(group, conn)
                     raise
             else:
-                savepoint = conn.begin_nested()
+                execute(conn, _SAVEPOINT, ())
                 try:
                     yield conn, moved
                 except BaseException:
                     try:
-                        savepoint.rollback()
+                        execute(conn, _ROLLBACK_TO, ())
+                        execute(conn, _RELEASE, ())
                     except BaseException as lost:  # the transaction itself is gone (SQLite's IO errors)
                         group.broken = lost
                     raise
-                savepoint.commit()
+                execute(conn, _RELEASE, ())
             group.moved.update(moved)
             group.fresh = False
         except BaseException as error:
