@@ -19,6 +19,7 @@ from scat_core.records.errors import ConcurrencyConflict
 from scat_core.service.accounts import AccountService
 from scat_core.service.ports import AccountLog, AccountRecord
 from scat_core.store.memory import MemoryAccountLog
+from scat_core.store.sql import account_log
 from scat_core.store.sql.account_log import SqlAccountLog
 from scat_core.store.sql.database import alembic_config, ensure_schema, make_engine
 
@@ -70,6 +71,45 @@ def test_an_append_behind_the_log_is_a_conflict(log: AccountLog) -> None:
     _, records = log.matching("ann", None)
     with pytest.raises(ConcurrencyConflict):
         log.append(0, [records[0]])
+
+
+@pytest.mark.parametrize("db", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_a_prune_deletes_the_expired_nonces_only(db: str, request: pytest.FixtureRequest,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    engine = make_engine(str(request.getfixturevalue(f"{db}_url")))
+    ensure_schema(engine)
+    log = SqlAccountLog(engine)
+    for index in range(3):
+        assert log.use_nonce("k1", f"old{index}", expires_at=1300, now=1000)
+    assert log.use_nonce("k1", "fresh", expires_at=2300, now=2000)
+    monkeypatch.setattr(account_log, "PRUNE_ONE_IN", 1)  # this request prunes
+    assert log.use_nonce("k2", "n1", expires_at=2300, now=2000)
+    with engine.connect() as conn:
+        left = conn.execute(text("SELECT nonce FROM request_nonces ORDER BY nonce")).scalars().all()
+    engine.dispose()
+    assert left == ["fresh", "n1"]
+
+
+@pytest.mark.postgres
+def test_on_postgresql_a_prune_does_not_wait_for_the_nonces_another_transaction_prunes(
+        postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A signed move prunes in its command's transaction, held open while the moves committed with
+    it run: another transaction's prune skips those rows (its lock_timeout is never reached)."""
+    engine = make_engine(postgres_url)
+    ensure_schema(engine)
+    log = SqlAccountLog(engine)
+    for index in range(3):
+        assert log.use_nonce("k1", f"old{index}", expires_at=1300, now=1000)
+    monkeypatch.setattr(account_log, "PRUNE_ONE_IN", 1)
+    with engine.connect() as first, engine.connect() as second:
+        with first.begin():
+            assert account_log.spend_nonce(first, "k2", "a", expires_at=2300, now=2000)  # pruned, not committed
+            with second.begin():
+                second.exec_driver_sql("SET LOCAL lock_timeout = '5s'")
+                assert account_log.spend_nonce(second, "k3", "b", expires_at=2300, now=2000)
+        left = second.execute(text("SELECT nonce FROM request_nonces ORDER BY nonce")).scalars().all()
+    engine.dispose()
+    assert left == ["a", "b"]
 
 
 def test_a_nonce_is_accepted_once_until_it_expires(log: AccountLog) -> None:

@@ -156,7 +156,7 @@ def spend_nonce(conn: Connection, key_id: str, nonce: str, expires_at: int, now:
     it is LAZY_NONCE, its own transaction. One call in PRUNE_ONE_IN also deletes the expired nonces.
     """
     if random.randrange(PRUNE_ONE_IN) == 0:
-        execute(conn, named(conn, PRUNE_NONCES), {"now": now})
+        execute(conn, named(conn, PRUNE_NONCES_PG if conn.dialect.name == "postgresql" else PRUNE_NONCES), {"now": now})
     values = {"key_id": key_id, "nonce": nonce, "expires_at": expires_at}
     if conn.dialect.name == "postgresql" and conn.connection.driver_connection.autocommit:  # type: ignore[union-attr]
         try:
@@ -174,5 +174,11 @@ LAZY_NONCE = ("INSERT INTO request_nonces (key_id, nonce, expires_at) SELECT %(k
 NEW_NONCE = ("INSERT INTO request_nonces (key_id, nonce, expires_at) VALUES (%(key_id)s, %(nonce)s, %(expires_at)s) "
              "ON CONFLICT (key_id, nonce) DO NOTHING")
 PRUNE_NONCES = "DELETE FROM request_nonces WHERE expires_at < %(now)s"
+#: On PostgreSQL, the expired nonces no other transaction is deleting: a signed move prunes in its
+#: command's transaction, which a server shares with the moves committed together (commit_groups.py);
+#: a second prune skips the rows the first holds rather than wait for its COMMIT. (SQLite has one
+#: writer at a time: nobody else holds them.)
+PRUNE_NONCES_PG = ("DELETE FROM request_nonces WHERE (key_id, nonce) IN (SELECT key_id, nonce FROM request_nonces "
+                   "WHERE expires_at < %(now)s LIMIT 1000 FOR UPDATE SKIP LOCKED)")
 
 _: type[AccountLog] = SqlAccountLog
