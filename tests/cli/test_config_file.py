@@ -26,9 +26,10 @@ def _write(text: str) -> Path:
 
 
 def _game(scat: Scat, *players: str, db: str) -> str:
-    """A game of `players` and the bot ann, dealt by ann: the first of `players` is to act (R11)."""
+    """A game of `players` and the bot ann, dealt by ann: the first of `players` is to act (R11; seeded,
+    so that ann is not dealt a 31 she would declare at once, R20, ending the hand)."""
     created = scat("--db", db, "new", *(word for name in players for word in ("--player", name)), "--bot", "ann",
-                   "--dealer", "ann", "--json", env=NO_ENV)
+                   "--dealer", "ann", "--seed", "7", "--json", env=NO_ENV)
     assert created.exit_code == 0, created.output
     return str(json.loads(created.stdout)["game_id"])
 

@@ -20,7 +20,7 @@ from scat_core.records.errors import ConcurrencyConflict
 from scat_core.records.games import GameSummary
 from scat_core.records.stored_log import GENESIS_HASH, canonical_json, chain_hash
 from scat_core.service.loading import snapshot_json, summarize
-from scat_core.store.sql.appending import PSYCOPG_CACHED_PARAMS, VALUES_ROWS, _pg_command
+from scat_core.store.sql.appending import PSYCOPG_CACHED_PARAMS, VALUES_ROWS, pg_command
 from scat_core.store.sql.event_store import EventStore
 from tests.support.domain import records_for
 from tests.support.store import SUMMARY, a_knock, a_turn, new_game
@@ -163,7 +163,7 @@ def test_a_commands_statement_is_converted_once_by_psycopg(store: EventStore, en
     second command of a shape converts nothing (PSYCOPG_CACHED_PARAMS in appending.py)."""
     psycopg_queries = pytest.importorskip("psycopg._queries")
     assert PSYCOPG_CACHED_PARAMS <= psycopg_queries.MAX_CACHED_STATEMENT_PARAMS
-    assert all(len(_pg_command(count)[1]) <= PSYCOPG_CACHED_PARAMS for count in range(1, VALUES_ROWS + 2))
+    assert all(len(pg_command(count)[1]) <= PSYCOPG_CACHED_PARAMS for count in range(1, VALUES_ROWS + 2))
     if engine.dialect.name != "postgresql":
         return
     new_game(store)

@@ -238,7 +238,7 @@ PSYCOPG_CACHED_PARAMS = 50
 
 
 @cache
-def _pg_command(count: int) -> tuple[str, tuple[str, ...]]:
+def pg_command(count: int) -> tuple[str, tuple[str, ...]]:
     """The statement of an append of `count` events (named values up to VALUES_ROWS, else arrays),
     and the names of its parameters."""
     if count > VALUES_ROWS:
@@ -298,7 +298,7 @@ def append_after_head(
                 params.update(seqs=list(columns[0]), types=list(columns[1]), versions=list(columns[2]),
                               datas=list(columns[3]), recorded=list(columns[4]), prevs=list(columns[5]),
                               hashes=list(columns[6]))
-            statement, names = _pg_command(len(rows))
+            statement, names = pg_command(len(rows))
             if ROUTING.proven(game_id):  # its load found it in the partitions computed for it
                 statement = routed(statement, partition_of(game_id))
             moved: bool = fetch_all(conn, statement, {name: params[name] for name in names})[0][0] == 1
