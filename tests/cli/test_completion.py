@@ -58,7 +58,8 @@ def test_a_card_completes_to_the_cards_the_player_may_discard_now_or_else_to_the
 def test_completing_a_card_in_a_throw_down_game_records_no_look(scat: Scat, scat_json: Scat,
                                                                  scat_env: dict[str, str | None]) -> None:
     """A look would spend the player's throw down (R23): completion sees the game as `play` does."""
-    game = scat_json("new", "--player", "you", "--bot", "ann", "--dealer", "ann", "--throw-down")["game_id"]
+    game = scat_json("new", "--player", "you", "--bot", "ann", "--dealer", "ann", "--throw-down",
+                     "--seed", "7")["game_id"]
     completed(scat_env, f"scat discard {game} --as you ")
     log = scat("log", game).stdout
     assert "ann looked at the hand dealt to ann" in log and "you looked" not in log  # still his to call

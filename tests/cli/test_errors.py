@@ -78,7 +78,7 @@ def test_bad_new_options_are_refused(scat: Scat, scat_json: Scat, args: tuple[st
 
 
 def test_a_wrong_or_missing_token_exits_3(scat: Scat, scat_json: Scat, tmp_path: Path) -> None:
-    created = scat_json("new", "--player", "you", "--bot", "bob", "--dealer", "bob", "--protect")
+    created = scat_json("new", "--player", "you", "--bot", "bob", "--dealer", "bob", "--protect", "--seed", "7")
     game = created["game_id"]
     elsewhere = {"XDG_CONFIG_HOME": str(tmp_path / "another-user")}  # who has not remembered the token
     missing = scat("draw", game, "--as", "you", "stock", env=elsewhere)

@@ -43,7 +43,8 @@ def test_r17b_show_tells_the_stock_draws_left_before_a_dead_hand(scat: Scat, sca
 
 
 def test_the_last_human_in_a_game_abandons_it_and_it_audits_with_its_seed(scat: Scat, scat_json: Scat) -> None:
-    game = scat_json("new", "--player", "you", "--player", "kay", "--bot", "b0", "--dealer", "b0")["game_id"]
+    game = scat_json("new", "--player", "you", "--player", "kay", "--bot", "b0", "--dealer", "b0",
+                     "--seed", "7")["game_id"]
     refused = scat("abandon", game, "--as", "you", "--yes")
     assert refused.exit_code == 1
     assert "kay is still in the game: only the last human in a game may abandon it" in one_line_error(refused)

@@ -114,7 +114,7 @@ def test_names_are_normalised_nfkc_and_trimmed(scat_json: Scat, scat: Scat) -> N
     """`ann ` was a second player beside `ann`; fullwidth `ａｎｎ` is `ann`."""
     assert scat("new", "--player", "ann", "--player", "ann ").exit_code == 2
     assert scat("new", "--player", "ann", "--player", "\uff41nn").exit_code == 2
-    created = scat_json("new", "--player", "  \uff41nn ", "--bot", "bob", "--dealer", " bob")
+    created = scat_json("new", "--player", "  \uff41nn ", "--bot", "bob", "--dealer", " bob", "--seed", "7")
     assert [p["name"] for p in created["players"]] == ["ann", "bob"]
     assert scat_json("show", created["game_id"], "--as", " \uff41nn")["you"] == "ann"  # --as normalised too
 

@@ -20,7 +20,7 @@ pytestmark = EVERY_MODE
 
 
 def a_game(scat_json: Scat) -> str:
-    return str(scat_json("new", "--player", "you", "--bot", "bob", "--dealer", "bob")["game_id"])
+    return str(scat_json("new", "--player", "you", "--bot", "bob", "--dealer", "bob", "--seed", "7")["game_id"])
 
 
 def test_a_typed_name_with_no_seat_is_exit_4_naming_the_players_for_every_command(scat: Scat, scat_json: Scat) -> None:

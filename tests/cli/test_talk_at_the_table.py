@@ -14,7 +14,8 @@ pytestmark = EVERY_MODE
 
 
 def a_game(scat_json: Scat) -> str:
-    return str(scat_json("new", "--player", "ann", "--player", "bob", "--bot", "cy", "--dealer", "cy")["game_id"])
+    return str(scat_json("new", "--player", "ann", "--player", "bob", "--bot", "cy", "--dealer", "cy",
+                         "--seed", "7")["game_id"])
 
 
 def test_a_message_is_in_the_log_and_show_tells_the_last_few(scat: Scat, scat_json: Scat) -> None:

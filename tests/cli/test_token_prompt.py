@@ -7,7 +7,7 @@ from tests.support.cli import Scat
 
 def test_token_dash_reads_the_token_from_stdin_not_the_command_line(scat: Scat, scat_json: Scat) -> None:
     """`--token -` asks for the token (a line of stdin when it is not a terminal)."""
-    created = scat_json("new", "--player", "you", "--bot", "bob", "--dealer", "bob", "--protect")
+    created = scat_json("new", "--player", "you", "--bot", "bob", "--dealer", "bob", "--protect", "--seed", "7")
     game, token = created["game_id"], created["tokens"]["you"]
     wrong = scat("draw", game, "--as", "you", "stock", "--token", "-", input="not-the-token\n")
     assert wrong.exit_code == 3

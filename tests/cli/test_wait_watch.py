@@ -133,7 +133,7 @@ def test_in_a_throw_down_game_watch_keeps_your_new_hand_face_down_unless_you_loo
 
     waiter_env, mover_env = places
     created = json.loads(run(mover_env, "new", "--player", "you", "--bot", "bob", "--dealer", "bob", "--throw-down",
-                             "--protect", "--json").stdout)
+                             "--protect", "--seed", "7", "--json").stdout)
     game, env = created["game_id"], {**waiter_env, "SCAT_TOKEN": created["tokens"]["you"]}
 
     def watched(*look: str) -> list[dict[str, object]]:
