@@ -11,14 +11,15 @@ proves is `request.state.account` (an AccountView; None for an unsigned request)
 is left to its command (`request.state.nonce`, scat_core/service/playing.py), which spends it
 with its events (on SQLite one commit a move, not two) and refuses a replay itself (401 too).
 Checks run cheapest first: a refusal costs at most a SHA-256, an Ed25519 verification and,
-for a key not looked up lately, one indexed read (a wrong game token costs a 16 MiB scrypt).
+for a key not looked up lately, one indexed read (as a wrong game token does; one of a game
+made before tokens were hashed with SHA-256 costs a 16 MiB scrypt).
 Each process keeps the accounts' public keys it looked up for KEY_SECONDS (an unknown key
 for UNKNOWN_SECONDS): a key an account was given in another process (a rekey) takes effect
 here within KEY_SECONDS, an account registered there within UNKNOWN_SECONDS.
 Refusals (RequestRefused, here or a move's replay) are counted per client address by the
 error handler (routes/errors.py `count_refusal`): past FAILURES_ALLOWED within FAILURE_WINDOW
 seconds, that address's signed requests get 429 with Retry-After until the oldest counted
-refusal is that old. So are wrong game tokens (WrongToken: each cost a scrypt), and that
+refusal is that old. So are wrong game tokens (WrongToken: in an old game each cost a scrypt), and that
 address's requests that carry tokens (a bearer, or those of a `wait --any`) wait alike, signed or not;
 a bearer this process has not proven for its game counts while its request is answered
 (`token_checks`), so that a burst sent at once meets the limit too.
@@ -172,7 +173,7 @@ class RequestVerifier:
         #: Unsigned requests are served too (games protected by per-game tokens, as before accounts).
         self.tokens = tokens
         self.limiter = limiter or FailureLimiter()
-        #: Wrong game tokens per client address (each cost a scrypt), counted by the error handler.
+        #: Wrong game tokens per client address (a scrypt each in an old game), counted by the error handler.
         self.wrong_tokens = FailureLimiter()
         self.keys = KeyCache(accounts)
         #: Registrations per client address within the last hour (attempts: refused ones too).
@@ -220,7 +221,7 @@ class RequestVerifier:
         address must not have sent too many wrong tokens lately (429), and while it is answered a
         token this process has not proven for its game counts as an attempt of that address, given
         back once answered: a burst of wrong tokens sent at once meets the limit too, not only the
-        wrong tokens found already (each cost a scrypt)."""
+        wrong tokens found already (each a scrypt in an old game)."""
         header = request.headers.get("authorization")
         if header is None:
             yield

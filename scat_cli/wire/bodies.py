@@ -31,7 +31,7 @@ MAX_SEATS = 16
 #: The most games one page of the games list (`GET /games`, `GET /games/page`) holds: a page's work is
 #: bounded whatever its sender asks; the client follows the pages' cursor (`after`) for more.
 MAX_PAGE = 100
-#: The per-game tokens one `wait --any` may send (each is a look-up, a wrong one a scrypt): more is 400;
+#: The per-game tokens one `wait --any` may send (each is a look-up, a wrong one of an old game a scrypt): more is 400;
 #: the client sends the newest it remembers.
 MAX_TOKENS = 100
 #: The most games one page of `GET /audit` (each replayed) and of `GET /export` may cover: a page

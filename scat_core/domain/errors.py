@@ -224,7 +224,7 @@ class WrongServer(RequestRefused):
 
 
 class WrongToken(AuthFailed):
-    """A token that is not the player's (each costs a scrypt to find out: a server counts them);
+    """A token that is not the player's (a server counts them: in an old game each costs a scrypt);
     `count`: how many of the tokens sent were wrong."""
 
     count: int = 1

@@ -1,7 +1,11 @@
 """Who a request acts as: a per-game player token (a local protected game) or a proven server account.
 
-A token is issued once and stored only as a salted scrypt hash ("scrypt$N$r$p$SALT_HEX$HASH_HEX");
-an account is proven by a signed request, whose nonce is remembered until it expires.
+A token is issued once and stored only as its SHA-256 ("sha256$HASH_HEX"): it is 256 random bits
+made here, never a person's password, so a slow salted hash would add nothing but its cost (about
+40 ms of CPU and 16 MiB a check). Tokens issued before are stored as salted scrypt hashes
+("scrypt$N$r$p$SALT_HEX$HASH_HEX") and still verify (each check of such a hash costs that scrypt,
+once a process). An account is proven by a signed request, whose nonce is remembered until it
+expires.
 """
 
 from __future__ import annotations
@@ -24,14 +28,14 @@ def new_token() -> str:
 
 
 def scrypt_hash(token: str, salt: bytes, n: int, r: int, p: int) -> bytes:
+    """The scrypt of `token` that a token issued before SHA-256 hashes is stored as (`scrypt_stored`)."""
     return hashlib.scrypt(
         token.encode("utf-8"), salt=salt, n=n, r=r, p=p, dklen=_DKLEN, maxmem=64 * 1024 * 1024
     )
 
 
-#: Stored hash -> SHA-256 of the token that matched it, in this process only: a long-running
-#: server checks each player's token with scrypt once, then in microseconds; a token it issued
-#: itself (`hash_token`) not even once. Bounded.
+#: Stored scrypt hash -> SHA-256 of the token that matched it, in this process only: a long-running
+#: server checks each player's token of an old game with scrypt once, then in microseconds. Bounded.
 VERIFIED_TOKENS: dict[str, bytes] = {}
 _VERIFIED_MAX = 10_000
 
@@ -69,8 +73,17 @@ def proven_in(game_id: str, token: str) -> bool:
 
 
 def hash_token(token: str) -> str:
-    """The storable salted scrypt hash of `token`; this process then knows it matches (no scrypt
-    at the token's first use: a new game's first move through a server)."""
+    """The storable hash of `token` (its SHA-256: see the module's docstring)."""
+    return SHA256_SCHEME + hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+#: The prefix of a token's hash as stored since tokens are hashed with SHA-256.
+SHA256_SCHEME = "sha256$"
+
+
+def scrypt_stored(token: str) -> str:
+    """`token`'s hash as tokens were stored before SHA-256 (salted scrypt); this process then knows
+    it matches. Nothing issues these any more: games made before keep them (and tests make them)."""
     salt = secrets.token_bytes(16)
     digest = scrypt_hash(token, salt, SCRYPT_N, SCRYPT_R, SCRYPT_P)
     stored = f"scrypt${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}${salt.hex()}${digest.hex()}"
@@ -87,16 +100,23 @@ def _remember(stored: str, quick: bytes) -> None:
 def verify_token(token: str, stored: str) -> bool:
     """Whether `token` matches the stored hash (constant-time comparison)."""
     quick = hashlib.sha256(token.encode("utf-8")).digest()
+    if stored.startswith(SHA256_SCHEME):
+        try:
+            return hmac.compare_digest(quick, bytes.fromhex(stored[len(SHA256_SCHEME):]))
+        except ValueError:
+            return False
     known = VERIFIED_TOKENS.get(stored)
     if known is not None and hmac.compare_digest(known, quick):
         return True
-    if _matches(token, stored):
+    if matches_stored(token, stored):
         _remember(stored, quick)
         return True
     return False
 
 
-def _matches(token: str, stored: str) -> bool:
+def matches_stored(token: str, stored: str) -> bool:
+    """Whether `token` matches a stored hash of before SHA-256 (a scrypt: the costly check that a
+    server counts per address and keeps out of every command's turn to write)."""
     try:
         scheme, n, r, p, salt_hex, digest_hex = stored.split("$")
         if scheme != "scrypt":
@@ -105,6 +125,7 @@ def _matches(token: str, stored: str) -> bool:
     except (ValueError, MemoryError):
         return False
     return hmac.compare_digest(digest, bytes.fromhex(digest_hex))
+
 
 @dataclass(frozen=True, slots=True)
 class RequestNonce:

@@ -30,10 +30,11 @@ class AnyTurn:
     def proven(self, player: str, tokens: Mapping[str, str], wrong_allowed: int | None = None) -> Proven:
         """Of `tokens` (game -> token), those that are `player`'s own in a game he sits in as a
         human: his token where the game is protected (a server's proof of who waits); and how
-        many were wrong (each cost a scrypt: a server counts them against the client).
+        many were wrong (a server counts them against the client: in a game made before tokens were
+        hashed with SHA-256, each cost a scrypt).
 
         With `wrong_allowed`, the `wrong_allowed`-th wrong one is WrongToken (`count` of them):
-        the tokens after it cost no scrypt."""
+        the tokens after it are not checked."""
         wanted, proven = player.casefold(), Proven({}, [])
         with self.store.read() as tx:
             rows = tx.get_games(list(tokens))  # one read, however many tokens

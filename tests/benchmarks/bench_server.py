@@ -25,7 +25,8 @@ the other process (event stream, LISTEN/NOTIFY) with p99 no longer than the move
 First, in this process, the cost of authenticating one request: a signed request verified
 (scat_cli/server/verify.py: parse, digest, one indexed read, Ed25519, the nonce's INSERT),
 a signed request rejected (signed by another key than the account's: the same work but the
-INSERT), next to today's wrong game token (a 16 MiB scrypt). Goal: a rejected request costs
+INSERT), next to a wrong game token: a 16 MiB scrypt in a game made before tokens were kept as
+their SHA-256 (#22's reference), a SHA-256 in a game made now. Goal: a rejected request costs
 <= 1/100 of the wrong token's scrypt. `--verify-only` prints these figures alone.
 
 Then, with one process, moves signed by accounts (every request and every move signed, each
@@ -90,7 +91,7 @@ def verification_costs(url: str, rounds: int = 300) -> list[str]:
     from scat_cli.wire import httpsig
     from scat_core.domain.accounts import key_id_of
     from scat_core.domain.errors import RequestRefused
-    from scat_core.records.credentials import hash_token, verify_token
+    from scat_core.records.credentials import hash_token, scrypt_stored, verify_token
     from scat_core.service.accounts import AccountService
     from scat_core.store.sql.account_log import SqlAccountLog
     from scat_core.store.sql.database import make_engine
@@ -121,8 +122,9 @@ def verification_costs(url: str, rounds: int = 300) -> list[str]:
             return
         raise AssertionError("a request signed by another key was accepted")
 
-    stored = hash_token("the right token")
-    wrong = median_seconds(lambda: verify_token("a wrong token", stored), max(3, rounds // 30))
+    old, new = scrypt_stored("the right token"), hash_token("the right token")
+    wrong = median_seconds(lambda: verify_token("a wrong token", old), max(3, rounds // 30))
+    wrong_new = median_seconds(lambda: verify_token("a wrong token", new), rounds)
     signing = median_seconds(lambda: request(key), rounds)
     ok = median_seconds(verified, rounds) - signing
     moved = median_seconds(checked, rounds) - signing
@@ -133,7 +135,8 @@ def verification_costs(url: str, rounds: int = 300) -> list[str]:
     print(f"  signed request verified   {ok * 1e6:>9.0f} us  (its nonce's INSERT and commit included)")
     print(f"  signed move's request     {moved * 1e6:>9.0f} us  (its nonce left to the move's own transaction)")
     print(f"  signed request rejected   {refused * 1e6:>9.0f} us  (signed by another key than the account's)")
-    print(f"  wrong game token (scrypt) {wrong * 1e6:>9.0f} us", flush=True)
+    print(f"  wrong game token (scrypt) {wrong * 1e6:>9.0f} us  (a game made before tokens were kept as their SHA-256)")
+    print(f"  wrong game token (SHA-256){wrong_new * 1e6:>9.1f} us  (a game made now)", flush=True)
     return [f"{name}: a rejected signed request costs {refused / wrong:.4f} of a wrong token's scrypt "
             f"(1/{wrong / refused:.0f}; goal <= {REJECT_GOAL:.2f}, i.e. 1/{1 / REJECT_GOAL:.0f})"]
 

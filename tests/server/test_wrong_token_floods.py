@@ -1,7 +1,8 @@
-"""Wrong game tokens cost a server a 16 MiB scrypt each: past a few from one client address its
-requests with tokens wait (429, Retry-After), as refused signatures do, and a `wait --any` that
-sends many made-up tokens is refused after a few scrypts, not one per token. (That a wrong token's
-scrypt holds no writer: tests/service/test_wrong_tokens_hold_no_writer.py.)"""
+"""Past a few wrong game tokens from one client address its requests with tokens wait (429,
+Retry-After), as refused signatures do, and a `wait --any` that sends many made-up tokens is
+refused after a few, not one check per token: in a game made before tokens were hashed with
+SHA-256, each check of a wrong token costs a server a 16 MiB scrypt. (That a wrong token's scrypt
+holds no writer: tests/service/test_wrong_tokens_hold_no_writer.py.)"""
 
 from __future__ import annotations
 
@@ -15,7 +16,15 @@ import pytest
 
 from scat_cli.server.verify import FAILURES_ALLOWED
 from scat_core.records import credentials
+from scat_core.service import playing
 from tests.support.signing import Signer
+
+
+@pytest.fixture
+def scrypt_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The games made here (the server runs in this process, a thread) store their tokens as scat
+    did before SHA-256: a salted scrypt, which a wrong token costs."""
+    monkeypatch.setattr(playing, "hash_token", credentials.scrypt_stored)
 
 
 def new_game(api: httpx.Client) -> tuple[str, dict[str, str]]:
@@ -44,6 +53,7 @@ def test_past_a_few_wrong_tokens_an_address_waits_before_its_tokens_are_looked_a
     assert api.get(f"/games/{game}").status_code == 200
 
 
+@pytest.mark.usefixtures("scrypt_games")
 def test_a_wait_for_any_turn_with_many_made_up_tokens_costs_a_few_scrypts(
         api: httpx.Client, monkeypatch: pytest.MonkeyPatch) -> None:
     games = [new_game(api)[0] for _ in range(FAILURES_ALLOWED + 3)]  # eve sits in each
@@ -118,6 +128,7 @@ def burst(url: str, count: int, request: Callable[[httpx.Client], httpx.Response
     return statuses
 
 
+@pytest.mark.usefixtures("scrypt_games")
 def test_a_burst_of_wrong_tokens_sent_at_once_costs_at_most_the_allowed_scrypts(
         api: httpx.Client, server_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     game, _ = new_game(api)

@@ -116,7 +116,7 @@ def count_refusal(request: Request, error: ScatError) -> None:
     verifier = request.app.state.server.verifier
     if isinstance(error, RequestRefused):
         limiter, count = verifier.limiter, 1
-    elif isinstance(error, WrongToken):  # each cost a scrypt
+    elif isinstance(error, WrongToken):  # each a scrypt in a game made before SHA-256 token hashes
         limiter, count = verifier.wrong_tokens, error.count
     if limiter is not None:
         limiter.failed(request.client.host if request.client else "-", verifier.clock(), count)

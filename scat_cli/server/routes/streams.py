@@ -86,7 +86,7 @@ class EventStream(Response):
 def proven_tokens(games: GameService, player: str, body: bodies.WaitAnyIn,
                   wrong: Callable[[int], None]) -> dict[str, str]:
     """The tokens of `body` that are `player`'s (AnyTurn.proven, at most FAILURES_ALLOWED wrong
-    ones looked at); `wrong` is told how many were wrong (each cost a scrypt) when that many
+    ones looked at); `wrong` is told how many were wrong (a scrypt each in an old game) when that many
     refused nothing (a WrongToken is counted by the error handler, routes/errors.py)."""
     proven = games.any_turn.proven(player, body.tokens, FAILURES_ALLOWED)
     if proven.wrong:
@@ -172,7 +172,7 @@ async def waiting(request: Request, body: bodies.WaitAnyIn, server: Server, acco
     or ended, `found` (a WaitedAny) and the end; a comment each second until then; 429 over
     the caps of open streams."""
     address = request.client.host if request.client else "-"
-    if body.tokens:  # each may cost a scrypt: not from an address that sent too many wrong ones lately
+    if body.tokens:  # each may cost a scrypt (an old game's): not from an address that sent too many wrong ones lately
         server.verifier.hold_back_tokens(address, server.verifier.clock())
     refused = server.caps.take(address)
     if refused is not None:
