@@ -11,8 +11,8 @@ proves is `request.state.account` (an AccountView; None for an unsigned request)
 is left to its command (`request.state.nonce`, scat_core/service/playing.py), which spends it
 with its events (on SQLite one commit a move, not two) and refuses a replay itself (401 too).
 Checks run cheapest first: a refusal costs at most a SHA-256, an Ed25519 verification and,
-for a key not looked up lately, one indexed read (as a wrong game token does; one of a game
-made before tokens were hashed with SHA-256 costs a 16 MiB scrypt).
+for a key not looked up lately, one indexed read (a wrong game token costs a SHA-256, or a 16 MiB
+scrypt in a game made before tokens were kept as their SHA-256).
 Each process keeps the accounts' public keys it looked up for KEY_SECONDS (an unknown key
 for UNKNOWN_SECONDS): a key an account was given in another process (a rekey) takes effect
 here within KEY_SECONDS, an account registered there within UNKNOWN_SECONDS.

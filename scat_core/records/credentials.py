@@ -3,8 +3,8 @@
 A token is issued once and stored only as its SHA-256 ("sha256$HASH_HEX"): it is 256 random bits
 made here, never a person's password, so a slow salted hash would add nothing but its cost (about
 40 ms of CPU and 16 MiB a check). Tokens issued before are stored as salted scrypt hashes
-("scrypt$N$r$p$SALT_HEX$HASH_HEX") and still verify (each check of such a hash costs that scrypt,
-once a process). An account is proven by a signed request, whose nonce is remembered until it
+("scrypt$N$r$p$SALT_HEX$HASH_HEX") and still verify: the right token costs that scrypt once a
+process, each wrong one every time. An account is proven by a signed request, whose nonce is remembered until it
 expires.
 """
 
@@ -121,10 +121,11 @@ def matches_stored(token: str, stored: str) -> bool:
         scheme, n, r, p, salt_hex, digest_hex = stored.split("$")
         if scheme != "scrypt":
             return False
+        expected = bytes.fromhex(digest_hex)
         digest = scrypt_hash(token, bytes.fromhex(salt_hex), int(n), int(r), int(p))
-    except (ValueError, MemoryError):
+    except (ValueError, TypeError, OverflowError, MemoryError):  # not a hash scat stored: no match
         return False
-    return hmac.compare_digest(digest, bytes.fromhex(digest_hex))
+    return hmac.compare_digest(digest, expected)
 
 
 @dataclass(frozen=True, slots=True)

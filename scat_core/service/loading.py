@@ -320,8 +320,9 @@ def snapshot_json(state: GameState) -> str | None:
         return None
 
 
-#: A wrong token costs a scrypt (about 50 ms and 16 MiB, records/credentials.py): checked inside the
-#: command's unit of work, it would hold SQLite's one writer or a PostgreSQL connection. So a token
+#: A wrong token of a game whose tokens are kept as scrypt hashes (made by an earlier scat) costs a
+#: scrypt (about 50 ms and 16 MiB, records/credentials.py): checked inside the command's unit of
+#: work, it would hold SQLite's one writer or a PostgreSQL connection. So a token
 #: this process has not proven yet is proven first (`prove_token_first`), with only a short read
 #: behind it; the command still checks it in its transaction (`authorize`): one SHA-256 then.
 def prove_token_first(store: Store, game_id: str, player: str | None, token: Credential) -> None:

@@ -113,7 +113,7 @@ def test_an_accounts_wait_counts_a_token_game_only_with_the_token_of_its_player(
 
 
 def test_a_wait_may_send_at_most_max_tokens_and_more_is_refused_before_any_is_looked_up(api: httpx.Client) -> None:
-    """Each token is a look-up (a wrong one a scrypt): one request's work is bounded by MAX_TOKENS."""
+    """Each token is a look-up (a wrong one of an old game a scrypt): one request's work is bounded by MAX_TOKENS."""
     from scat_cli.wire.bodies import MAX_TOKENS
 
     game, tokens = new_game(api)

@@ -90,7 +90,9 @@ def test_a_token_proven_once_costs_no_scrypt_again(service: GameService, monkeyp
         return real(token, *args)
 
     monkeypatch.setattr(credentials, "scrypt_hash", counted)
-    service.move(game, Draw("ann", "stock"), token)  # this process made it (hash_token): proven already
+    with service.store.read() as tx:
+        assert tx.get_token_hash(game, "ann").startswith("scrypt$")  # a check of it could cost a scrypt
+    service.move(game, Draw("ann", "stock"), token)  # this process made it (scrypt_stored): proven already
     state = service.show(game, "ann", token).state
     service.move(game, Discard("ann", state.hands[state.turn][0]), token)
     assert scrypts == []

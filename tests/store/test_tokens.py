@@ -41,7 +41,7 @@ def test_a_token_stored_as_scrypt_before_verifies_in_another_process(monkeypatch
     assert not verify_token(token + "x", stored)
 
 
-def test_a_scrypt_hash_this_process_checked_once_is_not_checked_again(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_scrypt_hash_made_here_costs_no_scrypt_for_its_token(monkeypatch: pytest.MonkeyPatch) -> None:
     token = new_token()
     stored = scrypt_stored(token)
 
@@ -62,6 +62,9 @@ def test_a_malformed_stored_hash_never_verifies() -> None:
     assert not verify_token("t", "garbage")
     assert not verify_token("t", "bcrypt$1$2$3$00$00")
     assert not verify_token("t", "scrypt$x$8$1$00$00")
+    assert not verify_token("t", "scrypt$1024$8$1$00$zz")  # a digest that is not hex
+    assert not verify_token("t", "scrypt$-2$8$1$00$00")
+    assert not verify_token("t", f"scrypt${2**70}$8$1$00$00")
     assert not verify_token("t", "sha256$not-hex")
     assert not verify_token("t", "sha256$" + hashlib.sha256(b"t").hexdigest()[:-2])
     assert not verify_token("", "sha256$")
