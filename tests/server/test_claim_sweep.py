@@ -29,12 +29,14 @@ def test_r28_two_servers_on_one_database_claim_each_expired_turn_exactly_once(
     url = str(request.getfixturevalue("postgres_url")) if database == "postgres" else f"sqlite:///{tmp_path}/s.db"
     migrated(url)
     with ExitStack() as stack:
-        servers = [stack.enter_context(server_process(url, "--claim-every", "0.2")) for _ in range(2)]
+        servers = [stack.enter_context(server_process(url, "--claim-every", "0.2", "--testing")) for _ in range(2)]
         first = servers[0][0]
-        # you and kay (humans) and ann (a bot, dealing): you play first, then kay, then ann (R11)
+        # you and kay (humans) and ann (a bot, dealing): you play first, then kay, then ann (R11). The
+        # games are seeded: a bot dealt a 31 declares it at once (R20), the hand ends and kay plays first
         body = {"players": [{"name": "you"}, {"name": "kay"}, {"name": "ann", "is_bot": True}], "dealer": "ann",
                 "options": {"move_time": 1}}
-        games = [httpx.post(f"{first}/games", json=body, timeout=30).json()["game_id"] for _ in range(GAMES)]
+        games = [httpx.post(f"{first}/games", json={**body, "seed": seed}, timeout=30).json()["game_id"]
+                 for seed in range(1, GAMES + 1)]
         give_up = time.monotonic() + PATIENCE
         while time.monotonic() < give_up:  # the list claims nothing itself (a look at a game would)
             finished = httpx.get(f"{first}/games", params={"status": "finished"}, timeout=30).json()

@@ -27,15 +27,16 @@ def served(db_url: str, tmp_path: Path) -> Iterator[tuple[dict[str, str], subpro
     """The environment of a player of a live `scat serve` (SQLite and PostgreSQL), the server process
     and the file of its log."""
     migrated(db_url)
-    with server_process(db_url) as (url, process):
+    with server_process(db_url, "--testing") as (url, process):
         env = {**os.environ, "SCAT_SERVER": url, "XDG_CONFIG_HOME": str(tmp_path / "config"), "SCAT_TOKEN": ""}
         yield env, process, process.log_path  # type: ignore[attr-defined]
 
 
 def new_game(env: dict[str, str]) -> tuple[str, str]:
-    """A game of you, eve and bob (a bot) on the server, where it is not eve's turn: (game id, eve's token)."""
+    """A game of you, eve and bob (a bot) on the server, where it is not eve's turn: (game id, eve's token).
+    Seeded: a bot dealt a 31 declares it at once (R20), and the next hand would begin with eve's turn."""
     created = subprocess.run([SCAT, "new", "--player", "you", "--player", "eve", "--bot", "bob", "--dealer", "bob",
-                              "--json"], env=env, capture_output=True, text=True, timeout=60, check=True)
+                              "--seed", "7", "--json"], env=env, capture_output=True, text=True, timeout=60, check=True)
     game = json.loads(created.stdout)
     return str(game["game_id"]), str(game["tokens"]["eve"])
 
@@ -48,7 +49,7 @@ def test_a_wait_through_the_server_gives_up_on_time(
     # deadline, on every database (it once waited for a keep-alive each second to look at it).
     monkeypatch.setattr("scat_cli.server.app.PUSHED_POLL_SECONDS", 3600.0)
     monkeypatch.setattr("scat_cli.server.app.KEEP_ALIVE_SECONDS", 3600.0)
-    with server_in_thread(migrated(db_url), testing=False) as url:
+    with server_in_thread(migrated(db_url), testing=True) as url:
         env = {**os.environ, "SCAT_SERVER": url, "XDG_CONFIG_HOME": str(tmp_path / "config"), "SCAT_TOKEN": ""}
         game, token = new_game(env)
         waited = subprocess.run([SCAT, "wait", game, "--as", "eve", "--timeout", "1"],
