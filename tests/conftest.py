@@ -15,6 +15,8 @@ import pytest
 from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import make_url
 
+from scat_core.records import credentials
+from scat_core.service import playing
 from scat_core.store.sql.database import ensure_schema, make_engine
 from scat_core.store.sql.event_store import EventStore
 
@@ -101,3 +103,10 @@ def engine(db_url: str) -> Iterator[Engine]:
 def store(engine: Engine) -> EventStore:
     """An event store on the migrated database."""
     return EventStore(engine)
+
+
+@pytest.fixture
+def scrypt_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The games made here (a server in a thread of this process too) store their tokens as scat did
+    before SHA-256: a salted scrypt, which a wrong token costs."""
+    monkeypatch.setattr(playing, "hash_token", credentials.scrypt_stored)

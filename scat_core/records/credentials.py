@@ -4,8 +4,8 @@ A token is issued once and stored only as its SHA-256 ("sha256$HASH_HEX"): it is
 made here, never a person's password, so a slow salted hash would add nothing but its cost (about
 40 ms of CPU and 16 MiB a check). Tokens issued before are stored as salted scrypt hashes
 ("scrypt$N$r$p$SALT_HEX$HASH_HEX") and still verify: the right token costs that scrypt once a
-process, each wrong one every time. An account is proven by a signed request, whose nonce is remembered until it
-expires.
+process, each wrong one every time. An account is proven by a signed request, whose nonce is
+remembered until it expires.
 """
 
 from __future__ import annotations
@@ -72,13 +72,13 @@ def proven_in(game_id: str, token: str) -> bool:
     return (game_id, hashlib.sha256(token.encode("utf-8")).digest()) in _PROVEN_IN
 
 
+#: The prefix of a token's hash as stored since tokens are hashed with SHA-256.
+SHA256_SCHEME = "sha256$"
+
+
 def hash_token(token: str) -> str:
     """The storable hash of `token` (its SHA-256: see the module's docstring)."""
     return SHA256_SCHEME + hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
-#: The prefix of a token's hash as stored since tokens are hashed with SHA-256.
-SHA256_SCHEME = "sha256$"
 
 
 def scrypt_stored(token: str) -> str:
@@ -108,13 +108,13 @@ def verify_token(token: str, stored: str) -> bool:
     known = VERIFIED_TOKENS.get(stored)
     if known is not None and hmac.compare_digest(known, quick):
         return True
-    if matches_stored(token, stored):
+    if _matches_scrypt(token, stored):
         _remember(stored, quick)
         return True
     return False
 
 
-def matches_stored(token: str, stored: str) -> bool:
+def _matches_scrypt(token: str, stored: str) -> bool:
     """Whether `token` matches a stored hash of before SHA-256 (a scrypt: the costly check that a
     server counts per address and keeps out of every command's turn to write)."""
     try:

@@ -16,15 +16,7 @@ import pytest
 
 from scat_cli.server.verify import FAILURES_ALLOWED
 from scat_core.records import credentials
-from scat_core.service import playing
 from tests.support.signing import Signer
-
-
-@pytest.fixture
-def scrypt_games(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The games made here (the server runs in this process, a thread) store their tokens as scat
-    did before SHA-256: a salted scrypt, which a wrong token costs."""
-    monkeypatch.setattr(playing, "hash_token", credentials.scrypt_stored)
 
 
 def new_game(api: httpx.Client) -> tuple[str, dict[str, str]]:

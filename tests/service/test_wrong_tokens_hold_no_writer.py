@@ -2,7 +2,7 @@
 hashed with SHA-256, a wrong token costs a scrypt (about 50 ms, 16 MiB), and a flood of them must
 not hold SQLite's one writer (nor a PostgreSQL connection) while every other game's moves wait
 behind it. The command's own check, in its transaction, then costs a SHA-256 for a token proven
-before; so does every check of a token stored as its SHA-256."""
+before. (A new game's tokens are stored as their SHA-256: tests/service/test_player_tokens_kept_hashed.py.)"""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from scat_cli.wiring import open_database
-from scat_core.domain import events as ev
 from scat_core.domain.commands import Discard, Draw
 from scat_core.domain.errors import AuthFailed
 from scat_core.records import credentials
-from scat_core.service import GameService, loading, playing
+from scat_core.service import GameService
+from tests.support.services import protected_game
 
 PATIENCE = 60.0
 
@@ -27,19 +27,6 @@ def service(request: pytest.FixtureRequest) -> Iterator[GameService]:
     service = open_database(str(request.getfixturevalue(f"{request.param}_url")))
     yield service
     service.store.engine.dispose()
-
-
-@pytest.fixture
-def scrypt_games(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The games made here store their tokens as scat did before SHA-256 (salted scrypt)."""
-    monkeypatch.setattr(playing, "hash_token", credentials.scrypt_stored)
-
-
-def protected_game(service: GameService) -> tuple[str, str]:
-    """A protected game of ann (to act) against a bot: its id and ann's token."""
-    played = service.new_game([ev.PlayerSeat(name="ann"), ev.PlayerSeat(name="bot", is_bot=True)], dealer="bot",
-                              protect=True, viewer="ann")
-    return played.game_id, (played.tokens or {})["ann"]
 
 
 @pytest.mark.usefixtures("scrypt_games")
@@ -96,32 +83,3 @@ def test_a_token_proven_once_costs_no_scrypt_again(service: GameService, monkeyp
     state = service.show(game, "ann", token).state
     service.move(game, Discard("ann", state.hands[state.turn][0]), token)
     assert scrypts == []
-
-
-@pytest.mark.usefixtures("scrypt_games")
-def test_a_game_whose_tokens_were_stored_as_scrypt_is_played_with_them_by_another_process(
-        service: GameService, monkeypatch: pytest.MonkeyPatch) -> None:
-    game, token = protected_game(service)
-    with service.store.read() as tx:
-        assert tx.get_token_hash(game, "ann").startswith("scrypt$")
-    monkeypatch.setattr(credentials, "VERIFIED_TOKENS", {})  # another process knows only the stored hash
-    monkeypatch.setattr(loading, "proven_for", lambda *args: False)
-    with pytest.raises(AuthFailed, match=f"wrong token for ann in game {game}"):
-        service.move(game, Draw("ann", "stock"), "wrong")
-    assert service.move(game, Draw("ann", "stock"), token).state.phase == "discard"
-
-
-def test_a_new_games_tokens_are_stored_as_their_sha256_and_checked_without_scrypt(
-        service: GameService, monkeypatch: pytest.MonkeyPatch) -> None:
-    game, token = protected_game(service)
-    with service.store.read() as tx:
-        assert tx.get_token_hash(game, "ann") == credentials.hash_token(token)
-
-    def no_scrypt(*args: Any) -> bytes:
-        raise AssertionError("scrypt ran for a token stored as its SHA-256")
-
-    monkeypatch.setattr(credentials, "scrypt_hash", no_scrypt)
-    monkeypatch.setattr(loading, "proven_for", lambda *args: False)  # as in another process
-    with pytest.raises(AuthFailed, match=f"wrong token for ann in game {game}"):
-        service.move(game, Draw("ann", "stock"), "wrong")
-    assert service.move(game, Draw("ann", "stock"), token).state.phase == "discard"

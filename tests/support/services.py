@@ -34,6 +34,13 @@ def as_a_scat_before_signed_games(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(playing, "CreateGame", lambda **fields: real(**{**fields, "signed": False}))
 
 
+def protected_game(service: GameService) -> tuple[str, str]:
+    """A protected game of ann (to act) against a bot: its id and ann's token."""
+    played = service.new_game([PlayerSeat(name="ann"), PlayerSeat(name="bot", is_bot=True)], dealer="bot",
+                              protect=True, viewer="ann")
+    return played.game_id, (played.tokens or {})["ann"]
+
+
 def next_move(service: GameService, game_id: str) -> None:
     """Play the heuristic bot's move for the player to play."""
     state = service.playing.look(game_id)
