@@ -10,8 +10,8 @@ is the conservative ordinal (mu - 3 sigma). Bots are rated, never in a human's r
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from scat_core.domain.events import Event
 from scat_core.domain.stats import STATS_COUNTERS, GameLine, PlayerLine, changed, evolve_line, player_key
@@ -127,9 +127,20 @@ class PlayerRating:
     games: int
 
 
+def won(line: GameLine) -> bool:
+    """Whether a game's line is taken by the ratings' fold: won (played out) and not cancelled. One
+    with fewer than two players is taken and counts for nothing (`rated`)."""
+    return line.finished and line.winner_key is not None and not line.cancelled
+
+
 def rated(line: GameLine) -> bool:
     """Whether a game's line counts for ratings: won (played out), not cancelled, two players or more."""
-    return line.finished and line.winner_key is not None and not line.cancelled and len(line.players) >= 2
+    return won(line) and len(line.players) >= 2
+
+
+def won_order(line: GameLine) -> tuple[str, str]:
+    """Where a won game comes in the ratings' fold: the order they were won, by id on a tie."""
+    return (line.ended_at, line.game_id)
 
 
 def _key(player: PlayerLine) -> str:
@@ -146,26 +157,73 @@ def placing(line: GameLine) -> list[int]:
     return [1 + sum(other > mine for other in standings) for mine in standings]
 
 
-def ratings(lines: Iterable[GameLine]) -> list[PlayerRating]:
-    """Every rated player's rating over the games of `lines` played out, highest first."""
-    # start-up time: openskill loads only when ratings are asked for
-    from openskill.models import PlackettLuce, PlackettLuceRating
+@dataclass(frozen=True)
+class RatedRow:
+    """A player's row in the ratings' fold: his last name, whether a bot, the model's mu and sigma
+    after his games taken so far, and how many."""
+
+    name: str
+    is_bot: bool
+    mu: float
+    sigma: float
+    games: int
+
+
+@dataclass(frozen=True)
+class RatingsFold:
+    """The ratings folded over the won games taken so far, in the order they were won: the rows by
+    key (`_key`: a bot's is never a human's), the last game taken (`through`, its `won_order`) and
+    how many games were taken up to it (`taken`). A store keeps it and folds in only the games won
+    after `through`; a game won earlier that comes later (an import) shows as more won games up to
+    `through` than `taken`, and the fold is made anew."""
+
+    rows: Mapping[str, RatedRow] = field(default_factory=dict)
+    through: tuple[str, str] | None = None
+    taken: int = 0
+
+    def after(self, line: GameLine) -> bool:
+        """Whether `line` comes after the last game taken (and may be folded into this fold)."""
+        return self.through is None or won_order(line) > self.through
+
+
+def fold_ratings(fold: RatingsFold, lines: Iterable[GameLine]) -> tuple[RatingsFold, set[str]]:
+    """`fold` with the won games of `lines` taken, in the order they were won, each after
+    `fold.through` (ValueError otherwise: the fold must be made anew); and the keys of the rows
+    they changed. A row's figures after a game depend only on the rows' mu and sigma before it,
+    so folding in steps gives the same figures, to the last digit, as folding once."""
+    taken_now = sorted((line for line in lines if won(line)), key=won_order)
+    if not taken_now:
+        return fold, set()
+    # start-up time: openskill loads only when a game is to be rated (not for the ratings kept)
+    from openskill.models import PlackettLuce
 
     model = PlackettLuce()
-    table: dict[str, PlackettLuceRating] = {}
-    names: dict[str, tuple[str, bool]] = {}
-    counted: dict[str, int] = {}
-    for line in sorted((line for line in lines if rated(line)), key=lambda line: (line.ended_at, line.game_id)):
+    rows, changed, through, taken = dict(fold.rows), set(), fold.through, fold.taken
+    for line in taken_now:
+        if through is not None and won_order(line) <= through:
+            raise ValueError(f"game {line.game_id} was won before the last game the ratings took: fold them anew")
+        through, taken = won_order(line), taken + 1
+        if not rated(line):
+            continue
         keys = [_key(player) for player in line.players]
-        teams = [[table.get(key) or model.rating(name=key)] for key in keys]
+        teams = [[model.rating(mu=rows[key].mu, sigma=rows[key].sigma, name=key) if key in rows
+                  else model.rating(name=key)] for key in keys]
         ranks = [float(rank) for rank in placing(line)]
         for team, key, player in zip(model.rate(teams, ranks=ranks), keys, line.players, strict=True):
-            table[key] = team[0]
-            names[key] = (player.name, player.is_bot)
-            counted[key] = counted.get(key, 0) + 1
-    found = []
-    for key, rating in table.items():
-        name, is_bot = names[key]
-        mu, sigma = float(rating.mu), float(rating.sigma)
-        found.append(PlayerRating(name, is_bot, round(mu - 3 * sigma, 2), round(mu, 4), round(sigma, 4), counted[key]))
+            before = rows.get(key)
+            rows[key] = RatedRow(player.name, player.is_bot, float(team[0].mu), float(team[0].sigma),
+                                 (before.games if before is not None else 0) + 1)
+            changed.add(key)
+    return RatingsFold(rows, through, taken), changed
+
+
+def rating_rows(fold: RatingsFold) -> list[PlayerRating]:
+    """Every rated player's rating in `fold`, highest first (the rating shown: mu - 3 sigma)."""
+    found = [PlayerRating(row.name, row.is_bot, round(row.mu - 3 * row.sigma, 2), round(row.mu, 4),
+                          round(row.sigma, 4), row.games) for row in fold.rows.values()]
     return sorted(found, key=lambda found_: (-found_.rating, found_.name.casefold(), found_.is_bot))
+
+
+def ratings(lines: Iterable[GameLine]) -> list[PlayerRating]:
+    """Every rated player's rating over the games of `lines` played out, highest first."""
+    return rating_rows(fold_ratings(RatingsFold(), lines)[0])

@@ -201,7 +201,7 @@ class GameService(Generic[S]):
         # start-up time: built on first use (a move never loads it)
         from scat_core.service.statistics import Statistics
 
-        return Statistics(self.store)
+        return Statistics(self.store, self._clock)
 
     @cached_property
     def any_turn(self) -> AnyTurn:

@@ -22,11 +22,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from scat_core.domain.stats import GameLine
     from scat_core.records.credentials import RequestNonce
     from scat_core.records.games import GameRow, GameSummary, ListedAfter, NewGame
     from scat_core.records.signing import HeadSignature, KeyRing, StoredSignature
-    from scat_core.records.stats import StatsReport
+    from scat_core.records.stats import PlayerRating, StatsReport
     from scat_core.records.stored_log import CommandLoad, GameSecret, KeptHead, StoredEvent
 
 
@@ -227,8 +226,11 @@ class Store(Protocol):
         """The statistics as of the last catch-up; with `player`, his line only (if he has one)."""
         ...
 
-    def stats_lines(self) -> list[GameLine]:
-        """Every game's line of the statistics as of their last catch-up (ratings fold them)."""
+    def ratings(self, settled: str, rebuild: bool = False) -> list[PlayerRating]:
+        """Every rated player's rating over the won games of the statistics as of their last
+        catch-up (records/stats.py's fold, highest first); folded anew with `rebuild`. A store may
+        keep the fold of the games won before `settled` (recorded_at text) and fold only those won
+        since its last read; it writes nothing on a read-only database."""
         ...
 
     def read_stats_unsaved(self, player: str | None = None, rebuild: bool = False) -> StatsReport:

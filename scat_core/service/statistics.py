@@ -5,12 +5,14 @@ The projection modules are imported on first use: other commands never load them
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from scat_core.domain.errors import Hint, NotFound
+from scat_core.domain.options import recorded_text
 from scat_core.domain.stats import player_key
 from scat_core.records.errors import DatabaseReadOnly
-from scat_core.records.stats import ratings
+from scat_core.service.loading import Clock, system_clock
 from scat_core.service.ports import Store
 from scat_core.service.values import Rating, Ratings
 
@@ -19,11 +21,16 @@ if TYPE_CHECKING:
     from scat_core.service.values import Ratings
 
 
+#: Games won longer ago than this are settled: the store may keep their ratings' fold (a game
+#: committed a moment after another process's later win would otherwise come in late).
+SETTLED = timedelta(minutes=1)
+
+
 class Statistics:
     """Statistics over every game in one store."""
 
-    def __init__(self, store: Store) -> None:
-        self.store = store
+    def __init__(self, store: Store, clock: Clock = system_clock) -> None:
+        self.store, self.clock = store, clock
 
     def stats(self, player: str | None = None, rebuild: bool = False) -> StatsReport:
         """Figures per player and overall, caught up with the log first (rebuilt from the
@@ -49,7 +56,7 @@ class Statistics:
             self.catch_up_stats(rebuild=rebuild)
         except DatabaseReadOnly:  # the rows as they are: a read-only database's ratings may lag its games
             pass
-        rows = ratings(self.store.stats_lines())
+        rows = self.store.ratings(recorded_text(self.clock() - SETTLED), rebuild=rebuild)
         if player is not None:
             rows = [row for row in rows if player_key(row.name) == player_key(player)]
             if not rows:

@@ -41,7 +41,7 @@ from scat_core.records.signing import (
     next_signature,
     sealed_snapshot,
 )
-from scat_core.records.stats import fold_line, report
+from scat_core.records.stats import fold_line, ratings, report
 from scat_core.records.stored_log import (
     GENESIS_HASH,
     CommandLoad,
@@ -57,7 +57,7 @@ from scat_core.records.stored_log import (
 from scat_core.service.ports import AccountLog, AccountRecord
 
 if TYPE_CHECKING:
-    from scat_core.records.stats import StatsReport
+    from scat_core.records.stats import PlayerRating, StatsReport
 
 
 class MemoryAccountLog:
@@ -501,9 +501,10 @@ class MemoryStore:
         """The statistics as of the last catch-up; with `player`, his line only (if he has one)."""
         return report(list(self._tables.stats.values()), player)
 
-    def stats_lines(self) -> list[GameLine]:
-        """Every game's line of the statistics as of their last catch-up (what ratings fold)."""
-        return list(self._tables.stats.values())
+    def ratings(self, settled: str, rebuild: bool = False) -> list[PlayerRating]:
+        """Every rated player's rating over the statistics' won games, folded from all of them at each
+        read (nothing kept: `settled` does not matter here, nor `rebuild`)."""
+        return ratings(list(self._tables.stats.values()))
 
     def read_stats_unsaved(self, player: str | None = None, rebuild: bool = False) -> StatsReport:
         """`read_stats` with what the stats have not seen folded into a copy of them; changes nothing."""

@@ -9,7 +9,10 @@ Prints, next to their goals:
   throughput is counted over every event of the games it covers, as replay's is;
 * `scat stats` on the populated database (caught up) against `scat show GAME` on it, both
   the real `scat` executable, median of several runs; goal within 1.5x. Also printed: the
-  first `scat stats` (the whole log folded in) and one after a new game (incremental).
+  first `scat stats` (the whole log folded in) and one after a new game (incremental);
+* `scat ratings` the same way (its fold kept, store/sql/ratings_table.py): goal within 1.5x of
+  `scat show`; beside it the first one (every won game folded, then kept), every won game folded
+  in process as each read did before revision 0021, and one after a new game.
 
 The database is filled by a bulk path: a few real bot games, played through the service,
 cloned under new ids (re-keyed and re-hashed, so each audits) and appended through the
@@ -31,14 +34,16 @@ import tempfile
 import time
 import uuid
 from collections.abc import Iterator, Sequence
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import create_engine, func, select, text
+from sqlalchemy import Engine, create_engine, func, select, text
 from sqlalchemy.engine import make_url
 
 from scat_core.domain.evolve import fold
-from scat_core.domain.stats import HANDLED_TYPES
+from scat_core.domain.stats import HANDLED_TYPES, GameLine
+from scat_core.records.stats import ratings, won
 from scat_core.service import GameService
 from scat_core.store.sql import tables as t
 from scat_core.store.sql.database import ensure_schema, make_engine
@@ -48,15 +53,20 @@ from scat_core.store.sql.projections import STATS, catch_up
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from populate import bulk_append, clone_id, clones, play_bot_games  # noqa: E402
 
+EPOCH = datetime(2025, 6, 1)  # the clones' times count from here
 REBUILD_GOAL = 0.5  # rebuild throughput / replay throughput, at least
 STATS_GOAL = 1.5  # `scat stats` time / `scat show` time, at most
 SCAT = Path(sys.executable).with_name("scat")
 
 
 def populate(service: GameService, games: int, templates: int, per_transaction: int = 500) -> None:
-    """Fill the database with `games` games: `templates` real ones and clones of them (bulk path)."""
+    """Fill the database with `games` games: `templates` real ones and clones of them (bulk path),
+    the clones won a minute apart over the time before (as games are won over months: the ratings
+    keep those won more than a minute ago, and fold the newer ones at each read)."""
     played = play_bot_games(service, templates, names=("ann", "bob", "cy"))
-    bulk_append(service, clones(played, (clone_id(number) for number in range(games - templates))), per_transaction)
+    count = games - templates
+    times = ((EPOCH + timedelta(minutes=number)).strftime("%Y-%m-%dT%H:%M:%S.000000Z") for number in range(count))
+    bulk_append(service, clones(played, (clone_id(number) for number in range(count)), times=times), per_transaction)
 
 
 def replay_throughput(service: GameService, game_ids: Sequence[str]) -> float:
@@ -130,9 +140,25 @@ def run(url: str, args: argparse.Namespace) -> None:
     line("scat stats (median, caught up)", f"{stats * 1000:.0f} ms",
          f"{stats / show:.2f}x show (goal <= {STATS_GOAL}x: {verdict(stats <= STATS_GOAL * show)})")
     line("first scat stats (the whole log folded in)", f"{first * 1000:.0f} ms")
+    first_ratings = median_seconds(["ratings"], env, 1)  # folds every won game, and keeps the fold
+    show, rated = medians([["show", game_id], ["ratings"]], env, args.runs)
+    line("scat ratings (median, kept: nothing new)", f"{rated * 1000:.0f} ms",
+         f"{rated / show:.2f}x show (goal <= {STATS_GOAL}x: {verdict(rated <= STATS_GOAL * show)})")
+    line("first scat ratings (every won game folded, kept)", f"{first_ratings * 1000:.0f} ms")
+    every = min(_timed(lambda: ratings(won_lines(engine))) for _ in range(2))
+    line("  every won game folded at each read (before 0021)", f"{every * 1000:.0f} ms", "in process, no start-up")
     subprocess.run([str(SCAT), "new", "-q", "--bot", "ann", "--bot", "dan"], env=env, check=True, capture_output=True)
     line("scat stats after one more game (incremental)", f"{median_seconds(['stats'], env, 1) * 1000:.0f} ms")
+    after = median_seconds(["ratings"], env, 1)
+    line("scat ratings after one more game (in the answer)", f"{after * 1000:.0f} ms")
     engine.dispose()
+
+
+def won_lines(engine: Engine) -> list[GameLine]:
+    """Every won game's line of the statistics' rows (what the ratings fold)."""
+    with engine.connect() as conn:
+        ids: list[str] = list(conn.execute(select(t.stats_games.c.game_id)).scalars())
+        return [line for line in STATS.load(conn, ids).values() if won(line)]
 
 
 def _timed(action: Any) -> float:

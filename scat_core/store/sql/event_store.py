@@ -31,6 +31,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.engine import Connection
 
 from scat_core.records.credentials import RequestNonce
+from scat_core.records.errors import DatabaseReadOnly
 from scat_core.records.games import GameRow, GameSummary, ListedAfter
 from scat_core.records.signing import HEAD, HeadSignature, KeyRing, StoredSignature
 from scat_core.records.stored_log import RECORD_KEYS, CommandLoad, GameSecret, KeptHead, StoredEvent, utc_now
@@ -45,8 +46,7 @@ from scat_core.store.sql.log_reads import load_for_command
 from scat_core.store.sql.notify import announce, wait_for_head, wait_until
 
 if TYPE_CHECKING:
-    from scat_core.domain.stats import GameLine
-    from scat_core.records.stats import StatsReport
+    from scat_core.records.stats import PlayerRating, StatsReport
 
 
 __all__ = ["RECORD_KEYS", "EventStore", "GameRow", "GameSecret", "GameSummary", "StoreTransaction", "StoredEvent",
@@ -365,13 +365,19 @@ class EventStore:
         with as_scat_errors(self.engine), self.engine.connect() as conn, conn.begin():
             return read_stats(conn, player)
 
-    def stats_lines(self) -> list[GameLine]:
-        """Every game's line of the stats projection as of its last catch-up (what ratings fold)."""
-        # start-up time: the projection loads only when the statistics are read
-        from scat_core.store.sql.projections import stats_lines
+    def ratings(self, settled: str, rebuild: bool = False) -> list[PlayerRating]:
+        """Every rated player's rating, from the ratings kept and caught up (ratings_table.py: only
+        the games won since the last read are folded; those won before `settled` are kept); folded
+        anew with `rebuild`. A read-only database's are folded in memory, nothing written."""
+        # start-up time: the projection loads only when the ratings are read
+        from scat_core.store.sql.ratings_table import kept_ratings, unsaved_ratings
 
-        with as_scat_errors(self.engine), self.engine.connect() as conn, conn.begin():
-            return stats_lines(conn)
+        try:
+            with as_scat_errors(self.engine):
+                return kept_ratings(self.engine, settled, rebuild)
+        except DatabaseReadOnly:
+            with as_scat_errors(self.engine), self.engine.connect() as conn, conn.begin():
+                return unsaved_ratings(conn, settled, rebuild)
 
     def read_stats_unsaved(self, player: str | None = None, rebuild: bool = False) -> StatsReport:
         """`read_stats` with what the projection has not seen folded in memory; writes nothing."""

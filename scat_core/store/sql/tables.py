@@ -13,6 +13,7 @@ from sqlalchemy import (
     Boolean,
     CheckConstraint,
     Column,
+    Double,
     Index,
     Integer,
     MetaData,
@@ -156,6 +157,7 @@ stats_games = Table(
     Column("knocker_key", String(256), nullable=True),
     Column("cancelled", Boolean, nullable=False, server_default=false()),  # before its first deal (R28)
     Column("ended_at", String(40), nullable=True),  # when it was won (ratings' order); null before
+    Index("ix_stats_games_ended_at", "ended_at"),  # the games won since the ratings' last read (0021)
 )
 
 stats_players = Table(
@@ -172,6 +174,30 @@ stats_players = Table(
     Column("out_in_hand", Integer, nullable=False, server_default="0"),  # the hand he went out in
     *(Column(name, Integer, nullable=False) for name in STATS_COUNTERS),
     Index("ix_stats_players_key", "player_key"),
+)
+
+#: The ratings kept (0021, ratings_table.py): each player's row of the fold over the won games
+#: (records/stats.py), mu and sigma as the model left them (doubles: a fold in steps equals one fold).
+ratings = Table(
+    "ratings",
+    metadata,
+    Column("row_key", String(300), primary_key=True),  # "human:" or "bot:" and the player's key
+    Column("name", String(256), nullable=False),
+    Column("is_bot", Boolean, nullable=False),
+    Column("mu", Double, nullable=False),
+    Column("sigma", Double, nullable=False),
+    Column("games", Integer, nullable=False),
+)
+
+#: How far the ratings kept have folded (one row, `name` "ratings"): the last game taken, in the
+#: order games were won, and how many were taken up to it.
+ratings_folded = Table(
+    "ratings_folded",
+    metadata,
+    Column("name", String(64), primary_key=True),
+    Column("ended_at", String(40), nullable=False),
+    Column("game_id", String(64), nullable=False),
+    Column("taken", Integer, nullable=False),
 )
 
 game_snapshots = Table(

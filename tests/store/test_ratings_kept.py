@@ -1,0 +1,180 @@
+"""The ratings kept (store/sql/ratings_table.py, revision 0021) on SQLite and PostgreSQL: a read
+folds only the settled games won since the last one, and the figures kept are those of one fold
+over every won game, to the last digit: after games won later, after a game won earlier that came
+in late (folded anew), after the statistics' rebuild; games won in the last minute are in the
+answer, not kept; a read-only database's are folded in memory, nothing written."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, func, select
+
+import scat_core.store.sql.ratings_table as ratings_table
+from scat_cli.wiring import open_database
+from scat_core.domain.events import PlayerSeat
+from scat_core.domain.stats import GameLine
+from scat_core.records.stats import RatingsFold, fold_ratings, rating_rows, won
+from scat_core.service import GameService
+from scat_core.store.sql import tables as t
+from scat_core.store.sql.event_store import EventStore
+from scat_core.store.sql.projections import STATS
+from scat_core.store.sql.ratings_table import read_fold
+
+T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+
+
+class Clock:
+    """A clock the test sets."""
+
+    def __init__(self) -> None:
+        self.now = T0
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def service(engine: Engine, clock: Clock) -> GameService[EventStore]:
+    return GameService(EventStore(engine), clock)
+
+
+def bot_games(service: GameService[EventStore], clock: Clock, seeds: range,
+              names: tuple[str, ...] = ("ann", "bob", "cy"),
+              ) -> None:
+    """Bot games played out at once (R: bots play by themselves), a second apart from the clock's time."""
+    for seed in seeds:
+        clock.now += timedelta(seconds=1)
+        finished = service.playing.create_game([PlayerSeat(name=n, is_bot=True) for n in names], seed=seed)
+        assert finished.state.status == "finished"
+
+
+def won_lines(engine: Engine) -> list[GameLine]:
+    with engine.connect() as conn:
+        ids: list[str] = list(conn.execute(select(t.stats_games.c.game_id)).scalars())
+        return [line for line in STATS.load(conn, ids).values() if won(line)]
+
+
+def one_fold(engine: Engine) -> RatingsFold:
+    """Every won game of the statistics' rows folded at once (as every read did before 0021)."""
+    return fold_ratings(RatingsFold(), won_lines(engine))[0]
+
+
+def kept(engine: Engine) -> RatingsFold:
+    with engine.connect() as conn:
+        return read_fold(conn)
+
+
+@pytest.fixture
+def folded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many won games each fold of the ratings kept took."""
+    taken: list[int] = []
+    fold = ratings_table.fold_ratings
+
+    def counted(kept_fold: RatingsFold, lines: list[GameLine]) -> tuple[RatingsFold, set[str]]:
+        taken.append(len(lines))
+        return fold(kept_fold, lines)
+
+    monkeypatch.setattr(ratings_table, "fold_ratings", counted)
+    return taken
+
+
+def test_a_read_folds_only_the_games_won_since_the_last_and_keeps_what_one_fold_of_all_gives(
+        service: GameService[EventStore], clock: Clock, folded: list[int]) -> None:
+    engine = service.store.engine
+    bot_games(service, clock, range(3))
+    clock.now += timedelta(minutes=2)
+    first = service.ratings()
+    assert sum(folded) == 3 and kept(engine).taken == 3
+    assert kept(engine).rows == one_fold(engine).rows  # mu and sigma to the last digit
+    folded.clear()
+    assert service.ratings() == first and sum(folded) == 0  # nothing new: nothing folded
+    bot_games(service, clock, range(3, 5))
+    clock.now += timedelta(minutes=2)
+    later = service.ratings()
+    assert sum(folded) == 2  # the two games won since, not five
+    assert kept(engine).rows == one_fold(engine).rows and kept(engine).taken == 5
+    assert [row.model_dump() for row in later.players] == [vars(row) for row in rating_rows(one_fold(engine))]
+    assert sum(row.games for row in later.players) == 5 * 3
+
+
+def test_games_won_in_the_last_minute_are_rated_in_the_answer_but_not_kept_yet(
+        service: GameService[EventStore], clock: Clock) -> None:
+    engine = service.store.engine
+    bot_games(service, clock, range(2))
+    clock.now += timedelta(minutes=2)
+    service.ratings()
+    bot_games(service, clock, range(2, 3))  # won a second ago
+    answer = service.ratings()
+    assert sum(row.games for row in answer.players) == 3 * 3  # rated in the answer
+    assert kept(engine).taken == 2  # kept once settled
+    assert [vars(row) for row in rating_rows(one_fold(engine))] == [row.model_dump() for row in answer.players]
+    clock.now += timedelta(minutes=2)
+    assert service.ratings() == answer and kept(engine).taken == 3
+
+
+def test_a_game_won_before_the_last_one_kept_that_comes_in_late_has_the_ratings_folded_anew(
+        service: GameService[EventStore], clock: Clock, folded: list[int]) -> None:
+    engine = service.store.engine
+    bot_games(service, clock, range(3))
+    clock.now += timedelta(minutes=2)
+    service.ratings()
+    clock.now = T0 - timedelta(days=1)  # a game won the day before (as an import of an old game brings)
+    bot_games(service, clock, range(3, 4), names=("ann", "dee"))
+    clock.now = T0 + timedelta(minutes=5)
+    folded.clear()
+    answer = service.ratings()
+    assert sum(folded) == 4  # every won game, in the order they were won: the late one first
+    assert kept(engine).rows == one_fold(engine).rows and kept(engine).taken == 4
+    assert [row.model_dump() for row in answer.players] == [vars(row) for row in rating_rows(one_fold(engine))]
+
+
+def test_the_statistics_rebuild_empties_the_ratings_kept_and_the_next_read_gives_the_same(
+        service: GameService[EventStore], clock: Clock) -> None:
+    engine = service.store.engine
+    bot_games(service, clock, range(3))
+    clock.now += timedelta(minutes=2)
+    before = service.ratings()
+    service.statistics.catch_up_stats(rebuild=True)
+    with engine.connect() as conn:
+        assert conn.execute(select(func.count()).select_from(t.ratings)).scalar_one() == 0
+        assert conn.execute(select(func.count()).select_from(t.ratings_folded)).scalar_one() == 0
+    assert service.ratings() == before == service.ratings(rebuild=True)
+    assert kept(engine).rows == one_fold(engine).rows
+
+
+def test_no_won_game_keeps_nothing_and_rates_nobody(service: GameService[EventStore]) -> None:
+    assert service.ratings().players == []
+    assert kept(service.store.engine) == RatingsFold()
+
+
+def test_ratings_of_a_read_only_file_are_folded_in_memory_and_nothing_is_written(tmp_path: Path) -> None:
+    path, copy = tmp_path / "scat.db", tmp_path / "copy.db"
+    clock = Clock()
+    writer = open_database(f"sqlite:///{path}", clock=clock)
+    bot_games(writer, clock, range(2))
+    clock.now += timedelta(minutes=2)
+    writer.ratings()  # kept: two games
+    bot_games(writer, clock, range(2, 4))
+    clock.now += timedelta(minutes=2)
+    writer.stats()  # the statistics see four games, the ratings kept two
+    writer.store.engine.dispose()
+    shutil.copyfile(path, copy)
+    before = path.read_bytes()
+    read_only = open_database(f"sqlite:///file:{path}?mode=ro&uri=true", clock=clock)
+    writable = open_database(f"sqlite:///{copy}", clock=clock)
+    shown = read_only.ratings()
+    assert sum(row.games for row in shown.players) == 4 * 3  # the four games, two of them folded in memory
+    assert shown == writable.ratings()  # which keeps all four, as before
+    assert read_only.ratings(rebuild=True) == writable.ratings(rebuild=True) == shown
+    read_only.store.engine.dispose()
+    writable.store.engine.dispose()
+    assert path.read_bytes() == before
