@@ -143,9 +143,14 @@ def won_order(line: GameLine) -> tuple[str, str]:
     return (line.ended_at, line.game_id)
 
 
-def _key(player: PlayerLine) -> str:
+def row_key(player: PlayerLine) -> str:
     """A player's row: a bot never shares one with a human of the same name."""
     return ("bot:" if player.is_bot else "human:") + player.key
+
+
+def rows_named(names: Iterable[str]) -> set[str]:
+    """The rows of the players of these names (any case): each as a human and as a bot."""
+    return {kind + player_key(name) for name in names for kind in ("human:", "bot:")}
 
 
 def placing(line: GameLine) -> list[int]:
@@ -172,7 +177,7 @@ class RatedRow:
 @dataclass(frozen=True)
 class RatingsFold:
     """The ratings folded over the won games taken so far, in the order they were won: the rows by
-    key (`_key`: a bot's is never a human's), the last game taken (`through`, its `won_order`) and
+    key (`row_key`: a bot's is never a human's), the last game taken (`through`, its `won_order`) and
     how many games were taken up to it (`taken`). A store keeps it and folds in only the games won
     after `through`; a game won earlier that comes later (an import) shows as more won games up to
     `through` than `taken`, and the fold is made anew."""
@@ -205,7 +210,7 @@ def fold_ratings(fold: RatingsFold, lines: Iterable[GameLine]) -> tuple[RatingsF
         through, taken = won_order(line), taken + 1
         if not rated(line):
             continue
-        keys = [_key(player) for player in line.players]
+        keys = [row_key(player) for player in line.players]
         teams = [[model.rating(mu=rows[key].mu, sigma=rows[key].sigma, name=key) if key in rows
                   else model.rating(name=key)] for key in keys]
         ranks = [float(rank) for rank in placing(line)]
@@ -217,10 +222,12 @@ def fold_ratings(fold: RatingsFold, lines: Iterable[GameLine]) -> tuple[RatingsF
     return RatingsFold(rows, through, taken), changed
 
 
-def rating_rows(fold: RatingsFold) -> list[PlayerRating]:
-    """Every rated player's rating in `fold`, highest first (the rating shown: mu - 3 sigma)."""
+def rating_rows(fold: RatingsFold, only: set[str] | None = None) -> list[PlayerRating]:
+    """Every rated player's rating in `fold` (those of the rows `only`, if given), highest first (the
+    rating shown: mu - 3 sigma)."""
     found = [PlayerRating(row.name, row.is_bot, round(row.mu - 3 * row.sigma, 2), round(row.mu, 4),
-                          round(row.sigma, 4), row.games) for row in fold.rows.values()]
+                          round(row.sigma, 4), row.games) for key, row in fold.rows.items()
+             if only is None or key in only]
     return sorted(found, key=lambda found_: (-found_.rating, found_.name.casefold(), found_.is_bot))
 
 

@@ -456,8 +456,10 @@ class GameService(Generic[S]):
         described = {row.game_id: made[row.game_id].options.describe() for row in rows
                      if row.open_seats and row.game_id in made}
         rated = {}
-        if described:  # the lobby: strangers pick opponents by their ratings
-            rated = {(row.name.casefold(), row.is_bot): row.rating for row in self.ratings().players}
+        if described:  # the lobby: strangers pick opponents by their ratings (only theirs are read)
+            seated = {name for row in rows if row.open_seats for name in row.players}
+            rated = {(row.name.casefold(), row.is_bot): row.rating
+                     for row in self.statistics.ratings_of(seated).players}
         now = self.playing.clock()
         clocks = {row.game_id: move_clock(None if row.game_id in read_only or row.status not in ("active", "pending")
                                           else row.move_deadline, now) for row in rows}

@@ -14,7 +14,7 @@ requests), is here too: `store/sql/account_log.py` and `store/memory.py` adapt i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -226,9 +226,11 @@ class Store(Protocol):
         """The statistics as of the last catch-up; with `player`, his line only (if he has one)."""
         ...
 
-    def ratings(self, settled: str, rebuild: bool = False) -> list[PlayerRating]:
+    def ratings(self, settled: str, rebuild: bool = False, players: Collection[str] | None = None,
+                ) -> list[PlayerRating]:
         """Every rated player's rating over the won games of the statistics as of their last
-        catch-up (records/stats.py's fold, highest first); folded anew with `rebuild`. A store may
+        catch-up (records/stats.py's fold, highest first); with `players`, only theirs (names, any
+        case; as humans and as bots); folded anew with `rebuild`. A store may
         keep the fold of the games won before `settled` (recorded_at text) and fold only those won
         since its last read; it writes nothing on a read-only database."""
         ...

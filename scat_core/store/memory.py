@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, MutableMapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -28,7 +28,7 @@ from scat_core.domain.errors import Hint, NotFound
 from scat_core.domain.events import to_record
 from scat_core.domain.names import looks_of
 from scat_core.domain.snapshot import SNAPSHOT_TAG
-from scat_core.domain.stats import HANDLED_TYPES, GameLine
+from scat_core.domain.stats import HANDLED_TYPES, GameLine, player_key
 from scat_core.records.credentials import RequestNonce
 from scat_core.records.errors import ConcurrencyConflict, CorruptHistory, HistoryDamaged
 from scat_core.records.games import GameRow, GameSummary, ListedAfter, NewGame, sits_and_waits
@@ -501,10 +501,15 @@ class MemoryStore:
         """The statistics as of the last catch-up; with `player`, his line only (if he has one)."""
         return report(list(self._tables.stats.values()), player)
 
-    def ratings(self, settled: str, rebuild: bool = False) -> list[PlayerRating]:
-        """Every rated player's rating over the statistics' won games, folded from all of them at each
-        read (nothing kept: `settled` does not matter here, nor `rebuild`)."""
-        return ratings(list(self._tables.stats.values()))
+    def ratings(self, settled: str, rebuild: bool = False, players: Collection[str] | None = None,
+                ) -> list[PlayerRating]:
+        """Every rated player's rating over the statistics' won games (with `players`, theirs only),
+        folded from all of them at each read (nothing kept: `settled` does not matter here, nor `rebuild`)."""
+        found = ratings(list(self._tables.stats.values()))
+        if players is None:
+            return found
+        keys = {player_key(name) for name in players}
+        return [row for row in found if player_key(row.name) in keys]
 
     def read_stats_unsaved(self, player: str | None = None, rebuild: bool = False) -> StatsReport:
         """`read_stats` with what the stats have not seen folded into a copy of them; changes nothing."""

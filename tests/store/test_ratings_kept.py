@@ -2,19 +2,22 @@
 folds only the settled games won since the last one, and the figures kept are those of one fold
 over every won game, to the last digit: after games won later, after a game won earlier that came
 in late (folded anew), after the statistics' rebuild; games won in the last minute are in the
-answer, not kept; a read-only database's are folded in memory, nothing written."""
+answer, not kept; a read-only database's are folded in memory, nothing written; the ratings of
+some players (a lobby page's, `--player`) read only their rows and those the answer's fold needs."""
 
 from __future__ import annotations
 
 import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine, func, select
 
 import scat_core.store.sql.ratings_table as ratings_table
 from scat_cli.wiring import open_database
+from scat_core.domain.commands import Resign
 from scat_core.domain.events import PlayerSeat
 from scat_core.domain.stats import GameLine
 from scat_core.records.stats import RatingsFold, fold_ratings, rating_rows, won
@@ -178,3 +181,42 @@ def test_ratings_of_a_read_only_file_are_folded_in_memory_and_nothing_is_written
     read_only.store.engine.dispose()
     writable.store.engine.dispose()
     assert path.read_bytes() == before
+
+
+def test_the_ratings_of_some_players_read_only_their_rows_and_those_of_the_games_folded_for_the_answer(
+        service: GameService[EventStore], clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    engine = service.store.engine
+    bot_games(service, clock, range(3))
+    bot_games(service, clock, range(3, 5), names=("dee", "eve"))
+    clock.now += timedelta(minutes=2)
+    every = service.ratings().players
+    read: list[set[str]] = []
+    with_rows = ratings_table.with_rows
+
+    def counted(conn: Any, step: Any, only: set[str] | None) -> RatingsFold:
+        fold = with_rows(conn, step, only)
+        read.append(set(fold.rows))
+        return fold
+
+    monkeypatch.setattr(ratings_table, "with_rows", counted)
+    assert service.statistics.ratings_of(["ANN", "Eve"]).players == [r for r in every if r.name in ("ann", "eve")]
+    assert read == [{"bot:ann", "bot:eve"}]  # not bob's, cy's or dee's
+    read.clear()
+    bot_games(service, clock, range(5, 6), names=("ann", "bob"))  # won a second ago: folded for the answer
+    answer = service.statistics.ratings_of(["ann"]).players
+    assert read == [{"bot:ann", "bot:bob"}]  # and bob's, whom that game rates
+    assert [row.model_dump() for row in answer] == [vars(row) for row in rating_rows(one_fold(engine))
+                                                    if row.name == "ann"]
+    assert service.ratings("ANN").players == answer
+
+
+def test_the_lobby_shows_the_kept_rating_of_each_player_seated_in_an_open_game(
+        service: GameService[EventStore], clock: Clock) -> None:
+    played = service.playing.create_game([PlayerSeat(name="Ann"), PlayerSeat(name="bob", is_bot=True)], seed=1)
+    service.playing.act(played.game_id, Resign("Ann"))  # R27: bob wins, both are rated
+    bot_games(service, clock, range(2), names=("ann", "cy"))  # a bot named ann: never the human's row
+    clock.now += timedelta(minutes=2)
+    service.new_game_of_accounts([PlayerSeat(name="ann")], viewer="ann", open_seats=1)
+    [open_game] = service.games_page(status="open").games
+    [human] = [row for row in service.ratings("ann").players if not row.is_bot]
+    assert open_game.ratings == {"ann": human.rating}

@@ -22,7 +22,7 @@ own cursor, through driver_sql.py.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +34,7 @@ from scat_core.records.credentials import RequestNonce
 from scat_core.records.errors import DatabaseReadOnly
 from scat_core.records.games import GameRow, GameSummary, ListedAfter
 from scat_core.records.signing import HEAD, HeadSignature, KeyRing, StoredSignature
+from scat_core.records.stats import rows_named
 from scat_core.records.stored_log import RECORD_KEYS, CommandLoad, GameSecret, KeptHead, StoredEvent, utc_now
 from scat_core.store.sql import appending, games_list, log_reads
 from scat_core.store.sql import tables as t
@@ -365,19 +366,22 @@ class EventStore:
         with as_scat_errors(self.engine), self.engine.connect() as conn, conn.begin():
             return read_stats(conn, player)
 
-    def ratings(self, settled: str, rebuild: bool = False) -> list[PlayerRating]:
-        """Every rated player's rating, from the ratings kept and caught up (ratings_table.py: only
-        the games won since the last read are folded; those won before `settled` are kept); folded
-        anew with `rebuild`. A read-only database's are folded in memory, nothing written."""
+    def ratings(self, settled: str, rebuild: bool = False, players: Collection[str] | None = None,
+                ) -> list[PlayerRating]:
+        """Every rated player's rating (with `players`, theirs only: only their rows are read), from
+        the ratings kept and caught up (ratings_table.py: only the games won since the last read are
+        folded; those won before `settled` are kept); folded anew with `rebuild`. A read-only
+        database's are folded in memory, nothing written."""
         # start-up time: the projection loads only when the ratings are read
         from scat_core.store.sql.ratings_table import kept_ratings, unsaved_ratings
 
+        only = None if players is None else rows_named(players)
         try:
             with as_scat_errors(self.engine):
-                return kept_ratings(self.engine, settled, rebuild)
+                return kept_ratings(self.engine, settled, rebuild, only)
         except DatabaseReadOnly:
             with as_scat_errors(self.engine), self.engine.connect() as conn, conn.begin():
-                return unsaved_ratings(conn, settled, rebuild)
+                return unsaved_ratings(conn, settled, rebuild, only)
 
     def read_stats_unsaved(self, player: str | None = None, rebuild: bool = False) -> StatsReport:
         """`read_stats` with what the projection has not seen folded in memory; writes nothing."""

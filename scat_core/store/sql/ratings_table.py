@@ -9,19 +9,28 @@ taken; the few games won since `settled` are folded for the answer only, each re
 game does come before the last one taken (an import of an old game), the won games up to it
 outnumber those taken and the fold is made anew from every won game; the statistics' rebuild
 empties the kept ratings too (projections.StatsProjection.clear). Nothing here is ahead of the statistics' rows: a read
-folds what they hold.
+folds what they hold. The ratings of some players (a lobby page's) read only their rows and
+those of the players of the games folded.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlalchemy import ColumnElement, Engine, and_, func, select
 from sqlalchemy.engine import Connection
 
 from scat_core.domain.stats import GameLine
-from scat_core.records.stats import PlayerRating, RatedRow, RatingsFold, fold_ratings, rating_rows, won_order
+from scat_core.records.stats import (
+    PlayerRating,
+    RatedRow,
+    RatingsFold,
+    fold_ratings,
+    rating_rows,
+    row_key,
+    won_order,
+)
 from scat_core.store.sql import tables as t
 from scat_core.store.sql.projections import STATS, projector
 
@@ -30,29 +39,33 @@ NAME = "ratings"
 _CHUNK = 500  # rows per statement (SQLite's variable limit)
 
 
-def kept_ratings(engine: Engine, settled: str, rebuild: bool = False) -> list[PlayerRating]:
-    """Every rated player's rating over the statistics' won games: the kept fold caught up with the
-    settled games won since it (written, one projector at a time), the later ones folded for the
-    answer only; folded anew from every won game with `rebuild`. When nothing settled is new, only
-    reads (no write lock on SQLite)."""
+def kept_ratings(engine: Engine, settled: str, rebuild: bool = False, only: set[str] | None = None,
+                 ) -> list[PlayerRating]:
+    """Every rated player's rating over the statistics' won games (those of the rows `only`, if
+    given: only their rows and those of the players of the games folded are read): the kept fold
+    caught up with the settled games won since it (written, one projector at a time), the later ones
+    folded for the answer only; folded anew from every won game with `rebuild`. When nothing settled
+    is new, only reads (no write lock on SQLite)."""
     if not rebuild:
         with engine.connect() as conn, conn.begin():
-            step = since_kept(conn, read_fold(conn), settled)
+            step = since_kept(conn, read_mark(conn), settled)
             if not step.settled and not step.anew:
-                return rating_rows(fold_ratings(step.base, step.later)[0])
+                return rating_rows(fold_ratings(with_rows(conn, step, only), step.later)[0], only)
     with projector(engine, NAME) as conn:
-        kept = RatingsFold() if rebuild else read_fold(conn)
-        step = since_kept(conn, kept, settled)
-        fold = fold_ratings(step.base, step.settled)[0]
+        step = since_kept(conn, RatingsFold() if rebuild else read_mark(conn), settled)
+        kept = with_rows(conn, step, only)
+        fold = fold_ratings(kept, step.settled)[0]
         if step.settled or step.anew or rebuild:
             save(conn, kept, fold, anew=step.anew or rebuild)
-    return rating_rows(fold_ratings(fold, step.later)[0])
+    return rating_rows(fold_ratings(fold, step.later)[0], only)
 
 
-def unsaved_ratings(conn: Connection, settled: str, rebuild: bool = False) -> list[PlayerRating]:
+def unsaved_ratings(conn: Connection, settled: str, rebuild: bool = False, only: set[str] | None = None,
+                    ) -> list[PlayerRating]:
     """`kept_ratings` folded in memory, nothing written (a read-only database)."""
-    step = since_kept(conn, RatingsFold() if rebuild else read_fold(conn), settled)
-    return rating_rows(fold_ratings(fold_ratings(step.base, step.settled)[0], step.later)[0])
+    step = since_kept(conn, RatingsFold() if rebuild else read_mark(conn), settled)
+    return rating_rows(fold_ratings(fold_ratings(with_rows(conn, step, only), step.settled)[0], step.later)[0],
+                       only)
 
 
 @dataclass(frozen=True)
@@ -81,15 +94,38 @@ def since_kept(conn: Connection, kept: RatingsFold, settled: str) -> Step:
                 [line for line in since if line.ended_at >= settled], anew)
 
 
-def read_fold(conn: Connection) -> RatingsFold:
-    """The fold kept (empty before the first read that wrote one)."""
-    rows = {str(row.row_key): RatedRow(str(row.name), bool(row.is_bot), float(row.mu), float(row.sigma),
-                                       int(row.games)) for row in conn.execute(select(t.ratings))}
+def read_mark(conn: Connection) -> RatingsFold:
+    """How far the kept fold has folded, without its rows (empty before the first read that wrote one)."""
     f = t.ratings_folded.c
     mark = conn.execute(select(f.ended_at, f.game_id, f.taken).where(f.name == NAME)).first()
-    if mark is None:
-        return RatingsFold(rows)
-    return RatingsFold(rows, (str(mark[0]), str(mark[1])), int(mark[2]))
+    return RatingsFold() if mark is None else RatingsFold({}, (str(mark[0]), str(mark[1])), int(mark[2]))
+
+
+def read_fold(conn: Connection, keys: set[str] | None = None) -> RatingsFold:
+    """The fold kept, with its rows (those of `keys` only, if given)."""
+    return replace(read_mark(conn), rows=_rows(conn, keys))
+
+
+def with_rows(conn: Connection, step: Step, only: set[str] | None) -> RatingsFold:
+    """`step.base` with the kept rows a read needs: those of `only` (every row, without it) and those
+    of the players of the games it folds; none when the fold is made anew (from no row)."""
+    if step.anew or step.base.through is None:
+        return step.base
+    players = {row_key(player) for line in (*step.settled, *step.later) for player in line.players}
+    return replace(step.base, rows=_rows(conn, None if only is None else only | players))
+
+
+def _rows(conn: Connection, keys: set[str] | None) -> dict[str, RatedRow]:
+    """The kept rows (those of `keys`, if given)."""
+    r = t.ratings
+    if keys is None:
+        queries = [select(r)]
+    else:
+        ordered = sorted(keys)
+        queries = [select(r).where(r.c.row_key.in_(ordered[start:start + _CHUNK]))
+                   for start in range(0, len(ordered), _CHUNK)]
+    return {str(row.row_key): RatedRow(str(row.name), bool(row.is_bot), float(row.mu), float(row.sigma),
+                                       int(row.games)) for query in queries for row in conn.execute(query)}
 
 
 def save(conn: Connection, kept: RatingsFold, fold: RatingsFold, anew: bool) -> None:
