@@ -191,19 +191,19 @@ class RatingsFold:
         return self.through is None or won_order(line) > self.through
 
 
-def fold_ratings(fold: RatingsFold, lines: Iterable[GameLine]) -> tuple[RatingsFold, set[str]]:
+def fold_ratings(fold: RatingsFold, lines: Iterable[GameLine]) -> RatingsFold:
     """`fold` with the won games of `lines` taken, in the order they were won, each after
-    `fold.through` (ValueError otherwise: the fold must be made anew); and the keys of the rows
-    they changed. A row's figures after a game depend only on the rows' mu and sigma before it,
-    so folding in steps gives the same figures, to the last digit, as folding once."""
+    `fold.through` (ValueError otherwise: the fold must be made anew). A row's figures after a
+    game depend only on the rows' mu and sigma before it, so folding in steps gives the same
+    figures, to the last digit, as folding once."""
     taken_now = sorted((line for line in lines if won(line)), key=won_order)
     if not taken_now:
-        return fold, set()
+        return fold
     # start-up time: openskill loads only when a game is to be rated (not for the ratings kept)
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
-    rows, changed, through, taken = dict(fold.rows), set(), fold.through, fold.taken
+    rows, through, taken = dict(fold.rows), fold.through, fold.taken
     for line in taken_now:
         if through is not None and won_order(line) <= through:
             raise ValueError(f"game {line.game_id} was won before the last game the ratings took: fold them anew")
@@ -218,8 +218,7 @@ def fold_ratings(fold: RatingsFold, lines: Iterable[GameLine]) -> tuple[RatingsF
             before = rows.get(key)
             rows[key] = RatedRow(player.name, player.is_bot, float(team[0].mu), float(team[0].sigma),
                                  (before.games if before is not None else 0) + 1)
-            changed.add(key)
-    return RatingsFold(rows, through, taken), changed
+    return RatingsFold(rows, through, taken)
 
 
 def rating_rows(fold: RatingsFold, only: set[str] | None = None) -> list[PlayerRating]:
@@ -233,4 +232,4 @@ def rating_rows(fold: RatingsFold, only: set[str] | None = None) -> list[PlayerR
 
 def ratings(lines: Iterable[GameLine]) -> list[PlayerRating]:
     """Every rated player's rating over the games of `lines` played out, highest first."""
-    return rating_rows(fold_ratings(RatingsFold(), lines)[0])
+    return rating_rows(fold_ratings(RatingsFold(), lines))

@@ -17,7 +17,7 @@ from scat_core.service.ports import Store
 from scat_core.service.values import Rating, Ratings
 
 if TYPE_CHECKING:
-    from scat_core.records.stats import PlayerRating, StatsReport
+    from scat_core.records.stats import StatsReport
     from scat_core.service.values import Ratings
 
 
@@ -52,26 +52,26 @@ class Statistics:
     def ratings(self, player: str | None = None, rebuild: bool = False) -> Ratings:
         """Every player's rating over the games played out (records/stats.py), the statistics caught
         up first (rebuilt with `rebuild`); with `player`, his rows only (NotFound if he has none)."""
-        rows = self._rated(None if player is None else [player], rebuild)
-        if player is not None and not rows:
+        rated = self._rated(None if player is None else [player], rebuild)
+        if player is not None and not rated.players:
             raise NotFound(f"no player {player!r} has a rated game here (a game played out)", player=player,
                            hint=Hint.LIST_PLAYERS)
-        return Ratings(players=[Rating(name=row.name, is_bot=row.is_bot, rating=row.rating, mu=row.mu,
-                                       sigma=row.sigma, games=row.games) for row in rows])
+        return rated
 
     def ratings_of(self, players: Collection[str]) -> Ratings:
         """The ratings of these players (names, any case; as humans and as bots), as `ratings` has
         them: only their rows are read (a lobby page's)."""
-        return Ratings(players=[Rating(name=row.name, is_bot=row.is_bot, rating=row.rating, mu=row.mu,
-                                       sigma=row.sigma, games=row.games) for row in self._rated(players, False)])
+        return self._rated(players, False)
 
-    def _rated(self, players: Collection[str] | None, rebuild: bool) -> list[PlayerRating]:
+    def _rated(self, players: Collection[str] | None, rebuild: bool) -> Ratings:
         """The store's ratings (of `players` only, if given), the statistics caught up first."""
         try:
             self.catch_up_stats(rebuild=rebuild)
         except DatabaseReadOnly:  # the rows as they are: a read-only database's ratings may lag its games
             pass
-        return self.store.ratings(recorded_text(self.clock() - SETTLED), rebuild=rebuild, players=players)
+        rows = self.store.ratings(recorded_text(self.clock() - SETTLED), rebuild=rebuild, players=players)
+        return Ratings(players=[Rating(name=row.name, is_bot=row.is_bot, rating=row.rating, mu=row.mu,
+                                       sigma=row.sigma, games=row.games) for row in rows])
 
     def catch_up_stats(self, rebuild: bool = False) -> int:
         """Fold the events the stats have not seen yet into them; return how many were folded.

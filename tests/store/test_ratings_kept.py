@@ -68,7 +68,7 @@ def won_lines(engine: Engine) -> list[GameLine]:
 
 def one_fold(engine: Engine) -> RatingsFold:
     """Every won game of the statistics' rows folded at once (as every read did before 0021)."""
-    return fold_ratings(RatingsFold(), won_lines(engine))[0]
+    return fold_ratings(RatingsFold(), won_lines(engine))
 
 
 def kept(engine: Engine) -> RatingsFold:
@@ -82,7 +82,7 @@ def folded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     taken: list[int] = []
     fold = ratings_table.fold_ratings
 
-    def counted(kept_fold: RatingsFold, lines: list[GameLine]) -> tuple[RatingsFold, set[str]]:
+    def counted(kept_fold: RatingsFold, lines: list[GameLine]) -> RatingsFold:
         taken.append(len(lines))
         return fold(kept_fold, lines)
 

@@ -50,22 +50,21 @@ def kept_ratings(engine: Engine, settled: str, rebuild: bool = False, only: set[
         with engine.connect() as conn, conn.begin():
             step = since_kept(conn, read_mark(conn), settled)
             if not step.settled and not step.anew:
-                return rating_rows(fold_ratings(with_rows(conn, step, only), step.later)[0], only)
+                return rating_rows(fold_ratings(with_rows(conn, step, only), step.later), only)
     with projector(engine, NAME) as conn:
         step = since_kept(conn, RatingsFold() if rebuild else read_mark(conn), settled)
         kept = with_rows(conn, step, only)
-        fold = fold_ratings(kept, step.settled)[0]
+        fold = fold_ratings(kept, step.settled)
         if step.settled or step.anew or rebuild:
             save(conn, kept, fold, anew=step.anew or rebuild)
-    return rating_rows(fold_ratings(fold, step.later)[0], only)
+    return rating_rows(fold_ratings(fold, step.later), only)
 
 
 def unsaved_ratings(conn: Connection, settled: str, rebuild: bool = False, only: set[str] | None = None,
                     ) -> list[PlayerRating]:
     """`kept_ratings` folded in memory, nothing written (a read-only database)."""
     step = since_kept(conn, RatingsFold() if rebuild else read_mark(conn), settled)
-    return rating_rows(fold_ratings(fold_ratings(with_rows(conn, step, only), step.settled)[0], step.later)[0],
-                       only)
+    return rating_rows(fold_ratings(fold_ratings(with_rows(conn, step, only), step.settled), step.later), only)
 
 
 @dataclass(frozen=True)
@@ -101,9 +100,9 @@ def read_mark(conn: Connection) -> RatingsFold:
     return RatingsFold() if mark is None else RatingsFold({}, (str(mark[0]), str(mark[1])), int(mark[2]))
 
 
-def read_fold(conn: Connection, keys: set[str] | None = None) -> RatingsFold:
-    """The fold kept, with its rows (those of `keys` only, if given)."""
-    return replace(read_mark(conn), rows=_rows(conn, keys))
+def read_fold(conn: Connection) -> RatingsFold:
+    """The fold kept, with every row."""
+    return replace(read_mark(conn), rows=_rows(conn, None))
 
 
 def with_rows(conn: Connection, step: Step, only: set[str] | None) -> RatingsFold:
