@@ -1,4 +1,4 @@
-"""Shared fixtures: a database URL per backend, each test on a freshly migrated schema.
+"""Shared fixtures: a database URL per backend, each test on a database of its own.
 
 PostgreSQL comes from $SCAT_TEST_POSTGRES_URL. With CI=true those tests must run: a
 missing or unreachable server fails them loudly; elsewhere they are skipped.
@@ -7,18 +7,18 @@ missing or unreachable server fails them loudly; elsewhere they are skipped.
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, create_engine, text
-from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
 
 from scat_core.records import credentials
 from scat_core.service import playing
-from scat_core.store.sql.database import ensure_schema, make_engine
+from scat_core.store.sql.database import make_engine
 from scat_core.store.sql.event_store import EventStore
+from tests.support.databases import TEMPLATES, PostgresDatabases, migrated
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 PG_ENV = "SCAT_TEST_POSTGRES_URL"
@@ -68,20 +68,26 @@ def postgres_server_url() -> str:
     return url
 
 
-@pytest.fixture
-def postgres_url(postgres_server_url: str) -> Iterator[str]:
-    """A URL whose search_path is a brand-new schema, dropped after the test."""
-    schema = f"scat_test_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(postgres_server_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    url = make_url(postgres_server_url).update_query_dict({"options": f"-csearch_path={schema}"})
+@pytest.fixture(scope="session")
+def postgres_databases(postgres_server_url: str) -> Iterator[PostgresDatabases]:
+    """This session's databases on the PostgreSQL server: a migrated template, one database per test."""
     try:
-        yield url.render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+        databases = PostgresDatabases(postgres_server_url)
+    except DBAPIError as exc:
+        pytest.fail(f"the tests make a database each on the server at {PG_ENV} (CREATE DATABASE): {exc.orig}")
+    TEMPLATES.postgres = databases
+    yield databases
+    TEMPLATES.postgres = None
+    databases.close()
+
+
+@pytest.fixture
+def postgres_url(postgres_databases: PostgresDatabases) -> Iterator[str]:
+    """A brand-new, empty database of its own (`migrated(url)` makes it a copy of a migrated one),
+    dropped after the test."""
+    url = postgres_databases.create()
+    yield url
+    postgres_databases.drop(url)
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -92,9 +98,8 @@ def db_url(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def engine(db_url: str) -> Iterator[Engine]:
-    """An engine on a database migrated to head by the real Alembic scripts."""
-    engine = make_engine(db_url)
-    ensure_schema(engine)
+    """An engine on a database migrated to head by the real Alembic scripts (a copy of one they migrated)."""
+    engine = make_engine(migrated(db_url))
     yield engine
     engine.dispose()
 

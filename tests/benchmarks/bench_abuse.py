@@ -54,7 +54,7 @@ def populated(url: str) -> None:
     """The database at `url` migrated and holding GAMES finished bot games (through the bulk path)."""
     from populate import bulk_append, clone_id, clones, play_bot_games
 
-    from tests.support.schema import migrated
+    from tests.support.databases import migrated
 
     migrated(url)
     service = open_database(url)

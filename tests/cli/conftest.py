@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -18,28 +17,21 @@ import pytest
 from typer.testing import CliRunner
 
 from scat_cli.app import app
-from scat_core.store.sql.database import ensure_schema, make_engine
 from tests.support.cli import Scat
+from tests.support.databases import TEMPLATES, migrated
 from tests.support.live_server import server_process
-from tests.support.schema import migrated
 
 
 @pytest.fixture(scope="session")
-def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def migrated_sqlite() -> Path:
     """One SQLite file migrated to head, copied by every test that needs a database."""
-    path = tmp_path_factory.mktemp("template") / "scat.db"
-    engine = make_engine(f"sqlite:///{path}")
-    ensure_schema(engine)
-    engine.dispose()
-    return path
+    return TEMPLATES.sqlite()
 
 
 @pytest.fixture
-def cli_db(migrated_sqlite: Path, tmp_path: Path) -> str:
+def cli_db(tmp_path: Path) -> str:
     """A fresh, migrated SQLite database for this test."""
-    path = tmp_path / "cli.db"
-    shutil.copy(migrated_sqlite, path)
-    return f"sqlite:///{path}"
+    return migrated(f"sqlite:///{tmp_path / 'cli.db'}")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -77,7 +69,7 @@ def cli_mode(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def games_db(cli_mode: str, cli_db: str, request: pytest.FixtureRequest) -> str:
     """The database this test's games are kept in (the server's, in a --server mode)."""
-    return str(request.getfixturevalue("postgres_url")) if cli_mode == "server-postgres" else cli_db
+    return migrated(str(request.getfixturevalue("postgres_url"))) if cli_mode == "server-postgres" else cli_db
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ import pytest
 
 from scat_cli.wiring import open_database
 from tests.support.cli import BIN, SCAT, scat_in_a_fresh_interpreter
+from tests.support.databases import migrated
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -148,7 +149,7 @@ def _a_game(url: str) -> str:
     """A game of you and a bot, your turn to draw, made in-process (cheaper than a `scat new`)."""
     from scat_core.domain.events import PlayerSeat
 
-    games = open_database(url)
+    games = open_database(migrated(url))
     try:
         return games.playing.create_game([PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)], seed=3,
                                  dealer="ann").game_id

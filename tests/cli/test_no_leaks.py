@@ -19,6 +19,7 @@ from scat_core.domain.legal import play_moves
 from scat_core.domain.state import GameState
 from scat_core.service.games import GameService
 from tests.support.cli import EVERY_MODE, Scat
+from tests.support.databases import migrated
 from tests.support.hidden import YOU, cards_in, check_log, check_view, hidden_from_you, public_cards, publicly_shown
 
 pytestmark = EVERY_MODE
@@ -68,7 +69,7 @@ def test_random_games_never_show_you_a_hidden_card(scat: Scat, scat_json: Scat, 
     rng = random.Random(seed)
     game = scat_json("new", "--bot", "ann", "--player", YOU, "--bot", "bob", "--seed", str(seed),
                      "--lives", "3", "--min-knock", "15")["game_id"]
-    games = open_database(games_db)
+    games = open_database(migrated(games_db))
     try:
         moves = play_randomly(scat, games, game, rng)
         assert moves > 5

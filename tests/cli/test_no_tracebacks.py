@@ -14,11 +14,12 @@ from scat_core.domain.events import PlayerSeat
 from scat_core.records.errors import CorruptHistory
 from scat_core.store.sql.database import make_engine
 from tests.support.cli import Scat, finished_game, new_game, one_line_error, real_scat
+from tests.support.databases import migrated
 from tests.support.store import tamper
 
 
 def running_game(url: str) -> str:
-    return open_database(url).playing.create_game([PlayerSeat(name="you"), PlayerSeat(name="bob",
+    return open_database(migrated(url)).playing.create_game([PlayerSeat(name="you"), PlayerSeat(name="bob",
                                                                                          is_bot=True)]).game_id
 
 
@@ -31,7 +32,7 @@ def break_games_row(url: str, game_id: str) -> None:
 
 def test_a_games_row_with_broken_json_is_one_error_and_the_audit_blames_the_row(db_url: str) -> None:
     """JSONDecodeError from `games`, `show`, `export --all`; the audit blamed the history."""
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     game = running_game(db_url)
     break_games_row(db_url, game)
     with pytest.raises(CorruptHistory, match="games list entry of game .* is damaged"):
@@ -114,7 +115,7 @@ def finished_game_via_service(url: str) -> str:
     bots = [PlayerSeat(name="ann", is_bot=True), PlayerSeat(name="bob", is_bot=True)]
     from scat_core.domain.options import GameOptions
 
-    return open_database(url).playing.create_game(bots, options=GameOptions(lives=1)).game_id
+    return open_database(migrated(url)).playing.create_game(bots, options=GameOptions(lives=1)).game_id
 
 
 def test_an_import_nested_100000_deep_is_exit_2(scat: Scat, tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from scat_core.domain.events import PlayerSeat
 from scat_core.domain.options import GameOptions
 from scat_core.service.games import GameService
 from tests.support.clock import HandClock
+from tests.support.databases import migrated
 from tests.support.live_server import server_in_thread
 
 #: How long a test waits at most for the screen to show what a key (or another player) did.
@@ -38,7 +39,7 @@ def context(**given: Any) -> click.Context:
 @pytest.fixture
 def local(cli_db: str) -> Iterator[tuple[click.Context, GameService[Any]]]:
     """The context and the game service of a fresh SQLite database."""
-    games = open_database(cli_db)
+    games = open_database(migrated(cli_db))
     yield context(db_url=cli_db), games
     games.store.engine.dispose()
 

@@ -26,6 +26,7 @@ from tests.support.cli import (
     new_game,
     one_line_error,
 )
+from tests.support.databases import migrated
 from tests.support.decks import stacked
 
 HEX64 = re.compile(r"\b[0-9a-f]{64}\b")
@@ -141,7 +142,7 @@ def test_a_redacted_stock_draw_cannot_be_brute_forced_from_any_hash_printed(
     deck = stacked([["2C", "5D", "9H"], ["KS", "QS", "4D"]], "7C", ["8C", "3H"])
     game = scat_json("new", "--player", "eve", "--player", "you", "--dealer", "you", "--deck", deck)["game_id"]
     scat_json("draw", game, "--as", "eve", "stock")
-    service = open_database(games_db)
+    service = open_database(migrated(games_db))
     try:
         drawn = service.reading.history(game)[-1]
     finally:

@@ -9,6 +9,7 @@ import pytest
 from scat_cli.wiring import open_database
 from scat_core.domain.evolve import fold
 from tests.support.cli import EVERY_MODE, Scat, one_line_error
+from tests.support.databases import migrated
 from tests.support.decks import stacked
 from tests.support.hidden import YOU, check_log, check_view
 
@@ -35,7 +36,7 @@ def test_r27_a_player_resigns_in_the_middle_of_his_turn_and_nobody_sees_his_card
     result = scat("resign", game, "--as", "kay")
     assert result.exit_code == 0, result.output
     assert "kay resigned and is out of the game (R27)" in result.stdout
-    games = open_database(games_db)
+    games = open_database(migrated(games_db))
     try:
         history = [stored.event for stored in games.reading.history(game)]
         state = fold(history)

@@ -13,6 +13,7 @@ from scat_cli.wiring import open_database
 from scat_core.domain.bots import heuristic_move
 from scat_core.service.values import HandOutcome
 from tests.support.cli import Scat
+from tests.support.databases import migrated
 from tests.support.decks import stacked
 from tests.support.hidden import cards_in
 
@@ -65,7 +66,7 @@ def test_long_runs_of_moves_are_told_one_line_per_hand_with_the_detail_in_the_lo
     game = scat_json("new", "--player", "you", "--player", "kay", "--bot", "ann", "--bot", "bob", "--seed", "7",
                      "--dealer", "bob")["game_id"]
     assert scat("resign", game, "--as", "you").exit_code == 0  # you watch kay and the bots play on
-    games = open_database(cli_db)
+    games = open_database(migrated(cli_db))
     try:
         while (state := games.playing.look(game)).hand_number < 4 and state.status != "finished":
             assert state.turn is not None and state.players[state.turn].name == "kay"

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import SCAT
+from tests.support.databases import migrated
 from tests.support.decks import stacked
 from tests.support.live_server import free_port, server_process
-from tests.support.schema import migrated
 
 # you are dealt first (bob deals): you 2C 5D 9H, eve KS QS 4D; discard 7C; stock 8C 3H ...
 DEAL = stacked([["2C", "5D", "9H"], ["KS", "QS", "4D"], ["6H", "6D", "2S"]], "7C", ["8C", "3H", "6S", "JD"])

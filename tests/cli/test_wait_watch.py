@@ -15,6 +15,7 @@ import pytest
 
 from scat_cli.wiring import open_database
 from tests.support.cli import Scat, imported_into_a_fresh_database, new_game, one_line_error
+from tests.support.databases import migrated
 from tests.support.decks import stacked
 
 SCAT = str(Path(sys.executable).parent / "scat")
@@ -109,7 +110,7 @@ def test_waiting_on_a_read_only_protected_game_is_refused_as_read_only_not_as_a_
     game = new_game(scat_json, "--protect")
     fresh = tmp_path / "fresh.db"
     shutil.copy(migrated_sqlite, fresh)
-    source, target = open_database(cli_db), open_database(f"sqlite:///{fresh}")
+    source, target = open_database(migrated(cli_db)), open_database(migrated(f"sqlite:///{fresh}"))
     from scat_core.service.signatures import with_export_signature
 
     with source.store.read() as tx:  # as an export carries it: the head's signature on the last record

@@ -24,6 +24,7 @@ from scat_core.store.sql.database import make_engine
 from scat_core.store.sql.event_store import EventStore, StoreTransaction
 from tests.support import workers
 from tests.support.checks import audit_problems, commands_in_log, structural_problems
+from tests.support.databases import migrated
 from tests.support.workers import Tally
 
 SPAWN = multiprocessing.get_context("spawn")
@@ -51,7 +52,7 @@ def run_processes(target: Callable[..., None], arguments: Sequence[tuple[Any, ..
 
 def hammer(db_url: str, games: int, processes: int) -> None:
     """`processes` workers play `games` games of three humans at once, then check everything."""
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     created = {}
     for number in range(games):
         outcome = service.playing.create_game(HUMANS, seed=1000 + number)
@@ -106,7 +107,7 @@ def test_racing_transactions_with_the_same_expected_seq_one_wins_the_others_writ
     db_url: str,
 ) -> None:
     racers, rounds = 4, 8
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     barrier = SPAWN.Barrier(racers)
     names = [f"racer{i}" for i in range(racers)]
     results: list[tuple[str, list[str]]] = run_processes(
@@ -132,7 +133,7 @@ def test_on_postgresql_a_writer_waiting_on_the_same_seq_loses_only_if_the_first_
     postgres_url: str, first_ends_with: str
 ) -> None:
     engine = make_engine(postgres_url)
-    service = open_database(postgres_url)
+    service = open_database(migrated(postgres_url))
     store = EventStore(engine)
     with store.transaction() as tx:
         tx.append("g", 0, [Knocked(player="setup")])

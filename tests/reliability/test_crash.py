@@ -30,6 +30,7 @@ from scat_core.service import GameService, playing
 from scat_core.service.playing import Playing
 from tests.support import workers
 from tests.support.checks import audit_problems, structural_problems
+from tests.support.databases import migrated
 
 SPAWN = multiprocessing.get_context("spawn")
 KILLS = int(os.environ.get("SCAT_CRASH_KILLS", "12"))
@@ -83,7 +84,7 @@ def heads(service: GameService) -> dict[str, int]:
 def test_a_writer_killed_over_and_over_leaves_every_game_consistent_and_playable(
     db_url: str,
 ) -> None:
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     engine = service.store.engine
     rng = random.Random(20261129)
     acked: dict[str, int] = {}
@@ -152,7 +153,7 @@ def killed_after_the_first_unit(patched: pytest.MonkeyPatch) -> None:
 def test_bots_left_owing_moves_by_an_interrupted_call_play_on_with_play_bots(
     db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     bots = tuple(PlayerSeat(name=name, is_bot=True) for name in ("ann", "bob", "cy"))
 
     with monkeypatch.context() as patched:
@@ -176,7 +177,7 @@ def test_bots_left_owing_moves_by_an_interrupted_call_play_on_with_play_bots(
 def test_showing_or_acting_in_a_game_whose_bots_owe_moves_lets_them_play_first(
     db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     seats = (PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True), PlayerSeat(name="bob", is_bot=True))
     with monkeypatch.context() as patched:
         killed_after_the_first_unit(patched)

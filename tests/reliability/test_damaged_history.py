@@ -20,6 +20,7 @@ from scat_core.domain.events import PlayerSeat
 from scat_core.records.errors import HistoryDamaged
 from scat_core.service import loading
 from scat_core.service.loading import SNAPSHOT_EVERY
+from tests.support.databases import migrated
 from tests.support.services import a_game_in_play, next_move
 from tests.support.store import drop_event_triggers
 
@@ -86,7 +87,7 @@ ATTACKS: dict[str, tuple[Callable[[Engine, str], None], str]] = {
 @pytest.mark.parametrize("attack", list(ATTACKS))
 def test_a_move_on_a_damaged_history_is_refused_and_writes_nothing(db_url: str, attack: str) -> None:
     damage, reason = ATTACKS[attack]
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     engine = service.store.engine
     game_id = a_game_in_play(service)
     damage(engine, game_id)
@@ -109,14 +110,14 @@ def test_a_move_on_a_damaged_history_is_refused_and_writes_nothing(db_url: str, 
 
 
 def test_an_undamaged_game_plays_on_after_the_checks(db_url: str) -> None:
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     game_id = a_game_in_play(service, moves=4)
     next_move(service, game_id)
     assert service.audit(game_id).ok
 
 
 def test_bots_owing_moves_are_not_resumed_on_a_damaged_history(db_url: str) -> None:
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     engine = service.store.engine
     created = service.playing.create_game([PlayerSeat(name="ann", is_bot=True), PlayerSeat(name="bob",
                                                                                            is_bot=True)], seed=3)
@@ -131,7 +132,7 @@ def test_an_event_altered_before_the_snapshot_is_not_played_on_and_the_audit_sti
     """A command checks only the events after the snapshot (constant time), so an old event
     altered in place goes unnoticed by it; but it plays on the snapshot, folded when the log
     verified, never on the altered event, and the audit, which never uses snapshots, fails."""
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     engine = service.store.engine
     game_id = a_game_in_play(service, moves=2 * SNAPSHOT_EVERY)  # a snapshot well after event 2
     true_state = service.playing.look(game_id)
@@ -148,7 +149,7 @@ def test_an_event_altered_before_the_snapshot_is_not_played_on_and_the_audit_sti
 
 def test_a_damaged_game_is_passed_over_by_wait_any_and_still_refused_by_show(db_url: str) -> None:
     """One game damaged outside scat does not keep `wait --any` from a player's other games."""
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     seats = [PlayerSeat(name="ann"), PlayerSeat(name="bob")]
     damaged, healthy = (service.new_game(seats, dealer="ann").game_id for _ in range(2))  # bob to act in both
     drop_event_triggers(service.store.engine)

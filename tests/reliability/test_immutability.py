@@ -13,6 +13,7 @@ from sqlalchemy import text
 
 from scat_cli.wiring import open_database
 from scat_core.store.sql.schema import partition_names
+from tests.support.databases import migrated
 from tests.support.services import a_game_in_play
 from tests.support.store import drop_event_triggers
 
@@ -45,7 +46,7 @@ REWRITES = {
 
 
 def test_replacing_or_upserting_an_event_is_refused_by_the_database(db_url: str) -> None:
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     engine = service.store.engine
     game_id = a_game_in_play(service)
     before = service.archive.export_records(game_id, running=True)
@@ -63,7 +64,7 @@ def test_a_partition_of_the_events_refuses_what_the_events_refuse(db_url: str) -
     """On PostgreSQL the events are partitioned by game (migration 0016): reached directly, the
     game's own partition refuses UPDATE and DELETE (the parent's row triggers, cloned) and every
     partition refuses TRUNCATE (a trigger of its own)."""
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     engine = service.store.engine
     if engine.dialect.name != "postgresql":
         pytest.skip("SQLite's events are one table")
@@ -83,7 +84,7 @@ def test_a_partition_of_the_events_refuses_what_the_events_refuse(db_url: str) -
 
 
 def test_a_tail_deleted_with_the_triggers_dropped_is_caught_by_the_audit(db_url: str) -> None:
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     engine = service.store.engine
     game_id = a_game_in_play(service)
     head = len(service.reading.history(game_id))
@@ -103,7 +104,7 @@ def test_a_tail_deleted_with_the_triggers_dropped_is_caught_by_the_audit(db_url:
 
 
 def test_an_event_altered_with_the_triggers_dropped_is_caught_by_the_audit(db_url: str) -> None:
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     engine = service.store.engine
     game_id = a_game_in_play(service)
 

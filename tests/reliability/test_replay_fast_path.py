@@ -15,12 +15,13 @@ from scat_cli.wiring import open_database
 from scat_core.domain.events import Knocked, PlayerSeat, from_record
 from scat_core.records.stored_log import GENESIS_HASH, chain_hash
 from scat_core.store.sql.event_store import EventStore
+from tests.support.databases import migrated
 
 
 def test_loaded_events_equal_the_appended_ones_field_by_field_and_as_domain_events(
     db_url: str,
 ) -> None:
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     bots = [PlayerSeat(name=n, is_bot=True) for n in ("ann", "bob", "cy")]
     appended = service.playing.create_game(bots, seed=5).events
     loaded = service.reading.history(appended[0].game_id)

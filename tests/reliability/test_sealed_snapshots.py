@@ -21,6 +21,7 @@ from scat_core.domain.evolve import fold
 from scat_core.domain.state import GameState
 from scat_core.records.signing import KeyRing, seal
 from scat_core.service import GameService, loading
+from tests.support.databases import migrated
 from tests.support.services import a_game_in_play, next_move
 
 THIRTY_ONE = ("AS", "QS", "JS")
@@ -78,7 +79,7 @@ def _bob_without_31(service: GameService) -> tuple[str, GameState]:
 def test_a_hand_forged_in_the_snapshot_row_does_not_let_bob_declare_31(db_url: str) -> None:
     """The red team's move: bob given AS QS JS in the snapshot declared 31 (R20), ann paid and the
     new head was signed. The seal no longer verifies: the command folds the events and refuses."""
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     engine = service.store.engine
     game_id, truth = _bob_without_31(service)
     seat = truth.seat_of("bob")
@@ -100,7 +101,7 @@ def test_a_hand_forged_in_the_snapshot_row_does_not_let_bob_declare_31(db_url: s
 
 
 def test_a_move_after_an_edited_snapshot_is_played_on_the_events_and_writes_a_fresh_sealed_one(db_url: str) -> None:
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     engine = service.store.engine
     game_id = a_game_in_play(service, moves=4)
     truth = _truth(service, game_id)
@@ -122,7 +123,7 @@ def test_a_move_after_an_edited_snapshot_is_played_on_the_events_and_writes_a_fr
 def test_a_snapshot_sealed_with_another_installations_key_is_not_trusted(db_url: str, tmp_path: Path,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """A forger who seals with a key of his own (the seal is right, the key is not ours) gets nothing."""
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     engine = service.store.engine
     game_id, truth = _bob_without_31(service)
     seat = truth.seat_of("bob")
@@ -149,7 +150,7 @@ def test_a_snapshot_sealed_with_another_installations_key_is_not_trusted(db_url:
 def test_a_snapshot_whose_head_was_edited_is_ignored_not_taken_for_damage(db_url: str) -> None:
     """The snapshot's head (seq, hash) proves something only under its seal: edited, the row is
     ignored and the command folds the events; the log itself is sound."""
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     engine = service.store.engine
     game_id = a_game_in_play(service, moves=5)
     truth = _truth(service, game_id)
@@ -166,7 +167,7 @@ def test_a_snapshot_whose_head_was_edited_is_ignored_not_taken_for_damage(db_url
 def test_a_sealed_snapshot_is_used_without_folding_the_events_again(db_url: str,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """The check costs one HMAC: a sound snapshot is still decoded and played on (no full replay)."""
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     game_id = a_game_in_play(service, moves=4)
     loading.forget_kept_states()
     decoded: list[str] = []

@@ -18,6 +18,7 @@ from scat_core.domain.evolve import fold
 from scat_core.records.chain import audit_records
 from scat_core.records.errors import HistoryDamaged
 from scat_core.service import GameService, loading
+from tests.support.databases import migrated
 from tests.support.domain import made_before_signed_games
 from tests.support.services import a_game_in_play, as_a_scat_before_signed_games
 from tests.support.store import drop_event_triggers
@@ -38,7 +39,7 @@ def _finished_game(service: GameService) -> str:
 
 
 def test_a_new_games_first_event_says_its_heads_are_signed_and_that_cannot_be_edited_out(db_url: str) -> None:
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     game_id = _finished_game(service)
     records = service.archive.export_records(game_id)
     assert records[0]["data"]["signed"] is True
@@ -49,7 +50,7 @@ def test_a_new_games_first_event_says_its_heads_are_signed_and_that_cannot_be_ed
 
 
 def test_a_deleted_head_signature_of_a_game_made_signed_fails_its_audit_and_every_command(db_url: str) -> None:
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     engine = service.store.engine
     game_id = a_game_in_play(service, moves=4)
     head = service.reading.history(game_id)[-1]
@@ -76,7 +77,7 @@ def test_a_deleted_head_signature_of_a_game_made_signed_fails_its_audit_and_ever
 def test_a_cut_tail_whose_signature_was_deleted_too_is_not_healed(db_url: str) -> None:
     """The red team's cut: the last move's events deleted, the games row lowered, the snapshot and the
     head signature deleted. The audit said OK ("head NOT signed") and the next move went on from there."""
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     engine = service.store.engine
     game_id = a_game_in_play(service, moves=6)
     records = service.archive.export_records(game_id, running=True)
@@ -105,10 +106,10 @@ def test_a_cut_tail_whose_signature_was_deleted_too_is_not_healed(db_url: str) -
 
 def test_an_export_of_a_game_made_signed_without_its_head_signature_is_refused_at_import(
         db_url: str, tmp_path: Path) -> None:
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     game_id = _finished_game(service)
     records = service.archive.export_records(game_id)
-    elsewhere = open_database(f"sqlite:///{tmp_path / 'elsewhere.db'}")
+    elsewhere = open_database(migrated(f"sqlite:///{tmp_path / 'elsewhere.db'}"))
     unsigned = [*records[:-1], {k: v for k, v in records[-1].items() if k != "head_signature"}]
     with pytest.raises(RuleViolation, match="carries no head_signature"):
         elsewhere.import_records(unsigned)
@@ -122,7 +123,7 @@ def test_an_export_of_a_game_made_signed_without_its_head_signature_is_refused_a
 def test_a_game_made_before_signed_games_still_audits_ok_without_its_signature(
         db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     as_a_scat_before_signed_games(monkeypatch)
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     game_id = a_game_in_play(service, moves=3)
     assert "signed" not in service.archive.export_records(game_id, running=True)[0]["data"]
     _delete_signature(service.store.engine, game_id)

@@ -28,6 +28,7 @@ from scat_core.records.signing import KeyRing
 from scat_core.records.stored_log import GENESIS_HASH, canonical_json, chain_hash, utc_now
 from scat_core.service import GameService
 from scat_core.store.sql.event_store import EventStore
+from tests.support.databases import migrated
 from tests.support.services import a_game_in_play, as_a_scat_before_signed_games
 from tests.support.store import drop_event_triggers
 
@@ -72,7 +73,7 @@ def replace_history(engine: Engine, game_id: str, records: list[dict[str, Any]])
 
 
 def test_a_whole_history_rewritten_with_recomputed_hashes_fails_the_audit_on_its_signature(db_url: str) -> None:
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     game_id = a_game_in_play(service)
     assert service.audit(game_id).signature == "valid"
 
@@ -87,7 +88,7 @@ def test_a_whole_history_rewritten_with_recomputed_hashes_fails_the_audit_on_its
 
 
 def test_a_history_cut_at_a_move_boundary_fails_its_audit_and_no_move_is_signed_over_it(db_url: str) -> None:
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     engine = service.store.engine
     game_id = a_game_in_play(service)
     records = service.archive.export_records(game_id, running=True)
@@ -122,7 +123,7 @@ def test_a_removed_signature_of_a_game_made_before_signed_games_reads_unsigned_s
     """A game whose first event does not say it is signed (made before GameCreated.signed); one
     that says so fails instead (test_signed_creation.py)."""
     as_a_scat_before_signed_games(monkeypatch)
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     game_id = a_game_in_play(service, moves=3)
     with service.store.engine.begin() as conn:
         conn.execute(text("DELETE FROM head_signatures WHERE game_id = :g"), {"g": game_id})
@@ -145,7 +146,7 @@ def test_a_removed_signature_of_a_game_made_before_signed_games_reads_unsigned_s
 def test_a_database_moved_to_another_key_audits_unknown_key_and_refuses_moves_until_trusted(
     db_url: str, tmp_path: Path
 ) -> None:
-    here = open_database(db_url)
+    here = open_database(migrated(db_url))
     game_id = a_game_in_play(here, moves=3)
     there_keys = KeyRing(tmp_path / "elsewhere" / "key.pem")
     there = GameService(EventStore(here.store.engine, there_keys))

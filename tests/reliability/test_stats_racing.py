@@ -23,6 +23,7 @@ from scat_core.service import GameService
 from scat_core.store.sql import tables as t
 from scat_core.store.sql.event_store import EventStore
 from scat_core.store.sql.projections import STATS, catch_up
+from tests.support.databases import migrated
 from tests.support.store import projection_rows
 
 WRITERS = 3
@@ -100,10 +101,9 @@ def test_racing_writers_and_projectors_fold_every_event_exactly_once(store: Even
 def test_a_writer_still_running_with_earlier_positions_is_read_later_not_skipped(postgres_url: str) -> None:
     """PostgreSQL: positions come from a sequence before commit, so a later position can commit
     first; a checkpoint moved past it would skip the earlier one for ever."""
-    from scat_core.store.sql.database import ensure_schema, make_engine
+    from scat_core.store.sql.database import make_engine
 
-    engine = make_engine(postgres_url)
-    ensure_schema(engine)
+    engine = make_engine(migrated(postgres_url))
     service = GameService(EventStore(engine))
     first = service.playing.create_game([PlayerSeat(name="ann", is_bot=True), PlayerSeat(name="bob", is_bot=True)],
                                         seed=1)
@@ -132,10 +132,9 @@ def test_a_writer_still_running_with_earlier_positions_is_read_later_not_skipped
 @pytest.mark.postgres
 def test_a_long_transaction_elsewhere_does_not_hold_back_a_finished_game(postgres_url: str) -> None:
     """An unrelated transaction that began before a game was written does not hide that game."""
-    from scat_core.store.sql.database import ensure_schema, make_engine
+    from scat_core.store.sql.database import make_engine
 
-    engine = make_engine(postgres_url)
-    ensure_schema(engine)
+    engine = make_engine(migrated(postgres_url))
     service = GameService(EventStore(engine))
     with engine.connect() as idle, idle.begin():
         idle.execute(text("SELECT pg_current_xact_id()"))  # holds an old transaction id open
@@ -147,11 +146,10 @@ def test_a_long_transaction_elsewhere_does_not_hold_back_a_finished_game(postgre
 @pytest.mark.postgres
 def test_writers_never_wait_for_a_catch_up_in_progress(postgres_url: str) -> None:
     """PostgreSQL: a projector holds its lock and snapshot while games are written and read."""
-    from scat_core.store.sql.database import ensure_schema, make_engine
+    from scat_core.store.sql.database import make_engine
     from scat_core.store.sql.projections import projector
 
-    engine = make_engine(postgres_url)
-    ensure_schema(engine)
+    engine = make_engine(migrated(postgres_url))
     service = GameService(EventStore(engine))
     def write() -> None:
         outcome = service.playing.create_game([PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)], seed=3)

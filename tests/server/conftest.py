@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from tests.support.databases import migrated
 from tests.support.live_server import server_in_thread
-from tests.support.schema import migrated
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.support.databases import migrated
 from tests.support.live_server import server_process
-from tests.support.schema import migrated
 
 GAMES = 3
 #: A generous bound for the outcome to be reached (polled, not a stopwatch on the claims).

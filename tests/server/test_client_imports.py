@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.databases import migrated
 from tests.support.live_server import server_in_thread
 from tests.support.loaded_modules import loaded, not_a_clients
-from tests.support.schema import migrated
 
 #: What a player's `show` or move through a server has no use for either: the rules, the audit, the
 #: maintenance commands, the accounts' decider and service (their pydantic adapters are built at

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from tests.support.databases import migrated
 from tests.support.live_server import server_in_thread
-from tests.support.schema import migrated
 
 #: Every address a page names: src= and href= of its tags, and the OpenAPI document its script loads.
 NAMED = re.compile(r"""(?:src|href|spec-url)\s*=\s*["']([^"']+)["']|\burl:\s*'([^']+)'""")

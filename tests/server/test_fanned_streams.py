@@ -14,9 +14,9 @@ import httpx
 import pytest
 
 from scat_cli.wiring import open_database
+from tests.support.databases import migrated
 from tests.support.decks import stacked
 from tests.support.live_server import app_in_thread
-from tests.support.schema import migrated
 
 # you are dealt first (bob, a bot, deals): you act first, then eve
 DEAL = stacked([["2C", "5D", "9H"], ["KS", "QS", "4D"], ["6H", "6D", "2S"]], "7C", ["8C", "3H", "6S", "JD", "4C"])
@@ -321,7 +321,7 @@ def test_on_sqlite_the_servers_one_look_at_the_log_brings_a_move_made_elsewhere_
     monkeypatch.setattr("scat_cli.server.app.POLL_SECONDS", 0.2)
     monkeypatch.setattr("scat_cli.server.app.KEEP_ALIVE_SECONDS", 0.2)
     database = migrated(sqlite_url)
-    mover = open_database(database)
+    mover = open_database(migrated(database))
     seats = [PlayerSeat(name="you"), PlayerSeat(name="eve"), PlayerSeat(name="bob", is_bot=True)]
     game = mover.playing.create_game(seats, dealer="bob", deck=DEAL.split()).game_id
     with app_in_thread(database) as (url, _):

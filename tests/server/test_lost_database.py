@@ -19,8 +19,8 @@ from sqlalchemy.engine import make_url
 from typer.testing import CliRunner
 
 from scat_cli.app import app as cli
+from tests.support.databases import migrated
 from tests.support.live_server import app_in_thread
-from tests.support.schema import migrated
 from tests.support.signing import Signer
 
 UNAVAILABLE = "the server's database is unavailable: try again later"

@@ -20,7 +20,7 @@ from tests.support.signing import Signer
 
 @pytest.fixture
 def served(db_url: str) -> Iterator[tuple[httpx.Client, Any]]:
-    from tests.support.schema import migrated
+    from tests.support.databases import migrated
 
     with app_in_thread(migrated(db_url)) as (url, app), httpx.Client(base_url=url, timeout=30) as api:
         yield api, app

@@ -12,8 +12,8 @@ from scat_cli.remote.client import RemoteGames
 from scat_cli.wiring import open_database
 from scat_core.domain.commands import Draw
 from scat_core.service.games import GameService
+from tests.support.databases import migrated
 from tests.support.live_server import server_in_thread
-from tests.support.schema import migrated
 from tests.support.services import HUMAN_AND_BOT
 
 
@@ -42,7 +42,7 @@ def test_the_stream_is_woken_by_the_notice_of_a_move_made_elsewhere(
     # the stream looks at the database only every hour: only the notice can bring the move
     # within the waiter's 30 s
     monkeypatch.setattr("scat_cli.server.app.PUSHED_POLL_SECONDS", 3600.0)
-    mover = open_database(pg_db)
+    mover = open_database(migrated(pg_db))
     game_id = mover.playing.create_game(HUMAN_AND_BOT, seed=3).game_id
     with server_in_thread(pg_db) as url:
         assert wait_through_the_server(url, mover, game_id) is True
@@ -52,7 +52,7 @@ def test_the_stream_is_woken_by_the_notice_of_a_move_made_elsewhere(
 @pytest.mark.postgres
 def test_the_stream_finds_a_move_whose_notice_was_lost(pg_db: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("scat_cli.server.app.PUSHED_POLL_SECONDS", 0.5)
-    mover = open_database(pg_db)
+    mover = open_database(migrated(pg_db))
     game_id = mover.playing.create_game(HUMAN_AND_BOT, seed=3).game_id
     monkeypatch.setattr("scat_core.store.sql.event_store.announce", lambda conn, heads: None)  # the notice is lost
     with server_in_thread(pg_db) as url:

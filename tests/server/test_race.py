@@ -10,8 +10,8 @@ from collections import Counter
 import httpx
 import pytest
 
+from tests.support.databases import migrated
 from tests.support.live_server import server_process
-from tests.support.schema import migrated
 
 ROUNDS = 12
 

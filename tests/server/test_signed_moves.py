@@ -23,6 +23,7 @@ from scat_core.records.signing import sign_move
 from scat_core.service.loading import append, chance_of, load_for_command
 from scat_core.service.playing import tag_of
 from tests.support.accounts_cli import ok, run
+from tests.support.databases import migrated
 
 PLAYERS = ("ann", "bob", "carl")
 
@@ -102,7 +103,7 @@ def forge(db_url: str, game: str, command: cmd.PlayerCommand, signed_by: Any = N
     """Append `command`'s events straight into the database, as whoever holds it could (the head
     re-signed with the server's key), with a MoveSigned made by `signed_by`'s key if given;
     returns the seq of the forged move's first event."""
-    games = open_database(db_url)
+    games = open_database(migrated(db_url))
     try:
         with games.store.command() as tx:
             state, secret, head = load_for_command(tx, game)
@@ -312,7 +313,6 @@ def on_device(server: str, key_file: Path, *args: str) -> Any:
 def test_a_second_device_plays_as_its_account_until_its_key_is_revoked_and_the_game_audits_and_imports(
         table: tuple[str, Path, str], tmp_path: Path) -> None:
     from scat_cli.remote.identity import Identity
-    from tests.support.schema import migrated
 
     server, keys, game = table
     laptop = keys / "ann-laptop.pem"

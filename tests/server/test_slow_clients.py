@@ -10,8 +10,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from scat_cli.server import limits, protocol
+from tests.support.databases import migrated
 from tests.support.live_server import server_in_thread
-from tests.support.schema import migrated
 
 #: How long the test waits for the server to act before it calls the server stuck (never reached when it works).
 PATIENCE = 60.0

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.databases import migrated
 from tests.support.live_server import free_port, server_in_thread, server_process
-from tests.support.schema import migrated
 
 SCAT = str(Path(sys.executable).parent / "scat")
 

@@ -14,6 +14,7 @@ import pytest
 from scat_cli.wiring import open_database
 from scat_core.service import GameService
 from scat_core.store.memory import MemoryStore
+from tests.support.databases import migrated
 
 
 @pytest.fixture
@@ -34,6 +35,6 @@ def any_service(request: pytest.FixtureRequest) -> Iterator[GameService]:
     if request.param == "memory":
         yield GameService(MemoryStore())
         return
-    service = open_database(str(request.getfixturevalue(f"{request.param}_url")))
+    service = open_database(migrated(str(request.getfixturevalue(f"{request.param}_url"))))
     yield service
     service.store.engine.dispose()  # the SQLAlchemy adapter

@@ -19,6 +19,7 @@ from scat_core.domain.options import GameOptions
 from scat_core.service import playing
 from scat_core.service.games import GameService
 from scat_core.store.memory import MemoryStore
+from tests.support.databases import migrated
 
 BOTS = [ev.PlayerSeat(name=name, is_bot=True) for name in ("b0", "b1")]
 ENDLESS = GameOptions(min_knock=31, lives=1, straight_flush=True)  # the referee's game (seed 90038)
@@ -88,7 +89,7 @@ def test_an_endless_game_of_older_rules_is_abandoned_by_the_databases_owner_and_
 def test_each_unit_of_bots_moves_is_its_own_commit(small_units: None, monkeypatch: pytest.MonkeyPatch,
                                                    db_url: str) -> None:
     made_by_rules_version_2(monkeypatch)
-    opened = open_database(db_url)
+    opened = open_database(migrated(db_url))
     service = GameService(opened.store, Ticking())
     created = service.new_game([ev.PlayerSeat(name="you"), *BOTS], options=ENDLESS, seed=90038, dealer="b1")
     service.move(created.game_id, Resign("you"))

@@ -7,10 +7,11 @@ from scat_core.domain.commands import Discard, Draw, LegalMove, Resign
 from scat_core.domain.events import PlayerSeat
 from scat_core.domain.views import HIDDEN
 from scat_core.service.values import Export, Played, Skipped
+from tests.support.databases import migrated
 
 
 def test_a_move_comes_back_redacted_for_the_mover_with_his_moves_now(db_url: str) -> None:
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     game = service.playing.create_game([PlayerSeat(name="you"), PlayerSeat(name="eve")], seed=3, dealer="eve").game_id
     played = service.move(game, Draw("you", "stock"))
     assert isinstance(played, Played) and played.viewer == "you"
@@ -22,7 +23,7 @@ def test_a_move_comes_back_redacted_for_the_mover_with_his_moves_now(db_url: str
 
 
 def test_show_as_the_player_to_act_offers_his_draws_and_knock_and_as_the_public_none(db_url: str) -> None:
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     game = service.playing.create_game([PlayerSeat(name="you"), PlayerSeat(name="eve")], seed=3, dealer="eve").game_id
     shown = service.show(game, "you")
     assert shown.moves[:2] == [LegalMove(Draw("you", "stock"), "R12"), LegalMove(Draw("you", "discard"), "R12")]
@@ -32,7 +33,7 @@ def test_show_as_the_player_to_act_offers_his_draws_and_knock_and_as_the_public_
 
 
 def test_export_all_exports_finished_games_and_says_why_it_skips_running_ones(db_url: str) -> None:
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     bots = [PlayerSeat(name=name, is_bot=True) for name in ("ann", "bob")]
     finished = service.playing.create_game(bots, seed=7).game_id
     running = service.playing.create_game([PlayerSeat(name="you"), PlayerSeat(name="eve")], seed=3).game_id
@@ -48,7 +49,7 @@ def test_export_all_exports_finished_games_and_says_why_it_skips_running_ones(db
 
 
 def test_waiting_for_a_turn_that_is_already_there_returns_at_once_and_a_timeout_is_said(db_url: str) -> None:
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     game = service.playing.create_game([PlayerSeat(name="you"), PlayerSeat(name="eve")], seed=3, dealer="eve").game_id
     assert not service.wait_for_turn(game, "you").timed_out
     waited = service.wait_for_turn(game, "eve", timeout=0)

@@ -16,6 +16,7 @@ from scat_core.domain import events as ev
 from scat_core.domain.commands import Discard, Draw
 from scat_core.service import games, playing
 from scat_core.service.games import GameService
+from tests.support.databases import migrated
 
 YOU_AND_BOB = [ev.PlayerSeat(name="you"), ev.PlayerSeat(name="bob", is_bot=True)]
 
@@ -75,7 +76,7 @@ STEPS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
 
 @pytest.fixture
 def service(db_url: str) -> Iterator[GameService[Any]]:
-    opened = open_database(db_url)
+    opened = open_database(migrated(db_url))
     yield opened
     opened.store.engine.dispose()
 

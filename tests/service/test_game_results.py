@@ -18,6 +18,7 @@ from scat_core.domain.options import GameOptions
 from scat_core.service import GameService, reading
 from scat_core.service.values import game_result, result_kept
 from scat_core.store.memory import MemoryStore
+from tests.support.databases import migrated
 from tests.support.services import HUMAN_AND_BOT
 
 
@@ -69,7 +70,7 @@ def test_show_of_a_finished_game_reads_its_kept_result_not_its_log(monkeypatch: 
 
 
 def test_a_kept_result_of_another_format_or_damaged_is_made_from_the_log_again(sqlite_url: str) -> None:
-    service = open_database(sqlite_url)
+    service = open_database(migrated(sqlite_url))
     game_id = _bot_games(service)[1]
     expected = service.reading.game_result(game_id)
     for kept in ('{"format": 0, "result": {}}', "not json", '{"format": 1, "result": {"game_id": 3}}'):

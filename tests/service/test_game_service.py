@@ -14,6 +14,7 @@ from scat_core.domain.errors import AuthFailed, NotFound, RuleViolation
 from scat_core.domain.events import PlayerSeat
 from scat_core.domain.options import GameOptions
 from scat_core.service import GameService
+from tests.support.databases import migrated
 
 
 def test_a_game_of_bots_is_played_to_the_end_and_audits_clean(any_service: GameService) -> None:
@@ -132,7 +133,7 @@ def test_a_move_in_a_finished_game_is_refused_saying_who_won(service: GameServic
 def test_an_audit_fails_when_the_games_list_no_longer_has_the_game(db_url: str) -> None:
     from sqlalchemy import text
 
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     outcome = service.playing.create_game([PlayerSeat(name=n, is_bot=True) for n in ("ann", "bob")], seed=2)
     with service.store.engine.begin() as connection:
         connection.execute(text("DELETE FROM games WHERE game_id = :g"), {"g": outcome.game_id})
@@ -146,7 +147,7 @@ def test_a_history_damaged_outside_scat_is_one_clear_error_and_its_audit_names_t
 
     from scat_core.records.errors import CorruptHistory
 
-    service = open_database(sqlite_url)
+    service = open_database(migrated(sqlite_url))
     created = service.playing.create_game([PlayerSeat(name="ann"), PlayerSeat(name="bob")], seed=1, dealer="bob")
     with service.store.engine.begin() as connection:  # what only someone bypassing scat can do
         connection.execute(text("DROP TRIGGER events_no_update"))

@@ -15,6 +15,7 @@ from scat_core.domain.errors import RuleViolation
 from scat_core.domain.options import GameOptions
 from scat_core.service import GameService, playing
 from scat_core.store.memory import MemoryStore, MemoryTransaction
+from tests.support.databases import migrated
 from tests.support.services import HUMAN_AND_BOT
 
 DECK = [f"{rank}{suit}" for suit in "SHDC" for rank in ("A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4",
@@ -58,7 +59,7 @@ def test_a_page_of_games_created_here_reads_no_log(monkeypatch: pytest.MonkeyPat
 def test_a_row_keeping_no_creation_or_another_format_or_damaged_is_told_from_the_first_event(
     sqlite_url: str,
 ) -> None:
-    service = open_database(sqlite_url)
+    service = open_database(migrated(sqlite_url))
     made = _made(service)
     for kept in (None, '{"format": 0}', "not json", '{"format": 1, "seed_chosen": "yes"}',
                  '{"format": 1, "seed_chosen": true, "first_deck_stacked": false, "creator": null, "options": 3}'):
@@ -79,7 +80,7 @@ def test_an_imported_game_keeps_its_creation(any_service: GameService) -> None:
 
 
 def test_the_lobby_tells_each_open_games_options_kept_or_from_its_first_event(sqlite_url: str) -> None:
-    service = open_database(sqlite_url, serving=True)
+    service = open_database(migrated(sqlite_url), serving=True)
     game_id = service.new_game_of_accounts([ev.PlayerSeat(name="ann")], viewer="ann", options=OPTIONS,
                                            open_seats=1).game_id
     described = OPTIONS.describe()
@@ -96,7 +97,7 @@ def test_an_accounts_waiting_games_are_counted_by_their_creator(
     kept: bool, sqlite_url: str, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(playing, "PENDING_MADE", 2)
-    service = open_database(sqlite_url, serving=True)
+    service = open_database(migrated(sqlite_url), serving=True)
     for _ in range(2):
         service.new_game_of_accounts([ev.PlayerSeat(name="ann"), ev.PlayerSeat(name="bob")], viewer="ann")
     service.new_game_of_accounts([ev.PlayerSeat(name="bob"), ev.PlayerSeat(name="ann")], viewer="bob")  # bob's

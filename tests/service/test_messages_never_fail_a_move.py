@@ -15,6 +15,7 @@ from scat_core.domain import events as ev
 from scat_core.domain.commands import Draw
 from scat_core.domain.errors import ConcurrencyConflict
 from scat_core.service import playing
+from tests.support.databases import migrated
 
 YOU_AND_KAY = [ev.PlayerSeat(name="you"), ev.PlayerSeat(name="kay")]
 
@@ -23,7 +24,7 @@ YOU_AND_KAY = [ev.PlayerSeat(name="you"), ev.PlayerSeat(name="kay")]
 def test_a_message_written_between_a_moves_load_and_write_does_not_fail_the_move(
     postgres_url: str, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    mover, talker = open_database(postgres_url), open_database(postgres_url)
+    mover, talker = open_database(migrated(postgres_url)), open_database(migrated(postgres_url))
     game = mover.new_game(YOU_AND_KAY, seed=5, dealer="kay").game_id  # you play first
     real = playing.append
     said: list[int] = []
@@ -49,7 +50,7 @@ def test_a_move_written_between_another_moves_load_and_write_still_fails_it(
     postgres_url: str, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Only talk is waved through: a move that came first still wins (exit 5, nothing written)."""
-    first, second = open_database(postgres_url), open_database(postgres_url)
+    first, second = open_database(migrated(postgres_url)), open_database(migrated(postgres_url))
     game = first.new_game(YOU_AND_KAY, seed=5, dealer="kay").game_id
     real = playing.append
     moved: list[int] = []

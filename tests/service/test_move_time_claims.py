@@ -16,6 +16,7 @@ from scat_core.service import GameService
 from scat_core.service.loading import replay
 from scat_core.store.memory import MemoryStore
 from tests.support.clock import HandClock
+from tests.support.databases import migrated
 
 HOUR = 3600
 PLAYERS = [ev.PlayerSeat(name=name) for name in ("ann", "bob", "cy")]
@@ -32,7 +33,7 @@ def timed(request: pytest.FixtureRequest, clock: HandClock) -> Iterator[GameServ
     if request.param == "memory":
         yield GameService(MemoryStore(), clock)
         return
-    opened = open_database(str(request.getfixturevalue(f"{request.param}_url")))
+    opened = open_database(migrated(str(request.getfixturevalue(f"{request.param}_url"))))
     service = GameService(opened.store, clock)
     yield service
     service.store.engine.dispose()

@@ -22,6 +22,7 @@ from scat_core.records.credentials import ActingAccount, RequestNonce
 from scat_core.records.errors import DatabaseBusy
 from scat_core.records.signing import MoveSignature, sign_move
 from scat_core.service import GameService
+from tests.support.databases import migrated
 
 
 class Ann:
@@ -47,7 +48,7 @@ def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Gam
     """ann's game of accounts against a bot on an SQLite file that waits for no lock (busy timeout 0)."""
     monkeypatch.setenv("SCAT_BUSY_TIMEOUT", "0")
     path = tmp_path / "scat.db"
-    games = open_database(f"sqlite:///{path}")
+    games = open_database(migrated(f"sqlite:///{path}"))
     ann = Ann(games)
     played = games.new_game_of_accounts([ev.PlayerSeat(name="ann"), ev.PlayerSeat(name="bot", is_bot=True)],
                                         dealer="bot", viewer="ann")

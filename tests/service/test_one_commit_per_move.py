@@ -15,6 +15,7 @@ from scat_core.domain.events import PlayerSeat
 from scat_core.records.errors import ConcurrencyConflict
 from scat_core.service import GameService, playing
 from scat_core.service.loading import load_for_command
+from tests.support.databases import migrated
 
 #: You play first (the dealer is bob, R11); each of your discards is answered by ann, then bob.
 YOU_ANN_BOB = (PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True), PlayerSeat(name="bob", is_bot=True))
@@ -67,7 +68,7 @@ def test_a_move_answered_by_two_bots_is_one_unit_of_work_with_one_append(
 
 
 def test_on_sqlite_a_move_answered_by_two_bots_commits_once(sqlite_url: str) -> None:
-    service = open_database(sqlite_url)
+    service = open_database(migrated(sqlite_url))
     game, drawn = discard_answered_by_both_bots(service)
     commits: list[int] = []
     event.listen(service.store.engine, "commit", lambda _conn: commits.append(1))
@@ -80,7 +81,7 @@ def test_on_sqlite_a_move_answered_by_two_bots_commits_once(sqlite_url: str) -> 
 
 @pytest.mark.postgres
 def test_on_postgresql_a_move_and_its_bots_replies_are_written_by_one_transaction(postgres_url: str) -> None:
-    service = open_database(postgres_url)
+    service = open_database(migrated(postgres_url))
     game, drawn = discard_answered_by_both_bots(service)
 
     done = service.playing.act(game, Discard("you", drawn.hands[0][0]))

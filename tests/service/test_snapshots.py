@@ -12,6 +12,7 @@ from scat_core.domain import snapshot
 from scat_core.domain.evolve import fold
 from scat_core.service import loading
 from scat_core.service.loading import SNAPSHOT_EVERY
+from tests.support.databases import migrated
 from tests.support.services import a_game_in_play, import_running, next_move
 
 
@@ -31,7 +32,7 @@ def _set_snapshot(engine: Engine, game_id: str, **values: object) -> None:
 def test_a_snapshot_is_kept_every_few_events_and_equals_the_fold_up_to_its_event(db_url: str) -> None:
     """Not every append writes one: the snapshot trails the head by fewer than SNAPSHOT_EVERY
     events (plus the last append's own), and a command of another process folds those few."""
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     game_id = a_game_in_play(service, moves=0)
     seqs = set()
     for _ in range(30):
@@ -51,7 +52,7 @@ def test_a_snapshot_is_kept_every_few_events_and_equals_the_fold_up_to_its_event
 
 
 def test_a_snapshot_of_other_rules_or_unreadable_is_not_used_and_is_rebuilt(db_url: str) -> None:
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     engine = service.store.engine
     game_id = a_game_in_play(service, moves=6)
     truth = service.playing.look(game_id)
@@ -69,7 +70,7 @@ def test_a_snapshot_of_other_rules_or_unreadable_is_not_used_and_is_rebuilt(db_u
 
 
 def test_a_snapshot_behind_the_head_is_caught_up_from_the_events_after_it(db_url: str) -> None:
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     engine = service.store.engine
     game_id = a_game_in_play(service, moves=3)
     old = _snapshot_row(engine, game_id)

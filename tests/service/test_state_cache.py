@@ -20,6 +20,7 @@ from scat_core.domain.state import GameState
 from scat_core.records.errors import HistoryDamaged
 from scat_core.service import GameService, loading
 from scat_core.service.loading import snapshot_json, summarize
+from tests.support.databases import migrated
 from tests.support.services import a_game_in_play, next_move
 from tests.support.store import drop_event_triggers
 
@@ -43,7 +44,7 @@ def _truth(service: GameService, game_id: str) -> object:
 
 def test_the_commands_of_one_process_decode_no_snapshot_and_play_on_the_full_fold(
         db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     game_id = a_game_in_play(service, moves=2)
     decoded = _decodes(monkeypatch)
     for _ in range(6):
@@ -78,7 +79,7 @@ def test_a_snapshot_of_a_head_this_process_did_not_write_is_decoded(db_url: str,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """Another writer moved the game (an append past the service, as another process makes it):
     the state kept here is of the head before, so the new snapshot is decoded and played on."""
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     game_id = a_game_in_play(service, moves=3)
     after = _appended_past_the_service(service, game_id, with_snapshot=True)
     decoded = _decodes(monkeypatch)
@@ -93,7 +94,7 @@ def test_a_snapshot_replaced_outside_scat_at_the_head_kept_is_not_read(db_url: s
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """The state kept is the fold of the events that end at that head's hash: a snapshot row
     changed since (same head, another state) is not what this process plays on."""
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     game_id = a_game_in_play(service, moves=4)
     truth = _truth(service, game_id)
     forged = snapshot.encode(service.playing.look(game_id).evolved({"kitty": 99}))
@@ -108,7 +109,7 @@ def test_a_command_at_a_head_this_process_kept_folds_no_event_even_far_from_the_
         db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Snapshots are written every few events only (loading.SNAPSHOT_EVERY): the state kept at the
     head saves the fold of the events since; another process (the cache forgotten) folds them."""
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     game_id = a_game_in_play(service, moves=2)
     folded: list[int] = []
     real = loading.fold
@@ -131,7 +132,7 @@ def test_the_events_another_writer_appended_without_a_snapshot_are_folded_onto_t
         db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The snapshot is the one this process saw: the command reads the log from it, and folds only
     the event appended past the service onto the state kept (no snapshot decoded)."""
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     game_id = a_game_in_play(service, moves=3)
     after = _appended_past_the_service(service, game_id, with_snapshot=False)
     decoded = _decodes(monkeypatch)
@@ -144,7 +145,7 @@ def test_the_events_another_writer_appended_without_a_snapshot_are_folded_onto_t
 def test_an_event_altered_between_the_snapshot_and_the_head_kept_is_refused_by_that_process(db_url: str) -> None:
     """The command of a process that kept the state re-checks every event from the snapshot it
     saw, as a load from the snapshot does: it does not play on past the damage."""
-    service = open_database(db_url)
+    service = open_database(migrated(db_url))
     game_id = a_game_in_play(service, moves=4)
     with service.store.read() as tx:
         head = tx.head(game_id)

@@ -17,6 +17,7 @@ from scat_core.domain.commands import Discard, Draw
 from scat_core.domain.errors import AuthFailed
 from scat_core.records import credentials
 from scat_core.service import GameService
+from tests.support.databases import migrated
 from tests.support.services import protected_game
 
 PATIENCE = 60.0
@@ -24,7 +25,7 @@ PATIENCE = 60.0
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def service(request: pytest.FixtureRequest) -> Iterator[GameService]:
-    service = open_database(str(request.getfixturevalue(f"{request.param}_url")))
+    service = open_database(migrated(str(request.getfixturevalue(f"{request.param}_url"))))
     yield service
     service.store.engine.dispose()
 

@@ -21,7 +21,8 @@ from scat_core.service.ports import AccountLog, AccountRecord
 from scat_core.store.memory import MemoryAccountLog
 from scat_core.store.sql import account_log
 from scat_core.store.sql.account_log import SqlAccountLog
-from scat_core.store.sql.database import alembic_config, ensure_schema, make_engine
+from scat_core.store.sql.database import alembic_config, make_engine
+from tests.support.databases import migrated
 
 
 def key(n: int) -> str:
@@ -34,8 +35,7 @@ def log(request: pytest.FixtureRequest) -> Iterator[AccountLog]:
     if request.param == "memory":
         yield MemoryAccountLog()
         return
-    engine = make_engine(str(request.getfixturevalue(f"{request.param}_url")))
-    ensure_schema(engine)
+    engine = make_engine(migrated(str(request.getfixturevalue(f"{request.param}_url"))))
     yield SqlAccountLog(engine)
     engine.dispose()
 
@@ -76,8 +76,7 @@ def test_an_append_behind_the_log_is_a_conflict(log: AccountLog) -> None:
 @pytest.mark.parametrize("db", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def test_a_prune_deletes_the_expired_nonces_only(db: str, request: pytest.FixtureRequest,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    engine = make_engine(str(request.getfixturevalue(f"{db}_url")))
-    ensure_schema(engine)
+    engine = make_engine(migrated(str(request.getfixturevalue(f"{db}_url"))))
     log = SqlAccountLog(engine)
     for index in range(3):
         assert log.use_nonce("k1", f"old{index}", expires_at=1300, now=1000)
@@ -95,8 +94,7 @@ def test_on_postgresql_a_prune_does_not_wait_for_the_nonces_another_transaction_
         postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A signed move prunes in its command's transaction, held open while the moves committed with
     it run: another transaction's prune skips those rows (its lock_timeout is never reached)."""
-    engine = make_engine(postgres_url)
-    ensure_schema(engine)
+    engine = make_engine(migrated(postgres_url))
     log = SqlAccountLog(engine)
     for index in range(3):
         assert log.use_nonce("k1", f"old{index}", expires_at=1300, now=1000)

@@ -26,6 +26,7 @@ from scat_core.store.sql import driver_sql
 from scat_core.store.sql import tables as t
 from scat_core.store.sql.driver_sql import execute, fetch_all, placeholder
 from scat_core.store.sql.event_store import EventStore
+from tests.support.databases import migrated
 from tests.support.store import SUMMARY, a_turn, new_game, tamper
 
 BOTS = [PlayerSeat(name=n, is_bot=True) for n in ("ann", "bob", "cy")]
@@ -122,7 +123,7 @@ def test_a_connection_keeps_one_cursor_for_these_statements_until_it_goes(
 
 def test_an_unreadable_row_is_corrupt_history_not_a_driver_error(sqlite_url: str) -> None:
     """A row SQLite cannot decode (not UTF-8) is named damaged, through the driver's cursor too."""
-    service = open_database(sqlite_url)
+    service = open_database(migrated(sqlite_url))
     game_id = service.playing.create_game(BOTS, seed=2).game_id
     tamper(sqlite_url, "UPDATE events SET data = CAST(x'7bff7d' AS TEXT) WHERE game_id = :g AND seq = 2", g=game_id)
     with pytest.raises(CorruptHistory, match="cannot be read back"):
@@ -132,7 +133,7 @@ def test_an_unreadable_row_is_corrupt_history_not_a_driver_error(sqlite_url: str
 
 @pytest.mark.postgres
 def test_a_connection_lost_under_a_load_is_unavailable_and_never_handed_out_again(postgres_url: str) -> None:
-    service = open_database(postgres_url)
+    service = open_database(migrated(postgres_url))
     store = service.store
     game_id = service.playing.create_game(BOTS, seed=1).game_id
     with store.read() as tx:
@@ -205,11 +206,11 @@ def test_a_lean_append_onto_an_event_put_in_the_log_outside_scat_is_a_conflict_a
 def test_a_command_on_a_read_only_sqlite_file_is_database_read_only(sqlite_url: str) -> None:
     """#14 item 8 as before: the lean append's write refused by SQLite (on the driver's cursor) is
     DatabaseReadOnly, and the file is left as it was."""
-    service = open_database(sqlite_url)
+    service = open_database(migrated(sqlite_url))
     game = service.playing.create_game(HUMANS, seed=5)
     service.store.engine.dispose()
     path = sqlite_url.removeprefix("sqlite:///")
-    read_only = open_database(f"sqlite:///file:{path}?mode=ro&uri=true")
+    read_only = open_database(migrated(f"sqlite:///file:{path}?mode=ro&uri=true"))
     state = read_only.playing.look(game.game_id)
     assert state.turn is not None
     command = heuristic_move(state, state.turn)
@@ -224,7 +225,7 @@ def test_a_command_on_a_read_only_sqlite_file_is_database_read_only(sqlite_url: 
 @pytest.mark.parametrize("lost_before", ["load", "append"])
 def test_a_connection_lost_in_a_command_is_unavailable_writes_nothing_and_is_never_handed_out_again(
         postgres_url: str, lost_before: str) -> None:
-    service = open_database(postgres_url)
+    service = open_database(migrated(postgres_url))
     store = service.store
     game = service.playing.create_game(HUMANS, seed=1)
     before = _rows(store.engine, game.game_id)
@@ -258,7 +259,7 @@ def test_a_command_hands_its_connection_back_in_transactions_or_not_at_all(postg
     """A command runs in autocommit on PostgreSQL (driver_sql.autocommit): however it ends, the
     pool never hands that connection out again in autocommit, where the writes of a
     transaction() would each commit alone."""
-    service = open_database(postgres_url)
+    service = open_database(migrated(postgres_url))
     store = service.store
     game = service.playing.create_game(HUMANS, seed=3)
     admin = create_engine(postgres_url)

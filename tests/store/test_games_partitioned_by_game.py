@@ -17,6 +17,7 @@ from scat_core.domain.commands import Resign
 from scat_core.store.sql.database import alembic_config
 from scat_core.store.sql.schema import PARTITIONED, partition_names
 from scat_core.store.sql.triggers import partitions_of, restore_triggers, trigger_problems
+from tests.support.databases import migrated
 from tests.support.services import HUMAN_AND_BOT, a_game_in_play, next_move
 
 pytestmark = pytest.mark.postgres
@@ -43,7 +44,7 @@ def _partition_numbers(engine: Engine, game_id: str) -> set[str]:
 def test_the_upgrade_partitions_a_database_in_play_and_a_downgrade_undoes_it(postgres_url: str) -> None:
     from alembic import command
 
-    service = open_database(postgres_url)
+    service = open_database(migrated(postgres_url))
     engine = service.store.engine
     games = [a_game_in_play(service, moves=moves) for moves in (2, 5, 9)]
     over = service.playing.create_game(HUMAN_AND_BOT, seed=5, dealer="ann").game_id
@@ -93,7 +94,7 @@ TAMPERING = {
 @pytest.mark.parametrize("tampering", list(TAMPERING))
 def test_a_partition_s_trigger_dropped_or_disabled_is_named_by_db_check_and_restored(
         postgres_url: str, tampering: str) -> None:
-    service = open_database(postgres_url)
+    service = open_database(migrated(postgres_url))
     engine = service.store.engine
     game_id = a_game_in_play(service)
     with engine.connect() as conn:

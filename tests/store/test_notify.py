@@ -23,6 +23,7 @@ from scat_core.store.memory import MemoryStore
 from scat_core.store.sql import notify
 from scat_core.store.sql.event_store import EventStore
 from scat_core.store.sql.notify import Listener, wait_for_head
+from tests.support.databases import migrated
 from tests.support.store import a_turn
 
 HUMAN_AND_BOT = [PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)]
@@ -32,10 +33,9 @@ BOTS = [PlayerSeat(name="ann", is_bot=True), PlayerSeat(name="bob", is_bot=True)
 @pytest.fixture
 def pg_engine(postgres_url: str) -> Iterator[Engine]:
     """A PostgreSQL engine on a freshly migrated schema."""
-    from scat_core.store.sql.database import ensure_schema, make_engine
+    from scat_core.store.sql.database import make_engine
 
-    engine = make_engine(postgres_url)
-    ensure_schema(engine)
+    engine = make_engine(migrated(postgres_url))
     yield engine
     engine.dispose()
 

@@ -21,6 +21,7 @@ from scat_cli.wiring import open_database
 from scat_core.store.sql import appending, log_reads, partition_routing
 from scat_core.store.sql.partition_routing import ROUTING, hash_bytes_extended, partition_of
 from scat_core.store.sql.schema import PARTITIONED, PARTITIONS
+from tests.support.databases import migrated
 from tests.support.services import a_game_in_play, next_move
 
 pytestmark = pytest.mark.postgres
@@ -74,7 +75,7 @@ def _statements(engine: Any) -> list[str]:
 
 def test_a_command_names_the_game_s_partitions_where_postgresql_keeps_its_rows(
         postgres_url: str, routing: None) -> None:
-    service = open_database(postgres_url)
+    service = open_database(migrated(postgres_url))
     engine = service.store.engine
     game_id = a_game_in_play(service, moves=3)
     own = f"_p{partition_of(game_id):02d}"
@@ -97,7 +98,7 @@ def test_a_command_names_the_game_s_partitions_where_postgresql_keeps_its_rows(
 
 def test_a_game_found_elsewhere_than_computed_is_played_and_the_routing_turned_off(
         postgres_url: str, routing: None, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
-    service = open_database(postgres_url)
+    service = open_database(migrated(postgres_url))
     engine = service.store.engine
     game_id = a_game_in_play(service, moves=3)
     before = len(service.reading.history(game_id))

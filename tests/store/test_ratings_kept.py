@@ -26,6 +26,7 @@ from scat_core.store.sql import tables as t
 from scat_core.store.sql.event_store import EventStore
 from scat_core.store.sql.projections import STATS
 from scat_core.store.sql.ratings_table import read_fold
+from tests.support.databases import migrated
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
@@ -162,7 +163,7 @@ def test_no_won_game_keeps_nothing_and_rates_nobody(service: GameService[EventSt
 def test_ratings_of_a_read_only_file_are_folded_in_memory_and_nothing_is_written(tmp_path: Path) -> None:
     path, copy = tmp_path / "scat.db", tmp_path / "copy.db"
     clock = Clock()
-    writer = open_database(f"sqlite:///{path}", clock=clock)
+    writer = open_database(migrated(f"sqlite:///{path}"), clock=clock)
     bot_games(writer, clock, range(2))
     clock.now += timedelta(minutes=2)
     writer.ratings()  # kept: two games
@@ -173,7 +174,7 @@ def test_ratings_of_a_read_only_file_are_folded_in_memory_and_nothing_is_written
     shutil.copyfile(path, copy)
     before = path.read_bytes()
     read_only = open_database(f"sqlite:///file:{path}?mode=ro&uri=true", clock=clock)
-    writable = open_database(f"sqlite:///{copy}", clock=clock)
+    writable = open_database(migrated(f"sqlite:///{copy}"), clock=clock)
     shown = read_only.ratings()
     assert sum(row.games for row in shown.players) == 4 * 3  # the four games, two of them folded in memory
     assert shown == writable.ratings()  # which keeps all four, as before

@@ -32,8 +32,9 @@ from scat_core.records.stored_log import GENESIS_HASH, canonical_json, chain_has
 from scat_core.service.loading import snapshot_json, summarize
 from scat_core.service.ports import Store, UnitOfWork
 from scat_core.store.memory import MemoryStore
-from scat_core.store.sql.database import ensure_schema, make_engine
+from scat_core.store.sql.database import make_engine
 from scat_core.store.sql.event_store import EventStore
+from tests.support.databases import migrated
 
 SALT = "0" * 32
 
@@ -44,8 +45,7 @@ def store(request: pytest.FixtureRequest) -> Iterator[Store]:
     if request.param == "memory":
         yield MemoryStore()
         return
-    engine = make_engine(str(request.getfixturevalue(f"{request.param}_url")))
-    ensure_schema(engine)
+    engine = make_engine(migrated(str(request.getfixturevalue(f"{request.param}_url"))))
     yield EventStore(engine)
     engine.dispose()
 
@@ -316,8 +316,7 @@ def test_whole_histories_are_added_verbatim_signed_and_never_twice(store: Store)
 
 
 def test_the_statistics_are_those_the_sql_store_computes(store: Store, tmp_path: Path) -> None:
-    engine = make_engine(f"sqlite:///{tmp_path / 'reference.db'}")
-    ensure_schema(engine)
+    engine = make_engine(migrated(f"sqlite:///{tmp_path / 'reference.db'}"))
     reference = EventStore(engine, store.keys)
     for target in (store, reference):
         for number, seed in enumerate((3, 4), start=1):

@@ -16,6 +16,7 @@ from scat_core.records.errors import DatabaseBusy
 from scat_core.store.sql import database
 from scat_core.store.sql.account_log import SqlAccountLog
 from scat_core.store.sql.database import BUSY_ENV_VAR, one_writer
+from tests.support.databases import migrated
 
 THREADS, NONCE_THREADS, MOVES = 6, 2, 12
 
@@ -26,7 +27,7 @@ def test_concurrent_writers_of_one_process_never_meet_sqlites_lock(tmp_path: Pat
     (DatabaseBusy); taking turns, every move of every thread lands, and so does every signed
     request's nonce and the stats projection's catch-up written between them."""
     monkeypatch.setenv(BUSY_ENV_VAR, "0")
-    service = open_database(f"sqlite:///{tmp_path / 'scat.db'}")
+    service = open_database(migrated(f"sqlite:///{tmp_path / 'scat.db'}"))
     games = [service.playing.create_game([PlayerSeat(name=f"p{i}"), PlayerSeat(name=f"q{i}")], seed=i).game_id
              for i in range(THREADS)]
     start, failures = threading.Barrier(THREADS + NONCE_THREADS), list[BaseException]()
@@ -66,7 +67,7 @@ def test_concurrent_writers_of_one_process_never_meet_sqlites_lock(tmp_path: Pat
 
 
 def test_the_lock_is_reentrant_makes_another_threads_write_wait_and_holds_no_read(tmp_path: Path) -> None:
-    service = open_database(f"sqlite:///{tmp_path / 'scat.db'}")
+    service = open_database(migrated(f"sqlite:///{tmp_path / 'scat.db'}"))
     engine = service.store.engine
     read, wrote = threading.Event(), threading.Event()
 
@@ -96,7 +97,7 @@ def test_a_writer_that_waits_longer_than_its_patience_for_its_turn_is_told_the_d
     busy wait was, not a wait without end."""
     monkeypatch.setenv(BUSY_ENV_VAR, "0")
     monkeypatch.setattr(database, "TURN_PATIENCE", 0.05)
-    service = open_database(f"sqlite:///{tmp_path / 'scat.db'}")
+    service = open_database(migrated(f"sqlite:///{tmp_path / 'scat.db'}"))
     refused: list[BaseException] = []
 
     def write() -> None:

@@ -16,7 +16,6 @@ from alembic.migration import MigrationContext
 from sqlalchemy import CheckConstraint, MetaData, inspect, text
 from sqlalchemy.engine import Connection
 
-from scat_core.store.sql.database import ensure_schema, make_engine
 from scat_core.store.sql.schema import FUNCTIONS, TRIGGERS, comparison_options, on_dialect
 from scat_core.store.sql.tables import metadata
 
@@ -108,10 +107,3 @@ def schema_drift(conn: Connection, target: MetaData = metadata) -> list[str]:
     found = [repr(diff) for diff in autogenerate_drift(conn, target)]
     return found + check_constraint_drift(conn, target) + trigger_drift(conn) + partial_index_drift(conn, target)
 
-
-def migrated(url: str) -> str:
-    """`url`, its database migrated to head (as a first command of scat would)."""
-    engine = make_engine(url)
-    ensure_schema(engine)
-    engine.dispose()
-    return url

@@ -12,6 +12,7 @@ from scat_core.domain.events import PlayerSeat
 from scat_core.domain.options import GameOptions
 from scat_core.service import GameService, playing
 from scat_core.service.signatures import with_export_signature
+from tests.support.databases import migrated
 
 HUMAN_AND_BOT = [PlayerSeat(name="you"), PlayerSeat(name="ann", is_bot=True)]
 
@@ -52,7 +53,8 @@ def next_move(service: GameService, game_id: str) -> None:
 
 def import_running(db_url: str, tmp_path: Path, protect: bool) -> tuple[GameService, str]:
     """A running game (you to play) copied into a fresh database, as an import would, seed left behind."""
-    return copy_running(open_database(db_url), open_database(f"sqlite:///{tmp_path / 'imported.db'}"), protect)
+    target = open_database(migrated(f"sqlite:///{tmp_path / 'imported.db'}"))
+    return copy_running(open_database(migrated(db_url)), target, protect)
 
 
 def copy_running(source: GameService, target: GameService, protect: bool) -> tuple[GameService, str]:
