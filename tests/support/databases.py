@@ -5,8 +5,8 @@ hundreds of tests; a copy of a database those same scripts migrated costs a few 
 file copy) or about 0.1 s (PostgreSQL's `CREATE DATABASE ... TEMPLATE`, a copy of its files).
 So a SQLite template is migrated once per process, and each test of PostgreSQL gets a database
 of its own (not a schema: a schema cannot be copied), created empty or, through `migrated`, as a
-copy of the session's migrated template. A test's database is dropped after it by a thread of
-its own, since a DROP DATABASE waits for a checkpoint. A test that wants the migrations
+copy of the session's migrated template. A test's database is dropped after it by threads of
+their own, since a DROP DATABASE waits for a checkpoint. A test that wants the migrations
 themselves (an old schema upgraded, a revision's DDL) starts from an empty database and runs them.
 """
 
@@ -29,6 +29,9 @@ from sqlalchemy.pool import NullPool
 
 from scat_core.store.sql.database import ensure_schema, make_engine
 
+#: Threads dropping a session's databases.
+DROPPERS = 4
+
 
 class PostgresDatabases:
     """One session's databases on a PostgreSQL server: a migrated template, a database per test."""
@@ -43,7 +46,9 @@ class PostgresDatabases:
         self.lock = threading.Lock()
         self.errors: list[str] = []
         self.doomed: queue.Queue[str | None] = queue.Queue()
-        self.dropper = threading.Thread(target=self._drop_each, name="drop test databases", daemon=True)
+        #: Several: a DROP DATABASE waits for a checkpoint, and drops waiting together share the next one.
+        self.droppers = [threading.Thread(target=self._drop_each, name="drop test databases", daemon=True)
+                         for _ in range(DROPPERS)]
         self._create(self.template, "template0")
         engine = make_engine(self.url(self.template))
         ensure_schema(engine)
@@ -52,7 +57,8 @@ class PostgresDatabases:
         engine.dispose()
         with self.admin.connect() as conn:
             conn.execute(text("CHECKPOINT"))
-        self.dropper.start()
+        for dropper in self.droppers:
+            dropper.start()
 
     def url(self, database: str) -> str:
         """The server's URL, on `database`."""
@@ -91,8 +97,10 @@ class PostgresDatabases:
 
     def close(self) -> None:
         """Drop every database of the session, the template last; raise if one could not be."""
-        self.doomed.put(None)
-        self.dropper.join()
+        for _ in self.droppers:
+            self.doomed.put(None)
+        for dropper in self.droppers:
+            dropper.join()
         for name in [*self.spares, self.template]:
             self._drop(name)
         self.admin.dispose()
