@@ -67,15 +67,15 @@ class PostgresDatabases:
         """The server's URL, on `database`."""
         return self.server.set(database=database).render_as_string(hide_password=False)
 
-    def create(self, migrated: bool = False) -> str:
-        """A new database (empty, or migrated to head): its URL."""
+    def create(self) -> str:
+        """A new, empty database (a spare one `migrate` set aside, renamed, if there is one): its URL."""
         name = self._name()
         with self.lock:
-            spare = self.spares.pop() if self.spares and not migrated else None
+            spare = self.spares.pop() if self.spares else None
         if spare is not None:
             self._rename(spare, name)
         else:
-            self._create(name, self.template if migrated else "template0")
+            self._create(name, "template0")
         return self.url(name)
 
     def migrate(self, url: str) -> bool:
