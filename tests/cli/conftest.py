@@ -18,14 +18,8 @@ from typer.testing import CliRunner
 
 from scat_cli.app import app
 from tests.support.cli import Scat
-from tests.support.databases import TEMPLATES, migrated
+from tests.support.databases import migrated
 from tests.support.live_server import server_process
-
-
-@pytest.fixture(scope="session")
-def migrated_sqlite() -> Path:
-    """One SQLite file migrated to head, copied by every test that needs a database."""
-    return TEMPLATES.sqlite()
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.support.cli import CONTRACT_FIELDS, EVERY_MODE, THIRTY_ONE, Scat, finished_game, new_game, one_line_error
+from tests.support.databases import migrated
 from tests.support.store import tamper
 
 RECORD_FIELDS = {"game_id", "seq", "type", "schema_version", "recorded_at", "data", "prev_hash", "hash"}
@@ -150,18 +151,14 @@ def test_export_all_writes_one_file_per_game(scat: Scat, scat_json: Scat, tmp_pa
 
 @pytest.mark.local_only("it imports into a second database (tests/server covers imports through a server)")
 def test_an_exported_game_imports_into_a_fresh_database_audits_clean_and_looks_the_same(
-    scat: Scat, scat_json: Scat, tmp_path: Path, migrated_sqlite: Path
+    scat: Scat, scat_json: Scat, tmp_path: Path
 ) -> None:
-    import shutil
-
     game = new_game(scat_json, deck=THIRTY_ONE)
     scat_json("knock", game, "--as", "you")
     for fmt in ("jsonl", "json"):
         path = tmp_path / f"game.{fmt}"
         scat("export", game, "--format", fmt, "-o", str(path), "--running")
-        fresh = tmp_path / f"fresh-{fmt}.db"
-        shutil.copy(migrated_sqlite, fresh)
-        env = {"SCAT_DB_URL": f"sqlite:///{fresh}"}
+        env = {"SCAT_DB_URL": migrated(f"sqlite:///{tmp_path / f'fresh-{fmt}.db'}")}
         imported = scat("import", str(path), env=env)
         assert imported.stdout == (f"imported game {game}: {scat_json('show', game)['last_seq']} events, audited OK; "
                                    f"export signed by this installation's key {scat_json('key', 'show')['key_id']}\n")

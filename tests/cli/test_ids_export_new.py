@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import Scat, one_line_error
+from tests.support.databases import migrated
 
 GAME_COMMANDS = [
     ("show",), ("log",), ("replay",), ("audit",), ("export", "--running"),
@@ -89,16 +90,12 @@ def test_new_without_players_is_a_usage_error_with_a_hint(scat: Scat, scat_json:
     assert scat_json("games")["games"] == []  # nothing written
 
 
-def test_an_export_saved_with_a_utf8_bom_is_imported(scat: Scat, scat_json: Scat, tmp_path: Path,
-                                                      migrated_sqlite: Path) -> None:
-    import shutil
-
+def test_an_export_saved_with_a_utf8_bom_is_imported(scat: Scat, scat_json: Scat, tmp_path: Path) -> None:
     game = scat_json("new", "--bot", "ann", "--bot", "bob", "--lives", "1", "--seed", "2")["game_id"]
     for suffix in ("jsonl", "json"):
         path = tmp_path / f"g.{suffix}"
         assert scat("export", game, "-o", str(path)).exit_code == 0
         path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
-        other = tmp_path / f"other-{suffix}.db"
-        shutil.copy(migrated_sqlite, other)
-        result = scat("import", str(path), env={"SCAT_DB_URL": f"sqlite:///{other}"})
+        other = migrated(f"sqlite:///{tmp_path / f'other-{suffix}.db'}")
+        result = scat("import", str(path), env={"SCAT_DB_URL": other})
         assert result.exit_code == 0, result.output

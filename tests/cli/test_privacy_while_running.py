@@ -202,10 +202,10 @@ def test_once_the_game_is_over_anyone_may_look_as_a_bot_and_the_row_says_bot_not
 
 @pytest.mark.local_only("it exports a running game (a server never does) or imports into a second database")
 def test_an_imported_running_game_says_it_is_read_only_and_offers_no_moves(
-    scat: Scat, scat_json: Scat, tmp_path: Path, migrated_sqlite: Path
+    scat: Scat, scat_json: Scat, tmp_path: Path
 ) -> None:
     game = new_game(scat_json)
-    env = imported_into_a_fresh_database(scat, game, tmp_path, migrated_sqlite)
+    env = imported_into_a_fresh_database(scat, game, tmp_path)
     for args in (("show", game, "--as", "you"), ("show", game), ("replay", game, "--as", "you")):
         out = scat(*args, env=env).stdout
         assert "was imported without its secret seed: it is read-only here" in out
@@ -216,10 +216,10 @@ def test_an_imported_running_game_says_it_is_read_only_and_offers_no_moves(
 
 @pytest.mark.local_only("it exports a running game (a server never does) or imports into a second database")
 def test_an_imported_running_game_is_listed_as_read_only_waiting_for_nobody(
-    scat: Scat, scat_json: Scat, tmp_path: Path, migrated_sqlite: Path
+    scat: Scat, scat_json: Scat, tmp_path: Path
 ) -> None:
     game = new_game(scat_json)  # you to play
-    env = imported_into_a_fresh_database(scat, game, tmp_path, migrated_sqlite)
+    env = imported_into_a_fresh_database(scat, game, tmp_path)
     own = scat_json("new", "--player", "you", "--bot", "bob", "--dealer", "bob", "--seed", "2", env=env)["game_id"]
     listed = {row["game_id"]: row for row in scat_json("games", env=env)["games"]}
     assert (listed[game]["turn"], listed[game]["read_only"]) == (None, True)
@@ -233,10 +233,10 @@ def test_an_imported_running_game_is_listed_as_read_only_waiting_for_nobody(
 
 @pytest.mark.local_only("it exports a running game (a server never does) or imports into a second database")
 def test_r23_replay_and_log_of_a_read_only_game_never_show_a_face_down_hand(
-    scat: Scat, scat_json: Scat, tmp_path: Path, migrated_sqlite: Path
+    scat: Scat, scat_json: Scat, tmp_path: Path
 ) -> None:
     game = new_game(scat_json, "--throw-down")
-    env = imported_into_a_fresh_database(scat, game, tmp_path, migrated_sqlite)
+    env = imported_into_a_fresh_database(scat, game, tmp_path)
     replayed = scat("replay", game, "--to", "2", "--as", "you", env=env)
     assert replayed.exit_code == 0 and "face down" in replayed.stdout
     assert not any(card in deal_line(replayed.stdout) for card in YOUR_CARDS)
@@ -248,12 +248,12 @@ def test_r23_replay_and_log_of_a_read_only_game_never_show_a_face_down_hand(
 
 @pytest.mark.local_only("it exports a running game (a server never does) or imports into a second database")
 def test_show_json_says_read_only_and_whose_turn_as_games_json_does(
-    scat: Scat, scat_json: Scat, tmp_path: Path, migrated_sqlite: Path
+    scat: Scat, scat_json: Scat, tmp_path: Path
 ) -> None:
     game = new_game(scat_json)  # you to play
     mine = scat_json("show", game, "--as", "you")
     assert (mine["turn"], mine["read_only"]) == ("you", False)
-    env = imported_into_a_fresh_database(scat, game, tmp_path, migrated_sqlite)
+    env = imported_into_a_fresh_database(scat, game, tmp_path)
     listed = next(row for row in scat_json("games", env=env)["games"] if row["game_id"] == game)
     for viewer in ((), ("--as", "you")):
         shown = scat_json("show", game, *viewer, env=env)

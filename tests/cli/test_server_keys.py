@@ -13,6 +13,7 @@ import pytest
 
 from scat_core.records.signing import key_id_of
 from tests.support.cli import SERVER_ONLY, Scat, finished_game
+from tests.support.databases import migrated
 
 pytestmark = SERVER_ONLY  # A live server (`scat serve` in a thread) keeps the games.
 
@@ -23,12 +24,9 @@ def server(scat_env: dict[str, str | None]) -> str:
 
 
 @pytest.fixture
-def elsewhere(tmp_path: Path, migrated_sqlite: Path) -> Iterator[dict[str, str | None]]:
+def elsewhere(tmp_path: Path) -> Iterator[dict[str, str | None]]:
     """Another installation: its own key and database, no server in its environment."""
-    import shutil
-
-    shutil.copy(migrated_sqlite, tmp_path / "mine.db")
-    yield {"SCAT_SERVER": None, "SCAT_DB_URL": f"sqlite:///{tmp_path / 'mine.db'}",
+    yield {"SCAT_SERVER": None, "SCAT_DB_URL": migrated(f"sqlite:///{tmp_path / 'mine.db'}"),
            "SCAT_KEY_FILE": str(tmp_path / "mine" / "key.pem")}
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -12,16 +11,16 @@ from sqlalchemy import text
 
 from scat_core.store.sql.database import make_engine
 from tests.support.cli import CLI_MODES, Scat, finished_game, one_line_error
+from tests.support.databases import migrated
 from tests.support.domain import made_before_signed_games
 
 SIGNATURE_FIELDS = {"scheme", "key_id", "public_key", "signature"}
 
 
-def fresh_db(migrated_sqlite: Path, tmp_path: Path, name: str) -> dict[str, str]:
+def fresh_db(tmp_path: Path, name: str) -> dict[str, str]:
     """The environment of another installation: its own database and its own key."""
-    path = tmp_path / f"{name}.db"
-    shutil.copy(migrated_sqlite, path)
-    return {"SCAT_DB_URL": f"sqlite:///{path}", "SCAT_KEY_FILE": str(tmp_path / name / "key.pem")}
+    return {"SCAT_DB_URL": migrated(f"sqlite:///{tmp_path / f'{name}.db'}"),
+            "SCAT_KEY_FILE": str(tmp_path / name / "key.pem")}
 
 
 def lines_of(text: str) -> list[dict[str, Any]]:
@@ -54,7 +53,7 @@ def test_key_trust_takes_a_key_or_a_file_and_refuses_anything_else(scat: Scat, s
 
 
 def test_a_signed_export_round_trips_through_import_in_both_formats(
-    scat: Scat, scat_json: Scat, migrated_sqlite: Path, tmp_path: Path
+    scat: Scat, scat_json: Scat, tmp_path: Path
 ) -> None:
     game = finished_game(scat_json)
     mine = scat_json("key", "show")
@@ -69,7 +68,7 @@ def test_a_signed_export_round_trips_through_import_in_both_formats(
     for fmt in ("jsonl", "json"):
         path = tmp_path / f"game.{fmt}"
         scat("export", game, "--format", fmt, "-o", str(path))
-        elsewhere = fresh_db(migrated_sqlite, tmp_path, f"elsewhere-{fmt}")
+        elsewhere = fresh_db(tmp_path, f"elsewhere-{fmt}")
         imported = scat("import", str(path), "--json", env=elsewhere)
         report = json.loads(imported.stdout)
         assert imported.exit_code == 0 and report["imported"] is True
@@ -90,7 +89,7 @@ def test_a_signed_export_round_trips_through_import_in_both_formats(
 
 
 def test_an_export_with_a_tampered_or_borrowed_signature_is_refused_and_nothing_is_written(
-    scat: Scat, scat_json: Scat, migrated_sqlite: Path, tmp_path: Path
+    scat: Scat, scat_json: Scat, tmp_path: Path
 ) -> None:
     game, other = finished_game(scat_json), scat_json("new", "--bot", "ann", "--bot", "bob", "--seed", "12",
                                                        "--lives", "1")["game_id"]
@@ -98,7 +97,7 @@ def test_an_export_with_a_tampered_or_borrowed_signature_is_refused_and_nothing_
     borrowed = lines_of(scat("export", other).stdout)[-1]["head_signature"]
     signature = records[-1]["head_signature"]["signature"]
     flipped = signature[:5] + ("A" if signature[5] != "A" else "B") + signature[6:]
-    elsewhere = fresh_db(migrated_sqlite, tmp_path, "elsewhere")
+    elsewhere = fresh_db(tmp_path, "elsewhere")
     another_key = scat_json("key", "show", env=elsewhere)["public_key"]
     for forged in ({**records[-1]["head_signature"], "signature": flipped}, borrowed,
                    {**records[-1]["head_signature"], "public_key": another_key}):
@@ -118,13 +117,13 @@ def test_an_export_with_a_tampered_or_borrowed_signature_is_refused_and_nothing_
 
 
 def test_an_old_unsigned_export_still_imports_and_says_so_but_not_with_strict(
-    scat: Scat, scat_json: Scat, migrated_sqlite: Path, tmp_path: Path
+    scat: Scat, scat_json: Scat, tmp_path: Path
 ) -> None:
     game = finished_game(scat_json)
     records = made_before_signed_games(lines_of(scat("export", game).stdout))  # an older scat's, unsigned
     path = tmp_path / "old.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    elsewhere = fresh_db(migrated_sqlite, tmp_path, "elsewhere")
+    elsewhere = fresh_db(tmp_path, "elsewhere")
     strict = scat("import", str(path), "--strict", env=elsewhere)
     assert strict.exit_code == 1 and "the export is not signed (--strict): nothing imported" in strict.stderr
     imported = scat("import", str(path), env=elsewhere)
@@ -135,7 +134,7 @@ def test_an_old_unsigned_export_still_imports_and_says_so_but_not_with_strict(
 
 
 def test_a_game_that_predates_signing_audits_as_before_but_says_unsigned(
-    scat: Scat, scat_json: Scat, migrated_sqlite: Path, tmp_path: Path
+    scat: Scat, scat_json: Scat, tmp_path: Path
 ) -> None:
     """A game whose first event does not say it is signed (an older scat's); see test_damaged_history
     for one that says so."""
@@ -143,7 +142,7 @@ def test_a_game_that_predates_signing_audits_as_before_but_says_unsigned(
     path = tmp_path / "old.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in made_before_signed_games(
         lines_of(scat("export", game).stdout))))
-    older = {**fresh_db(migrated_sqlite, tmp_path, "older"), "SCAT_SERVER": ""}
+    older = {**fresh_db(tmp_path, "older"), "SCAT_SERVER": ""}
     assert scat("import", str(path), env=older).exit_code == 0
     engine = make_engine(older["SCAT_DB_URL"])
     with engine.begin() as conn:

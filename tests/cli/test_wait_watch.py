@@ -5,7 +5,6 @@ server and the mover's are two processes)."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import time
@@ -80,10 +79,10 @@ def test_watch_prints_each_move_as_it_happens_until_the_game_ends(
 
 @pytest.mark.local_only("it exports a running game (a server never does) or imports into a second database")
 def test_waiting_on_a_read_only_game_is_refused_at_once(
-    scat: Scat, scat_json: Scat, tmp_path: Path, migrated_sqlite: Path
+    scat: Scat, scat_json: Scat, tmp_path: Path
 ) -> None:
     game = new_game(scat_json)
-    env = imported_into_a_fresh_database(scat, game, tmp_path, migrated_sqlite)
+    env = imported_into_a_fresh_database(scat, game, tmp_path)
     refused = scat("wait", game, "--as", "you", "--timeout", "5", env=env)
     assert refused.exit_code == 1 and refused.stdout == ""
     assert "was imported without its secret seed" in one_line_error(refused)
@@ -101,7 +100,7 @@ def test_a_timed_out_wait_reads_right_for_any_name_and_one_second(scat: Scat, sc
 
 @pytest.mark.local_only("it imports into a second database")
 def test_waiting_on_a_read_only_protected_game_is_refused_as_read_only_not_as_a_wrong_token(
-    scat: Scat, scat_json: Scat, cli_db: str, tmp_path: Path, migrated_sqlite: Path
+    scat: Scat, scat_json: Scat, cli_db: str, tmp_path: Path
 ) -> None:
     # docs/commands.md (`import`): `wait` refuses a running game imported (read-only here), exit 1; its tokens
     # were not exported, which is no failed authentication (exit 3). Such an export comes from
@@ -109,7 +108,6 @@ def test_waiting_on_a_read_only_protected_game_is_refused_as_read_only_not_as_a_
 
     game = new_game(scat_json, "--protect")
     fresh = tmp_path / "fresh.db"
-    shutil.copy(migrated_sqlite, fresh)
     source, target = open_database(migrated(cli_db)), open_database(migrated(f"sqlite:///{fresh}"))
     from scat_core.service.signatures import with_export_signature
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.databases import migrated
 from tests.support.decks import stacked
 
 #: `scat(*args)` of the `scat` fixture: runs the command line, returns the click Result.
@@ -98,13 +99,11 @@ def real_scat(*args: str, stdout: int | object = subprocess.PIPE, **env: str) ->
                           timeout=120, env=environment, check=False)
 
 
-def imported_into_a_fresh_database(scat: Scat, game: str, tmp_path: Path, migrated_sqlite: Path) -> dict[str, str]:
+def imported_into_a_fresh_database(scat: Scat, game: str, tmp_path: Path) -> dict[str, str]:
     """Export the running `game` (--running) and import it into a fresh database; that database's env."""
     path = tmp_path / "game.jsonl"
     assert scat("export", game, "-o", str(path), "--running").exit_code == 0
-    fresh = tmp_path / "fresh.db"
-    shutil.copy(migrated_sqlite, fresh)
-    env = {"SCAT_DB_URL": f"sqlite:///{fresh}"}
+    env = {"SCAT_DB_URL": migrated(f"sqlite:///{tmp_path / 'fresh.db'}")}
     assert scat("import", str(path), env=env).exit_code == 0
     return env
 
