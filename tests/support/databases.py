@@ -8,21 +8,26 @@ of its own (not a schema: a schema cannot be copied), created empty or, through 
 copy of the session's migrated template. A test's database is dropped after it by threads of
 their own, since a DROP DATABASE waits for a checkpoint. A test that wants the migrations
 themselves (an old schema upgraded, a revision's DDL) starts from an empty database and runs them.
+A run killed midway cannot drop its databases; its template's comment names the host and the
+process, so the next session on that host drops them once that process is gone.
 """
 
 from __future__ import annotations
 
 import atexit
 import itertools
+import os
 import queue
+import re
 import shutil
+import socket
 import tempfile
 import threading
 import time
 import uuid
 from pathlib import Path
 
-from sqlalchemy import create_engine, text
+from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
@@ -31,6 +36,35 @@ from scat_core.store.sql.database import ensure_schema, make_engine
 
 #: Threads dropping a session's databases.
 DROPPERS = 4
+#: A session's databases are named PREFIX_migrated (its template) and PREFIX_N.
+PREFIX_PATTERN = re.compile(r"(scat_test_[0-9a-f]{10})_(?:migrated|\d+)")
+#: The comment on a session's template: which process on which host made it.
+OWNER = "scat tests: host {host}, process {pid}"
+OWNER_PATTERN = re.compile(r"scat tests: host (.*), process (\d+)")
+
+
+def left_behind(admin: Engine) -> list[str]:
+    """The databases of the test sessions killed on this host: those named after a template whose
+    comment names this host and a process that is gone."""
+    with admin.connect() as conn:
+        rows = conn.execute(text("SELECT datname, shobj_description(oid, 'pg_database') FROM pg_database "
+                                 "WHERE datname LIKE 'scat\\_test\\_%'")).all()
+    host, dead = socket.gethostname(), set()
+    for name, comment in rows:
+        owner = OWNER_PATTERN.fullmatch(comment or "")
+        if name.endswith("_migrated") and owner and owner[1] == host and not _is_running(int(owner[2])):
+            dead.add(name.removesuffix("_migrated"))
+    return [name for name, _ in rows if (match := PREFIX_PATTERN.fullmatch(name)) and match[1] in dead]
+
+
+def _is_running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
 
 
 class PostgresDatabases:
@@ -50,6 +84,9 @@ class PostgresDatabases:
         self.droppers = [threading.Thread(target=self._drop_each, name="drop test databases", daemon=True)
                          for _ in range(DROPPERS)]
         self._create(self.template, "template0")
+        owner = OWNER.format(host=socket.gethostname(), pid=os.getpid()).replace("'", "''")
+        with self.admin.connect() as conn:
+            conn.execute(text(f"COMMENT ON DATABASE \"{self.template}\" IS '{owner}'"))
         engine = make_engine(self.url(self.template))
         ensure_schema(engine)
         with engine.connect() as conn:  # its pages written for good, hints and all: a copy is 4x faster
@@ -62,6 +99,7 @@ class PostgresDatabases:
             pass
         for dropper in self.droppers:
             dropper.start()
+        threading.Thread(target=self._drop_left_behind, name="drop killed runs' databases", daemon=True).start()
 
     def url(self, database: str) -> str:
         """The server's URL, on `database`."""
@@ -149,6 +187,15 @@ class PostgresDatabases:
                 conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         except Exception as exc:
             self.errors.append(f"{name}: {exc}")
+
+    def _drop_left_behind(self) -> None:
+        """Drop the databases of killed runs, quietly: another session may be dropping them too."""
+        try:
+            for name in left_behind(self.admin):
+                with self.admin.connect() as conn:
+                    conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        except DBAPIError:
+            pass
 
     def _drop_each(self) -> None:
         while (name := self.doomed.get()) is not None:
