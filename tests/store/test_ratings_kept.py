@@ -3,7 +3,9 @@ folds only the settled games won since the last one, and the figures kept are th
 over every won game, to the last digit: after games won later, after a game won earlier that came
 in late (folded anew), after the statistics' rebuild; games won in the last minute are in the
 answer, not kept; a read-only database's are folded in memory, nothing written; the ratings of
-some players (a lobby page's, `--player`) read only their rows and those the answer's fold needs."""
+some players (a lobby page's, `--player`) read only their rows and those the answer's fold needs;
+a read learns how many games are won from the total the statistics keep (revision 0022), not by
+counting them."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, event, func, select
 
 import scat_core.store.sql.ratings_table as ratings_table
 from scat_cli.wiring import open_database
@@ -23,10 +25,12 @@ from scat_core.domain.stats import GameLine
 from scat_core.records.stats import RatingsFold, fold_ratings, rating_rows, won
 from scat_core.service import GameService
 from scat_core.store.sql import tables as t
+from scat_core.store.sql.database import HEAD_REVISION, upgrade
 from scat_core.store.sql.event_store import EventStore
-from scat_core.store.sql.projections import STATS
+from scat_core.store.sql.projections import STATS, won_games, won_rows
 from scat_core.store.sql.ratings_table import read_fold
 from tests.support.databases import migrated
+from tests.support.old_schema import engine_at
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
@@ -221,3 +225,55 @@ def test_the_lobby_shows_the_kept_rating_of_each_player_seated_in_an_open_game(
     [open_game] = service.games_page(status="open").games
     [human] = [row for row in service.ratings("ann").players if not row.is_bot]
     assert open_game.ratings == {"ann": human.rating}
+
+
+def won_total(engine: Engine) -> tuple[int, int]:
+    """The total of won games the statistics keep, and the won games their rows hold, counted."""
+    with engine.connect() as conn:
+        counted = conn.execute(select(func.count()).select_from(t.stats_games).where(won_rows())).scalar_one()
+        return won_games(conn), counted
+
+
+def test_the_statistics_keep_how_many_games_are_won_and_a_read_of_the_ratings_counts_none(
+        service: GameService[EventStore], clock: Clock) -> None:
+    engine = service.store.engine
+    bot_games(service, clock, range(3))
+    running = service.playing.create_game([PlayerSeat(name="Ann"), PlayerSeat(name="bob", is_bot=True)], seed=1)
+    clock.now += timedelta(minutes=2)
+    service.ratings()
+    assert won_total(engine) == (3, 3)  # the running game's row is there, not won
+    service.playing.act(running.game_id, Resign("Ann"))  # R27: its row is written again, won by bob
+    bot_games(service, clock, range(3, 5))
+    clock.now += timedelta(minutes=2)
+    statements: list[str] = []
+    listen = lambda *args: statements.append(args[2])  # noqa: E731 (before_cursor_execute's statement)
+    event.listen(engine, "before_cursor_execute", listen)
+    try:
+        later = service.ratings()
+        statements.clear()
+        assert service.ratings() == later  # nothing new
+    finally:
+        event.remove(engine, "before_cursor_execute", listen)
+    assert sum(row.games for row in later.players) == 5 * 3 + 2
+    assert won_total(engine) == (6, 6)
+    assert statements and not [s for s in statements if "count(" in s.lower()], statements
+    service.statistics.catch_up_stats(rebuild=True)
+    assert won_total(engine) == (6, 6)
+    assert service.ratings() == later
+
+
+def test_the_upgrade_to_0022_counts_the_won_games_already_there(db_url: str) -> None:
+    engine = engine_at(db_url, "0021")
+    try:
+        with engine.begin() as conn:
+            conn.execute(t.stats_games.insert(), [
+                {"game_id": f"g{i}", "last_seq": 9, "finished": finished, "winner_key": winner, "hands": 1,
+                 "knocker_key": None, "cancelled": cancelled, "ended_at": "2026-12-01T00:00:00Z"}
+                for i, (finished, winner, cancelled) in enumerate([
+                    (True, "ann", False), (True, "bob", False), (True, None, False),  # abandoned: no winner
+                    (False, None, False), (True, "ann", True), (True, "cy", False)])
+            ])
+        assert upgrade(engine) == HEAD_REVISION
+        assert won_total(engine) == (3, 3)
+    finally:
+        engine.dispose()

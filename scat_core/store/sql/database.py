@@ -93,7 +93,7 @@ def advisory_lock(conn: Connection, key: int, *, session: bool = False) -> Itera
         conn.commit()
 
 ENV_VAR = "SCAT_DB_URL"
-HEAD_REVISION = "0021"
+HEAD_REVISION = "0022"
 #: Every revision of the scripts in migrations/versions, oldest first (HEAD_REVISION last).
 KNOWN_REVISIONS = tuple(f"{number:04d}" for number in range(1, int(HEAD_REVISION) + 1))
 #: How long an SQLite command waits for another writer's lock before "database busy" (exit 5);

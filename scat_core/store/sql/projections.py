@@ -14,7 +14,9 @@ the rows visible to it and not to that snapshot, so an event whose transaction w
 running then (even with an earlier `position`) is read later, never skipped. On SQLite
 writers take turns, so `position` is the commit order and the checkpoint is a position.
 The statistics are the one projection (`STATS`): `stats_games` one row per game, `stats_players`
-one per seated player and game, the figures sums grouped by the player's key (name, any case).
+one per seated player and game, the figures sums grouped by the player's key (name, any case);
+`stats_totals` keeps how many of the games are won, in the same transaction as their rows, so
+that a read of the ratings learns it without counting them.
 """
 
 from __future__ import annotations
@@ -25,14 +27,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Generic, TypeVar
 
-from sqlalchemy import Engine, Row, Select, and_, case, func, literal_column, select, text, tuple_
+from sqlalchemy import ColumnElement, Engine, Row, Select, and_, case, func, literal_column, select, text, tuple_
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
 from scat_core.domain.events import Event
 from scat_core.domain.stats import HANDLED_TYPES, GameLine, PlayerLine, player_key
 from scat_core.records.errors import ConcurrencyConflict
-from scat_core.records.stats import LongestGame, StatsFigures, StatsReport, fold_line, report
+from scat_core.records.stats import LongestGame, StatsFigures, StatsReport, fold_line, report, won
 from scat_core.records.stored_log import RECORD_KEYS, StoredEvent
 from scat_core.store.sql import tables as t
 from scat_core.store.sql.database import WRITE_OPTION, advisory_lock, lock_key, one_writer
@@ -338,25 +340,51 @@ class StatsProjection(GameProjection[GameLine]):
         return {gid: replace(line, players=tuple(players.get(gid, ()))) for gid, line in lines.items()}
 
     def save(self, conn: Connection, states: Sequence[GameLine]) -> None:
-        """Replace the rows of these games."""
+        """Replace the rows of these games, and count the won games among them anew."""
         g, p = t.stats_games, t.stats_players
+        added = 0
         for start in range(0, len(states), _CHUNK):
             chunk = states[start : start + _CHUNK]
             ids = [line.game_id for line in chunk]
+            were = conn.execute(select(func.count()).select_from(g).where(g.c.game_id.in_(ids), won_rows()))
+            added += sum(won(line) for line in chunk) - were.scalar_one()
             conn.execute(p.delete().where(p.c.game_id.in_(ids)))
             conn.execute(g.delete().where(g.c.game_id.in_(ids)))
             conn.execute(g.insert(), [_game_values(line) for line in chunk])
             player_rows = [_player_values(line.game_id, pl) for line in chunk for pl in line.players]
             if player_rows:
                 conn.execute(p.insert(), player_rows)
+        if added:
+            totals = t.stats_totals
+            grown = conn.execute(totals.update().where(totals.c.name == WON_GAMES)
+                                 .values(total=totals.c.total + added))
+            if grown.rowcount == 0:
+                conn.execute(totals.insert().values(name=WON_GAMES, total=added))
 
     def clear(self, conn: Connection) -> None:
         """Delete every stats row, and the ratings kept from them (ratings_table.py: the next read
         of the ratings folds the rebuilt rows anew)."""
         conn.execute(t.stats_players.delete())
         conn.execute(t.stats_games.delete())
+        conn.execute(t.stats_totals.delete())
         conn.execute(t.ratings.delete())
         conn.execute(t.ratings_folded.delete())
+
+
+#: The name of the total of won games in `stats_totals`.
+WON_GAMES = "won_games"
+
+
+def won_rows() -> ColumnElement[bool]:
+    """The statistics' rows of won games (records/stats.py `won`)."""
+    g = t.stats_games.c
+    return and_(g.finished, g.winner_key.is_not(None), ~g.cancelled)
+
+
+def won_games(conn: Connection) -> int:
+    """How many won games the statistics' rows hold: the total `save` keeps, read without a scan."""
+    totals = t.stats_totals
+    return int(conn.execute(select(totals.c.total).where(totals.c.name == WON_GAMES)).scalar() or 0)
 
 
 def _game_values(line: GameLine) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from sqlalchemy import ColumnElement, Engine, and_, func, select
+from sqlalchemy import Engine, select
 from sqlalchemy.engine import Connection
 
 from scat_core.domain.stats import GameLine
@@ -32,7 +32,7 @@ from scat_core.records.stats import (
     won_order,
 )
 from scat_core.store.sql import tables as t
-from scat_core.store.sql.projections import STATS, projector
+from scat_core.store.sql.projections import STATS, projector, won_games, won_rows
 
 #: The key of the one `ratings_folded` row, and of the projector's turn (projections.projector).
 NAME = "ratings"
@@ -81,8 +81,9 @@ class Step:
 def since_kept(conn: Connection, kept: RatingsFold, settled: str) -> Step:
     """The won games the statistics' rows hold after `kept`, split at `settled`; every won game,
     onto an empty fold, when more were won up to `kept.through` than it took (one came in late: an
-    import)."""
-    won = conn.execute(select(func.count()).select_from(t.stats_games).where(_won())).scalar_one()
+    import). How many are won is read from the statistics' total, not counted: a read that finds
+    nothing new costs a few rows, however many games there are."""
+    won = won_games(conn)
     if won == kept.taken:
         return Step(kept, [], [], False)
     since = [line for line in _won_lines(conn, kept.through[0] if kept.through else None) if kept.after(line)]
@@ -147,18 +148,12 @@ def save(conn: Connection, kept: RatingsFold, fold: RatingsFold, anew: bool) -> 
                                        taken=fold.taken))
 
 
-def _won() -> ColumnElement[bool]:
-    """The statistics' rows of won games (records/stats.py `won`)."""
-    g = t.stats_games.c
-    return and_(g.finished, g.winner_key.is_not(None), ~g.cancelled)
-
-
 def _won_lines(conn: Connection, since: str | None) -> list[GameLine]:
     """The won games' lines, every one or those won at `since` or later (by `ix_stats_games_ended_at`;
     compared in the database's collation: the caller keeps those after the fold's last game in
     Python's order, and a line the database would miss shows in the count, `caught_up`)."""
     g = t.stats_games.c
-    query = select(g.game_id).where(_won())
+    query = select(g.game_id).where(won_rows())
     if since:
         query = query.where(g.ended_at >= since)
     ids: Sequence[str] = conn.execute(query).scalars().all()

@@ -200,6 +200,15 @@ ratings_folded = Table(
     Column("taken", Integer, nullable=False),
 )
 
+#: Totals kept beside the statistics' rows (0022, projections.py): `won_games`, how many of them
+#: are won games (records/stats.py `won`), which the ratings' reads compare with the games they took.
+stats_totals = Table(
+    "stats_totals",
+    metadata,
+    Column("name", String(64), primary_key=True),
+    Column("total", BigInteger, nullable=False),
+)
+
 game_snapshots = Table(
     "game_snapshots",
     metadata,
