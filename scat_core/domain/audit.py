@@ -97,6 +97,7 @@ def command_for(events: Sequence[ev.Event], index: int) -> cmd.Command | None:
                 open_seats=event.open_seats,
                 expires=event.expires,
                 rematch_of=event.rematch_of,
+                name_looks=event.name_looks,
             )
         case ev.StockReshuffled():  # the start of a draw from the empty stock (R17)
             return cmd.Draw(following.player, following.source) if isinstance(following, ev.CardDrawn) else None

@@ -28,6 +28,7 @@ from pydantic import AfterValidator, StringConstraints
 from . import events as ev
 from .cards import parse_card
 from .events import RULES_VERSION, PlayerSeat, RulesVersion
+from .names import NAME_LOOKS
 from .options import GameOptions
 from .state import GameState
 
@@ -61,6 +62,8 @@ class CreateGame:
     expires: int | None = None
     #: The finished game this one is the rematch of.
     rematch_of: str | None = None
+    #: How its players' names are told apart (names.look_alike): new games NAME_LOOKS; audits the game's own.
+    name_looks: int = NAME_LOOKS
 
 
 @dataclass(frozen=True, slots=True)

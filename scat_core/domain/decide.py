@@ -172,7 +172,7 @@ def _create(out: _Emitter, command: CreateGame, chance: Chance) -> None:
     if len(set(folded)) != len(folded):
         twice = next(name for name in names if folded.count(name.casefold()) > 1)
         raise BadInput(f"two players are called {twice!r}: names must differ (ignoring case)")
-    alike = None if legacy else look_alike(names)
+    alike = None if legacy else look_alike(names, command.name_looks)
     if alike is not None:
         raise BadInput(f"the names {alike[0]!r} and {alike[1]!r} look alike: give players names that "
                        "cannot be mistaken for each other")
@@ -220,6 +220,7 @@ def _create(out: _Emitter, command: CreateGame, chance: Chance) -> None:
             open_seats=command.open_seats,
             expires=expires,
             rematch_of=command.rematch_of,
+            name_looks=command.name_looks,
         )
     )
     if waits:
@@ -573,7 +574,7 @@ def _join(out: _Emitter, command: JoinGame, chance: Chance) -> None:
         raise BadInput(problem)
     if state.seat_of(command.player) is not None:
         raise RuleViolation(f"{command.player} sits in game {state.game_id} already", game_id=state.game_id)
-    alike = look_alike([player.name for player in state.players] + [command.player])
+    alike = look_alike([player.name for player in state.players] + [command.player], state.name_looks)
     if alike is not None:
         raise RuleViolation(f"{alike[1]!r} looks like {alike[0]!r}, who sits in game {state.game_id} already")
     out.emit(unvalidated.seat_taken(command.player))

@@ -66,13 +66,19 @@ class GameCreated(EventBase):
     expires: int | None = None
     #: The finished game this one is the rematch of (`scat rematch`), or None.
     rematch_of: str | None = None
+    #: How its players' names are told apart (names.look_alike): 1 by scat's own skeleton (the games
+    #: made before it, which leave it out of the record), 2 by Unicode's confusables as well.
+    name_looks: int = 1
 
     @model_serializer(mode="wrap")
     def _without_signed_unset(self, handler: SerializerFunctionWrapHandler) -> Any:
-        """`signed` is recorded only when true (games made before it serialize as they did)."""
+        """`signed` is recorded only when true, `name_looks` only when not 1 (games made before them
+        serialize as they did)."""
         data = handler(self)
         if isinstance(data, dict) and data.get("signed") is False:
             del data["signed"]
+        if isinstance(data, dict) and data.get("name_looks") == 1:
+            del data["name_looks"]
         return data
 
 

@@ -38,6 +38,7 @@ def _created(state: GameState, s: Fields, event: ev.GameCreated) -> None:
     s["signed_moves"] = event.signed_moves
     s["first_deck_stacked"] = event.first_deck_stacked
     s["signed"] = event.signed
+    s["name_looks"] = event.name_looks
     s["dealer"] = next(p.seat for p in players if p.name == event.dealer)
     awaiting = tuple(p.name for p in players if not p.is_bot and p.name != event.creator) if event.consent else ()
     s.update(creator=event.creator, awaiting=awaiting, open_seats=event.open_seats, expires=event.expires,

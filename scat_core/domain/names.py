@@ -91,14 +91,18 @@ def skeleton(name: str) -> str:
     return " ".join(merged.split())
 
 
-def look_alike(names: list[str]) -> tuple[str, str] | None:
-    """The first two names of `names` that look alike (same skeleton), or None."""
-    seen: dict[str, str] = {}
+def look_alike(names: list[str], looks: int = 1) -> tuple[str, str] | None:
+    """The first two names of `names` that look alike, or None: by `skeleton` in a game whose names
+    are told apart by it (`looks` 1, GameCreated.name_looks: the games made before), and also by
+    Unicode's confusables (`looks_of`, as account names are) in one made since (`looks` 2)."""
+    seen: dict[tuple[int, str], str] = {}
     for name in names:
-        key = skeleton(name)
-        if key in seen:
-            return seen[key], name
-        seen[key] = name
+        keys = [(1, skeleton(name)), *((2, look) for look in (looks_of(name) if looks >= 2 else ()))]
+        taken = next((seen[key] for key in keys if key in seen), None)
+        if taken is not None:
+            return taken, name
+        for key in keys:
+            seen.setdefault(key, name)
     return None
 
 
@@ -109,6 +113,8 @@ def is_game_id(value: object) -> bool:
 
 #: The version of the look: 1 is `skeleton` (scat's own table), 2 this one.
 SKELETON_VERSION = 2
+#: How a new game tells its players' names apart (GameCreated.name_looks, `look_alike`): by both.
+NAME_LOOKS = 2
 _FILES = ("confusables.txt", "lookalikes-scat.txt")
 _SEPARATORS = str.maketrans({"_": " ", "-": " "})
 

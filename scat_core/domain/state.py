@@ -58,6 +58,7 @@ class GameState:
     signed_moves: bool = False  # the humans are a server's accounts, who sign their moves
     first_deck_stacked: bool = False  # hand 1 came from a deck given at creation (--deck)
     signed: bool = False  # every head is signed from the first event on (GameCreated.signed)
+    name_looks: int = 1  # how its players' names are told apart (GameCreated.name_looks)
     dealer: int = -1
     hand_number: int = 0
     hands: tuple[tuple[str, ...], ...] = ()

@@ -74,6 +74,7 @@ def test_open_seats_fill_in_the_order_joined_and_the_last_one_taken_deals() -> N
     events = play(events, JoinGame("zed"))
     given(events).when(JoinGame("ZED")).then_refused(RuleViolation, match="sits in game")
     given(events).when(JoinGame("zеd")).then_refused(RuleViolation, match="looks like")  # a Cyrillic е
+    given(events).when(JoinGame("ᴀnn")).then_refused(RuleViolation, match="looks like")  # Unicode's confusables
     given(events).when(JoinGame("bad\nname")).then_refused(BadInput)
     produced, state = given(events).when(JoinGame("yan")).then_starts_with([ev.SeatTaken(player="yan")])
     assert isinstance(produced[1], ev.HandDealt)

@@ -10,9 +10,11 @@ import pytest
 from pydantic import ValidationError
 
 from scat_core.domain import events as ev
+from scat_core.domain.audit import audit_events
 from scat_core.domain.commands import CreateGame, Declare31, Discard, Draw, Knock
 from scat_core.domain.errors import BadInput, NotFound, RuleViolation
 from scat_core.domain.evolve import fold
+from scat_core.domain.names import NAME_LOOKS
 from scat_core.domain.options import GameOptions
 from scat_core.domain.shuffle import SeededChance
 from tests.support.decks import cards, stacked_deck
@@ -21,8 +23,9 @@ from tests.support.domain import CHANCE, COMMITMENT, GAME_ID, create, dealt, giv
 ABCD = ("A", "B", "C", "D")
 
 
-def new_game(*names: str, dealer: str | None = None, **options: Any) -> CreateGame:
-    return CreateGame(game_id=GAME_ID, players=seats(*names), options=GameOptions(**options), dealer=dealer)
+def new_game(*names: str, dealer: str | None = None, name_looks: int = NAME_LOOKS, **options: Any) -> CreateGame:
+    return CreateGame(game_id=GAME_ID, players=seats(*names), options=GameOptions(**options), dealer=dealer,
+                      name_looks=name_looks)
 
 
 def test_r6_r9_creating_a_game_records_the_seats_and_deals_the_first_hand_from_the_seed() -> None:
@@ -35,6 +38,7 @@ def test_r6_r9_creating_a_game_records_the_seats_and_deals_the_first_hand_from_t
                 dealer="Bob",
                 dealer_drawn=False,
                 seed_commitment=COMMITMENT,
+                name_looks=2,  # its names told apart by Unicode's confusables too
             ),
             ev.HandDealt(hand_number=1, dealer="Bob", deck=tuple(CHANCE.deck(1)), stacked=False),
         ]
@@ -58,6 +62,23 @@ def test_r6_a_game_for_fewer_than_two_or_more_than_nine_players_is_refused(count
 
 def test_r6_player_names_must_differ_ignoring_case() -> None:
     given([]).when(new_game("Ann", "Bob", "ANN")).then_refused(BadInput, match="ANN|Ann")
+
+
+@pytest.mark.parametrize("alike", ["ɑnn", "aոո", "ᴀnn", "аnn", "Ꭺnn"])
+def test_r6_player_names_that_look_alike_by_unicodes_confusables_are_one_name(alike: str) -> None:
+    # cli.md: names that look alike (the skeletons of UTS #39: ɑnn, aոո, ᴀnn for ann) are one name
+    given([]).when(new_game("ann", "Bob", alike)).then_refused(BadInput, match="look alike")
+
+
+def test_r6_a_game_made_before_names_were_told_apart_by_unicodes_confusables_replays_and_audits_as_made() -> None:
+    made = new_game("ann", "ɑnn", dealer="ann", name_looks=1)  # scat's own skeleton told them apart
+    events = given([]).when(made).then_starts_with([])[0]
+    assert isinstance(events[0], ev.GameCreated) and events[0].name_looks == 1
+    assert "name_looks" not in events[0].model_dump(mode="json")  # recorded, and hashed, as before
+    assert [player.name for player in fold(events).players] == ["ann", "ɑnn"]
+    report = audit_events(GAME_ID, events)
+    assert report.ok, report.problems
+    given([]).when(new_game("ann", "ɑnn", dealer="ann")).then_refused(BadInput, match="look alike")
 
 
 @pytest.mark.parametrize("name", ["", " Ann", "A" * 33, "Ann;drop", "Ann\tB"])
@@ -196,7 +217,7 @@ def test_r9_cards_are_dealt_one_at_a_time_clockwise_from_the_dealers_left(dealer
     state = given([]).when(command).then(
         [
             ev.GameCreated(game_id=GAME_ID, players=seats(*ABCD), options=GameOptions(), dealer=dealer,
-                           dealer_drawn=False, seed_commitment=COMMITMENT, first_deck_stacked=True),
+                           dealer_drawn=False, seed_commitment=COMMITMENT, first_deck_stacked=True, name_looks=2),
             ev.HandDealt(hand_number=1, dealer=dealer, deck=deck, stacked=True),
         ]
     )
