@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict
 
 from scat_core.domain import accounts as acc
-from scat_core.domain.errors import AuthFailed
+from scat_core.domain.errors import AuthFailed, RuleViolation
 from scat_core.domain.names import looks_of, skeleton
 from scat_core.domain.options import recorded_text
 from scat_core.records.errors import ConcurrencyConflict
@@ -140,9 +140,16 @@ class AccountService:
             return found
         raise AssertionError("unreachable")
 
-    def seat(self, creator: str, names: Sequence[str]) -> list[str]:
+    def seat(self, creator: str, names: Sequence[str], bots: Sequence[str] = ()) -> list[str]:
         """The humans `names` of a new game as the accounts they are (their registered names);
-        NoSuchAccount for a name no account has, AuthFailed when the creator is not among them."""
+        NoSuchAccount for a name no account has, AuthFailed when the creator is not among them,
+        RuleViolation for one of its `bots` named as an account is (or looking like it): a name on a
+        server is one account's, and his games, statistics and turns are told by it."""
+        for bot in bots:
+            account = self.named(bot)
+            if account is not None:
+                raise RuleViolation(f"a bot may not be called {bot!r}: that name is the account {account.name!r}'s "
+                                    "on this server (or looks like it); give the bot a name no account has")
         seated: list[str] = []
         for name in names:
             account = self.named(name)

@@ -40,7 +40,8 @@ def new_game(body: bodies.CreateIn, server: Server, account: SignedBy, caller: C
     seats = [PlayerSeat(name=seat.name, is_bot=seat.is_bot) for seat in body.players]
     deck = parse_deck(body.deck) if body.deck is not None else None
     if account is not None:
-        humans = iter(server.accounts.seat(account.name, [seat.name for seat in seats if not seat.is_bot]))
+        humans = iter(server.accounts.seat(account.name, [seat.name for seat in seats if not seat.is_bot],
+                                           [seat.name for seat in seats if seat.is_bot]))
         seats = [seat if seat.is_bot else PlayerSeat(name=next(humans), is_bot=False) for seat in seats]
         played = games.new_game_of_accounts(seats, options=body.options, dealer=body.dealer, seed=body.seed,
                                             deck=deck, viewer=account.name, open_seats=body.open_seats,
