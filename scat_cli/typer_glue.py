@@ -610,12 +610,17 @@ def one_line_errors(ctx: Context) -> Iterator[None]:
 
 
 def _usage_error(error: typer.TyperException, ctx: Context) -> None:
-    """Tell a usage error in one line, pointing at the command's help (exit 2)."""
+    """Tell a usage error in one line, pointing at the command's help (exit 2); a --as left out on
+    a server where this user has no account (it would default to the account) says how to get one."""
+    from scat_cli.settings import state  # settings imports this module
     context = getattr(error, "ctx", None)
     # Some errors (an option without its value) carry no context: name the subcommand.
     fallback = f"{ctx.command_path} {ctx.invoked_subcommand}" if ctx.invoked_subcommand else ctx.command_path
     command = context.command_path if context is not None else fallback
     message = usage_message(error, (context or ctx).meta.get(GIVEN, []))
+    if message == "Missing option '--as'" and (server := state(context or ctx).server) is not None:
+        message = (f"no --as NAME given, and you have no account on {server} to act as: register one "
+                   "(`scat account register NAME`), or give --as NAME")
     if message.startswith("No such option: --db"):  # `scat stats --db URL`
         message = f"--db is a global option: give it before the command (`scat --db URL {command[5:]} ...`)"
     say(runnable(f"scat: error: {message} (see `{command} --help`)"), err=True)

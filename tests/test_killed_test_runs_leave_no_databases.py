@@ -24,10 +24,10 @@ def admin(postgres_server_url: str) -> Iterator[Engine]:
     engine.dispose()
 
 
-def a_session(admin: Engine, host: str, pid: int) -> list[str]:
-    """The databases a session of process `pid` on `host` leaves: its template and two others."""
+def a_session(admin: Engine, host: str, pid: int, others: int = 0) -> list[str]:
+    """The databases a session of process `pid` on `host` leaves: its template and `others`."""
     prefix = f"scat_test_{uuid.uuid4().hex[:10]}"
-    names = [f"{prefix}_migrated", f"{prefix}_1", f"{prefix}_12"]
+    names = [f"{prefix}_migrated", *(f"{prefix}_{number}" for number in range(1, others + 1))]
     with admin.connect() as conn:
         for name in names:
             conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE template0'))
@@ -39,7 +39,7 @@ def test_the_databases_of_a_killed_session_on_this_host_are_found_and_no_others(
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
                           text=True, check=True)
     here = socket.gethostname()
-    killed = a_session(admin, here, int(gone.stdout))
+    killed = a_session(admin, here, int(gone.stdout), others=2)
     running = a_session(admin, here, 1)  # init: a process that is running
     elsewhere = a_session(admin, f"not-{here}", int(gone.stdout))
     try:

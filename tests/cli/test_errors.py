@@ -31,7 +31,7 @@ def game(scat_json: Scat) -> str:
         (("declare", "GAME", "--as", "you"), 1, "not 31"),
         (("throw-down", "GAME", "--as", "you"), 1, "without the throw-down option"),
         (("draw", "GAME", "--as", "you", "pile"), 2, "'pile' is not a draw source: write stock or discard"),
-        (("draw", "GAME", "stock"), 2, "Missing option '--as'"),
+        (("draw", "GAME", "stock"), 2, "--as"),  # its words locally and on a server: test_server_mode.py
         (("frobnicate",), 2, "No such command 'frobnicate'"),
         (("knok",), 2, "Did you mean 'knock'?"),
     ],

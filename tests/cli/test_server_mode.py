@@ -27,6 +27,16 @@ def test_server_with_db_and_server_refused_by_db_upgrade_and_serve_exit_2(scat: 
     assert unreachable.exit_code == 2 and "cannot reach the server http://127.0.0.1:9" in one_line_error(unreachable)
 
 
+def test_a_move_without_as_on_a_server_where_the_user_has_no_account_says_how_to_get_one(scat: Scat) -> None:
+    # cli.md: --as may be left out on a server (you act as your account); without one, say so
+    for args in (("draw", "0123456789", "stock"), ("say", "0123456789", "hi")):
+        missing = scat("--server", "http://127.0.0.1:9", *args)
+        assert (missing.exit_code, missing.stdout) == (2, ""), args
+        assert ("no --as NAME given, and you have no account on http://127.0.0.1:9 to act as: register one (`scat "
+                "--server http://127.0.0.1:9 account register NAME`), or give --as NAME") in one_line_error(missing)
+    assert "Missing option '--as'" in one_line_error(scat("draw", "0123456789", "stock"))  # a database: no account
+
+
 def test_help_imports_neither_the_server_nor_the_client() -> None:
     code = ("import sys; sys.argv = ['scat', '--help']\nfrom scat_cli.app import main\ntry:\n    main()\n"
             "except SystemExit:\n    pass\nprint(sorted(m for m in ('fastapi', 'httpx', 'uvicorn', 'starlette') "

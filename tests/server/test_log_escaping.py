@@ -125,7 +125,11 @@ def test_every_logger_of_the_server_writes_escaped_lines() -> None:
         warnings.warn("a warning\nforged\x1b]0;title\x07", UserWarning, stacklevel=1)
     finally:
         undo()
-    lines = stream.getvalue().splitlines()
+    # another test's thread of this worker may log meanwhile (a LISTEN connection its dropped database
+    # cut): its records are left out, never a line that does not open a record (an unescaped newline)
+    ours = ("said", "a warning")
+    lines = [line for line in stream.getvalue().splitlines()
+             if not RECORD.match(line) or any(word in line for word in ours)]
     assert len(lines) == 6, lines
     assert all(RECORD.match(line) and line.isprintable() and "\x1b" not in line for line in lines)
     assert all("\\n" in line for line in lines)
