@@ -134,7 +134,8 @@ def serve(
     from scat_cli.server.protocol import server_config
     from scat_core.store.sql.database import resolve_url
 
-    refuse_server(ctx, "serve")
+    if db is None:  # its own --db names the database served, whatever server the environment names
+        refuse_server(ctx, "serve")
     url = resolve_url(db if db is not None else state(ctx).db_url)
     log = logging.getLogger("scat.server")
     listening = listen(host, port)  # first: a port in use is told before the database is opened

@@ -107,6 +107,9 @@ def test_serve_on_a_port_in_use_or_a_bad_host_says_so_in_one_line_with_exit_2(tm
         taken.listen()
         port = taken.getsockname()[1]
         in_use = real_scat("serve", "--db", url, "--port", str(port), SCAT_SERVER="")
+        # serve's own --db names the database served, whatever server the environment names for the client
+        beside_a_server = real_scat("serve", "--db", url, "--port", str(port), SCAT_SERVER="http://127.0.0.1:9")
+    assert beside_a_server.stderr == in_use.stderr, beside_a_server.stderr
     assert (in_use.returncode, in_use.stdout) == (2, ""), in_use.stderr
     assert in_use.stderr == (f"scat: error: cannot listen on 127.0.0.1:{port}: the address is in use (another "
                              "server?): choose another --port\n")
