@@ -168,6 +168,13 @@ class RemoteGames:
         except ValueError:
             raise RuleViolation(f"the server {self.base_url} answered {response.status} "
                                 f"{response.reason}: is it a scat server?") from None
+        if problem.type is None and response.status == 404:  # none of scat's routes: not a scat server's address
+            from urllib.parse import urlsplit  # start-up time: only on this refusal
+
+            path = urlsplit(self.base_url).path.rstrip("/")
+            where = (f"give the server's address without {path!r}" if path
+                     else "is it the address of a scat server of this version?")
+            raise NotFound(f"the server {self.base_url} has no such page (404 Not Found): {where}")
         error = problem.raised(response.status)
         if isinstance(error, WrongServer):
             from scat_cli.errors import ServerKeyChanged

@@ -266,6 +266,14 @@ def test_two_urls_of_one_server_are_one_server_to_its_accounts(server_url: str) 
     assert created.exit_code == 0, created.output
 
 
+def test_an_address_with_a_path_after_the_port_is_told_to_leave_it_out(server_url: str) -> None:
+    for args in (("games",), ("account", "register", "ann")):
+        wrong = run(f"{server_url}/docs", *args)
+        assert (wrong.exit_code, wrong.stdout) == (4, ""), wrong.output
+        assert (f"the server {server_url}/docs has no such page (404 Not Found): give the server's address "
+                "without '/docs'") in one_line_error(wrong)
+
+
 def test_a_server_process_signing_with_another_key_than_its_database_records_refuses_to_start(
         server_url: str, server_db: str, tmp_path: Path) -> None:
     served = httpx.get(f"{server_url}/key").json()["key_id"]
