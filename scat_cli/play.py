@@ -510,6 +510,8 @@ def rematch(ctx: typer.Context, game: GameArg, player: AsViewer = None, token: T
         played = games.rematch(game, player, token_for(ctx, game, player, token))
         recorded(ctx, f"the rematch is game {played.game_id}; see `scat {command_line('show', played.game_id)}`")
     remember(ctx, played.game_id, played.tokens)
+    if not as_json:  # as `new` opens with the game it created (asked again: the same game)
+        render.plain(f"The rematch of game {game} is game {played.game_id}.")
     report(ctx, played, as_json, {"tokens": played.tokens} if played.tokens else None)
 
 

@@ -27,6 +27,8 @@ def test_a_rematch_has_the_same_players_and_options_the_next_dealer_and_is_made_
     assert (new["options"]["lives"], new["options"]["min_knock"]) == (2, 20)
     assert scat_json("rematch", old, "--as", "ann")["game_id"] == new["game_id"]  # asked again: the same
     assert scat_json("show", new["game_id"])["rematch_of"] == old
+    told = scat("rematch", old, "--as", "ann")
+    assert told.exit_code == 0 and told.stdout.startswith(f"The rematch of game {old} is game {new['game_id']}.\n")
 
 
 def test_status_tells_your_turns_waiting_games_and_games_ended_this_week(scat: Scat, scat_json: Scat) -> None:
