@@ -437,7 +437,8 @@ class GameService(Generic[S]):
         since = recorded_text(self.playing.clock() - timedelta(days=DASHBOARD_DAYS))
         rows, read_only = self.reading.games_of(player, since)
         key = player.casefold()
-        listed = self._listings(rows, read_only)
+        # a bot of the same name is someone else: his games are not the player's
+        listed = [row for row in self._listings(rows, read_only) if key not in {bot.casefold() for bot in row.bots}]
         mine = [row for row in listed if not row.read_only]
         return Dashboard(
             player=player,

@@ -36,6 +36,7 @@ def test_status_tells_your_turns_waiting_games_and_games_ended_this_week(scat: S
     theirs = scat_json("new", "--player", "ann", "--player", "bob", "--dealer", "ann")["game_id"]  # bob first
     ended = scat_json("new", "--player", "ann", "--bot", "cy")["game_id"]
     scat_json("resign", ended, "--as", "ann", "--yes")
+    scat_json("new", "--player", "dee", "--bot", "ANN", "--dealer", "dee")  # a bot called ann: not her game
     board = scat_json("status", "--as", "ann")
     assert [game["game_id"] for game in board["your_turn"]] == [mine]
     assert [game["game_id"] for game in board["waiting"]] == [theirs]
