@@ -16,12 +16,20 @@ if TYPE_CHECKING:
     from scat_core.domain.audit import AuditReport
 
 
-def report_json(report: AuditReport) -> dict[str, Any]:
+#: Who signed a head, as a server judged it (`signed_by` through --server): its own key is the server's.
+SIGNED_BY_THE_SERVER = {"this installation": "the server", "trusted": "trusted by the server"}
+
+
+def report_json(report: AuditReport, server: str | None = None) -> dict[str, Any]:
+    """An audit report as --json prints it; `server`: judged by that server (through --server), whose
+    own key `signed_by` names as the server's, not this installation's."""
+    signer = SIGNED_BY_THE_SERVER.get(report.signature_signer or "", report.signature_signer) if server \
+        else report.signature_signer
     return {"game_id": report.game_id, "ok": report.ok, "events": report.events,
             "first_bad_seq": report.first_bad_seq, "problems": list(report.problems),
             "seed_verified": report.seed_verified, "first_deck_stacked": report.first_deck_stacked,
             "seed_chosen": report.seed_chosen,
-            "signature": report.signature, "key_id": report.signature_key_id, "signed_by": report.signature_signer,
+            "signature": report.signature, "key_id": report.signature_key_id, "signed_by": signer,
             "origin_signature": report.origin_signature, "origin_key_id": report.origin_key_id,
             "moves_signed": report.moves_signed, "moves_verified": report.moves_verified}
 
@@ -119,8 +127,9 @@ def audit(ctx: typer.Context,
                 reports = list(games.audit_all(strict, told))
     ok = all(report.ok for report in reports)
     if as_json:
-        print_json(report_json(reports[0]) if game is not None
-                   else {"games": [report_json(r) for r in reports], "ok": ok})
+        server = state(ctx).server
+        print_json(report_json(reports[0], server) if game is not None
+                   else {"games": [report_json(r, server) for r in reports], "ok": ok})
     else:
         for report in reports:
             if game is not None or not report.ok:

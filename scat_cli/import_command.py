@@ -116,7 +116,7 @@ def _tell(outcome: Outcome, as_json: bool, server: str | None) -> None:
     from scat_cli.errors import exit_code, wording
 
     if as_json:
-        print_json({"imported": [{"file": file, **report_json(report)} for file, report, _ in outcome.imported],
+        print_json({"imported": [{"file": file, **report_json(report, server)} for file, report, _ in outcome.imported],
                     "already_here": [{"file": file, "game_id": game} for file, game in outcome.already_here],
                     "refused": [{"file": file, "error": wording(error), "exit_code": exit_code(error)}
                                 for file, error in outcome.refused],
@@ -170,6 +170,6 @@ def _import_one(ctx: typer.Context, file: Path, strict: bool, as_json: bool) -> 
         report = games.import_records(records, strict, f"the history in {file}")
         recorded(ctx, f"game {report.game_id} was imported; see `scat show {report.game_id}`")
     if as_json:
-        print_json({**report_json(report), "imported": True})
+        print_json({**report_json(report, state(ctx).server), "imported": True})
         return
     say(f"imported game {report.game_id}: {_imported_note(report, records, state(ctx).server)}")

@@ -71,12 +71,13 @@ def test_audit_of_a_sound_game_says_ok_and_exits_0(scat: Scat, scat_json: Scat,
     assert result.stdout.startswith(f"game {game}: OK, ") and "recomputed from the revealed seed" in result.stdout
     report = scat_json("audit", game)
     key_id = scat_json("key", "show")["key_id"]
+    server = scat_env["SCAT_SERVER"]  # through a server, its key signs (and its key is not this installation's)
+    signer = "the server" if server else "this installation"
     assert report == {"game_id": game, "ok": True, "events": report["events"], "first_bad_seq": None,
                       "problems": [], "seed_verified": True, "first_deck_stacked": False,
                       "seed_chosen": True,  # finished_game is created with --seed (#14 item 4)
-                      "signature": "valid", "key_id": key_id, "signed_by": "this installation",
+                      "signature": "valid", "key_id": key_id, "signed_by": signer,
                       "origin_signature": None, "origin_key_id": None, "moves_signed": 0, "moves_verified": 0}
-    server = scat_env["SCAT_SERVER"]  # through a server, its key signs (and its key is not this installation's)
     whose = f"the server's key (the key of {server})" if server else "this installation's key"
     assert result.stdout.rstrip().endswith(f"; head signed by {whose} {key_id}")
 
