@@ -260,10 +260,10 @@ def decide(accounts: Accounts, command: AccountCommand) -> list[AnyAccountEvent]
     if isinstance(command, RegisterAccount):
         key_id = key_id_of(command.public_key)
         name = account_name(command.name)
+        _unheld(accounts, key_id)  # first: a key registered again under its own name, or a look-alike, is that
         existing = accounts.named(name)
         if existing is not None:
             raise AccountNameTaken.of(name, existing.name)
-        _unheld(accounts, key_id)
         return [AccountRegistered(name=name, public_key=command.public_key, key_id=key_id, at=command.at)]
     account = accounts.named(command.name)
     if account is None:

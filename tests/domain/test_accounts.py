@@ -40,9 +40,10 @@ def test_a_taken_name_or_one_looking_like_it_is_refused(name: str) -> None:
         when([registered("ann", 1)], acc.RegisterAccount(name, key(2), AT))
 
 
-def test_a_key_registered_already_is_refused_under_any_name() -> None:
+@pytest.mark.parametrize("name", ["bea", "ann", "ɑnn"])  # its own name or a look-alike: it is that account's key
+def test_a_key_registered_already_is_refused_under_any_name(name: str) -> None:
     with pytest.raises(acc.KeyAlreadyRegistered, match="to the account 'ann'"):
-        when([registered("ann", 1)], acc.RegisterAccount("bea", key(1), AT))
+        when([registered("ann", 1)], acc.RegisterAccount(name, key(1), AT))
 
 
 @pytest.mark.parametrize("name", ["", " ", "x" * 33, "no/slash", "-dash-first"])
