@@ -266,6 +266,16 @@ def test_two_urls_of_one_server_are_one_server_to_its_accounts(server_url: str) 
     assert created.exit_code == 0, created.output
 
 
+@pytest.mark.parametrize("tokens", [True, False])
+def test_an_unsigned_registration_is_told_to_sign_it_with_the_key_it_registers(tmp_path: Path, tokens: bool) -> None:
+    # not "register one with scat account register", which is what it is doing (with or without --tokens)
+    with server_in_thread(f"sqlite:///{tmp_path / 'served.db'}", tokens=tokens) as url:
+        answer = httpx.post(f"{url}/accounts",
+                            json={"name": "ann", "public_key": public_of(Ed25519PrivateKey.generate())})
+    assert answer.status_code == 401 and answer.json()["exit_code"] == 3
+    assert "registering needs a request signed by the key it registers" in answer.json()["error"]
+
+
 def test_an_address_with_a_path_after_the_port_is_told_to_leave_it_out(server_url: str) -> None:
     for args in (("games",), ("account", "register", "ann")):
         wrong = run(f"{server_url}/docs", *args)
