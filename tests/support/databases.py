@@ -181,21 +181,23 @@ class PostgresDatabases:
         finally:
             engine.dispose()
 
-    def _drop(self, name: str) -> None:
+    def _drop(self, name: str, quietly: bool = False) -> None:
+        """Drop `name`, whoever is connected; a failure is kept for `close` to raise, unless `quietly`."""
         try:
             with self.admin.connect() as conn:
                 conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         except Exception as exc:
-            self.errors.append(f"{name}: {exc}")
+            if not quietly:
+                self.errors.append(f"{name}: {exc}")
 
     def _drop_left_behind(self) -> None:
         """Drop the databases of killed runs, quietly: another session may be dropping them too."""
         try:
-            for name in left_behind(self.admin):
-                with self.admin.connect() as conn:
-                    conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            found = left_behind(self.admin)
         except DBAPIError:
-            pass
+            return
+        for name in found:
+            self._drop(name, quietly=True)
 
     def _drop_each(self) -> None:
         while (name := self.doomed.get()) is not None:
