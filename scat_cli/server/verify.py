@@ -187,13 +187,12 @@ class RequestVerifier:
         header = request.headers.get("signature-input")
         address = request.client.host if request.client else "-"
         now = self.clock()
-        if request.method == "POST" and request.url.path == REGISTER_PATH:  # every attempt counts, refused or not
+        registering = request.method == "POST" and request.url.path == REGISTER_PATH
+        if registering:  # every attempt counts, refused or not
             self.registering(address, now)
         if header is None:
-            if not self.tokens and request.url.path == REGISTER_PATH and request.method == "POST":
-                raise AuthFailed("registering needs a request signed by the key it registers (RFC 9421; "
-                                 "`scat account register NAME` signs it)")
-            if not self.tokens and request.url.path not in OPEN_PATHS:
+            # an unsigned registration is refused by its route, which says it must be signed
+            if not self.tokens and request.url.path not in OPEN_PATHS and not registering:
                 raise AuthFailed("this server serves accounts only: register one with `scat account register "
                                  "NAME`, and your scat signs every request with your key")
             return
