@@ -23,6 +23,8 @@ from scat_cli.server.verify import FAILURES_ALLOWED, REGISTRATIONS_PER_ADDRESS, 
 from scat_cli.wire import httpsig
 from scat_core.domain.accounts import key_id_of
 from scat_core.store.sql.database import make_engine
+from tests.support.accounts_cli import ok
+from tests.support.accounts_cli import run as run_as
 from tests.support.capture import relay_to, send_raw
 from tests.support.cli import one_line_error
 from tests.support.live_server import free_port, server_in_thread
@@ -282,6 +284,25 @@ def test_an_address_with_a_path_after_the_port_is_told_to_leave_it_out(server_ur
         assert (wrong.exit_code, wrong.stdout) == (4, ""), wrong.output
         assert (f"the server {server_url}/docs has no such page (404 Not Found): give the server's address "
                 "without '/docs'") in one_line_error(wrong)
+
+
+@pytest.mark.parametrize("bot", ["bob", "BOB", "ɑnn", "zеd"])  # an account, in capitals, look-alikes (UTS #39)
+def test_a_bot_is_never_seated_under_an_accounts_name_or_a_look_alike_of_one(
+    server_url: str, tmp_path: Path, bot: str,
+) -> None:
+    # cli.md: on a server names cannot be faked, and names that look alike are one name: a bot
+    # called bob would be counted as the account bob in his games, statistics and turns
+    server, keys = server_url, tmp_path / "keys"
+    keys.mkdir()
+    for player in ("ann", "bob", "zed"):
+        ok(run_as(server, player, keys, "account", "register", player, "--json"))
+    before = ok(run_as(server, "ann", keys, "games", "--json"))
+    refused = run_as(server, "ann", keys, "new", "--player", "ann", "--bot", bot)
+    assert refused.exit_code == 1 and refused.stdout == ""
+    assert f"a bot may not be called {bot!r}" in refused.stderr
+    assert "give the bot a name no account has" in refused.stderr
+    assert ok(run_as(server, "ann", keys, "games", "--json")) == before  # nothing written
+    assert ok(run_as(server, "ann", keys, "new", "--player", "ann", "--bot", "cy", "--json"))["status"] == "active"
 
 
 def test_a_server_process_signing_with_another_key_than_its_database_records_refuses_to_start(

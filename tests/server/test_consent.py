@@ -104,18 +104,3 @@ def test_a_rematch_waits_for_the_others_and_asking_for_it_again_accepts_it(accou
     stranger = run(server, "zed", keys, "rematch", old)
     assert stranger.exit_code in (3, 4) and stranger.stderr.count("\n") == 1
 
-
-@pytest.mark.parametrize("bot", ["bob", "BOB", "ɑnn", "zеd"])  # an account, in capitals, look-alikes (UTS #39)
-def test_a_bot_is_never_seated_under_an_accounts_name_or_a_look_alike_of_one(
-    accounts: tuple[str, Path], bot: str,
-) -> None:
-    # cli.md: on a server names cannot be faked, and names that look alike are one name: a bot
-    # called bob would be counted as the account bob in his games, statistics and turns
-    server, keys = accounts
-    before = ok(run(server, "ann", keys, "games", "--json"))
-    refused = run(server, "ann", keys, "new", "--player", "ann", "--bot", bot)
-    assert refused.exit_code == 1 and refused.stdout == ""
-    assert f"a bot may not be called {bot!r}" in refused.stderr
-    assert "give the bot a name no account has" in refused.stderr
-    assert ok(run(server, "ann", keys, "games", "--json")) == before  # nothing written
-    assert ok(run(server, "ann", keys, "new", "--player", "ann", "--bot", "cy", "--json"))["status"] == "active"
