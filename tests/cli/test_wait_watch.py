@@ -65,12 +65,14 @@ def test_watch_prints_each_move_as_it_happens_until_the_game_ends(
     game = json.loads(run(mover_env, "new", "--player", "you", "--bot", "bob", "--dealer", "bob", "--deck",
                           THIRTY_ONE, "--lives", "1", "--no-dole", "--protect", "--json").stdout)["game_id"]
     watching = start(waiter_env, "watch", game, "--json")
-    time.sleep(1.0)
+    assert watching.stdout is not None
+    # its first line: it has read the game running (a watch started after the end would see every card)
+    first = watching.stdout.readline()
     assert watching.poll() is None
     run(mover_env, "declare", game, "--as", "you")
     out, err = watching.communicate(timeout=45)
     assert watching.returncode == 0, err
-    lines = [json.loads(line) for line in out.splitlines()]
+    lines = [json.loads(line) for line in (first + out).splitlines()]
     assert [line["seq"] for line in lines] == list(range(1, len(lines) + 1))
     assert lines[0]["type"] == "GameCreated" and lines[-1]["type"] == "GameWon"
     assert lines[1]["data"]["deck"][0] == "??"  # the public watched: your hand was dealt face down
