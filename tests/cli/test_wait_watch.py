@@ -59,20 +59,25 @@ def test_wait_returns_when_another_process_makes_it_your_turn(places: tuple[dict
 
 
 def test_watch_prints_each_move_as_it_happens_until_the_game_ends(
-    places: tuple[dict[str, str], dict[str, str]]
+    places: tuple[dict[str, str], dict[str, str]], tmp_path: Path
 ) -> None:
     waiter_env, mover_env = places
     game = json.loads(run(mover_env, "new", "--player", "you", "--bot", "bob", "--dealer", "bob", "--deck",
                           THIRTY_ONE, "--lives", "1", "--no-dole", "--protect", "--json").stdout)["game_id"]
-    watching = start(waiter_env, "watch", game, "--json")
-    assert watching.stdout is not None
-    # its first line: it has read the game running (a watch started after the end would see every card)
-    first = watching.stdout.readline()
+    printed = tmp_path / "watched.jsonl"
+    with printed.open("w") as into:
+        watching = subprocess.Popen([SCAT, "watch", game, "--json"], env=waiter_env, stdout=into,
+                                    stderr=subprocess.PIPE, text=True)
+    # the move waits for its first line: it has read the game running (a watch started after the end
+    # would see every card)
+    guard = time.monotonic() + 120  # a hang guard: the line is there long before on any machine
+    while not printed.read_text() and watching.poll() is None and time.monotonic() < guard:
+        time.sleep(0.05)
     assert watching.poll() is None
     run(mover_env, "declare", game, "--as", "you")
-    out, err = watching.communicate(timeout=45)
+    _, err = watching.communicate(timeout=45)
     assert watching.returncode == 0, err
-    lines = [json.loads(line) for line in (first + out).splitlines()]
+    lines = [json.loads(line) for line in printed.read_text().splitlines()]
     assert [line["seq"] for line in lines] == list(range(1, len(lines) + 1))
     assert lines[0]["type"] == "GameCreated" and lines[-1]["type"] == "GameWon"
     assert lines[1]["data"]["deck"][0] == "??"  # the public watched: your hand was dealt face down
